@@ -1,0 +1,73 @@
+//! The Artifact: a compiled module as relocatable machine code plus everything
+//! needed to load and instantiate it without the wasm bytes. It serializes to a
+//! self-describing byte string (`encode`) that the cache stores.
+//!
+//! Code offsets are relative to the start of `code`. Functions are indexed by
+//! wasm function index (imports have stubs); trampolines by signature id.
+
+mod encode;
+
+pub use encode::FORMAT_VERSION;
+
+use crate::compile::IsaBaseline;
+use crate::module::ModuleInfo;
+use crate::translate::TrapMode;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FuncLayout {
+    pub offset: u32,
+    pub len: u32,
+}
+
+/// The only relocation compiled code contains: a direct call between functions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RelocKind {
+    /// x86-64 `call rel32`: write `target + addend - site` as i32 at `offset`.
+    CallPcRel4,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Relocation {
+    pub offset: u32,
+    pub kind: RelocKind,
+    /// Wasm function index.
+    pub target: u32,
+    pub addend: i64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Artifact {
+    pub info: ModuleInfo,
+    pub trap_mode: TrapMode,
+    pub baseline: IsaBaseline,
+    pub code: Vec<u8>,
+    pub functions: Vec<FuncLayout>,
+    /// (signature id, code offset), one per distinct function type.
+    pub trampolines: Vec<(u64, u32)>,
+    pub relocations: Vec<Relocation>,
+    /// (code offset, `TrapKind` as u8), sorted by offset.
+    pub traps: Vec<(u32, u8)>,
+    /// (code offset, wasm byte offset), sorted by code offset.
+    pub srclocs: Vec<(u32, u32)>,
+}
+
+impl Artifact {
+    /// The function containing code offset `offset`.
+    pub fn function_at(&self, offset: u32) -> Option<u32> {
+        let i = self.functions.partition_point(|f| f.offset <= offset).checked_sub(1)?;
+        let f = self.functions[i];
+        (offset < f.offset + f.len).then_some(i as u32)
+    }
+
+    /// The trap kind recorded for the instruction at `offset`.
+    pub fn trap_at(&self, offset: u32) -> Option<u8> {
+        let i = self.traps.binary_search_by_key(&offset, |t| t.0).ok()?;
+        Some(self.traps[i].1)
+    }
+
+    /// The wasm byte offset of the instruction at code offset `offset`.
+    pub fn wasm_offset_at(&self, offset: u32) -> Option<u32> {
+        let i = self.srclocs.partition_point(|s| s.0 <= offset).checked_sub(1)?;
+        Some(self.srclocs[i].1)
+    }
+}

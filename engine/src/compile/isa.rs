@@ -1,0 +1,117 @@
+//! The target ISA, built from a named baseline instead of whatever the host CPU
+//! has, so compiled code can be shared by CI runners of different generations
+//! (the cache keys on `IsaBaseline::name` and the full flag set).
+
+use crate::error::{Error, Result};
+use crate::translate::TrapMode;
+use cranelift_codegen::isa::{self, OwnedTargetIsa};
+use cranelift_codegen::settings::{self, Configurable};
+
+/// A named set of CPU features code may rely on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum IsaBaseline {
+    /// x86-64-v2: SSE4.2, POPCNT (every x86-64 CPU since 2009).
+    X86_64V2,
+    /// x86-64-v3: adds AVX2, BMI1/2, LZCNT, FMA (Haswell and later).
+    X86_64V3,
+}
+
+impl IsaBaseline {
+    pub fn name(self) -> &'static str {
+        match self {
+            IsaBaseline::X86_64V2 => "x86-64-v2",
+            IsaBaseline::X86_64V3 => "x86-64-v3",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Result<IsaBaseline> {
+        match name {
+            "x86-64-v2" => Ok(IsaBaseline::X86_64V2),
+            "x86-64-v3" => Ok(IsaBaseline::X86_64V3),
+            other => Err(Error::Unsupported {
+                feature: format!("ISA baseline {other:?} (known: x86-64-v2, x86-64-v3)"),
+                function: None,
+            }),
+        }
+    }
+
+    /// The best baseline this CPU can run.
+    pub fn host() -> IsaBaseline {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let v3 = std::arch::is_x86_feature_detected!("avx2")
+                && std::arch::is_x86_feature_detected!("bmi1")
+                && std::arch::is_x86_feature_detected!("bmi2")
+                && std::arch::is_x86_feature_detected!("lzcnt")
+                && std::arch::is_x86_feature_detected!("fma");
+            if v3 {
+                return IsaBaseline::X86_64V3;
+            }
+        }
+        IsaBaseline::X86_64V2
+    }
+
+    /// Whether this CPU can run code compiled for the baseline.
+    pub fn runs_on_host(self) -> bool {
+        match self {
+            IsaBaseline::X86_64V2 => cfg!(target_arch = "x86_64"),
+            IsaBaseline::X86_64V3 => IsaBaseline::host() == IsaBaseline::X86_64V3,
+        }
+    }
+}
+
+/// Codegen options that change the machine code (and so belong in a cache key).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct CompileConfig {
+    pub trap_mode: TrapMode,
+    pub baseline: IsaBaseline,
+    /// Run Cranelift's IR verifier (slow; for tests of the translator).
+    pub verify: bool,
+}
+
+impl Default for CompileConfig {
+    fn default() -> Self {
+        CompileConfig { trap_mode: TrapMode::Signals, baseline: IsaBaseline::host(), verify: false }
+    }
+}
+
+impl CompileConfig {
+    /// Every Cranelift setting, in a fixed order, as `name=value` pairs.
+    pub fn settings(&self) -> Vec<(&'static str, &'static str)> {
+        vec![
+            ("opt_level", "speed"),
+            ("enable_verifier", if self.verify { "true" } else { "false" }),
+            // Floats must give the same bits on every machine.
+            ("enable_nan_canonicalization", "true"),
+            ("preserve_frame_pointers", "true"),
+            // Large frames touch the stack page by page so the guard page is hit.
+            ("enable_probestack", "true"),
+            ("probestack_strategy", "inline"),
+            ("enable_multi_ret_implicit_sret", "true"),
+            ("is_pic", "false"),
+            ("unwind_info", "false"),
+        ]
+    }
+
+    pub fn build_isa(&self) -> Result<OwnedTargetIsa> {
+        if !self.baseline.runs_on_host() {
+            return Err(Error::Unsupported {
+                feature: format!("ISA baseline {} on this CPU", self.baseline.name()),
+                function: None,
+            });
+        }
+        let mut flags = settings::builder();
+        for (name, value) in self.settings() {
+            flags.set(name, value).map_err(|e| Error::Os(format!("cranelift setting {name}: {e}")))?;
+        }
+        let triple = format!("{}-unknown-linux-gnu", std::env::consts::ARCH);
+        let mut builder =
+            isa::lookup_by_name(&triple).map_err(|e| Error::Os(format!("no Cranelift backend for {triple}: {e}")))?;
+        builder
+            .enable(self.baseline.name())
+            .map_err(|e| Error::Os(format!("baseline {}: {e}", self.baseline.name())))?;
+        builder
+            .finish(settings::Flags::new(flags))
+            .map_err(|e| Error::Os(format!("building the ISA: {e}")))
+    }
+}

@@ -1,0 +1,237 @@
+//! The compile driver: wasm bytes → `Artifact`, with every function compiled
+//! in parallel on all cores.
+//!
+//! Jobs are the import stubs, the defined functions and one trampoline per
+//! distinct function type. Worker threads take jobs from a shared counter,
+//! largest first so the slowest functions do not finish last, each with its own
+//! Cranelift `Context`. Results are laid out in job order, so the Artifact is
+//! identical whatever the thread count or timing.
+
+mod isa;
+
+pub use isa::{CompileConfig, IsaBaseline};
+
+use crate::artifact::{Artifact, FuncLayout, RelocKind, Relocation};
+use crate::error::{Error, Result};
+use crate::module::{self, FuncType, ModuleInfo};
+use crate::runtime::trap::TrapKind;
+use crate::translate::{self, stubs};
+use cranelift_codegen::binemit::Reloc;
+use cranelift_codegen::control::ControlPlane;
+use cranelift_codegen::ir::{self, ExternalName};
+use cranelift_codegen::isa::TargetIsa;
+use cranelift_codegen::FinalizedRelocTarget;
+use cranelift_codegen::Context;
+use cranelift_frontend::FunctionBuilderContext;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+#[derive(Debug, Clone)]
+enum Job {
+    ImportStub { func_index: u32 },
+    Defined { func_index: u32, body: std::ops::Range<usize> },
+    Trampoline { ty: FuncType },
+}
+
+/// One compiled function before layout.
+struct Compiled {
+    code: Vec<u8>,
+    /// (offset in function, target function index, addend)
+    calls: Vec<(u32, u32, i64)>,
+    traps: Vec<(u32, u8)>,
+    srclocs: Vec<(u32, u32)>,
+}
+
+/// Compile `wasm` with `config`.
+pub fn compile(wasm: &[u8], config: &CompileConfig) -> Result<Artifact> {
+    let parsed = module::parse(wasm)?;
+    let info = &parsed.info;
+    let isa = config.build_isa()?;
+
+    let mut jobs: Vec<Job> = (0..info.num_imported_funcs).map(|func_index| Job::ImportStub { func_index }).collect();
+    for (i, body) in parsed.bodies.iter().enumerate() {
+        jobs.push(Job::Defined { func_index: info.num_imported_funcs + i as u32, body: body.clone() });
+    }
+    let mut trampoline_types: Vec<FuncType> = Vec::new();
+    for ty in &info.types {
+        if !trampoline_types.iter().any(|t| t.signature_id() == ty.signature_id()) {
+            trampoline_types.push(ty.clone());
+        }
+    }
+    jobs.extend(trampoline_types.iter().map(|ty| Job::Trampoline { ty: ty.clone() }));
+
+    let results = compile_jobs(wasm, info, config, &*isa, &jobs)?;
+    Ok(layout(info.clone(), config, results, &trampoline_types))
+}
+
+fn job_size(job: &Job) -> usize {
+    match job {
+        Job::Defined { body, .. } => body.len(),
+        _ => 0,
+    }
+}
+
+fn job_name(info: &ModuleInfo, job: &Job) -> String {
+    match job {
+        Job::ImportStub { func_index } | Job::Defined { func_index, .. } => info.func_name(*func_index),
+        Job::Trampoline { ty } => format!("trampoline {ty:?}"),
+    }
+}
+
+fn compile_jobs(
+    wasm: &[u8],
+    info: &ModuleInfo,
+    config: &CompileConfig,
+    isa: &dyn TargetIsa,
+    jobs: &[Job],
+) -> Result<Vec<Compiled>> {
+    let mut order: Vec<usize> = (0..jobs.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(job_size(&jobs[i])));
+    let next = AtomicUsize::new(0);
+    let slots: Vec<Mutex<Option<Result<Compiled>>>> = jobs.iter().map(|_| Mutex::new(None)).collect();
+    let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).min(jobs.len().max(1));
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                let mut ctx = Context::new();
+                let mut fctx = FunctionBuilderContext::new();
+                loop {
+                    let n = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(&i) = order.get(n) else { break };
+                    let job = &jobs[i];
+                    let result = catch_unwind(AssertUnwindSafe(|| {
+                        compile_one(wasm, info, config, isa, job, &mut ctx, &mut fctx)
+                    }))
+                    .unwrap_or_else(|panic| {
+                        ctx = Context::new();
+                        fctx = FunctionBuilderContext::new();
+                        Err(panic_message(panic))
+                    })
+                    .map_err(|message| Error::Compile { function: job_name(info, job), message });
+                    *slots[i].lock().expect("slot lock") = Some(result);
+                }
+            });
+        }
+    });
+    // Every job ran; report the first failure in job order so the error does
+    // not depend on thread timing.
+    slots
+        .into_iter()
+        .map(|slot| slot.into_inner().expect("slot lock").expect("every job ran"))
+        .collect()
+}
+
+fn panic_message(panic: Box<dyn std::any::Any + Send>) -> String {
+    if let Some(s) = panic.downcast_ref::<&str>() {
+        format!("translator panic: {s}")
+    } else if let Some(s) = panic.downcast_ref::<String>() {
+        format!("translator panic: {s}")
+    } else {
+        "translator panic".to_string()
+    }
+}
+
+fn compile_one(
+    wasm: &[u8],
+    info: &ModuleInfo,
+    config: &CompileConfig,
+    isa: &dyn TargetIsa,
+    job: &Job,
+    ctx: &mut Context,
+    fctx: &mut FunctionBuilderContext,
+) -> std::result::Result<Compiled, String> {
+    ctx.clear();
+    let frontend = isa.frontend_config();
+    match job {
+        Job::ImportStub { func_index } => {
+            stubs::import_stub(info.func_type(*func_index), *func_index, &mut ctx.func, fctx, frontend)
+        }
+        Job::Defined { func_index, body } => {
+            let reader = wasmparser::BinaryReader::new(&wasm[body.clone()], body.start as u64);
+            let body = wasmparser::FunctionBody::new(reader);
+            translate::translate_function(info, config.trap_mode, *func_index, &body, &mut ctx.func, fctx, frontend)
+                .map_err(|e| format!("decoding: {e}"))?
+        }
+        Job::Trampoline { ty } => stubs::trampoline(ty, &mut ctx.func, fctx, frontend),
+    }
+    ctx.compile(isa, &mut ControlPlane::default()).map_err(|e| format!("{:?}", e.inner))?;
+    let compiled = ctx.compiled_code().expect("just compiled");
+    let mut calls = Vec::new();
+    for reloc in compiled.buffer.relocs() {
+        let target = match (&reloc.kind, &reloc.target) {
+            (Reloc::X86CallPCRel4, FinalizedRelocTarget::ExternalName(ExternalName::User(name))) => {
+                ctx.func.params.user_named_funcs()[*name].index
+            }
+            (kind, target) => return Err(format!("unexpected relocation {kind:?} to {target:?}")),
+        };
+        calls.push((reloc.offset, target, reloc.addend));
+    }
+    let mut traps = Vec::new();
+    for trap in compiled.buffer.traps() {
+        traps.push((trap.offset, trap_kind(trap.code)?));
+    }
+    let srclocs = compiled
+        .buffer
+        .get_srclocs_sorted()
+        .iter()
+        .filter(|s| !s.loc.is_default())
+        .map(|s| (s.start, s.loc.bits()))
+        .collect();
+    Ok(Compiled { code: compiled.code_buffer().to_vec(), calls, traps, srclocs })
+}
+
+/// Map a trap code in compiled code back to its kind, including the codes
+/// Cranelift emits on its own.
+fn trap_kind(code: ir::TrapCode) -> std::result::Result<u8, String> {
+    let kind = match code {
+        ir::TrapCode::STACK_OVERFLOW => TrapKind::StackOverflow,
+        ir::TrapCode::INTEGER_OVERFLOW => TrapKind::IntegerOverflow,
+        ir::TrapCode::HEAP_OUT_OF_BOUNDS => TrapKind::MemoryOutOfBounds,
+        ir::TrapCode::INTEGER_DIVISION_BY_ZERO => TrapKind::IntegerDivideByZero,
+        ir::TrapCode::BAD_CONVERSION_TO_INTEGER => TrapKind::BadConversionToInteger,
+        other => TrapKind::from_u8(other.as_raw().get()).ok_or_else(|| format!("unknown trap code {other:?}"))?,
+    };
+    Ok(kind as u8)
+}
+
+/// Concatenate the compiled functions, 16-byte aligned, and turn per-function
+/// offsets into Artifact-wide ones.
+fn layout(info: ModuleInfo, config: &CompileConfig, results: Vec<Compiled>, trampoline_types: &[FuncType]) -> Artifact {
+    let mut code = Vec::new();
+    let mut functions = Vec::with_capacity(results.len());
+    let mut relocations = Vec::new();
+    let mut traps = Vec::new();
+    let mut srclocs = Vec::new();
+    for compiled in results {
+        while code.len() % 16 != 0 {
+            code.push(0xcc); // int3 padding
+        }
+        let start = code.len() as u32;
+        functions.push(FuncLayout { offset: start, len: compiled.code.len() as u32 });
+        code.extend_from_slice(&compiled.code);
+        for (offset, target, addend) in compiled.calls {
+            relocations.push(Relocation { offset: start + offset, kind: RelocKind::CallPcRel4, target, addend });
+        }
+        traps.extend(compiled.traps.into_iter().map(|(offset, kind)| (start + offset, kind)));
+        srclocs.extend(compiled.srclocs.into_iter().map(|(offset, loc)| (start + offset, loc)));
+    }
+    let num_funcs = info.num_funcs() as usize;
+    let trampolines = trampoline_types
+        .iter()
+        .zip(&functions[num_funcs..])
+        .map(|(ty, layout)| (ty.signature_id(), layout.offset))
+        .collect();
+    functions.truncate(num_funcs);
+    Artifact {
+        info,
+        trap_mode: config.trap_mode,
+        baseline: config.baseline,
+        code,
+        functions,
+        trampolines,
+        relocations,
+        traps,
+        srclocs,
+    }
+}

@@ -1,0 +1,213 @@
+//! The host-function API: how the `host` crate (and tests) bind Rust functions
+//! to a module's imports, and what those functions can do while the guest
+//! waits — read and write its memory and globals, and suspend it.
+//!
+//! Values cross the boundary as 8-byte slots (`&mut [u64]`): arguments in,
+//! results out, a 32-bit value in the low half. A host function returns
+//! `Err(HostError::Exit)` to end the guest (proc_exit) and `Err(HostError::Fail)`
+//! to kill it with an internal-error trap; a panic is caught and becomes the
+//! same trap, never an abort of the process.
+
+use crate::module::{FuncType, GlobalType, ValType};
+use crate::runtime::fiber::{self, FiberYield};
+use crate::runtime::memory::LinearMemory;
+use crate::runtime::table::Table;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// A wasm value.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Val {
+    I32(i32),
+    I64(i64),
+    /// Raw bits, so NaN payloads survive.
+    F32(u32),
+    F64(u64),
+}
+
+impl Val {
+    pub fn ty(self) -> ValType {
+        match self {
+            Val::I32(_) => ValType::I32,
+            Val::I64(_) => ValType::I64,
+            Val::F32(_) => ValType::F32,
+            Val::F64(_) => ValType::F64,
+        }
+    }
+
+    pub fn to_slot(self) -> u64 {
+        match self {
+            Val::I32(v) => v as u32 as u64,
+            Val::I64(v) => v as u64,
+            Val::F32(v) => v as u64,
+            Val::F64(v) => v,
+        }
+    }
+
+    pub fn from_slot(ty: ValType, slot: u64) -> Val {
+        match ty {
+            ValType::I32 => Val::I32(slot as u32 as i32),
+            ValType::I64 => Val::I64(slot as i64),
+            ValType::F32 => Val::F32(slot as u32),
+            ValType::F64 => Val::F64(slot),
+        }
+    }
+}
+
+/// Why a host function stops the guest.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HostError {
+    /// The guest asked to exit with this code (WASI `proc_exit`).
+    Exit(i32),
+    /// The host failed; the guest traps with `TrapKind::HostError`.
+    Fail(String),
+    /// Wasm code the host function called (another instance) trapped; the
+    /// caller traps the same way.
+    Trap(crate::runtime::trap::Trap),
+}
+
+pub type HostFunc<T> = Arc<dyn Fn(&mut Caller<'_, T>, &mut [u64]) -> Result<(), HostError> + Send + Sync>;
+
+/// A global's storage, shared with importers. Valid while its instance lives.
+#[derive(Debug, Clone, Copy)]
+pub struct GlobalRef {
+    pub ty: GlobalType,
+    pub slot: *mut u64,
+}
+
+/// Something an import can be bound to.
+pub enum Extern<T> {
+    Func { ty: FuncType, func: HostFunc<T> },
+    Memory(Arc<LinearMemory>),
+    Table(Arc<Table>),
+    Global(GlobalRef),
+}
+
+impl<T> Clone for Extern<T> {
+    fn clone(&self) -> Self {
+        match self {
+            Extern::Func { ty, func } => Extern::Func { ty: ty.clone(), func: func.clone() },
+            Extern::Memory(m) => Extern::Memory(m.clone()),
+            Extern::Table(t) => Extern::Table(t.clone()),
+            Extern::Global(g) => Extern::Global(*g),
+        }
+    }
+}
+
+/// Import bindings by (module, name).
+pub struct Linker<T> {
+    items: BTreeMap<(String, String), Extern<T>>,
+}
+
+impl<T> Default for Linker<T> {
+    fn default() -> Self {
+        Linker { items: BTreeMap::new() }
+    }
+}
+
+impl<T> Linker<T> {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Bind a host function of type `params -> results`.
+    pub fn func(
+        &mut self,
+        module: &str,
+        name: &str,
+        params: &[ValType],
+        results: &[ValType],
+        func: impl Fn(&mut Caller<'_, T>, &mut [u64]) -> Result<(), HostError> + Send + Sync + 'static,
+    ) -> &mut Self {
+        let ty = FuncType { params: params.to_vec(), results: results.to_vec() };
+        self.define(module, name, Extern::Func { ty, func: Arc::new(func) })
+    }
+
+    pub fn define(&mut self, module: &str, name: &str, item: Extern<T>) -> &mut Self {
+        self.items.insert((module.to_string(), name.to_string()), item);
+        self
+    }
+
+    pub fn get(&self, module: &str, name: &str) -> Option<&Extern<T>> {
+        self.items.get(&(module.to_string(), name.to_string()))
+    }
+}
+
+/// What a host function sees of the guest that called it.
+pub struct Caller<'a, T> {
+    pub(crate) data: &'a mut T,
+    pub(crate) memory: Option<&'a LinearMemory>,
+    pub(crate) globals: *mut u64,
+    pub(crate) global_types: &'a [GlobalType],
+    pub(crate) num_imported_globals: u32,
+}
+
+impl<T> Caller<'_, T> {
+    pub fn data(&self) -> &T {
+        self.data
+    }
+
+    pub fn data_mut(&mut self) -> &mut T {
+        self.data
+    }
+
+    /// The guest's whole linear memory (empty if it has none).
+    pub fn memory(&self) -> &[u8] {
+        self.memory.map(|m| m.bytes()).unwrap_or(&[])
+    }
+
+    pub fn memory_mut(&mut self) -> &mut [u8] {
+        match self.memory {
+            // SAFETY: the guest is stopped in this host call and `&mut self`
+            // makes this the only live view.
+            Some(m) => unsafe { m.bytes_mut() },
+            None => &mut [],
+        }
+    }
+
+    /// `len` bytes at guest address `ptr`, or an error naming the bad range.
+    pub fn read(&self, ptr: u32, len: u32) -> Result<&[u8], HostError> {
+        let (start, end) = (ptr as usize, ptr as usize + len as usize);
+        self.memory().get(start..end).ok_or_else(|| out_of_bounds(ptr, len))
+    }
+
+    pub fn write(&mut self, ptr: u32, bytes: &[u8]) -> Result<(), HostError> {
+        let (start, end) = (ptr as usize, ptr as usize + bytes.len());
+        let target = self.memory_mut().get_mut(start..end).ok_or_else(|| out_of_bounds(ptr, bytes.len() as u32))?;
+        target.copy_from_slice(bytes);
+        Ok(())
+    }
+
+    fn global_slot(&self, index: u32) -> *mut u64 {
+        assert!((index as usize) < self.global_types.len(), "global {index} out of range");
+        // SAFETY: the vmctx has one slot per global; imported slots hold pointers.
+        unsafe {
+            let slot = self.globals.add(index as usize);
+            if index < self.num_imported_globals { *slot as *mut u64 } else { slot }
+        }
+    }
+
+    /// Read global `index` (raw 8-byte slot).
+    pub fn global_get(&self, index: u32) -> u64 {
+        // SAFETY: see `global_slot`.
+        unsafe { *self.global_slot(index) }
+    }
+
+    /// Write global `index`, whatever its mutability (the host owns the guest).
+    pub fn global_set(&mut self, index: u32, value: u64) {
+        // SAFETY: see `global_slot`.
+        unsafe { *self.global_slot(index) = value }
+    }
+
+    /// Stop the guest here and hand `value` to whoever resumed it; returns the
+    /// value it is resumed with. Hold no value with a destructor across this
+    /// call if the owner might abandon the guest instead of resuming it.
+    pub fn suspend(&mut self, value: u64) -> u64 {
+        // SAFETY: host functions only run on a guest fiber.
+        unsafe { fiber::suspend_current(FiberYield::Suspend(value)) }
+    }
+}
+
+fn out_of_bounds(ptr: u32, len: u32) -> HostError {
+    HostError::Fail(format!("guest memory range {ptr:#x}+{len} is out of bounds"))
+}

@@ -1,0 +1,133 @@
+//! Linear memory: one reservation of address space per memory, made accessible
+//! page by page as the guest grows it. The base never moves, so compiled code
+//! can keep it in a register and other instances importing the memory see the
+//! same bytes.
+//!
+//! The reservation covers every address a wasm32 access can form (4 GiB index
+//! + 4 GiB static offset) plus a guard, so in `Signals` mode no access can
+//! reach memory outside the reservation; everything past the accessible size
+//! is PROT_NONE and faults.
+
+use crate::error::{Error, Result};
+use crate::runtime::vmctx::MemoryDef;
+
+pub const PAGE_SIZE: u64 = 65536;
+/// wasm32 limit: 4 GiB.
+pub const MAX_PAGES: u64 = 65536;
+const RESERVATION: usize = (8 << 30) + (64 << 10);
+
+/// A linear memory. Dropping it unmaps everything.
+pub struct LinearMemory {
+    /// Heap-allocated so its address (shared with compiled code) is stable;
+    /// written only by `grow`, on the thread running the instance.
+    def: *mut MemoryDef,
+    max_pages: u64,
+}
+
+// The memory is only touched by the thread running its instance; the raw
+// pointer is what makes it !Send by default.
+unsafe impl Send for LinearMemory {}
+unsafe impl Sync for LinearMemory {}
+
+impl LinearMemory {
+    pub fn new(min_pages: u64, max_pages: Option<u64>) -> Result<LinearMemory> {
+        let max_pages = max_pages.unwrap_or(MAX_PAGES).min(MAX_PAGES);
+        if min_pages > max_pages {
+            return Err(Error::Link(format!("memory minimum {min_pages} pages exceeds the maximum {max_pages}")));
+        }
+        // SAFETY: a fresh anonymous PROT_NONE mapping; no existing memory is affected.
+        let base = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                RESERVATION,
+                libc::PROT_NONE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+                -1,
+                0,
+            )
+        };
+        if base == libc::MAP_FAILED {
+            return Err(Error::Os(format!("reserving linear memory: {}", std::io::Error::last_os_error())));
+        }
+        let def = Box::into_raw(Box::new(MemoryDef { base: base as *mut u8, size: 0 }));
+        let memory = LinearMemory { def, max_pages };
+        if memory.grow(min_pages).is_none() {
+            return Err(Error::Os(format!("committing {min_pages} pages of linear memory")));
+        }
+        Ok(memory)
+    }
+
+    pub fn def_ptr(&self) -> *const MemoryDef {
+        self.def
+    }
+
+    fn def(&self) -> &MemoryDef {
+        // SAFETY: allocated in `new`, freed only in `drop`.
+        unsafe { &*self.def }
+    }
+
+    pub fn base(&self) -> *mut u8 {
+        self.def().base
+    }
+
+    pub fn size_bytes(&self) -> u64 {
+        self.def().size
+    }
+
+    pub fn pages(&self) -> u64 {
+        self.def().size / PAGE_SIZE
+    }
+
+    pub fn max_pages(&self) -> u64 {
+        self.max_pages
+    }
+
+    /// Grow by `delta` pages; returns the old size in pages, or `None` (and no
+    /// change) when the maximum would be exceeded or the OS refuses.
+    pub fn grow(&self, delta: u64) -> Option<u64> {
+        let old = self.pages();
+        let new = old.checked_add(delta).filter(|n| *n <= self.max_pages)?;
+        if delta > 0 {
+            // SAFETY: the range lies inside our own reservation.
+            let rc = unsafe {
+                libc::mprotect(
+                    self.def().base.add(self.def().size as usize) as *mut libc::c_void,
+                    (delta * PAGE_SIZE) as usize,
+                    libc::PROT_READ | libc::PROT_WRITE,
+                )
+            };
+            if rc != 0 {
+                return None;
+            }
+        }
+        // SAFETY: single-threaded use (see the type's doc); no reference to the def is live.
+        unsafe { (*self.def).size = new * PAGE_SIZE };
+        Some(old)
+    }
+
+    /// The accessible bytes.
+    pub fn bytes(&self) -> &[u8] {
+        // SAFETY: `size` bytes from `base` are mapped read/write.
+        unsafe { std::slice::from_raw_parts(self.def().base, self.def().size as usize) }
+    }
+
+    /// The accessible bytes, writable.
+    ///
+    /// # Safety
+    /// No other reference to the memory's bytes may be live (guest code is not
+    /// running, or is suspended in the host call that uses this slice).
+    #[allow(clippy::mut_from_ref)]
+    pub unsafe fn bytes_mut(&self) -> &mut [u8] {
+        unsafe { std::slice::from_raw_parts_mut(self.def().base, self.def().size as usize) }
+    }
+}
+
+impl Drop for LinearMemory {
+    fn drop(&mut self) {
+        // SAFETY: unmapping exactly the reservation made in `new`.
+        unsafe {
+            libc::munmap(self.def().base as *mut libc::c_void, RESERVATION);
+            drop(Box::from_raw(self.def));
+        }
+    }
+}

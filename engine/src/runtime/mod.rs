@@ -1,0 +1,14 @@
+//! Running compiled code: loading (`code`), memories, tables, the vmctx,
+//! instances, fibers, traps and the signal handler, and the host-function API.
+
+pub mod code;
+pub(crate) mod fiber;
+pub mod host;
+pub mod instance;
+pub(crate) mod libcalls;
+pub mod memory;
+pub(crate) mod registry;
+pub(crate) mod signals;
+pub mod table;
+pub mod trap;
+pub mod vmctx;

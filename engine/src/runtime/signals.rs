@@ -1,0 +1,100 @@
+//! The signal handler that turns hardware faults in guest code into traps.
+//!
+//! Async-signal-safe by construction: it reads only the lock-free code
+//! registry and a `const`-initialised thread-local (`fiber::TRAP_HANDLER`),
+//! allocates nothing, and takes no lock. A fault whose PC is in guest code on a
+//! fiber is redirected so the fiber's coroutine returns `FiberReturn::Fault`;
+//! any other fault goes to the handler that was installed before ours (for
+//! example Rust's stack-overflow reporter), or to the default action.
+
+use crate::runtime::fiber::{FiberReturn, TRAP_HANDLER};
+use crate::runtime::registry;
+use std::mem::MaybeUninit;
+use std::sync::Once;
+
+const SIGNALS: [libc::c_int; 4] = [libc::SIGSEGV, libc::SIGBUS, libc::SIGILL, libc::SIGFPE];
+/// Previous handlers, written once before ours is installed, read-only after.
+static mut PREVIOUS: [MaybeUninit<libc::sigaction>; 4] = [const { MaybeUninit::uninit() }; 4];
+static INSTALL: Once = Once::new();
+const ALT_STACK_SIZE: usize = 64 << 10;
+
+thread_local! {
+    static ALT_STACK: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Install the handler (once per process) and make sure this thread has an
+/// alternate signal stack, which a stack-overflow fault needs.
+pub fn ensure_installed() {
+    INSTALL.call_once(|| unsafe {
+        for (i, signal) in SIGNALS.iter().enumerate() {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = handler as *const () as usize;
+            action.sa_flags = libc::SA_SIGINFO | libc::SA_ONSTACK | libc::SA_NODEFER;
+            libc::sigemptyset(&mut action.sa_mask);
+            let previous = &raw mut PREVIOUS[i];
+            if libc::sigaction(*signal, &action, (*previous).as_mut_ptr()) != 0 {
+                panic!("installing the trap handler: {}", std::io::Error::last_os_error());
+            }
+        }
+    });
+    ALT_STACK.with(|done| {
+        if done.get() {
+            return;
+        }
+        done.set(true);
+        unsafe {
+            let mut current: libc::stack_t = std::mem::zeroed();
+            libc::sigaltstack(std::ptr::null(), &mut current);
+            if current.ss_flags & libc::SS_DISABLE == 0 && current.ss_size >= ALT_STACK_SIZE {
+                return; // Rust's runtime already gave this thread one.
+            }
+            // Leaked on purpose: a thread's alternate stack must outlive any signal on it.
+            let memory = Box::leak(vec![0u8; ALT_STACK_SIZE].into_boxed_slice());
+            let stack = libc::stack_t { ss_sp: memory.as_mut_ptr() as *mut _, ss_flags: 0, ss_size: ALT_STACK_SIZE };
+            libc::sigaltstack(&stack, std::ptr::null_mut());
+        }
+    });
+}
+
+unsafe extern "C" fn handler(signal: libc::c_int, info: *mut libc::siginfo_t, context: *mut libc::c_void) {
+    unsafe {
+        let uc = context as *mut libc::ucontext_t;
+        let gregs = &mut (*uc).uc_mcontext.gregs;
+        let pc = gregs[libc::REG_RIP as usize] as usize;
+        let sp = gregs[libc::REG_RSP as usize] as usize;
+        if registry::contains(pc) {
+            if let Some(trap_handler) = TRAP_HANDLER.with(|h| h.get()) {
+                if trap_handler.stack_ptr_in_bounds(sp) {
+                    let regs = trap_handler.setup_trap_handler(move || FiberReturn::Fault { pc, signal });
+                    gregs[libc::REG_RIP as usize] = regs.rip as i64;
+                    gregs[libc::REG_RSP as usize] = regs.rsp as i64;
+                    gregs[libc::REG_RBP as usize] = regs.rbp as i64;
+                    gregs[libc::REG_RDI as usize] = regs.rdi as i64;
+                    gregs[libc::REG_RSI as usize] = regs.rsi as i64;
+                    return;
+                }
+            }
+        }
+        chain(signal, info, context);
+    }
+}
+
+/// Hand a fault that is not ours to whoever handled it before us.
+unsafe fn chain(signal: libc::c_int, info: *mut libc::siginfo_t, context: *mut libc::c_void) {
+    unsafe {
+        let Some(i) = SIGNALS.iter().position(|s| *s == signal) else { return };
+        let previous = (*(&raw const PREVIOUS[i])).assume_init_ref();
+        if previous.sa_flags & libc::SA_SIGINFO != 0 {
+            let f: unsafe extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void) =
+                std::mem::transmute(previous.sa_sigaction);
+            f(signal, info, context);
+        } else if previous.sa_sigaction == libc::SIG_DFL || previous.sa_sigaction == libc::SIG_IGN {
+            // Restore the default and return: the faulting instruction runs
+            // again and the process dies with the original signal.
+            libc::sigaction(signal, previous, std::ptr::null_mut());
+        } else {
+            let f: unsafe extern "C" fn(libc::c_int) = std::mem::transmute(previous.sa_sigaction);
+            f(signal);
+        }
+    }
+}

@@ -1,0 +1,103 @@
+//! The vmctx: the one pointer every compiled function receives first. Its layout
+//! is the contract between the translator (which emits loads at these offsets)
+//! and the runtime (which fills the struct). The offsets are plain constants the
+//! translator uses; a unit test checks them against `offset_of!`.
+//!
+//! Layout: a fixed `VmCtxHeader`, then one 8-byte slot per wasm global. A defined
+//! global lives in its slot (f32/f64 as raw bits); an imported global's slot holds
+//! a pointer to the exporting instance's slot, so mutable globals can be shared.
+
+use crate::runtime::table::TableEntry;
+
+/// The bounds of a linear memory, shared by every instance that uses it.
+#[repr(C)]
+pub struct MemoryDef {
+    pub base: *mut u8,
+    /// Accessible bytes (a multiple of the page size).
+    pub size: u64,
+}
+
+#[repr(C)]
+pub struct VmCtxHeader {
+    /// Copy of `MemoryDef::base`; never changes for the life of the instance.
+    pub mem_base: *mut u8,
+    pub memory: *const MemoryDef,
+    /// Lowest stack address guest code may use (the fiber's limit plus room for host calls).
+    pub stack_limit: usize,
+    pub table_base: *const TableEntry,
+    pub table_len: u64,
+    /// Runtime functions are reached through the vmctx, so compiled code has no
+    /// absolute relocations and one Artifact works at any address.
+    /// `(vmctx, trap_kind, func_index) -> !`, explicit-trap mode only.
+    pub trap: unsafe extern "C" fn(*mut VmCtx, u32, u32),
+    /// `(vmctx, delta_pages) -> old_pages or u32::MAX`
+    pub memory_grow: unsafe extern "C" fn(*mut VmCtx, u32) -> u32,
+    /// `(vmctx, dst, src, len) -> 0 ok / 1 out of bounds`
+    pub memory_copy: unsafe extern "C" fn(*mut VmCtx, u32, u32, u32) -> u32,
+    /// `(vmctx, dst, byte, len) -> 0 ok / 1 out of bounds`
+    pub memory_fill: unsafe extern "C" fn(*mut VmCtx, u32, u32, u32) -> u32,
+    /// `(vmctx, import_index, values)`: arguments in, results out, 8 bytes each.
+    pub host_call: unsafe extern "C" fn(*mut VmCtx, u32, *mut u64),
+    /// The runtime's per-instance state (`runtime::instance::InstanceShared`).
+    pub instance: *mut u8,
+}
+
+/// Opaque: compiled code only ever sees a pointer to it.
+#[repr(C)]
+pub struct VmCtx {
+    pub header: VmCtxHeader,
+}
+
+pub const MEM_BASE: i32 = 0;
+pub const MEMORY: i32 = 8;
+pub const STACK_LIMIT: i32 = 16;
+pub const TABLE_BASE: i32 = 24;
+pub const TABLE_LEN: i32 = 32;
+pub const LIBCALL_TRAP: i32 = 40;
+pub const LIBCALL_MEMORY_GROW: i32 = 48;
+pub const LIBCALL_MEMORY_COPY: i32 = 56;
+pub const LIBCALL_MEMORY_FILL: i32 = 64;
+pub const LIBCALL_HOST_CALL: i32 = 72;
+pub const INSTANCE: i32 = 80;
+pub const HEADER_SIZE: usize = 88;
+
+/// `MemoryDef::size`.
+pub const MEMORY_DEF_SIZE: i32 = 8;
+
+/// Offset of global `index`'s slot.
+pub const fn global_offset(index: u32) -> i32 {
+    HEADER_SIZE as i32 + 8 * index as i32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::mem::{offset_of, size_of};
+
+    #[test]
+    fn offsets_match_the_struct() {
+        assert_eq!(offset_of!(VmCtxHeader, mem_base), MEM_BASE as usize);
+        assert_eq!(offset_of!(VmCtxHeader, memory), MEMORY as usize);
+        assert_eq!(offset_of!(VmCtxHeader, stack_limit), STACK_LIMIT as usize);
+        assert_eq!(offset_of!(VmCtxHeader, table_base), TABLE_BASE as usize);
+        assert_eq!(offset_of!(VmCtxHeader, table_len), TABLE_LEN as usize);
+        assert_eq!(offset_of!(VmCtxHeader, trap), LIBCALL_TRAP as usize);
+        assert_eq!(offset_of!(VmCtxHeader, memory_grow), LIBCALL_MEMORY_GROW as usize);
+        assert_eq!(offset_of!(VmCtxHeader, memory_copy), LIBCALL_MEMORY_COPY as usize);
+        assert_eq!(offset_of!(VmCtxHeader, memory_fill), LIBCALL_MEMORY_FILL as usize);
+        assert_eq!(offset_of!(VmCtxHeader, host_call), LIBCALL_HOST_CALL as usize);
+        assert_eq!(offset_of!(VmCtxHeader, instance), INSTANCE as usize);
+        assert_eq!(size_of::<VmCtxHeader>(), HEADER_SIZE);
+        assert_eq!(offset_of!(MemoryDef, size), MEMORY_DEF_SIZE as usize);
+        assert_eq!(offset_of!(VmCtx, header), 0);
+    }
+
+    #[test]
+    fn table_entry_layout() {
+        use crate::runtime::table::{ENTRY_CODE, ENTRY_SIGNATURE, ENTRY_SIZE, ENTRY_VMCTX};
+        assert_eq!(offset_of!(TableEntry, code), ENTRY_CODE as usize);
+        assert_eq!(offset_of!(TableEntry, vmctx), ENTRY_VMCTX as usize);
+        assert_eq!(offset_of!(TableEntry, signature), ENTRY_SIGNATURE as usize);
+        assert_eq!(size_of::<TableEntry>(), ENTRY_SIZE as usize);
+    }
+}

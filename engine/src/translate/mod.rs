@@ -1,0 +1,203 @@
+//! The wasm → CLIF translator: one wasm function body in, one Cranelift
+//! `Function` out. It is a stack-machine → SSA conversion on `FunctionBuilder`:
+//! wasm locals are `Variable`s, the operand stack is a `Vec<Value>`, and every
+//! wasm block/loop/if is a control frame whose results become block parameters.
+//!
+//! Opcode semantics are split by concern (`control`, `numeric`, `memory`,
+//! `calls`); runtime layout comes only from `runtime::vmctx`. Traps go through
+//! `traps`, which knows the two trap modes. Known wart: the memory base is
+//! loaded once in the entry block even by functions that never touch memory.
+
+mod calls;
+mod control;
+mod memory;
+mod numeric;
+pub mod stubs;
+mod traps;
+
+use crate::module::{ModuleInfo, ValType};
+use crate::runtime::vmctx;
+use control::Frame;
+use cranelift_codegen::ir::{self, types, AbiParam, InstBuilder, Signature, Value};
+use cranelift_codegen::isa::{CallConv, TargetFrontendConfig};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
+use wasmparser::{FunctionBody, Operator};
+
+/// How out-of-bounds memory accesses and other traps are detected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TrapMode {
+    /// Guard pages catch out-of-bounds accesses; traps are hardware faults that the
+    /// signal handler redirects. Fastest.
+    Signals,
+    /// Every access is bounds-checked and every trap calls the trap libcall; no
+    /// signal is ever needed (debugging, hosts where signals are off-limits).
+    Explicit,
+}
+
+/// Cranelift type of a wasm value type.
+pub fn ir_type(t: ValType) -> ir::Type {
+    match t {
+        ValType::I32 => types::I32,
+        ValType::I64 => types::I64,
+        ValType::F32 => types::F32,
+        ValType::F64 => types::F64,
+    }
+}
+
+/// The native signature of a wasm function: `(vmctx, params...) -> results`.
+pub fn wasm_signature(ty: &crate::module::FuncType) -> Signature {
+    let mut sig = Signature::new(CallConv::SystemV);
+    sig.params.push(AbiParam::new(types::I64));
+    sig.params.extend(ty.params.iter().map(|t| AbiParam::new(ir_type(*t))));
+    sig.returns.extend(ty.results.iter().map(|t| AbiParam::new(ir_type(*t))));
+    sig
+}
+
+/// The external name compiled code uses to call wasm function `index`.
+pub fn func_ref_name(func: &mut ir::Function, index: u32) -> ir::ExternalName {
+    let name = func.declare_imported_user_function(ir::UserExternalName::new(0, index));
+    ir::ExternalName::user(name)
+}
+
+pub(crate) struct Translator<'a, 'f> {
+    pub(crate) b: FunctionBuilder<'f>,
+    pub(crate) info: &'a ModuleInfo,
+    pub(crate) mode: TrapMode,
+    pub(crate) func_index: u32,
+    pub(crate) vmctx: Value,
+    /// `vmctx.mem_base`, loaded once in the entry block.
+    pub(crate) mem_base: Option<Value>,
+    pub(crate) locals: Vec<Variable>,
+    pub(crate) stack: Vec<Value>,
+    pub(crate) frames: Vec<Frame>,
+    pub(crate) reachable: bool,
+    /// Blocks opened inside unreachable code, skipped until their `end`.
+    pub(crate) unreachable_depth: u32,
+    /// Explicit mode: one cold trap block per kind per function.
+    pub(crate) trap_blocks: Vec<(u8, ir::Block)>,
+    /// Wasm byte offset of the operator being translated.
+    pub(crate) offset: usize,
+}
+
+/// Translate defined function `func_index` (its body is `body`) into `func`.
+pub fn translate_function(
+    info: &ModuleInfo,
+    mode: TrapMode,
+    func_index: u32,
+    body: &FunctionBody<'_>,
+    func: &mut ir::Function,
+    fctx: &mut FunctionBuilderContext,
+    frontend: TargetFrontendConfig,
+) -> wasmparser::Result<()> {
+    let ty = info.func_type(func_index).clone();
+    func.signature = wasm_signature(&ty);
+    let mut b = FunctionBuilder::new(func, fctx);
+    let entry = b.create_block();
+    b.append_block_params_for_function_params(entry);
+    b.switch_to_block(entry);
+    b.seal_block(entry);
+    let params = b.block_params(entry).to_vec();
+    let vmctx = params[0];
+
+    let mut locals = Vec::new();
+    for (i, t) in ty.params.iter().enumerate() {
+        let var = b.declare_var(ir_type(*t));
+        b.def_var(var, params[i + 1]);
+        locals.push(var);
+    }
+    let mut reader = body.get_locals_reader()?;
+    for _ in 0..reader.get_count() {
+        let (count, t) = reader.read()?;
+        let t = match t {
+            wasmparser::ValType::I32 => ValType::I32,
+            wasmparser::ValType::I64 => ValType::I64,
+            wasmparser::ValType::F32 => ValType::F32,
+            wasmparser::ValType::F64 => ValType::F64,
+            _ => unreachable!("validated under LIME1"),
+        };
+        let zero = zero_value(&mut b, t);
+        for _ in 0..count {
+            let var = b.declare_var(ir_type(t));
+            b.def_var(var, zero);
+            locals.push(var);
+        }
+    }
+    let mem_base = info.memory.map(|_| {
+        let flags = ir::MemFlagsData::trusted().with_readonly().with_can_move();
+        b.ins().load(types::I64, flags, vmctx, vmctx::MEM_BASE)
+    });
+
+    let mut t = Translator {
+        b,
+        info,
+        mode,
+        func_index,
+        vmctx,
+        mem_base,
+        locals,
+        stack: Vec::new(),
+        frames: Vec::new(),
+        reachable: true,
+        unreachable_depth: 0,
+        trap_blocks: Vec::new(),
+        offset: body.range().start as usize,
+    };
+    t.stack_check();
+    t.push_function_frame(&ty.results);
+
+    let mut ops = body.get_operators_reader()?;
+    while !ops.eof() {
+        let (op, offset) = ops.read_with_offset()?;
+        t.offset = offset as usize;
+        t.b.set_srcloc(ir::SourceLoc::new(offset as u32));
+        t.translate(op);
+    }
+    t.fill_trap_blocks();
+    t.b.seal_all_blocks();
+    t.b.finalize(frontend);
+    Ok(())
+}
+
+pub(crate) fn zero_value(b: &mut FunctionBuilder<'_>, t: ValType) -> Value {
+    match t {
+        ValType::I32 => b.ins().iconst(types::I32, 0),
+        ValType::I64 => b.ins().iconst(types::I64, 0),
+        ValType::F32 => b.ins().f32const(0.0),
+        ValType::F64 => b.ins().f64const(0.0),
+    }
+}
+
+impl Translator<'_, '_> {
+    pub(crate) fn pop(&mut self) -> Value {
+        self.stack.pop().expect("validated: operand stack underflow")
+    }
+
+    pub(crate) fn pop2(&mut self) -> (Value, Value) {
+        let b = self.pop();
+        let a = self.pop();
+        (a, b)
+    }
+
+    pub(crate) fn pop_n(&mut self, n: usize) -> Vec<Value> {
+        let at = self.stack.len() - n;
+        self.stack.split_off(at)
+    }
+
+    pub(crate) fn push(&mut self, v: Value) {
+        self.stack.push(v);
+    }
+
+    fn translate(&mut self, op: Operator<'_>) {
+        if !self.reachable {
+            self.translate_unreachable(op);
+            return;
+        }
+        if self.translate_control(&op) || self.translate_memory(&op) || self.translate_call(&op) {
+            return;
+        }
+        if !self.translate_numeric(&op) {
+            // Every LIME1 operator is handled above; validation rejected the rest.
+            unreachable!("operator {op:?} passed LIME1 validation but has no translation");
+        }
+    }
+}

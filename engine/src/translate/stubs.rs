@@ -1,0 +1,86 @@
+//! Functions the engine generates rather than translates:
+//! - an import stub per imported function, with the wasm calling convention,
+//!   that spills the arguments to an 8-byte-per-value buffer and calls the
+//!   `host_call` libcall, so guests call imports like any other function;
+//! - a trampoline per function type, `(vmctx, callee, values)`, through which the
+//!   runtime calls a wasm function of any signature with arguments and results
+//!   in the same buffer layout.
+//!
+//! Buffer layout: value i in bytes 8i..8i+8, little-endian; a 32-bit value uses
+//! the low four bytes and the high four are unspecified.
+
+use super::{ir_type, wasm_signature};
+use crate::module::FuncType;
+use crate::runtime::vmctx;
+use cranelift_codegen::ir::{
+    self, types, AbiParam, InstBuilder, MemFlagsData, Signature, StackSlotData, StackSlotKind,
+};
+use cranelift_codegen::isa::{CallConv, TargetFrontendConfig};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+
+fn store_values(b: &mut FunctionBuilder<'_>, values: &[ir::Value], buffer: ir::Value) {
+    for (i, v) in values.iter().enumerate() {
+        b.ins().store(MemFlagsData::trusted(), *v, buffer, 8 * i as i32);
+    }
+}
+
+fn load_values(b: &mut FunctionBuilder<'_>, tys: &[crate::module::ValType], buffer: ir::Value) -> Vec<ir::Value> {
+    tys.iter()
+        .enumerate()
+        .map(|(i, t)| b.ins().load(ir_type(*t), MemFlagsData::trusted(), buffer, 8 * i as i32))
+        .collect()
+}
+
+/// The stub for import number `import_index` of type `ty`.
+pub fn import_stub(ty: &FuncType, import_index: u32, func: &mut ir::Function, fctx: &mut FunctionBuilderContext, frontend: TargetFrontendConfig) {
+    func.signature = wasm_signature(ty);
+    let mut b = FunctionBuilder::new(func, fctx);
+    let entry = b.create_block();
+    b.append_block_params_for_function_params(entry);
+    b.switch_to_block(entry);
+    b.seal_block(entry);
+    let params = b.block_params(entry).to_vec();
+    let vmctx_value = params[0];
+    let slots = ty.params.len().max(ty.results.len()).max(1) as u32;
+    let slot = b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 8 * slots, 3));
+    let buffer = b.ins().stack_addr(types::I64, slot, 0);
+    store_values(&mut b, &params[1..], buffer);
+
+    let mut sig = Signature::new(CallConv::SystemV);
+    sig.params.extend([AbiParam::new(types::I64), AbiParam::new(types::I32), AbiParam::new(types::I64)]);
+    let sigref = b.import_signature(sig);
+    let flags = MemFlagsData::trusted().with_readonly().with_can_move();
+    let host_call = b.ins().load(types::I64, flags, vmctx_value, vmctx::LIBCALL_HOST_CALL);
+    let index = b.ins().iconst(types::I32, import_index as i64);
+    b.ins().call_indirect(sigref, host_call, &[vmctx_value, index, buffer]);
+
+    let results = load_values(&mut b, &ty.results, buffer);
+    b.ins().return_(&results);
+    b.finalize(frontend);
+}
+
+/// The native signature of every trampoline: `(vmctx, callee, values)`.
+pub fn trampoline_signature() -> Signature {
+    let mut sig = Signature::new(CallConv::SystemV);
+    sig.params.extend([AbiParam::new(types::I64), AbiParam::new(types::I64), AbiParam::new(types::I64)]);
+    sig
+}
+
+/// The trampoline that calls a function of type `ty`.
+pub fn trampoline(ty: &FuncType, func: &mut ir::Function, fctx: &mut FunctionBuilderContext, frontend: TargetFrontendConfig) {
+    func.signature = trampoline_signature();
+    let mut b = FunctionBuilder::new(func, fctx);
+    let entry = b.create_block();
+    b.append_block_params_for_function_params(entry);
+    b.switch_to_block(entry);
+    b.seal_block(entry);
+    let [vmctx_value, callee, buffer] = b.block_params(entry).try_into().expect("three params");
+    let mut args = vec![vmctx_value];
+    args.extend(load_values(&mut b, &ty.params, buffer));
+    let sigref = b.import_signature(wasm_signature(ty));
+    let call = b.ins().call_indirect(sigref, callee, &args);
+    let results = b.inst_results(call).to_vec();
+    store_values(&mut b, &results, buffer);
+    b.ins().return_(&[]);
+    b.finalize(frontend);
+}
