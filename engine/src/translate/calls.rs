@@ -16,16 +16,12 @@ use wasmparser::Operator;
 
 impl Translator<'_, '_> {
     /// Call the runtime function whose pointer is at `vmctx + offset`.
-    pub(crate) fn libcall(
-        &mut self,
-        offset: i32,
-        args: &[Value],
-        params: &[ir::Type],
-        results: &[ir::Type],
-    ) -> Option<Value> {
+    pub(crate) fn libcall(&mut self, offset: i32, args: &[Value], results: &[ir::Type]) -> Option<Value> {
         let mut sig = Signature::new(CallConv::SystemV);
         sig.params.push(AbiParam::new(types::I64));
-        sig.params.extend(params.iter().map(|t| AbiParam::new(*t)));
+        for arg in args {
+            sig.params.push(AbiParam::new(self.b.func.dfg.value_type(*arg)));
+        }
         sig.returns.extend(results.iter().map(|t| AbiParam::new(*t)));
         let sigref = self.b.import_signature(sig);
         let flags = MemFlagsData::trusted().with_readonly().with_can_move();

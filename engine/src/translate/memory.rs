@@ -71,7 +71,7 @@ impl Translator<'_, '_> {
     /// A libcall through the vmctx that returns 0 on success and nonzero when
     /// the range is out of bounds.
     fn checked_libcall(&mut self, libcall: i32, args: &[Value]) {
-        let status = self.libcall(libcall, args, &[types::I32], &[types::I32]).expect("has result");
+        let status = self.libcall(libcall, args, &[types::I32]).expect("has result");
         self.trap_if(status, TrapKind::MemoryOutOfBounds);
     }
 
@@ -118,7 +118,7 @@ impl Translator<'_, '_> {
             }
             Operator::MemoryGrow { .. } => {
                 let delta = self.pop();
-                let old = self.libcall(vmctx::LIBCALL_MEMORY_GROW, &[delta], &[I32], &[I32]);
+                let old = self.libcall(vmctx::LIBCALL_MEMORY_GROW, &[delta], &[I32]);
                 self.push(old.expect("has result"));
             }
             Operator::MemoryCopy { .. } => {

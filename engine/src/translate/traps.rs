@@ -62,7 +62,7 @@ impl Translator<'_, '_> {
             self.b.switch_to_block(block);
             let kind_value = self.b.ins().iconst(types::I32, kind as i64);
             let func_value = self.b.ins().iconst(types::I32, self.func_index as i64);
-            self.libcall(vmctx::LIBCALL_TRAP, &[kind_value, func_value], &[types::I32, types::I32], &[]);
+            self.libcall(vmctx::LIBCALL_TRAP, &[kind_value, func_value], &[]);
             self.b.ins().trap(TrapCode::unwrap_user(kind));
         }
     }

@@ -1,0 +1,3 @@
+module seedfall.dev/bench
+
+go 1.26

@@ -1,0 +1,157 @@
+//! `compile-time`: cold compile time of wasm modules with seedfall's engine.
+//!
+//! ```text
+//! compile-time [--runs N] FILE.wasm...
+//! ```
+//!
+//! For each file, calls `seedfall_engine::compile(&wasm, &CompileConfig::default())`
+//! N times (default 5) and prints one JSON line:
+//!
+//! ```text
+//! {"engine":"seedfall","file":"...","wasm_bytes":..,"functions":..,"defined_functions":..,
+//!  "code_bytes":..,"threads":..,"runs":N,"median_s":..,"times_s":[..],"cpu_s":[..]}
+//! ```
+//!
+//! `median_s` is the median wall time of the `compile` call alone (reading
+//! the file is not timed). `cpu_s` is user+system CPU time of the whole process
+//! over each call, all threads included, so `cpu_s / times_s` shows how well
+//! the parallel compile used the cores. `threads` is the engine's worker
+//! count (`available_parallelism`). A file that fails to compile prints
+//! `{"engine":"seedfall","file":"...","error":"..."}`; the exit status is then 1.
+//!
+//! This is a benchmark, not a test: `cargo test` does not run it. See
+//! bench/compile.sh for the comparison with wasmtime.
+
+use seedfall_engine::{compile, CompileConfig};
+use std::process::ExitCode;
+use std::time::Instant;
+
+fn usage() -> ExitCode {
+    eprintln!("usage: compile-time [--runs N] FILE.wasm...");
+    ExitCode::from(2)
+}
+
+fn main() -> ExitCode {
+    let mut runs = 5usize;
+    let mut files = Vec::new();
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--runs" | "-n" => match args.next().and_then(|n| n.parse().ok()) {
+                Some(n) if n > 0 => runs = n,
+                _ => return usage(),
+            },
+            "--help" | "-h" => {
+                usage();
+                return ExitCode::SUCCESS;
+            }
+            s if s.starts_with("--runs=") => match s["--runs=".len()..].parse() {
+                Ok(n) if n > 0 => runs = n,
+                _ => return usage(),
+            },
+            s if s.starts_with('-') => return usage(),
+            _ => files.push(arg),
+        }
+    }
+    if files.is_empty() {
+        return usage();
+    }
+
+    let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    let config = CompileConfig::default();
+    let mut failed = false;
+    for file in &files {
+        let wasm = match std::fs::read(file) {
+            Ok(bytes) => bytes,
+            Err(e) => {
+                println!("{{\"engine\":\"seedfall\",\"file\":{},\"error\":{}}}", json_str(file), json_str(&e.to_string()));
+                failed = true;
+                continue;
+            }
+        };
+        let mut times = Vec::with_capacity(runs);
+        let mut cpu = Vec::with_capacity(runs);
+        let mut last = None;
+        let mut error = None;
+        for _ in 0..runs {
+            let cpu0 = cpu_seconds();
+            let t0 = Instant::now();
+            let result = compile(&wasm, &config);
+            let elapsed = t0.elapsed().as_secs_f64();
+            let cpu1 = cpu_seconds();
+            match result {
+                Ok(artifact) => {
+                    times.push(elapsed);
+                    cpu.push(cpu1 - cpu0);
+                    // Dropped outside the timed region.
+                    last = Some(artifact);
+                }
+                Err(e) => {
+                    error = Some(e.to_string());
+                    break;
+                }
+            }
+        }
+        if let Some(e) = error {
+            println!("{{\"engine\":\"seedfall\",\"file\":{},\"error\":{}}}", json_str(file), json_str(&e));
+            failed = true;
+            continue;
+        }
+        let artifact = last.expect("runs > 0");
+        let info = &artifact.info;
+        println!(
+            "{{\"engine\":\"seedfall\",\"file\":{},\"wasm_bytes\":{},\"functions\":{},\"defined_functions\":{},\
+             \"code_bytes\":{},\"threads\":{},\"runs\":{},\"median_s\":{:.6},\"times_s\":{},\"cpu_s\":{}}}",
+            json_str(file),
+            wasm.len(),
+            info.num_funcs(),
+            info.num_funcs() - info.num_imported_funcs,
+            artifact.code.len(),
+            threads,
+            runs,
+            median(&times),
+            json_list(&times),
+            json_list(&cpu),
+        );
+    }
+    if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS }
+}
+
+fn median(xs: &[f64]) -> f64 {
+    let mut v = xs.to_vec();
+    v.sort_by(|a, b| a.total_cmp(b));
+    let n = v.len();
+    if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 }
+}
+
+/// User + system CPU time of this process, all threads (live and joined).
+fn cpu_seconds() -> f64 {
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: getrusage writes into the struct we pass and nothing else.
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) };
+    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    tv(usage.ru_utime) + tv(usage.ru_stime)
+}
+
+fn json_list(xs: &[f64]) -> String {
+    let items: Vec<String> = xs.iter().map(|x| format!("{x:.6}")).collect();
+    format!("[{}]", items.join(","))
+}
+
+fn json_str(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}

@@ -1,0 +1,3 @@
+module seedfall.dev/enginetests
+
+go 1.26
