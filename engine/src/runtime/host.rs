@@ -3,7 +3,7 @@
 //! waits — read and write its memory and globals, and suspend it.
 //!
 //! Values cross the boundary as 8-byte slots (`&mut [u64]`): arguments in,
-//! results out, a 32-bit value in the low half. A host function returns
+//! results out, a 32-bit value zero-extended in the low half. A host function returns
 //! `Err(HostError::Exit)` to end the guest (proc_exit) and `Err(HostError::Fail)`
 //! to kill it with an internal-error trap; a panic is caught and becomes the
 //! same trap, never an abort of the process.

@@ -152,7 +152,12 @@ impl<T: 'static> Instance<T> {
                     memory = Some(m.clone());
                 }
                 (ImportKind::Table(decl), Extern::Table(t)) => {
-                    if (t.entries.len() as u64) < decl.min || decl.max.is_some_and(|max| (t.entries.len() as u64) > max) {
+                    let max_ok = match (decl.max, t.max) {
+                        (None, _) => true,
+                        (Some(want), Some(have)) => have <= want,
+                        (Some(_), None) => false,
+                    };
+                    if (t.entries.len() as u64) < decl.min || !max_ok {
                         return Err(link_error(module, name, "incompatible import type"));
                     }
                     table = Some(t.clone());
@@ -173,7 +178,7 @@ impl<T: 'static> Instance<T> {
         }
         if table.is_none() {
             if let Some(decl) = info.table {
-                table = Some(Arc::new(Table::new(decl.min)));
+                table = Some(Arc::new(Table::new(decl.min, decl.max)));
             }
         }
 

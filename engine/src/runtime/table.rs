@@ -24,6 +24,9 @@ impl TableEntry {
 /// A table of fixed size (LIME1 has no table.grow).
 pub struct Table {
     pub entries: Box<[TableEntry]>,
+    /// The declared maximum, which an importer's declared maximum must not be
+    /// below (import matching compares limits, not just the current size).
+    pub max: Option<u64>,
 }
 
 // Entries are only used by the thread running the instances that share them.
@@ -31,7 +34,7 @@ unsafe impl Send for Table {}
 unsafe impl Sync for Table {}
 
 impl Table {
-    pub fn new(size: u64) -> Table {
-        Table { entries: vec![TableEntry::NULL; size as usize].into_boxed_slice() }
+    pub fn new(size: u64, max: Option<u64>) -> Table {
+        Table { entries: vec![TableEntry::NULL; size as usize].into_boxed_slice(), max }
     }
 }

@@ -6,8 +6,9 @@
 //!   runtime calls a wasm function of any signature with arguments and results
 //!   in the same buffer layout.
 //!
-//! Buffer layout: value i in bytes 8i..8i+8, little-endian; a 32-bit value uses
-//! the low four bytes and the high four are unspecified.
+//! Buffer layout: value i in bytes 8i..8i+8, little-endian; a 32-bit value is
+//! zero-extended when compiled code writes it, and only its low four bytes are
+//! read back.
 
 use super::{ir_type, wasm_signature};
 use crate::module::FuncType;
@@ -18,9 +19,17 @@ use cranelift_codegen::ir::{
 use cranelift_codegen::isa::{CallConv, TargetFrontendConfig};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 
+/// Store each value as a full 8-byte slot, 32-bit values zero-extended.
 fn store_values(b: &mut FunctionBuilder<'_>, values: &[ir::Value], buffer: ir::Value) {
     for (i, v) in values.iter().enumerate() {
-        b.ins().store(MemFlagsData::trusted(), *v, buffer, 8 * i as i32);
+        let mut v = *v;
+        if b.func.dfg.value_type(v) == types::F32 {
+            v = b.ins().bitcast(types::I32, MemFlagsData::new(), v);
+        }
+        if b.func.dfg.value_type(v) == types::I32 {
+            v = b.ins().uextend(types::I64, v);
+        }
+        b.ins().store(MemFlagsData::trusted(), v, buffer, 8 * i as i32);
     }
 }
 
