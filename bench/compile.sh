@@ -2,20 +2,23 @@
 # Cold compile time of real Go binaries, seedfall vs wasmtime. A benchmark, not
 # a test: nothing in `cargo test` or CI runs it. See bench/README.md.
 #
-#   bench/compile.sh [--runs N]        (default N=5)
+#   bench/compile.sh [--runs N] [--retries K]     (defaults: N=5, K=3)
 #
 # Builds the release `compile-time` binary, the Go programs (GOOS=wasip1
 # GOARCH=wasm, local `go`) into target/bench/, installs the wasmtime Python
 # package into target/bench/venv if missing, then runs both engines
-# interleaved and prints a markdown table. Raw measurements: target/bench/results.jsonl.
+# interleaved (waiting for an idle machine and re-running rounds that other
+# processes disturbed, see compare.py) and prints a markdown table. Raw measurements: target/bench/results.jsonl.
 set -euo pipefail
 
 RUNS=5
+RETRIES=3
 while [ $# -gt 0 ]; do
     case "$1" in
         --runs) RUNS="$2"; shift 2 ;;
         --runs=*) RUNS="${1#--runs=}"; shift ;;
-        *) echo "usage: $0 [--runs N]" >&2; exit 2 ;;
+        --retries) RETRIES="$2"; shift 2 ;;
+        *) echo "usage: $0 [--runs N] [--retries K]" >&2; exit 2 ;;
     esac
 done
 
@@ -44,7 +47,7 @@ fi
 
 echo "== machine: $(nproc) CPUs; load average: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 echo "== running $RUNS interleaved rounds per program" >&2
-"$PY" "$ROOT/bench/compare.py" --seedfall "$BIN" --python "$PY" --runs "$RUNS" \
+"$PY" "$ROOT/bench/compare.py" --seedfall "$BIN" --python "$PY" --runs "$RUNS" --retries "$RETRIES" \
     --out "$OUT/results.jsonl" \
     hello="$OUT/hello.wasm" \
     webapp="$OUT/webapp.wasm" \

@@ -1,1 +1,619 @@
-//! On-disk store of compiled Artifacts keyed by blake3. Arrives with the cache issue; empty until then.
+//! The on-disk store of compiled Artifacts, keyed by blake3, shared by
+//! processes and CI runners. Design and rationale: `docs/cache.md`.
+//!
+//! - **Key** ([`Key::compute`]): blake3 over the engine's key material
+//!   (`CompileConfig::key_material`: Artifact format version, engine version,
+//!   Cranelift version, target triple, ISA baseline name, trap mode, every
+//!   Cranelift setting), a hash of the engine's source, the instrumentation
+//!   config bytes and the wasm bytes, each length-prefixed. Nothing
+//!   machine-specific, so a copied cache directory still hits.
+//! - **Entry** (`entry.rs`): header (magic, entry format version, key, payload
+//!   length), a blake3 checksum of header and payload, then the Artifact's own
+//!   bytes. Mapped read-only with memmap2 and verified before it is decoded;
+//!   nothing from the cache is ever mapped executable (the engine's loader
+//!   copies the verified code into fresh pages).
+//! - **Publish** (`fsutil.rs`): temporary file in the cache directory, write,
+//!   fsync, rename, fsync the directory.
+//! - **Eviction** (`index.rs`, [`Cache::record_set`]): the 8 most recently used
+//!   sets are kept; entries of older sets that no kept set uses are deleted.
+//! - **Never fails a run**: a corrupt entry is deleted and recompiled, an
+//!   unwritable directory means compiling in memory. Both are reported as
+//!   warnings (plain sentences, for the caller to print), the unwritable
+//!   directory once per `Cache`.
+//!
+//! The cache knows an Artifact only as bytes (`encode`/`decode`) and the
+//! config only through its key material.
+
+mod entry;
+mod fsutil;
+mod index;
+
+use seedfall_engine::{Artifact, CompileConfig};
+use std::collections::{BTreeSet, HashSet};
+use std::fmt;
+use std::fs::{self, File, OpenOptions};
+use std::io;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+pub use entry::{ENTRY_VERSION, HEADER_LEN};
+
+include!(concat!(env!("OUT_DIR"), "/engine_source.rs"));
+
+/// How many sets of binaries (most recently used first) keep their entries.
+pub const KEEP_SETS: usize = 8;
+/// Entries that belong to no recorded set (their writer never called
+/// `record_set`, or the index was lost) are deleted once this old.
+pub const ORPHAN_AGE: Duration = Duration::from_secs(3600);
+/// Environment variable overriding every default location.
+pub const DIR_ENV: &str = "SEEDFALL_CACHE_DIR";
+
+const ENTRY_EXT: &str = "sfc";
+const INDEX_FILE: &str = "index";
+const LOCK_FILE: &str = "index.lock";
+const CACHEDIR_TAG: &[u8] = b"Signature: 8a477f597d28d172789f06886806bc55\n\
+# This file is a cache directory tag created by seedfall.\n\
+# For information about cache directory tags see https://bford.info/cachedir/\n";
+/// Inputs at least this long are hashed on all cores (blake3 over rayon).
+/// Measured on the 2-core development machine: see `docs/cache.md`.
+const PARALLEL_HASH_MIN: usize = 1 << 20;
+
+/// Feed `bytes` to `hasher`, on all cores when they are large.
+pub(crate) fn hash_bytes(hasher: &mut blake3::Hasher, bytes: &[u8]) {
+    if bytes.len() >= PARALLEL_HASH_MIN {
+        hasher.update_rayon(bytes);
+    } else {
+        hasher.update(bytes);
+    }
+}
+
+/// A cache key: blake3 of everything that determines the compiled code.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Key(pub [u8; 32]);
+
+impl Key {
+    /// The key of `wasm` (already instrumented) compiled with `config`, where
+    /// `instrumentation` is the instrumentation config in any stable byte form.
+    pub fn compute(wasm: &[u8], config: &CompileConfig, instrumentation: &[u8]) -> Key {
+        let mut hasher = blake3::Hasher::new_derive_key("seedfall compiled-code cache key v1");
+        let mut field = |name: &str, value: &[u8]| {
+            hasher.update(&(name.len() as u64).to_le_bytes());
+            hasher.update(name.as_bytes());
+            hasher.update(&(value.len() as u64).to_le_bytes());
+            hash_bytes(&mut hasher, value);
+        };
+        for (name, value) in key_material(config) {
+            field(name, value.as_bytes());
+        }
+        field("instrumentation", instrumentation);
+        field("wasm", wasm);
+        Key(*hasher.finalize().as_bytes())
+    }
+
+    pub fn hex(&self) -> String {
+        self.0.iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    pub fn from_hex(s: &str) -> Option<Key> {
+        if s.len() != 64 || !s.bytes().all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(&c)) {
+            return None;
+        }
+        let mut key = [0u8; 32];
+        for (i, byte) in key.iter_mut().enumerate() {
+            *byte = u8::from_str_radix(&s[2 * i..2 * i + 2], 16).ok()?;
+        }
+        Some(Key(key))
+    }
+}
+
+impl fmt::Display for Key {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.hex())
+    }
+}
+
+impl fmt::Debug for Key {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Key({})", self.hex())
+    }
+}
+
+/// Everything besides the wasm and instrumentation bytes that goes into a
+/// key, in order (for `seedfall cache` diagnostics and the docs).
+pub fn key_material(config: &CompileConfig) -> Vec<(&'static str, String)> {
+    let mut material = config.key_material();
+    material.push(("engine_source", ENGINE_SOURCE_HASH.to_string()));
+    material
+}
+
+/// How a fetch was served.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// A verified entry was loaded.
+    Hit,
+    /// No entry: compiled (and stored, if the directory is writable).
+    Miss,
+    /// An entry was there but bad (corrupt, truncated, another format
+    /// version, unreadable): reported, deleted and compiled again.
+    Recompiled { reason: String },
+}
+
+/// Where the time of a fetch went. Zero for the parts that did not run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Timings {
+    /// Hashing the inputs into the key (`fetch` only; the caller of
+    /// `get_or_compile` computed the key itself).
+    pub key_hash: Duration,
+    /// Opening and mapping the entry (memmap2, pages populated).
+    pub map: Duration,
+    /// Checking the header and the blake3 checksum.
+    pub verify: Duration,
+    /// `Artifact::decode` from the mapped bytes.
+    pub decode: Duration,
+    /// The compile closure (miss or recompile).
+    pub compile: Duration,
+    /// `Artifact::encode` and the entry's checksum.
+    pub encode: Duration,
+    /// Temporary file, write, fsync, rename, directory fsync.
+    pub publish: Duration,
+}
+
+impl Timings {
+    pub fn total(&self) -> Duration {
+        self.key_hash + self.map + self.verify + self.decode + self.compile + self.encode + self.publish
+    }
+}
+
+impl fmt::Display for Timings {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let ms = |d: Duration| d.as_secs_f64() * 1e3;
+        write!(
+            f,
+            "key hash {:.2} ms, map {:.2} ms, verify {:.2} ms, decode {:.2} ms",
+            ms(self.key_hash),
+            ms(self.map),
+            ms(self.verify),
+            ms(self.decode)
+        )?;
+        if !self.compile.is_zero() || !self.publish.is_zero() {
+            write!(
+                f,
+                ", compile {:.2} ms, encode {:.2} ms, publish {:.2} ms",
+                ms(self.compile),
+                ms(self.encode),
+                ms(self.publish)
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// The result of a fetch: the Artifact, ready for `Code::load`.
+#[derive(Debug)]
+pub struct Fetched {
+    pub key: Key,
+    pub artifact: Artifact,
+    pub outcome: Outcome,
+    /// Whether a freshly compiled Artifact was written to the cache.
+    pub stored: bool,
+    pub timings: Timings,
+    /// Problems the caller should print (`warning: <text>`); the run goes on.
+    pub warnings: Vec<String>,
+}
+
+/// What `record_set` did.
+#[derive(Debug, Default)]
+pub struct Recorded {
+    /// Entries deleted: of sets that fell out of the most recent `KEEP_SETS`,
+    /// and orphans older than `ORPHAN_AGE`.
+    pub evicted: Vec<Key>,
+    pub warnings: Vec<String>,
+}
+
+/// One entry on disk, as listed by `Cache::list`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EntryInfo {
+    pub key: Key,
+    pub path: PathBuf,
+    pub size_bytes: u64,
+    /// Position of the most recently used set containing the entry (0 = the
+    /// most recent); `None` if no recorded set uses it.
+    pub last_used: Option<usize>,
+}
+
+/// A cache directory. Never fails to open: a directory that cannot be created
+/// or written turns the cache into "compile in memory" with one warning.
+#[derive(Debug)]
+pub struct Cache {
+    dir: PathBuf,
+    writable: AtomicBool,
+    /// Why the directory is not writable, once known.
+    unwritable: Mutex<Option<String>>,
+    warned: AtomicBool,
+}
+
+/// Why an entry that exists could not be used.
+enum Bad {
+    /// Its bytes are wrong: delete it.
+    Corrupt(String),
+    /// It could not be read (permissions, I/O): leave it alone.
+    Unreadable(String),
+}
+
+/// Identity of a file, so a bad entry is deleted only if nobody replaced it.
+type FileId = (u64, u64);
+
+impl Cache {
+    pub fn open(dir: &Path) -> Cache {
+        let cache = Cache {
+            dir: dir.to_path_buf(),
+            writable: AtomicBool::new(true),
+            unwritable: Mutex::new(None),
+            warned: AtomicBool::new(false),
+        };
+        if let Err(reason) = cache.prepare() {
+            cache.disable(reason);
+        }
+        cache
+    }
+
+    /// `$SEEDFALL_CACHE_DIR`, else `$XDG_CACHE_HOME/seedfall`, else
+    /// `~/.cache/seedfall` (the location for `exec`).
+    pub fn default_dir_for_exec() -> PathBuf {
+        let xdg = || {
+            std::env::var_os("XDG_CACHE_HOME")
+                .map(PathBuf::from)
+                .filter(|p| p.is_absolute())
+                .map(|p| p.join("seedfall"))
+        };
+        let home = || {
+            std::env::var_os("HOME").filter(|h| !h.is_empty()).map(|h| PathBuf::from(h).join(".cache").join("seedfall"))
+        };
+        env_dir().or_else(xdg).or_else(home).unwrap_or_else(|| std::env::temp_dir().join("seedfall-cache"))
+    }
+
+    /// `$SEEDFALL_CACHE_DIR`, else `.seedfall/cache` beside the config file
+    /// (the location for `run`, `replay`, `shrink`).
+    pub fn default_dir_for_config(config_path: &Path) -> PathBuf {
+        env_dir().unwrap_or_else(|| {
+            let parent = config_path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+            parent.join(".seedfall").join("cache")
+        })
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Whether new entries can be stored (false after the directory proved
+    /// unwritable; entries already there can still be read).
+    pub fn is_writable(&self) -> bool {
+        self.writable.load(Ordering::Relaxed)
+    }
+
+    fn entry_path(&self, key: &Key) -> PathBuf {
+        self.dir.join(format!("{}.{ENTRY_EXT}", key.hex()))
+    }
+
+    fn prepare(&self) -> Result<(), String> {
+        let dir = &self.dir;
+        fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        let probe = fsutil::temp_path(dir);
+        OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&probe)
+            .map_err(|e| format!("cannot write in {}: {e}", dir.display()))?;
+        let _ = fs::remove_file(&probe);
+        let tag = dir.join("CACHEDIR.TAG");
+        if !tag.exists() {
+            let _ = fsutil::publish(dir, &tag, &[CACHEDIR_TAG]);
+        }
+        Ok(())
+    }
+
+    fn disable(&self, reason: String) {
+        self.writable.store(false, Ordering::Relaxed);
+        let mut slot = self.unwritable.lock().unwrap_or_else(|e| e.into_inner());
+        slot.get_or_insert(reason);
+    }
+
+    /// The "compiling in memory" warning, at most once per `Cache`.
+    fn warn_unwritable(&self, warnings: &mut Vec<String>) {
+        if self.warned.swap(true, Ordering::Relaxed) {
+            return;
+        }
+        let reason = self.unwritable.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        warnings.push(format!(
+            "compiled-code cache {} is not usable ({}); compiling in memory, nothing is stored",
+            self.dir.display(),
+            reason.unwrap_or_else(|| "not writable".into())
+        ));
+    }
+
+    /// Hash the inputs, then `get_or_compile` with the engine's `compile`.
+    pub fn fetch(
+        &self,
+        wasm: &[u8],
+        config: &CompileConfig,
+        instrumentation: &[u8],
+    ) -> seedfall_engine::Result<Fetched> {
+        let start = Instant::now();
+        let key = Key::compute(wasm, config, instrumentation);
+        let key_hash = start.elapsed();
+        let mut fetched = self.get_or_compile(&key, || seedfall_engine::compile(wasm, config))?;
+        fetched.timings.key_hash = key_hash;
+        Ok(fetched)
+    }
+
+    /// The Artifact stored under `key`, verified; otherwise `compile()`'s,
+    /// stored for next time. Fails only if `compile` fails.
+    pub fn get_or_compile(
+        &self,
+        key: &Key,
+        compile: impl FnOnce() -> seedfall_engine::Result<Artifact>,
+    ) -> seedfall_engine::Result<Fetched> {
+        let mut timings = Timings::default();
+        let mut warnings = Vec::new();
+        let path = self.entry_path(key);
+        let mut outcome = Outcome::Miss;
+        match self.load(key, &path, &mut timings) {
+            Ok(None) => {}
+            Ok(Some(artifact)) => {
+                return Ok(Fetched { key: *key, artifact, outcome: Outcome::Hit, stored: false, timings, warnings });
+            }
+            Err((Bad::Unreadable(reason), _)) => {
+                warnings.push(format!("compiled-code cache entry {}: {reason}; recompiling", path.display()));
+                outcome = Outcome::Recompiled { reason };
+            }
+            Err((Bad::Corrupt(reason), id)) => {
+                let deleted = match id {
+                    Some(id) if self.is_writable() => remove_if_same(&path, id),
+                    _ => Err(io::Error::other("the cache directory is not writable")),
+                };
+                let action = match deleted {
+                    Ok(()) => "deleted it, recompiling".to_string(),
+                    Err(e) => format!("could not delete it ({e}), recompiling"),
+                };
+                warnings.push(format!("compiled-code cache entry {}: {reason}; {action}", path.display()));
+                outcome = Outcome::Recompiled { reason };
+            }
+        }
+        let start = Instant::now();
+        let artifact = compile()?;
+        timings.compile = start.elapsed();
+        let stored = self.store(key, &artifact, &path, &mut timings, &mut warnings);
+        Ok(Fetched { key: *key, artifact, outcome, stored, timings, warnings })
+    }
+
+    /// Map, verify and decode the entry at `path`. `Ok(None)`: no entry.
+    fn load(
+        &self,
+        key: &Key,
+        path: &Path,
+        timings: &mut Timings,
+    ) -> Result<Option<Artifact>, (Bad, Option<FileId>)> {
+        let start = Instant::now();
+        let file = match File::open(path) {
+            Ok(file) => file,
+            // No entry, or no cache directory at all (a path under a file).
+            Err(e) if matches!(e.kind(), io::ErrorKind::NotFound | io::ErrorKind::NotADirectory) => return Ok(None),
+            Err(e) => return Err((Bad::Unreadable(format!("cannot open: {e}")), None)),
+        };
+        let meta = file.metadata().map_err(|e| (Bad::Unreadable(format!("cannot stat: {e}")), None))?;
+        let id = Some((meta.dev(), meta.ino()));
+        if (meta.len() as usize) < HEADER_LEN {
+            // Checked before mapping: an empty file cannot be mapped.
+            let reason = format!("truncated: {} bytes, shorter than the {HEADER_LEN}-byte header", meta.len());
+            return Err((Bad::Corrupt(reason), id));
+        }
+        // SAFETY: entries are never modified in place: writers publish a new
+        // file by rename and eviction unlinks, so the mapped inode's bytes do
+        // not change under us. The mapping is read-only and never executable.
+        let map = unsafe { memmap2::MmapOptions::new().populate().map(&file) }
+            .map_err(|e| (Bad::Unreadable(format!("cannot map: {e}")), None))?;
+        timings.map = start.elapsed();
+
+        let start = Instant::now();
+        let payload = entry::verify(&map, Some(key)).map_err(|reason| (Bad::Corrupt(reason), id))?;
+        timings.verify = start.elapsed();
+
+        let start = Instant::now();
+        let artifact = Artifact::decode(payload).map_err(|e| (Bad::Corrupt(format!("decoding: {e}")), id))?;
+        timings.decode = start.elapsed();
+        Ok(Some(artifact))
+    }
+
+    /// Publish `artifact` under `key`; false (with a warning, once) if the
+    /// directory cannot take it.
+    fn store(
+        &self,
+        key: &Key,
+        artifact: &Artifact,
+        path: &Path,
+        timings: &mut Timings,
+        warnings: &mut Vec<String>,
+    ) -> bool {
+        if !self.is_writable() {
+            self.warn_unwritable(warnings);
+            return false;
+        }
+        let start = Instant::now();
+        let payload = artifact.encode();
+        let header = entry::header(key, &payload);
+        timings.encode = start.elapsed();
+        let start = Instant::now();
+        let result = fsutil::publish(&self.dir, path, &[&header, &payload]);
+        timings.publish = start.elapsed();
+        match result {
+            Ok(()) => true,
+            Err(e) => {
+                self.disable(format!("writing {}: {e}", path.display()));
+                self.warn_unwritable(warnings);
+                false
+            }
+        }
+    }
+
+    /// Record that `keys` were used together as one set (the modules of one
+    /// config, or the one module of an `exec`), making it the most recently
+    /// used; then evict entries of sets beyond the `KEEP_SETS` most recent
+    /// that no kept set uses. Call after every fetch of a set, hit or miss.
+    pub fn record_set(&self, keys: &[Key]) -> Recorded {
+        let mut recorded = Recorded::default();
+        if keys.is_empty() {
+            return recorded;
+        }
+        if !self.is_writable() {
+            self.warn_unwritable(&mut recorded.warnings);
+            return recorded;
+        }
+        let result = self.with_lock(|| self.record_locked(&index::normalize(keys), &mut recorded));
+        if let Err(e) = result {
+            self.disable(format!("updating the set index: {e}"));
+            self.warn_unwritable(&mut recorded.warnings);
+        }
+        recorded
+    }
+
+    fn record_locked(&self, set: &index::Set, recorded: &mut Recorded) -> io::Result<()> {
+        let index_path = self.dir.join(INDEX_FILE);
+        let mut sets = self.read_index().unwrap_or_else(|reason| {
+            recorded
+                .warnings
+                .push(format!("compiled-code cache index {} is corrupt ({reason}); rebuilding it", index_path.display()));
+            Vec::new()
+        });
+        sets.retain(|s| s != set);
+        sets.insert(0, set.clone());
+        let dropped = if sets.len() > KEEP_SETS { sets.split_off(KEEP_SETS) } else { Vec::new() };
+        // The index first: a crash during eviction leaves orphans, swept later.
+        fsutil::publish(&self.dir, &index_path, &[index::render(&sets).as_bytes()])?;
+
+        let kept: HashSet<Key> = sets.iter().flatten().copied().collect();
+        let doomed: BTreeSet<Key> = dropped.iter().flatten().filter(|k| !kept.contains(k)).copied().collect();
+        for key in doomed {
+            if fs::remove_file(self.entry_path(&key)).is_ok() {
+                recorded.evicted.push(key);
+            }
+        }
+        // Orphans (no recorded set) and temporary files of crashed writers.
+        for dirent in fs::read_dir(&self.dir)?.flatten() {
+            let name = dirent.file_name();
+            let name = name.to_string_lossy();
+            let Ok(meta) = dirent.metadata() else { continue };
+            if let Some(key) = entry_key(&name) {
+                if !kept.contains(&key)
+                    && fsutil::older_than(&meta, ORPHAN_AGE)
+                    && fs::remove_file(dirent.path()).is_ok()
+                {
+                    recorded.evicted.push(key);
+                }
+            } else if name.starts_with(fsutil::TEMP_PREFIX) && fsutil::older_than(&meta, fsutil::STALE_TEMP_AGE) {
+                let _ = fs::remove_file(dirent.path());
+            }
+        }
+        Ok(())
+    }
+
+    /// The recorded sets, most recent first; `Ok(empty)` if there is no index.
+    fn read_index(&self) -> Result<Vec<index::Set>, String> {
+        match fs::read(self.dir.join(INDEX_FILE)) {
+            Ok(bytes) => index::parse(std::str::from_utf8(&bytes).map_err(|_| "not UTF-8".to_string())?),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Vec::new()),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+
+    /// Run `f` holding the directory's index lock (an advisory file lock, so
+    /// it is released if the process dies).
+    fn with_lock<T>(&self, f: impl FnOnce() -> io::Result<T>) -> io::Result<T> {
+        let lock =
+            OpenOptions::new().create(true).truncate(false).write(true).open(self.dir.join(LOCK_FILE))?;
+        lock.lock()?;
+        let result = f();
+        let _ = lock.unlock();
+        result
+    }
+
+    /// Every entry in the directory, most recently used first.
+    pub fn list(&self) -> Vec<EntryInfo> {
+        let sets = self.read_index().unwrap_or_default();
+        let Ok(dir) = fs::read_dir(&self.dir) else { return Vec::new() };
+        let mut entries: Vec<EntryInfo> = dir
+            .flatten()
+            .filter_map(|dirent| {
+                let key = entry_key(&dirent.file_name().to_string_lossy())?;
+                let size_bytes = dirent.metadata().ok()?.len();
+                let last_used = sets.iter().position(|s| s.binary_search(&key).is_ok());
+                Some(EntryInfo { key, path: dirent.path(), size_bytes, last_used })
+            })
+            .collect();
+        entries.sort_by_key(|e| (e.last_used.unwrap_or(usize::MAX), e.key));
+        entries
+    }
+
+    /// Check every entry (header, key, checksum, decoding) without changing
+    /// anything; a bad entry is deleted by the next fetch that meets it.
+    pub fn verify(&self) -> Vec<(EntryInfo, Result<(), String>)> {
+        self.list()
+            .into_iter()
+            .map(|info| {
+                let result = self.load(&info.key, &info.path, &mut Timings::default()).and_then(|found| match found {
+                    Some(_) => Ok(()),
+                    None => Err((Bad::Unreadable("vanished while verifying".into()), None)),
+                });
+                let result = result.map_err(|(bad, _)| match bad {
+                    Bad::Corrupt(reason) | Bad::Unreadable(reason) => reason,
+                });
+                (info, result)
+            })
+            .collect()
+    }
+
+    /// Delete every entry, the index and stray temporary files; returns how
+    /// many entries were deleted.
+    pub fn clear(&self) -> io::Result<usize> {
+        if !self.dir.exists() {
+            return Ok(0);
+        }
+        let clear = || {
+            let mut removed = 0;
+            for dirent in fs::read_dir(&self.dir)?.flatten() {
+                let name = dirent.file_name();
+                let name = name.to_string_lossy();
+                if entry_key(&name).is_some() {
+                    fs::remove_file(dirent.path())?;
+                    removed += 1;
+                } else if name.starts_with(fsutil::TEMP_PREFIX) || name == INDEX_FILE {
+                    fs::remove_file(dirent.path())?;
+                }
+            }
+            fsutil::sync_dir(&self.dir)?;
+            Ok(removed)
+        };
+        self.with_lock(clear)
+    }
+}
+
+fn env_dir() -> Option<PathBuf> {
+    std::env::var_os(DIR_ENV).filter(|v| !v.is_empty()).map(PathBuf::from)
+}
+
+/// The key of an entry file name `<hex>.sfc`.
+fn entry_key(name: &str) -> Option<Key> {
+    Key::from_hex(name.strip_suffix(ENTRY_EXT)?.strip_suffix('.')?)
+}
+
+/// Delete `path` if it is still the file `id` (another process may have
+/// published a good entry in its place since we read it).
+fn remove_if_same(path: &Path, id: FileId) -> io::Result<()> {
+    let meta = fs::symlink_metadata(path)?;
+    if (meta.dev(), meta.ino()) != id {
+        return Ok(());
+    }
+    fs::remove_file(path)
+}

@@ -19,7 +19,7 @@
 //! definitions and instances, threads, exceptions, custom-section
 //! assertions); they fail unless skipped.
 
-use seedfall_engine::module::GlobalType;
+use seedfall_engine::module::{ExportKind, GlobalType};
 use seedfall_engine::runtime::host::GlobalRef;
 use seedfall_engine::runtime::memory::LinearMemory;
 use seedfall_engine::runtime::table::Table;
@@ -51,8 +51,12 @@ const MODES: [TrapMode; 2] = [TrapMode::Signals, TrapMode::Explicit];
 fn main() {
     let started = Instant::now();
     let skips = Skips::load();
-    let files: Vec<TestFile<'static>> =
-        data::spec(SpecVersion::V1).chain(PROPOSALS.iter().flat_map(|p| data::proposal(*p))).collect();
+    // SPEC_FILTER=substring runs only the matching files (for debugging).
+    let filter = std::env::var("SPEC_FILTER").unwrap_or_default();
+    let files: Vec<TestFile<'static>> = data::spec(SpecVersion::V1)
+        .chain(PROPOSALS.iter().flat_map(|p| data::proposal(*p)))
+        .filter(|f| format!("{}/{}", f.parent(), f.name()).contains(&filter))
+        .collect();
     let mut tallies = Vec::new();
     for mode in MODES {
         let mut tally = Tally::default();
@@ -61,25 +65,18 @@ fn main() {
         }
         tallies.push((mode, tally));
     }
-
-    let mut failures: Vec<&String> = tallies.iter().flat_map(|(_, t)| &t.failures).collect();
-    let stale = skips.stale();
-    failures.extend(&stale);
-    for failure in &failures {
-        println!("{failure}");
+    let stale = if filter.is_empty() { skips.stale() } else { Vec::new() };
+    for line in &stale {
+        println!("{line}");
     }
     let sum = |f: fn(&Tally) -> usize| tallies.iter().map(|(_, t)| f(t)).sum::<usize>();
-    println!(
-        "spec: {} passed, {} failed, {} skipped",
-        sum(|t| t.passed),
-        sum(|t| t.failures.len()),
-        sum(|t| t.skipped)
-    );
+    let failed = sum(|t| t.failed);
+    println!("spec: {} passed, {failed} failed, {} skipped", sum(|t| t.passed), sum(|t| t.skipped));
     for (mode, t) in &tallies {
-        println!("  {mode:?}: {} passed, {} failed, {} skipped", t.passed, t.failures.len(), t.skipped);
+        println!("  {mode:?}: {} passed, {} failed, {} skipped", t.passed, t.failed, t.skipped);
     }
     println!("  {} stale skip entries, {:.1}s", stale.len(), started.elapsed().as_secs_f64());
-    if !failures.is_empty() {
+    if failed > 0 || !stale.is_empty() {
         std::process::exit(1);
     }
 }
@@ -93,7 +90,6 @@ struct SkipEntry {
     file: String,
     line: Option<usize>,
     /// Why; required, so every skip is explained where it is listed.
-    #[allow(dead_code)]
     reason: String,
     used: Cell<bool>,
 }
@@ -126,7 +122,7 @@ impl Skips {
 
     fn stale(&self) -> Vec<String> {
         let entries = self.entries.iter().filter(|e| !e.used.get());
-        entries.map(|e| format!("FAIL spec-skips.txt: entry {}{} matches no directive", e.file, at(e.line))).collect()
+        entries.map(|e| format!("FAIL spec-skips.txt: {}{} ({}) matches no directive", e.file, at(e.line), e.reason)).collect()
     }
 }
 
@@ -137,19 +133,27 @@ fn at(line: Option<usize>) -> String {
 #[derive(Default)]
 struct Tally {
     passed: usize,
+    failed: usize,
     skipped: usize,
-    failures: Vec<String>,
+}
+
+impl Tally {
+    /// Failures are printed as they happen, so a crash still shows the last ones.
+    fn fail(&mut self, line: String) {
+        println!("{line}");
+        self.failed += 1;
+    }
 }
 
 fn run_file(file: &TestFile<'static>, mode: TrapMode, skips: &Skips, tally: &mut Tally) {
     let path = format!("{}/{}", file.parent(), file.name());
     let buffer = match file.wast() {
         Ok(buffer) => buffer,
-        Err(e) => return tally.failures.push(format!("FAIL {path} [{mode:?}] lexing: {e}")),
+        Err(e) => return tally.fail(format!("FAIL {path} [{mode:?}] lexing: {e}")),
     };
     let directives = match buffer.directives() {
         Ok(directives) => directives,
-        Err(e) => return tally.failures.push(format!("FAIL {path} [{mode:?}] parsing: {e}")),
+        Err(e) => return tally.fail(format!("FAIL {path} [{mode:?}] parsing: {e}")),
     };
     if skips.find(&path, None) {
         tally.skipped += directives.len();
@@ -160,7 +164,7 @@ fn run_file(file: &TestFile<'static>, mode: TrapMode, skips: &Skips, tally: &mut
         let line = directive.span().linecol_in(file.raw()).0 + 1;
         let name = directive_name(&directive);
         let outcome = if skips.find(&path, Some(line)) {
-            script.skip(&directive, line);
+            script.skip(&directive);
             Err(Stop::Skip)
         } else {
             script.run(directive, line)
@@ -168,7 +172,7 @@ fn run_file(file: &TestFile<'static>, mode: TrapMode, skips: &Skips, tally: &mut
         match outcome {
             Ok(()) => tally.passed += 1,
             Err(Stop::Skip) => tally.skipped += 1,
-            Err(Stop::Fail(reason)) => tally.failures.push(format!("FAIL {path}:{line} [{mode:?}] {name}: {reason}")),
+            Err(Stop::Fail(reason)) => tally.fail(format!("FAIL {path}:{line} [{mode:?}] {name}: {reason}")),
         }
     }
 }
@@ -264,7 +268,7 @@ impl Script {
     }
 
     /// Record that the module a skipped directive defines is skipped.
-    fn skip(&mut self, directive: &WastDirective<'_>, _line: usize) {
+    fn skip(&mut self, directive: &WastDirective<'_>) {
         if let WastDirective::Module(module) = directive {
             self.bind(module.name(), Slot::Skipped);
         }
@@ -359,10 +363,10 @@ impl Script {
             WastExecute::Get { module, global, .. } => {
                 let i = self.lookup(module)?;
                 let instance = &mut self.instances[i];
-                let info = instance.code().info().clone();
-                let export = info.export(global).filter(|e| e.kind == seedfall_engine::module::ExportKind::Global);
+                let code = instance.code().clone();
+                let export = code.info().export(global).filter(|e| e.kind == ExportKind::Global);
                 let index = export.ok_or_else(|| fail(format!("no exported global {global:?}")))?.index;
-                let ty = info.globals[index as usize].ty.ty;
+                let ty = code.info().globals[index as usize].ty.ty;
                 Ok(Run::Returned(vec![Val::from_slot(ty, instance.global_get(index))]))
             }
             WastExecute::Wat(mut module) => {

@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 use crate::module::*;
 
 /// Bump on any change to the encoding or to what compiled code expects.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 const MAGIC: &[u8; 8] = b"SEEDFALL";
 
 struct Writer(Vec<u8>);
@@ -440,8 +440,9 @@ impl Artifact {
             }
             trampolines.push(t);
         }
-        let mut relocations = Vec::new();
-        for _ in 0..r.count(17)? {
+        let n = r.count(17)?;
+        let mut relocations = Vec::with_capacity(n);
+        for _ in 0..n {
             let offset = r.u32()?;
             let kind = match r.u8()? {
                 0 => RelocKind::CallPcRel4,
@@ -454,14 +455,17 @@ impl Artifact {
             }
             relocations.push(Relocation { offset, kind, target, addend });
         }
-        let mut traps = Vec::new();
-        for _ in 0..r.count(5)? {
-            traps.push((r.u32()?, r.u8()?));
-        }
-        let mut srclocs = Vec::new();
-        for _ in 0..r.count(8)? {
-            srclocs.push((r.u32()?, r.u32()?));
-        }
+        // The two largest tables (millions of entries in a Go binary) are
+        // decoded in bulk: one bounds check, one allocation.
+        let n = r.count(5)?;
+        let traps: Vec<(u32, u8)> =
+            r.take(n * 5)?.chunks_exact(5).map(|c| (u32::from_le_bytes([c[0], c[1], c[2], c[3]]), c[4])).collect();
+        let n = r.count(8)?;
+        let srclocs: Vec<(u32, u32)> = r
+            .take(n * 8)?
+            .chunks_exact(8)
+            .map(|c| (u32::from_le_bytes([c[0], c[1], c[2], c[3]]), u32::from_le_bytes([c[4], c[5], c[6], c[7]])))
+            .collect();
         if r.at != bytes.len() {
             return Err(Error::Artifact(format!("{} trailing bytes", bytes.len() - r.at)));
         }

@@ -60,6 +60,11 @@ impl IsaBaseline {
     }
 }
 
+/// The target triple code is compiled for.
+pub fn target_triple() -> String {
+    format!("{}-unknown-linux-gnu", std::env::consts::ARCH)
+}
+
 /// Codegen options that change the machine code (and so belong in a cache key).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct CompileConfig {
@@ -93,6 +98,35 @@ impl CompileConfig {
         ]
     }
 
+    /// Everything besides the wasm bytes that determines the Artifact this
+    /// config produces, as `(name, value)` pairs in a fixed order: the cache
+    /// hashes them into its key. Nothing machine-specific: the ISA baseline's
+    /// name, not the host CPU. Add a pair here whenever a new input changes
+    /// the machine code.
+    pub fn key_material(&self) -> Vec<(&'static str, String)> {
+        // Cranelift's build script appends a git revision when its source sits
+        // inside a git checkout (e.g. CARGO_HOME in a repository); keep only the
+        // release version so the key does not depend on where it was built.
+        let cranelift = cranelift_codegen::VERSION.split('-').next().unwrap_or(cranelift_codegen::VERSION);
+        let mut material = vec![
+            ("artifact_format", crate::artifact::FORMAT_VERSION.to_string()),
+            ("engine", env!("CARGO_PKG_VERSION").to_string()),
+            ("cranelift", cranelift.to_string()),
+            ("triple", target_triple()),
+            ("baseline", self.baseline.name().to_string()),
+            (
+                "trap_mode",
+                match self.trap_mode {
+                    TrapMode::Signals => "signals",
+                    TrapMode::Explicit => "explicit",
+                }
+                .to_string(),
+            ),
+        ];
+        material.extend(self.settings().into_iter().map(|(name, value)| (name, value.to_string())));
+        material
+    }
+
     pub fn build_isa(&self) -> Result<OwnedTargetIsa> {
         if !self.baseline.runs_on_host() {
             return Err(Error::Unsupported {
@@ -104,7 +138,7 @@ impl CompileConfig {
         for (name, value) in self.settings() {
             flags.set(name, value).map_err(|e| Error::Os(format!("cranelift setting {name}: {e}")))?;
         }
-        let triple = format!("{}-unknown-linux-gnu", std::env::consts::ARCH);
+        let triple = target_triple();
         let mut builder =
             isa::lookup_by_name(&triple).map_err(|e| Error::Os(format!("no Cranelift backend for {triple}: {e}")))?;
         builder

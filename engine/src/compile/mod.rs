@@ -9,7 +9,7 @@
 
 mod isa;
 
-pub use isa::{CompileConfig, IsaBaseline};
+pub use isa::{target_triple, CompileConfig, IsaBaseline};
 
 use crate::artifact::{Artifact, FuncLayout, RelocKind, Relocation};
 use crate::error::{Error, Result};

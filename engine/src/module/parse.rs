@@ -41,8 +41,13 @@ pub fn parse(wasm: &[u8]) -> Result<ParsedModule> {
     decode(wasm)
 }
 
+/// Whether a validation error means "valid wasm, but outside LIME1". wasmparser
+/// words these several ways ("bulk memory support is not enabled", "passive
+/// data segments require the bulk-memory proposal", "bulk memory must be
+/// enabled"); anything else is a genuinely invalid module.
 fn is_feature_error(message: &str) -> bool {
-    message.contains("support is not enabled") || message.contains("proposal not enabled")
+    const MARKERS: [&str; 5] = ["not enabled", "must be enabled", "not supported", "proposal is disabled", "are disallowed"];
+    MARKERS.iter().any(|m| message.contains(m)) || (message.contains("require") && message.contains("proposal"))
 }
 
 fn invalid(e: wasmparser::BinaryReaderError) -> Error {

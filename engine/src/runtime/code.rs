@@ -2,16 +2,38 @@
 //! real address, then made executable (W^X: never writable and executable at
 //! once) and registered so the signal handler recognises it. A `Code` is
 //! shared by every instance of the module.
+//!
+//! Also the lookup from a faulting address to the module whose code it is in
+//! (`trap_at_any_pc`): a function reached through a shared table can belong to
+//! another module than the instance whose call faulted.
 
 use crate::artifact::{Artifact, RelocKind};
 use crate::error::{Error, Result};
 use crate::runtime::registry::{self, Registration};
 use crate::runtime::trap::{Trap, TrapKind};
+use std::sync::{Arc, Mutex, Weak};
 
 pub struct Code {
-    artifact: Artifact,
+    artifact: Arc<Artifact>,
     exec: memmap2::Mmap,
     _registration: Registration,
+}
+
+/// A loaded Code's range, for `trap_at_any_pc`. Unlike `registry`, this is
+/// only read after a fault has been handled, never by the signal handler, so
+/// it may lock and hold a reference.
+struct Loaded {
+    start: usize,
+    end: usize,
+    artifact: Weak<Artifact>,
+}
+
+static LOADED: Mutex<Vec<Loaded>> = Mutex::new(Vec::new());
+
+fn loaded() -> std::sync::MutexGuard<'static, Vec<Loaded>> {
+    // The list stays consistent even if a holder panicked: entries are pushed
+    // and removed whole.
+    LOADED.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 impl std::fmt::Debug for Code {
@@ -48,6 +70,8 @@ impl Code {
         debug_assert_eq!(start as i64, base);
         let registration = registry::register(start, start + len)
             .ok_or_else(|| Error::Os("too many modules loaded at once".into()))?;
+        let artifact = Arc::new(artifact);
+        loaded().push(Loaded { start, end: start + len, artifact: Arc::downgrade(&artifact) });
         Ok(Code { artifact, exec, _registration: registration })
     }
 
@@ -78,25 +102,10 @@ impl Code {
         pc >= self.base() && pc < self.base() + self.exec.len()
     }
 
-    /// Describe a hardware fault at `pc` (raised by `signal`) as a trap.
+    /// Describe a hardware fault at `pc` (raised by `signal`) as a trap; `pc`
+    /// must be in this module's code.
     pub fn trap_at_pc(&self, pc: usize, signal: i32) -> Trap {
-        let offset = (pc - self.base()) as u32;
-        let func_index = self.artifact.function_at(offset);
-        let kind = match self.artifact.trap_at(offset).and_then(TrapKind::from_u8) {
-            Some(kind) => kind,
-            // A fault at an instruction that is not a recorded trap site: the
-            // stack guard (a large frame's probe or a push) or a hardware
-            // division fault; anything else would be an engine bug.
-            None if signal == libc::SIGFPE => TrapKind::IntegerDivideByZero,
-            None => TrapKind::StackOverflow,
-        };
-        Trap {
-            kind,
-            func_index,
-            func_name: func_index.map(|i| self.info().func_name(i)),
-            wasm_offset: self.artifact.wasm_offset_at(offset),
-            detail: None,
-        }
+        fault_trap(&self.artifact, self.base(), pc, signal)
     }
 
     /// A trap raised in explicit mode by function `func_index`.
@@ -109,5 +118,44 @@ impl Code {
             wasm_offset: None,
             detail: None,
         }
+    }
+}
+
+impl Drop for Code {
+    fn drop(&mut self) {
+        let base = self.base();
+        loaded().retain(|l| l.start != base);
+    }
+}
+
+/// Describe a hardware fault at `pc` in whichever loaded module's code
+/// contains it; `None` if no loaded code does.
+pub fn trap_at_any_pc(pc: usize, signal: i32) -> Option<Trap> {
+    let (start, artifact) = {
+        let loaded = loaded();
+        let entry = loaded.iter().find(|l| pc >= l.start && pc < l.end)?;
+        (entry.start, entry.artifact.upgrade()?)
+    };
+    Some(fault_trap(&artifact, start, pc, signal))
+}
+
+/// A fault at `pc` in `artifact`'s code, loaded at `base`.
+fn fault_trap(artifact: &Artifact, base: usize, pc: usize, signal: i32) -> Trap {
+    let offset = (pc - base) as u32;
+    let func_index = artifact.function_at(offset);
+    let kind = match artifact.trap_at(offset).and_then(TrapKind::from_u8) {
+        Some(kind) => kind,
+        // A fault at an instruction that is not a recorded trap site: the
+        // stack guard (a large frame's probe or a push) or a hardware
+        // division fault; anything else would be an engine bug.
+        None if signal == libc::SIGFPE => TrapKind::IntegerDivideByZero,
+        None => TrapKind::StackOverflow,
+    };
+    Trap {
+        kind,
+        func_index,
+        func_name: func_index.map(|i| artifact.info.func_name(i)),
+        wasm_offset: artifact.wasm_offset_at(offset),
+        detail: None,
     }
 }

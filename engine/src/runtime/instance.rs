@@ -4,6 +4,8 @@
 //! Instantiation resolves imports through a `Linker`, builds the vmctx, fills
 //! globals, table and memory from the module's segments (bulk-memory order:
 //! each segment is bounds-checked as it is applied) and runs the start function.
+//! If that fails after the instance's functions went into an imported table,
+//! the instance is leaked rather than freed: the table still calls into it.
 //! Every call runs on a fresh fiber (`Fiber`); `Run::Suspended` hands control
 //! back to the owner, who later `resume`s or `abandon`s it. After a trap or an
 //! exit the instance stays usable for new calls (the wasm spec tests rely on
@@ -11,7 +13,7 @@
 
 use crate::error::{Error, Result};
 use crate::module::{ConstExpr, ConstOp, ExportKind, FuncType, GlobalType, ImportKind, ValType};
-use crate::runtime::code::Code;
+use crate::runtime::code::{self, Code};
 use crate::runtime::fiber::{Fiber, FiberStep, FiberYield};
 use crate::runtime::host::{Caller, Extern, GlobalRef, HostError, HostFunc, Linker, Val};
 use crate::runtime::memory::LinearMemory;
@@ -19,14 +21,33 @@ use crate::runtime::table::{Table, TableEntry};
 use crate::runtime::trap::{Trap, TrapKind};
 use crate::runtime::vmctx::{self, VmCtx, VmCtxHeader};
 use crate::runtime::libcalls;
+use std::cell::Cell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
+
+thread_local! {
+    /// The stack limit of the fiber running guest code on this thread; every
+    /// vmctx points here (`VmCtxHeader::stack_limit`). Instances never change
+    /// threads (their fibers are not `Send`), so the pointer stays valid.
+    static GUEST_STACK_LIMIT: Cell<usize> = const { Cell::new(0) };
+}
+
+/// Resume `fiber` with the thread's guest stack limit set to its stack's, and
+/// put back the previous limit (an outer fiber's) when it stops.
+fn resume_fiber(fiber: &mut Fiber, value: u64) -> FiberStep {
+    let previous = GUEST_STACK_LIMIT.with(|limit| limit.replace(fiber.stack_limit()));
+    let step = fiber.resume(value);
+    GUEST_STACK_LIMIT.with(|limit| limit.set(previous));
+    step
+}
 
 /// The part of an instance the (non-generic) libcalls need. First field of
 /// `InstanceInner<T>`, so a pointer to one is a pointer to the other.
 #[repr(C)]
 pub(crate) struct InstanceCore {
     pub dispatch: unsafe fn(*mut InstanceCore, u32, *mut u64) -> std::result::Result<(), HostError>,
+    /// The instance's code (owned by `InstanceInner::code`), for naming traps.
+    pub code: *const Code,
     pub memory: Option<Arc<LinearMemory>>,
     /// Why the running call was aborted by a host function.
     pub pending: Option<HostError>,
@@ -142,9 +163,12 @@ impl<T: 'static> Instance<T> {
                     host_funcs.push((ty.clone(), func.clone()));
                 }
                 (ImportKind::Memory(decl), Extern::Memory(m)) => {
-                    let max_ok = match decl.max_pages {
-                        None => true,
-                        Some(max) => m.max_pages() <= max,
+                    // An import with a maximum needs a memory declared with
+                    // one no larger (limits matching, as for tables).
+                    let max_ok = match (decl.max_pages, m.declared_max_pages()) {
+                        (None, _) => true,
+                        (Some(want), Some(have)) => have <= want,
+                        (Some(_), None) => false,
                     };
                     if m.pages() < decl.min_pages || !max_ok {
                         return Err(link_error(module, name, "incompatible import type"));
@@ -187,7 +211,7 @@ impl<T: 'static> Instance<T> {
             vmctx_storage[vmctx::HEADER_SIZE / 8 + i] = *slot as u64;
         }
         let mut inner = Box::new(InstanceInner {
-            core: InstanceCore { dispatch: dispatch::<T>, memory, pending: None },
+            core: InstanceCore { dispatch: dispatch::<T>, code: Arc::as_ptr(&code), memory, pending: None },
             code: code.clone(),
             table,
             vmctx: vmctx_storage,
@@ -207,7 +231,7 @@ impl<T: 'static> Instance<T> {
         *inner.header() = VmCtxHeader {
             mem_base,
             memory: mem_def,
-            stack_limit: 0,
+            stack_limit: GUEST_STACK_LIMIT.with(|limit| limit.as_ptr() as *const usize),
             table_base,
             table_len,
             trap: libcalls::trap,
@@ -219,21 +243,37 @@ impl<T: 'static> Instance<T> {
         };
 
         let mut instance = Instance { inner, call: None };
-        instance.init_globals()?;
-        instance.init_table()?;
-        instance.init_memory()?;
-        if let Some(start) = instance.inner.code.info().start {
-            match instance.call_index(start, &[])? {
-                Run::Returned(_) => {}
-                Run::Trapped(trap) => return Err(Error::Trap(trap)),
-                Run::Exited(code) => return Err(Error::Link(format!("start function exited with code {code}"))),
-                Run::Suspended(_) => {
-                    instance.abandon();
-                    return Err(Error::Link("start function suspended".into()));
-                }
+        let mut exposed = false;
+        if let Err(error) = instance.initialize(&mut exposed) {
+            if exposed {
+                // An imported table now holds functions of this instance (the
+                // spec keeps a failed instantiation's writes), and nothing
+                // else owns their code and vmctx: keep them alive for good.
+                std::mem::forget(instance);
             }
+            return Err(error);
         }
         Ok(instance)
+    }
+
+    /// Globals, element segments, data segments, start function, in the spec's
+    /// order. Each segment is bounds-checked as it is applied, so earlier writes
+    /// to imported tables and memories stay when a later segment fails.
+    /// `exposed` is set once a function of this instance is in an imported table.
+    fn initialize(&mut self, exposed: &mut bool) -> Result<()> {
+        self.init_globals()?;
+        self.init_table(exposed)?;
+        self.init_memory()?;
+        let Some(start) = self.inner.code.info().start else { return Ok(()) };
+        match self.call_index(start, &[])? {
+            Run::Returned(_) => Ok(()),
+            Run::Trapped(trap) => Err(Error::Trap(trap)),
+            Run::Exited(code) => Err(Error::Link(format!("start function exited with code {code}"))),
+            Run::Suspended(_) => {
+                self.abandon();
+                Err(Error::Link("start function suspended".into()))
+            }
+        }
     }
 
     fn eval(&mut self, expr: &ConstExpr) -> Result<u64> {
@@ -280,7 +320,7 @@ impl<T: 'static> Instance<T> {
         Ok(())
     }
 
-    fn init_table(&mut self) -> Result<()> {
+    fn init_table(&mut self, exposed: &mut bool) -> Result<()> {
         let code = self.inner.code.clone();
         let vmctx = self.inner.vmctx_ptr();
         for segment in &code.info().elements {
@@ -289,11 +329,11 @@ impl<T: 'static> Instance<T> {
             let table = self.inner.table.as_ref().ok_or_else(|| Error::Link("element segment without a table".into()))?;
             if start + segment.funcs.len() > table.entries.len() {
                 return Err(Error::Trap(Trap {
-                    kind: TrapKind::TableOutOfBounds,
+                    kind: TrapKind::TableAccessOutOfBounds,
                     func_index: None,
                     func_name: None,
                     wasm_offset: None,
-                    detail: Some("element segment does not fit in the table (out of bounds table access)".into()),
+                    detail: Some("element segment does not fit in the table".into()),
                 }));
             }
             let entries = table.entries.as_ptr() as *mut TableEntry;
@@ -309,6 +349,7 @@ impl<T: 'static> Instance<T> {
                 // SAFETY: bounds checked above; tables are only written here,
                 // before any guest code of the importers can run.
                 unsafe { *entries.add(start + i) = entry };
+                *exposed |= func.is_some() && code.info().table_imported;
             }
         }
         Ok(())
@@ -415,7 +456,6 @@ impl<T: 'static> Instance<T> {
             }
         })
         .map_err(|e| Error::Os(format!("allocating a fiber stack: {e}")))?;
-        self.inner.header().stack_limit = fiber.stack_limit();
         self.call = Some(PendingCall { fiber, results: ty.results.clone(), values });
         Ok(self.run(0))
     }
@@ -437,16 +477,16 @@ impl<T: 'static> Instance<T> {
 
     fn run(&mut self, value: u64) -> Run {
         let call = self.call.as_mut().expect("a pending call");
-        let step = call.fiber.resume(value);
+        let step = resume_fiber(&mut call.fiber, value);
         let run = match step {
             FiberStep::Suspended(v) => return Run::Suspended(v),
             FiberStep::Finished => {
                 let results = call.results.iter().zip(call.values.iter()).map(|(t, v)| Val::from_slot(*t, *v)).collect();
                 Run::Returned(results)
             }
-            FiberStep::Fault { pc, signal } => Run::Trapped(self.fault_trap(pc, signal)),
+            FiberStep::Fault { pc, signal } => Run::Trapped(fault_trap(&self.inner.code, pc, signal)),
             FiberStep::Yielded(FiberYield::Trap { kind, func_index }) => {
-                Run::Trapped(self.inner.code.trap_in_function(kind, func_index))
+                Run::Trapped(explicit_trap(&self.inner.code, kind, func_index))
             }
             FiberStep::Yielded(FiberYield::Abort) => match self.inner.core.pending.take() {
                 Some(HostError::Exit(code)) => Run::Exited(code),
@@ -464,14 +504,6 @@ impl<T: 'static> Instance<T> {
         };
         self.call = None;
         run
-    }
-
-    fn fault_trap(&self, pc: usize, signal: i32) -> Trap {
-        if self.inner.code.contains(pc) {
-            return self.inner.code.trap_at_pc(pc, signal);
-        }
-        Trap { kind: TrapKind::HostError, func_index: None, func_name: None, wasm_offset: None,
-               detail: Some(format!("fault at {pc:#x} outside this module's code (signal {signal})")) }
     }
 
     /// Export `name` as something another instance can import. The returned
@@ -493,6 +525,31 @@ impl<T: 'static> Instance<T> {
     }
 }
 
+/// A hardware fault at `pc` during a call into `own`'s code. The faulting
+/// code may be another module's, reached through a shared table.
+fn fault_trap(own: &Code, pc: usize, signal: i32) -> Trap {
+    if own.contains(pc) {
+        return own.trap_at_pc(pc, signal);
+    }
+    code::trap_at_any_pc(pc, signal).unwrap_or_else(|| Trap {
+        kind: TrapKind::HostError,
+        func_index: None,
+        func_name: None,
+        wasm_offset: None,
+        detail: Some(format!("fault at {pc:#x} outside any loaded module's code (signal {signal})")),
+    })
+}
+
+/// An explicit-mode trap during a call into `own`'s code, named in the module
+/// whose code raised it (another one when reached through a shared table).
+fn explicit_trap(own: &Code, kind: TrapKind, func_index: u32) -> Trap {
+    let origin = libcalls::take_trap_origin();
+    // SAFETY: the origin is the code of an instance whose function just ran on
+    // this thread; instances reachable through tables outlive their calls.
+    let code = if origin.is_null() { own } else { unsafe { &*origin } };
+    code.trap_in_function(kind, func_index)
+}
+
 /// A host function that calls function `index` of another instance on a
 /// nested fiber, so a trap there is attributed to the right module.
 fn cross_instance_call<T>(code: Arc<Code>, index: u32, vmctx: usize) -> HostFunc<T> {
@@ -506,13 +563,11 @@ fn cross_instance_call<T>(code: Arc<Code>, index: u32, vmctx: usize) -> HostFunc
             f(vmctx, callee, values_ptr);
         })
         .map_err(|e| HostError::Fail(format!("allocating a fiber stack: {e}")))?;
-        // SAFETY: the exporting instance is alive (see `Instance::export`).
-        unsafe { (*(vmctx as *mut VmCtx)).header.stack_limit = fiber.stack_limit() };
-        match fiber.resume(0) {
+        match resume_fiber(&mut fiber, 0) {
             FiberStep::Finished => Ok(()),
-            FiberStep::Fault { pc, signal } => Err(HostError::Trap(code.trap_at_pc(pc, signal))),
+            FiberStep::Fault { pc, signal } => Err(HostError::Trap(fault_trap(&code, pc, signal))),
             FiberStep::Yielded(FiberYield::Trap { kind, func_index }) => {
-                Err(HostError::Trap(code.trap_in_function(kind, func_index)))
+                Err(HostError::Trap(explicit_trap(&code, kind, func_index)))
             }
             FiberStep::Yielded(_) | FiberStep::Suspended(_) => {
                 fiber.abandon();

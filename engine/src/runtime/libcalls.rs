@@ -2,18 +2,33 @@
 //! `extern "C"` and must never panic (a panic here would abort the process):
 //! host functions are run under `catch_unwind` by the instance's dispatcher.
 
+use crate::runtime::code::Code;
 use crate::runtime::fiber::{self, FiberYield};
 use crate::runtime::instance::InstanceCore;
 use crate::runtime::trap::TrapKind;
 use crate::runtime::vmctx::VmCtx;
+use std::cell::Cell;
+
+thread_local! {
+    /// The module whose code last called `trap` on this thread. A trap's
+    /// function index means nothing without it: the trapping function may be
+    /// another instance's, reached through a shared table, not the fiber owner's.
+    static TRAP_ORIGIN: Cell<*const Code> = const { Cell::new(std::ptr::null()) };
+}
+
+/// The module that raised the explicit-mode trap just reported, if any.
+pub(crate) fn take_trap_origin() -> *const Code {
+    TRAP_ORIGIN.with(|origin| origin.replace(std::ptr::null()))
+}
 
 unsafe fn core<'a>(vmctx: *mut VmCtx) -> &'a mut InstanceCore {
     // SAFETY: every vmctx points at the `InstanceCore` of its live instance.
     unsafe { &mut *((*vmctx).header.instance as *mut InstanceCore) }
 }
 
-pub(crate) unsafe extern "C" fn trap(_vmctx: *mut VmCtx, kind: u32, func_index: u32) {
+pub(crate) unsafe extern "C" fn trap(vmctx: *mut VmCtx, kind: u32, func_index: u32) {
     let kind = TrapKind::from_u8(kind as u8).unwrap_or(TrapKind::HostError);
+    TRAP_ORIGIN.with(|origin| origin.set(unsafe { core(vmctx) }.code));
     // SAFETY: compiled code only runs on a fiber; the owner abandons it.
     unsafe { fiber::suspend_current(FiberYield::Trap { kind, func_index }) };
 }

@@ -21,7 +21,11 @@ pub struct LinearMemory {
     /// Heap-allocated so its address (shared with compiled code) is stable;
     /// written only by `grow`, on the thread running the instance.
     def: *mut MemoryDef,
+    /// The growth limit: the declared maximum, capped at wasm32's 4 GiB.
     max_pages: u64,
+    /// The declared maximum itself; import matching needs to know whether
+    /// there was one.
+    declared_max: Option<u64>,
 }
 
 // The memory is only touched by the thread running its instance; the raw
@@ -30,8 +34,8 @@ unsafe impl Send for LinearMemory {}
 unsafe impl Sync for LinearMemory {}
 
 impl LinearMemory {
-    pub fn new(min_pages: u64, max_pages: Option<u64>) -> Result<LinearMemory> {
-        let max_pages = max_pages.unwrap_or(MAX_PAGES).min(MAX_PAGES);
+    pub fn new(min_pages: u64, declared_max: Option<u64>) -> Result<LinearMemory> {
+        let max_pages = declared_max.unwrap_or(MAX_PAGES).min(MAX_PAGES);
         if min_pages > max_pages {
             return Err(Error::Link(format!("memory minimum {min_pages} pages exceeds the maximum {max_pages}")));
         }
@@ -50,7 +54,7 @@ impl LinearMemory {
             return Err(Error::Os(format!("reserving linear memory: {}", std::io::Error::last_os_error())));
         }
         let def = Box::into_raw(Box::new(MemoryDef { base: base as *mut u8, size: 0 }));
-        let memory = LinearMemory { def, max_pages };
+        let memory = LinearMemory { def, max_pages, declared_max };
         if memory.grow(min_pages).is_none() {
             return Err(Error::Os(format!("committing {min_pages} pages of linear memory")));
         }
@@ -80,6 +84,11 @@ impl LinearMemory {
 
     pub fn max_pages(&self) -> u64 {
         self.max_pages
+    }
+
+    /// The maximum the memory was declared with, if any.
+    pub fn declared_max_pages(&self) -> Option<u64> {
+        self.declared_max
     }
 
     /// Grow by `delta` pages; returns the old size in pages, or `None` (and no

@@ -20,10 +20,13 @@ pub enum TrapKind {
     StackOverflow = 9,
     /// A host function failed or panicked: an internal error, not the guest's fault.
     HostError = 10,
+    /// An element segment does not fit in the table during instantiation
+    /// (distinct from `TableOutOfBounds`, which is `call_indirect`'s).
+    TableAccessOutOfBounds = 11,
 }
 
 impl TrapKind {
-    pub const ALL: [TrapKind; 10] = [
+    pub const ALL: [TrapKind; 11] = [
         TrapKind::Unreachable,
         TrapKind::MemoryOutOfBounds,
         TrapKind::IntegerDivideByZero,
@@ -34,6 +37,7 @@ impl TrapKind {
         TrapKind::BadSignature,
         TrapKind::StackOverflow,
         TrapKind::HostError,
+        TrapKind::TableAccessOutOfBounds,
     ];
 
     pub fn from_u8(v: u8) -> Option<TrapKind> {
@@ -53,6 +57,7 @@ impl TrapKind {
             TrapKind::BadSignature => "indirect call type mismatch",
             TrapKind::StackOverflow => "call stack exhausted",
             TrapKind::HostError => "host function error",
+            TrapKind::TableAccessOutOfBounds => "out of bounds table access",
         }
     }
 }

@@ -22,8 +22,12 @@ pub struct VmCtxHeader {
     /// Copy of `MemoryDef::base`; never changes for the life of the instance.
     pub mem_base: *mut u8,
     pub memory: *const MemoryDef,
-    /// Lowest stack address guest code may use (the fiber's limit plus room for host calls).
-    pub stack_limit: usize,
+    /// Points at the lowest stack address guest code may use on this thread
+    /// (the running fiber's limit plus room for host calls). A pointer, not a
+    /// value: a function called through a shared table runs on its caller's
+    /// fiber, so the limit belongs to the thread's current stack, not to the
+    /// instance. See `runtime::instance::GUEST_STACK_LIMIT`.
+    pub stack_limit: *const usize,
     pub table_base: *const TableEntry,
     pub table_len: u64,
     /// Runtime functions are reached through the vmctx, so compiled code has no

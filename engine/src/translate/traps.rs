@@ -68,10 +68,14 @@ impl Translator<'_, '_> {
     }
 
     /// Trap with stack exhaustion before the guest stack reaches the fiber's
-    /// guard, leaving room for host calls made from this frame.
+    /// guard, leaving room for host calls made from this frame. The limit is
+    /// the thread's current one, reached through the vmctx's pointer (see
+    /// `VmCtxHeader::stack_limit`).
     pub(crate) fn stack_check(&mut self) {
         let sp = self.b.ins().get_stack_pointer(types::I64);
-        let limit = self.b.ins().load(types::I64, MemFlagsData::trusted(), self.vmctx, vmctx::STACK_LIMIT);
+        let fixed = MemFlagsData::trusted().with_readonly().with_can_move();
+        let limit_ptr = self.b.ins().load(types::I64, fixed, self.vmctx, vmctx::STACK_LIMIT);
+        let limit = self.b.ins().load(types::I64, MemFlagsData::trusted(), limit_ptr, 0);
         let exhausted = self.b.ins().icmp(IntCC::UnsignedLessThan, sp, limit);
         self.trap_if(exhausted, TrapKind::StackOverflow);
     }

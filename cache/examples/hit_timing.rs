@@ -1,0 +1,96 @@
+//! Time a cache hit for one module, part by part, and compare blake3's
+//! single-threaded and rayon hashing on the same bytes.
+//!
+//! ```text
+//! cargo run --release -p seedfall-cache --example hit_timing -- prog.wasm CACHE_DIR [runs]
+//! ```
+//! The first fetch compiles if the entry is missing; the following `runs`
+//! fetches are hits, reported as min / median.
+
+use seedfall_cache::{Cache, Outcome, Timings};
+use seedfall_engine::{CompileConfig, Code};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if args.len() < 3 {
+        eprintln!("usage: hit_timing PROG.wasm CACHE_DIR [RUNS]");
+        std::process::exit(2);
+    }
+    let wasm = std::fs::read(&args[1]).expect("reading the wasm");
+    let runs: usize = args.get(3).map(|r| r.parse().expect("RUNS is a number")).unwrap_or(10);
+    let config = CompileConfig::default();
+    let cache = Cache::open(Path::new(&args[2]));
+    println!("module {} ({:.1} MB), baseline {}", args[1], wasm.len() as f64 / 1e6, config.baseline.name());
+
+    let first = cache.fetch(&wasm, &config, b"").expect("compiles");
+    for w in &first.warnings {
+        println!("warning: {w}");
+    }
+    println!("first fetch: {:?}, {}", first.outcome, first.timings);
+    let entry = cache.dir().join(format!("{}.sfc", first.key));
+    let entry_len = std::fs::metadata(&entry).map(|m| m.len()).unwrap_or(0);
+    println!("entry {} ({:.1} MB, code {:.1} MB)", entry.display(), entry_len as f64 / 1e6, first.artifact.code.len() as f64 / 1e6);
+    drop(first);
+
+    let mut hits: Vec<(Timings, Duration)> = Vec::new();
+    for _ in 0..runs {
+        let fetched = cache.fetch(&wasm, &config, b"").expect("fetches");
+        assert_eq!(fetched.outcome, Outcome::Hit);
+        let load_start = Instant::now();
+        let code = Code::load(fetched.artifact).expect("loads");
+        let load = load_start.elapsed();
+        drop(code);
+        hits.push((fetched.timings, load));
+    }
+    let part = |name: &str, f: &dyn Fn(&(Timings, Duration)) -> Duration| {
+        let mut v: Vec<Duration> = hits.iter().map(f).collect();
+        v.sort();
+        println!("  {name:<22} min {:>8.2} ms   median {:>8.2} ms", ms(v[0]), ms(v[v.len() / 2]));
+    };
+    println!("cache hit, {runs} runs:");
+    part("key hash", &|h| h.0.key_hash);
+    part("open + map", &|h| h.0.map);
+    part("verify (checksum)", &|h| h.0.verify);
+    part("decode", &|h| h.0.decode);
+    part("fetch total", &|h| h.0.total());
+    part("Code::load (engine)", &|h| h.1);
+
+    let time = |f: &dyn Fn() -> blake3::Hash| {
+        let mut v: Vec<Duration> = (0..runs.max(5))
+            .map(|_| {
+                let s = Instant::now();
+                std::hint::black_box(f());
+                s.elapsed()
+            })
+            .collect();
+        v.sort();
+        (v[0], v[v.len() / 2])
+    };
+    for populate in [false, true] {
+        let (min, med) = time(&|| {
+            let file = std::fs::File::open(&entry).unwrap();
+            let mut options = memmap2::MmapOptions::new();
+            if populate {
+                options.populate();
+            }
+            // SAFETY: nothing modifies the entry while this example runs.
+            let map = unsafe { options.map(&file) }.unwrap();
+            blake3::Hasher::new().update_rayon(&map).finalize()
+        });
+        println!("map (populate={populate}) + rayon hash of the entry: min {:>8.2} ms   median {:>8.2} ms", ms(min), ms(med));
+    }
+    let entry_bytes = std::fs::read(&entry).expect("reading the entry");
+    for (what, bytes) in [("the wasm", &wasm), ("the entry", &entry_bytes)] {
+        println!("blake3 over {what} ({:.1} MB):", bytes.len() as f64 / 1e6);
+        let (min, med) = time(&|| blake3::Hasher::new().update(bytes).finalize());
+        println!("  single thread          min {:>8.2} ms   median {:>8.2} ms", ms(min), ms(med));
+        let (min, med) = time(&|| blake3::Hasher::new().update_rayon(bytes).finalize());
+        println!("  update_rayon           min {:>8.2} ms   median {:>8.2} ms", ms(min), ms(med));
+    }
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}

@@ -1,0 +1,3 @@
+module seedfall.dev/clitests
+
+go 1.26

@@ -1,0 +1,3 @@
+module seedfall.dev/examples
+
+go 1.26

@@ -1,0 +1,36 @@
+//! Running one program to completion in the deterministic world: what
+//! `seedfall exec` does. The node's `_start` runs on a fiber; whenever it parks
+//! in poll_oneoff, virtual time jumps to its deadline and it resumes.
+
+use crate::node::Node;
+use crate::wasi;
+use seedfall_engine::{Code, Instance, Run, Trap};
+use std::sync::Arc;
+
+/// How a program ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Exit {
+    /// `proc_exit(code)`, or 0 when `_start` returned.
+    Code(i32),
+    Trapped(Trap),
+}
+
+/// Instantiate `code` with WASI bound to `node`, run `_start`, and return how it
+/// ended together with the instance (whose `data()` is the node: its captured
+/// output, clock and file system).
+pub fn run(code: Arc<Code>, node: Node) -> Result<(Exit, Instance<Node>), seedfall_engine::Error> {
+    let mut instance = Instance::new(code, &wasi::linker(), node)?;
+    let mut run = instance.call("_start", &[])?;
+    let exit = loop {
+        match run {
+            Run::Suspended(deadline_ns) => {
+                instance.data_mut().clock.advance_to(deadline_ns);
+                run = instance.resume(0)?;
+            }
+            Run::Returned(_) => break Exit::Code(0),
+            Run::Exited(code) => break Exit::Code(code),
+            Run::Trapped(trap) => break Exit::Trapped(trap),
+        }
+    };
+    Ok((exit, instance))
+}

@@ -1,0 +1,177 @@
+//! File contents: reading, writing and resizing regular files by inode.
+//!
+//! Offsets are the caller's (the WASI layer keeps per-descriptor offsets and
+//! append mode). Writing past the end zero-fills the gap. Contents are stored
+//! densely, so sizes are capped at `MAX_FILE_SIZE` (`FBIG`) to keep a stray
+//! huge offset from exhausting the host's memory.
+
+use super::inode::FileData;
+use super::inode::Node;
+use super::{DIR_SIZE, Errno, Fs, Ino};
+
+const MAX_FILE_SIZE: u64 = 1 << 30;
+
+impl Fs {
+    /// Reads from `offset`; returns 0 at or past the end. `ISDIR` on a
+    /// directory.
+    pub fn read_at(&mut self, ino: Ino, offset: u64, buf: &mut [u8]) -> Result<usize, Errno> {
+        let bytes = self.loaded_file(ino)?;
+        let start = usize::try_from(offset).map_or(bytes.len(), |offset| offset.min(bytes.len()));
+        let n = buf.len().min(bytes.len() - start);
+        buf[..n].copy_from_slice(&bytes[start..start + n]);
+        Ok(n)
+    }
+
+    /// Writes all of `data` at `offset`, zero-filling any gap after the end.
+    pub fn write_at(&mut self, ino: Ino, offset: u64, data: &[u8], now_ns: u64) -> Result<usize, Errno> {
+        if data.is_empty() {
+            // POSIX: a zero-length write changes nothing, not even the size.
+            return self.file_data(ino).map(|_| 0);
+        }
+        let end = offset
+            .checked_add(data.len() as u64)
+            .filter(|&end| end <= MAX_FILE_SIZE)
+            .ok_or(Errno::FBIG)?;
+        // Both bounds fit in usize: they are at most MAX_FILE_SIZE.
+        let (start, end) = (offset as usize, end as usize);
+        let bytes = self.loaded_file(ino)?;
+        if bytes.len() < end {
+            bytes.resize(end, 0);
+        }
+        bytes[start..end].copy_from_slice(data);
+        self.inodes.get_mut(ino)?.modified(now_ns);
+        Ok(data.len())
+    }
+
+    /// The size `stat` reports: contents for a file (a host file's size comes
+    /// from the host without reading it), the target's length for a symlink,
+    /// a constant for a directory.
+    pub fn size(&mut self, ino: Ino) -> Result<u64, Errno> {
+        match &mut self.inodes.get_mut(ino)?.node {
+            Node::Dir(_) => Ok(DIR_SIZE),
+            Node::Symlink(target) => Ok(target.len() as u64),
+            Node::File(data) => data.size(),
+        }
+    }
+
+    /// Truncates or zero-extends a regular file.
+    pub fn set_size(&mut self, ino: Ino, size: u64, now_ns: u64) -> Result<(), Errno> {
+        if size > MAX_FILE_SIZE {
+            return Err(Errno::FBIG);
+        }
+        if size == 0 {
+            // Skips reading a host file only to throw its bytes away.
+            *self.file_data(ino)? = FileData::Mem(Vec::new());
+        } else {
+            self.loaded_file(ino)?.resize(size as usize, 0);
+        }
+        self.inodes.get_mut(ino)?.modified(now_ns);
+        Ok(())
+    }
+
+    /// The contents of a regular file, read from the host if still there.
+    fn loaded_file(&mut self, ino: Ino) -> Result<&mut Vec<u8>, Errno> {
+        self.file_data(ino)?.load()
+    }
+
+    fn file_data(&mut self, ino: Ino) -> Result<&mut FileData, Errno> {
+        match &mut self.inodes.get_mut(ino)?.node {
+            Node::File(data) => Ok(data),
+            Node::Dir(_) => Err(Errno::ISDIR),
+            Node::Symlink(_) => Err(Errno::INVAL),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testutil::*;
+    use super::*;
+
+    #[test]
+    fn write_then_read_back() {
+        let mut fs = Fs::new(T0);
+        let file = write(&mut fs, "/tmp/f", b"hello world", T0);
+        let mut buf = [0; 5];
+        assert_eq!(fs.read_at(file, 6, &mut buf), Ok(5));
+        assert_eq!(&buf, b"world");
+        assert_eq!(fs.write_at(file, 0, b"J", T0), Ok(1));
+        assert_eq!(read(&mut fs, "/tmp/f"), b"Jello world");
+    }
+
+    #[test]
+    fn reads_at_and_past_the_end() {
+        let mut fs = Fs::new(T0);
+        let file = write(&mut fs, "/tmp/f", b"abc", T0);
+        let mut buf = [0; 8];
+        assert_eq!(fs.read_at(file, 1, &mut buf), Ok(2));
+        assert_eq!(&buf[..2], b"bc");
+        assert_eq!(fs.read_at(file, 3, &mut buf), Ok(0));
+        assert_eq!(fs.read_at(file, u64::MAX, &mut buf), Ok(0));
+    }
+
+    #[test]
+    fn writing_past_the_end_zero_fills() {
+        let mut fs = Fs::new(T0);
+        let file = write(&mut fs, "/tmp/f", b"ab", T0);
+        fs.write_at(file, 5, b"z", T0).unwrap();
+        assert_eq!(read(&mut fs, "/tmp/f"), b"ab\0\0\0z");
+    }
+
+    #[test]
+    fn empty_write_changes_nothing() {
+        let mut fs = Fs::new(T0);
+        let file = write(&mut fs, "/tmp/f", b"ab", T0);
+        assert_eq!(fs.write_at(file, 100, b"", T0 + 1), Ok(0));
+        let st = fs.stat(file).unwrap();
+        assert_eq!((st.size, st.mtim), (2, T0));
+    }
+
+    #[test]
+    fn writes_update_mtime_and_ctime() {
+        let mut fs = Fs::new(T0);
+        let file = write(&mut fs, "/tmp/f", b"ab", T0);
+        fs.write_at(file, 0, b"x", T0 + 3).unwrap();
+        let st = fs.stat(file).unwrap();
+        assert_eq!((st.atim, st.mtim, st.ctim), (T0, T0 + 3, T0 + 3));
+    }
+
+    #[test]
+    fn set_size_truncates_and_extends() {
+        let mut fs = Fs::new(T0);
+        let file = write(&mut fs, "/tmp/f", b"abcdef", T0);
+        fs.set_size(file, 2, T0 + 1).unwrap();
+        assert_eq!(read(&mut fs, "/tmp/f"), b"ab");
+        fs.set_size(file, 4, T0 + 2).unwrap();
+        assert_eq!(read(&mut fs, "/tmp/f"), b"ab\0\0");
+        assert_eq!(fs.stat(file).unwrap().mtim, T0 + 2);
+        fs.set_size(file, 0, T0).unwrap();
+        assert_eq!(fs.size(file), Ok(0));
+    }
+
+    #[test]
+    fn sizes_beyond_the_cap_are_fbig() {
+        let mut fs = Fs::new(T0);
+        let file = write(&mut fs, "/tmp/f", b"", T0);
+        assert_eq!(fs.write_at(file, MAX_FILE_SIZE, b"x", T0), Err(Errno::FBIG));
+        assert_eq!(fs.write_at(file, u64::MAX, b"x", T0), Err(Errno::FBIG));
+        assert_eq!(fs.set_size(file, MAX_FILE_SIZE + 1, T0), Err(Errno::FBIG));
+        assert_eq!(fs.size(file), Ok(0));
+    }
+
+    #[test]
+    fn data_calls_on_directories_and_symlinks() {
+        let mut fs = Fs::new(T0);
+        let root = fs.root();
+        fs.symlink("target", root, "/l", T0).unwrap();
+        let link = fs.lookup(root, "/l", false).unwrap();
+        let mut buf = [0; 4];
+        assert_eq!(fs.read_at(root, 0, &mut buf), Err(Errno::ISDIR));
+        assert_eq!(fs.write_at(root, 0, b"x", T0), Err(Errno::ISDIR));
+        assert_eq!(fs.write_at(root, 0, b"", T0), Err(Errno::ISDIR));
+        assert_eq!(fs.set_size(root, 0, T0), Err(Errno::ISDIR));
+        assert_eq!(fs.read_at(link, 0, &mut buf), Err(Errno::INVAL));
+        assert_eq!(fs.size(link), Ok(6));
+        assert_eq!(fs.read_at(Ino(999), 0, &mut buf), Err(Errno::BADF));
+    }
+}

@@ -1,0 +1,365 @@
+//! Read-through mounts of host directories, copy-on-write.
+//!
+//! Mounting only records the host path on a guest directory; nothing is read
+//! until the guest looks inside. A host directory's entries are read on its
+//! first lookup or listing (names and types; symlinks as symlinks, with their
+//! targets), a host file's size on its first `stat` and its bytes on its
+//! first read or write. From then on the copy in memory is the file: writes,
+//! creations, removals and renames never reach the host, which is only ever
+//! read. Entries already in memory when a host directory is read win, so a
+//! mount over `/` keeps the in-memory `/tmp`.
+//!
+//! Host entries carry the time the `Fs` was created (host mtimes differ
+//! between machines) and inode numbers in order of first lookup, entries of
+//! one directory in name order. Devices, sockets and FIFOs are left out
+//! (reading them could block or never end), as are names that are not UTF-8.
+//! A host entry that vanished or cannot be read is an error for the guest
+//! (`NOENT`, `ACCES`, `IO`...), never a panic.
+
+use super::inode::{Dir, FileData, Node};
+use super::{Errno, Fs, Ino, ROOT};
+use std::io;
+use std::path::Path;
+
+impl Fs {
+    /// Lays the host directory `host_dir` over `guest_dir`, creating the
+    /// guest directories that do not exist. Entries the guest directory
+    /// already has (made in memory, or read from an earlier mount) stay and
+    /// win; an earlier mount there whose entries were not read yet is
+    /// replaced.
+    pub fn mount_host(&mut self, host_dir: &Path, guest_dir: &str) -> Result<(), String> {
+        let cannot = |why: String| format!("cannot mount {} on {guest_dir}: {why}", host_dir.display());
+        // Absolute, so the guest's view does not change with the process's cwd.
+        let host = std::fs::canonicalize(host_dir).map_err(|e| cannot(e.to_string()))?;
+        if !host.is_dir() {
+            return Err(cannot("not a directory".to_string()));
+        }
+        let dir = self.make_dirs(guest_dir).map_err(|e| cannot(e.to_string()))?;
+        self.inodes.dir_mut(dir).map_err(|e| cannot(e.to_string()))?.host = Some(host);
+        Ok(())
+    }
+
+    /// The directory `ino` with its host entries read in, if it has any.
+    pub(super) fn loaded_dir(&mut self, ino: Ino) -> Result<&mut Dir, Errno> {
+        if let Some(host) = self.inodes.dir_mut(ino)?.host.clone() {
+            self.read_host_entries(ino, &host)?;
+        }
+        self.inodes.dir_mut(ino)
+    }
+
+    /// `mkdir -p` from the root, stamped with the host time.
+    fn make_dirs(&mut self, guest_dir: &str) -> Result<Ino, Errno> {
+        let mut cur = ROOT;
+        for name in guest_dir.split('/').filter(|name| !name.is_empty()) {
+            match self.mkdir(cur, name, self.host_time) {
+                Ok(()) | Err(Errno::EXIST) => cur = self.lookup(cur, name, true)?,
+                Err(e) => return Err(e),
+            }
+        }
+        self.require_dir(cur)?;
+        Ok(cur)
+    }
+
+    fn read_host_entries(&mut self, dir: Ino, host: &Path) -> Result<(), Errno> {
+        for (name, node) in list_host_dir(host)? {
+            if self.inodes.dir_mut(dir)?.entries.contains_key(&name) {
+                continue;
+            }
+            let child = self.inodes.alloc(node, self.host_time);
+            self.inodes.attach(dir, name, child)?;
+        }
+        self.inodes.dir_mut(dir)?.host = None;
+        Ok(())
+    }
+}
+
+impl FileData {
+    /// The bytes, read from the host on first use.
+    pub(super) fn load(&mut self) -> Result<&mut Vec<u8>, Errno> {
+        if let FileData::Host { path, .. } = self {
+            *self = FileData::Mem(std::fs::read(path).map_err(|e| host_errno(&e))?);
+        }
+        match self {
+            FileData::Mem(bytes) => Ok(bytes),
+            FileData::Host { .. } => Err(Errno::IO),
+        }
+    }
+
+    /// The size, asking the host (once) rather than reading the bytes.
+    pub(super) fn size(&mut self) -> Result<u64, Errno> {
+        match self {
+            FileData::Mem(bytes) => Ok(bytes.len() as u64),
+            FileData::Host { size: Some(size), .. } => Ok(*size),
+            FileData::Host { path, size } => {
+                let len = std::fs::metadata(path).map_err(|e| host_errno(&e))?.len();
+                *size = Some(len);
+                Ok(len)
+            }
+        }
+    }
+}
+
+/// The entries of a host directory as unlinked nodes, sorted by name (the
+/// host's order is arbitrary).
+fn list_host_dir(path: &Path) -> Result<Vec<(String, Node)>, Errno> {
+    let mut found: Vec<(String, Node)> = std::fs::read_dir(path)
+        .map_err(|e| host_errno(&e))?
+        .filter_map(|entry| host_node(&entry.ok()?))
+        .collect();
+    found.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(found)
+}
+
+/// The node for one host entry, or `None` for entries the guest cannot see.
+fn host_node(entry: &std::fs::DirEntry) -> Option<(String, Node)> {
+    let name = entry.file_name().into_string().ok()?;
+    let kind = entry.file_type().ok()?;
+    let path = entry.path();
+    let node = if kind.is_dir() {
+        Node::Dir(Dir::new(Some(path)))
+    } else if kind.is_file() {
+        Node::File(FileData::Host { path, size: None })
+    } else if kind.is_symlink() {
+        Node::Symlink(std::fs::read_link(&path).ok()?.into_os_string().into_string().ok()?)
+    } else {
+        return None;
+    };
+    Some((name, node))
+}
+
+fn host_errno(error: &io::Error) -> Errno {
+    match error.kind() {
+        io::ErrorKind::NotFound => Errno::NOENT,
+        io::ErrorKind::PermissionDenied => Errno::ACCES,
+        io::ErrorKind::NotADirectory => Errno::NOTDIR,
+        _ => Errno::IO,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testutil::*;
+    use super::super::{FileType, OpenFlags};
+    use super::*;
+    use std::path::PathBuf;
+
+    /// A host directory for one test, removed when dropped.
+    struct HostDir(PathBuf);
+
+    impl HostDir {
+        fn new(test: &str) -> HostDir {
+            let path = std::env::temp_dir().join(format!("seedfall-fs-{}-{test}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&path);
+            std::fs::create_dir_all(&path).unwrap();
+            HostDir(path)
+        }
+
+        fn put(&self, rel: &str, contents: &str) {
+            let path = self.0.join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, contents).unwrap();
+        }
+
+        fn get(&self, rel: &str) -> io::Result<String> {
+            std::fs::read_to_string(self.0.join(rel))
+        }
+
+        /// The host's names in `rel`, sorted.
+        fn names(&self, rel: &str) -> Vec<String> {
+            let mut names: Vec<String> = std::fs::read_dir(self.0.join(rel))
+                .unwrap()
+                .map(|e| e.unwrap().file_name().into_string().unwrap())
+                .collect();
+            names.sort();
+            names
+        }
+    }
+
+    impl Drop for HostDir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn mounted(host: &HostDir, guest: &str) -> Fs {
+        let mut fs = Fs::new(T0);
+        fs.mount_host(&host.0, guest).unwrap();
+        fs
+    }
+
+    #[test]
+    fn contents_types_and_order_come_from_the_host() {
+        let host = HostDir::new("contents");
+        host.put("b.txt", "bee");
+        host.put("a/inner.txt", "inner");
+        host.put("c", "");
+        std::os::unix::fs::symlink("a/inner.txt", host.0.join("link")).unwrap();
+        let mut fs = mounted(&host, "/mnt/host");
+        assert_eq!(names(&mut fs, "/mnt/host"), [".", "..", "a", "b.txt", "c", "link"]);
+        assert_eq!(read(&mut fs, "/mnt/host/b.txt"), b"bee");
+        assert_eq!(read(&mut fs, "/mnt/host/a/inner.txt"), b"inner");
+        assert_eq!(
+            read(&mut fs, "/mnt/host/link"),
+            b"inner",
+            "host symlinks resolve in the guest"
+        );
+        let root = fs.root();
+        assert_eq!(fs.readlink(root, "/mnt/host/link"), Ok("a/inner.txt".to_string()));
+        let a = fs.lookup(root, "/mnt/host/a", true).unwrap();
+        assert_eq!(fs.stat(a).unwrap().filetype, FileType::Directory);
+        assert_eq!(fs.lookup(a, "..", true), fs.lookup(root, "/mnt/host", true));
+    }
+
+    #[test]
+    fn host_entries_get_fixed_times_and_ordered_inodes() {
+        let host = HostDir::new("times");
+        host.put("z", "1");
+        host.put("y", "22");
+        let mut fs = mounted(&host, "/m");
+        let root = fs.root();
+        let m = fs.lookup(root, "/m", true).unwrap();
+        let y = fs.lookup(root, "/m/y", true).unwrap();
+        let z = fs.lookup(root, "/m/z", true).unwrap();
+        assert_eq!((y, z), (Ino(m.0 + 1), Ino(m.0 + 2)), "name order within a directory");
+        let st = fs.stat(y).unwrap();
+        assert_eq!((st.size, st.nlink), (2, 1));
+        assert_eq!((st.atim, st.mtim, st.ctim), (T0, T0, T0));
+    }
+
+    #[test]
+    fn mounting_reads_nothing_and_entries_are_read_lazily() {
+        let host = HostDir::new("lazy");
+        let mut fs = mounted(&host, "/m");
+        host.put("late/file", "v1");
+        host.put("x/f", "before");
+        assert_eq!(read(&mut fs, "/m/late/file"), b"v1", "made after the mount");
+        host.put("late/other", "o");
+        assert_eq!(
+            names(&mut fs, "/m/late"),
+            [".", "..", "file"],
+            "a directory is read once"
+        );
+        let root = fs.root();
+        let f = fs.lookup(root, "/m/x/f", true).unwrap();
+        assert_eq!(fs.size(f), Ok(6));
+        host.put("x/f", "after!");
+        assert_eq!(read(&mut fs, "/m/x/f"), b"after!", "bytes are read on first read");
+        host.put("x/f", "changed again");
+        assert_eq!(read(&mut fs, "/m/x/f"), b"after!", "and only once");
+    }
+
+    #[test]
+    fn writes_stay_in_memory() {
+        let host = HostDir::new("writes");
+        host.put("f", "original");
+        host.put("d/g", "g");
+        let mut fs = mounted(&host, "/");
+        let root = fs.root();
+        let f = fs.lookup(root, "/f", true).unwrap();
+        fs.write_at(f, 0, b"O", T0).unwrap();
+        assert_eq!(read(&mut fs, "/f"), b"Original");
+        write(&mut fs, "/new", b"n", T0);
+        fs.mkdir(root, "/d/sub", T0).unwrap();
+        write(&mut fs, "/d/g", b"rewritten", T0);
+        let truncated = fs
+            .open(
+                root,
+                "/f",
+                OpenFlags {
+                    truncate: true,
+                    ..OpenFlags::default()
+                },
+                true,
+                T0,
+            )
+            .unwrap();
+        assert_eq!(fs.size(truncated), Ok(0));
+        assert_eq!(host.get("f").unwrap(), "original");
+        assert_eq!(host.get("d/g").unwrap(), "g");
+        assert_eq!(host.names(""), ["d", "f"]);
+        assert_eq!(host.names("d"), ["g"]);
+    }
+
+    #[test]
+    fn removals_and_renames_stay_in_memory() {
+        let host = HostDir::new("removals");
+        host.put("f", "f");
+        host.put("d/g", "g");
+        host.put("e/h", "h");
+        let mut fs = mounted(&host, "/");
+        let root = fs.root();
+        fs.unlink(root, "/f", T0).unwrap();
+        fs.rename(root, "/d", root, "/tmp/moved", T0).unwrap();
+        assert_eq!(
+            read(&mut fs, "/tmp/moved/g"),
+            b"g",
+            "a moved host directory still reads through"
+        );
+        fs.unlink(root, "/e/h", T0).unwrap();
+        fs.rmdir(root, "/e", T0).unwrap();
+        assert_eq!(names(&mut fs, "/"), [".", "..", "tmp"]);
+        assert_eq!(host.names(""), ["d", "e", "f"]);
+        assert_eq!(host.get("d/g").unwrap(), "g");
+        assert_eq!(
+            fs.rmdir(root, "/tmp/moved", T0),
+            Err(Errno::NOTEMPTY),
+            "host entries count"
+        );
+    }
+
+    #[test]
+    fn memory_entries_win_over_host_entries() {
+        let host = HostDir::new("shadow");
+        host.put("tmp/host-file", "x");
+        host.put("etc/hosts", "host");
+        let mut fs = Fs::new(T0);
+        let root = fs.root();
+        fs.mkdir(root, "/etc", T0).unwrap();
+        write(&mut fs, "/etc/hosts", b"sim", T0);
+        fs.mount_host(&host.0, "/").unwrap();
+        assert_eq!(
+            names(&mut fs, "/tmp"),
+            [".", ".."],
+            "/tmp stays the empty in-memory dir"
+        );
+        assert_eq!(names(&mut fs, "/"), [".", "..", "etc", "tmp"]);
+        assert_eq!(read(&mut fs, "/etc/hosts"), b"sim");
+    }
+
+    #[test]
+    fn vanished_host_entries_are_errors_not_panics() {
+        let host = HostDir::new("vanish");
+        host.put("f", "f");
+        host.put("d/g", "g");
+        let mut fs = mounted(&host, "/m");
+        let root = fs.root();
+        let f = fs.lookup(root, "/m/f", true).unwrap();
+        let d = fs.lookup(root, "/m/d", true).unwrap();
+        std::fs::remove_file(host.0.join("f")).unwrap();
+        std::fs::remove_dir_all(host.0.join("d")).unwrap();
+        let mut buf = [0; 1];
+        assert_eq!(fs.read_at(f, 0, &mut buf), Err(Errno::NOENT));
+        assert_eq!(fs.stat(f), Err(Errno::NOENT));
+        assert_eq!(fs.read_dir(d), Err(Errno::NOENT));
+        assert_eq!(fs.lookup(root, "/m/d/g", true), Err(Errno::NOENT));
+        assert_eq!(fs.set_size(f, 0, T0), Ok(()), "truncation needs no host bytes");
+        assert_eq!(fs.size(f), Ok(0));
+    }
+
+    #[test]
+    fn mount_errors() {
+        let host = HostDir::new("errors");
+        host.put("file", "x");
+        let mut fs = Fs::new(T0);
+        assert!(fs.mount_host(&host.0.join("missing"), "/m").is_err());
+        assert!(fs.mount_host(&host.0.join("file"), "/m").is_err());
+        write(&mut fs, "/tmp/f", b"", T0);
+        let err = fs.mount_host(&host.0, "/tmp/f").unwrap_err();
+        assert!(err.contains("NOTDIR"), "{err}");
+        assert_eq!(
+            fs.lookup(fs.root(), "/m", true),
+            Err(Errno::NOENT),
+            "failed mounts create nothing"
+        );
+    }
+}

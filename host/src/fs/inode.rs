@@ -1,0 +1,190 @@
+//! The inode table: what each inode holds, how names link to inodes, and when
+//! an inode dies.
+//!
+//! An inode lives while a directory entry names it or an open file
+//! description holds it (`links`, `opens`); the table frees it when both reach
+//! zero. Inode numbers come from a counter and are never reused, so they are a
+//! pure function of the order of creation. This file knows nothing about
+//! paths, symlink resolution or the host: a host-backed directory or file is
+//! only a marker here, filled in by `host_mount.rs`.
+
+use super::{Errno, FileType, Ino};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// One file system object and its metadata.
+pub(super) struct Inode {
+    pub(super) node: Node,
+    /// Directory entries naming this inode (0 or 1 for a directory).
+    pub(super) links: u32,
+    /// Open file descriptions holding it (`Fs::retain` / `Fs::release`).
+    pub(super) opens: u32,
+    pub(super) atim: u64,
+    pub(super) mtim: u64,
+    pub(super) ctim: u64,
+}
+
+pub(super) enum Node {
+    Dir(Dir),
+    File(FileData),
+    Symlink(String),
+}
+
+pub(super) struct Dir {
+    /// Sorted by name, so directory listings are deterministic.
+    pub(super) entries: BTreeMap<String, Ino>,
+    /// Where `..` leads; set whenever the directory is linked into a parent.
+    pub(super) parent: Ino,
+    /// Child directories, for the POSIX link count `2 + subdirs`.
+    pub(super) subdirs: u32,
+    /// A host directory whose entries have not been read yet. Entries already
+    /// present when it is read win over the host's (copy-on-write).
+    pub(super) host: Option<PathBuf>,
+}
+
+/// The contents of a regular file, kept in exactly one place per inode (the
+/// future durability model splits this into cached and durable state).
+pub(super) enum FileData {
+    Mem(Vec<u8>),
+    /// Not read yet: the bytes are still those of a host file. `size` caches
+    /// the host's answer so `stat` does not read the contents.
+    Host {
+        path: PathBuf,
+        size: Option<u64>,
+    },
+}
+
+impl Dir {
+    /// An empty directory; `attach` sets its parent.
+    pub(super) fn new(host: Option<PathBuf>) -> Dir {
+        Dir {
+            entries: BTreeMap::new(),
+            parent: Ino(0),
+            subdirs: 0,
+            host,
+        }
+    }
+}
+
+impl Inode {
+    pub(super) fn filetype(&self) -> FileType {
+        match self.node {
+            Node::Dir(_) => FileType::Directory,
+            Node::File(_) => FileType::RegularFile,
+            Node::Symlink(_) => FileType::SymbolicLink,
+        }
+    }
+
+    /// Contents changed: POSIX updates both mtime and ctime.
+    pub(super) fn modified(&mut self, now_ns: u64) {
+        self.mtim = now_ns;
+        self.ctim = now_ns;
+    }
+}
+
+pub(super) struct Inodes {
+    map: BTreeMap<Ino, Inode>,
+    next: u64,
+}
+
+impl Inodes {
+    /// A table holding only the root directory, inode 1, which is its own
+    /// parent and permanently linked.
+    pub(super) fn with_root(root: Ino, now_ns: u64) -> Inodes {
+        let mut inodes = Inodes {
+            map: BTreeMap::new(),
+            next: root.0,
+        };
+        let mut dir = Dir::new(None);
+        dir.parent = root;
+        let ino = inodes.alloc(Node::Dir(dir), now_ns);
+        if let Some(inode) = inodes.map.get_mut(&ino) {
+            inode.links = 1;
+        }
+        inodes
+    }
+
+    /// A new, not yet linked inode.
+    pub(super) fn alloc(&mut self, node: Node, now_ns: u64) -> Ino {
+        let ino = Ino(self.next);
+        self.next += 1;
+        let inode = Inode {
+            node,
+            links: 0,
+            opens: 0,
+            atim: now_ns,
+            mtim: now_ns,
+            ctim: now_ns,
+        };
+        self.map.insert(ino, inode);
+        ino
+    }
+
+    /// A freed or never allocated inode can only come from a stale handle.
+    pub(super) fn get(&self, ino: Ino) -> Result<&Inode, Errno> {
+        self.map.get(&ino).ok_or(Errno::BADF)
+    }
+
+    pub(super) fn get_mut(&mut self, ino: Ino) -> Result<&mut Inode, Errno> {
+        self.map.get_mut(&ino).ok_or(Errno::BADF)
+    }
+
+    /// The directory as stored: host entries may not have been read yet (use
+    /// `Fs::loaded_dir` to see the entries).
+    pub(super) fn dir_mut(&mut self, ino: Ino) -> Result<&mut Dir, Errno> {
+        match &mut self.get_mut(ino)?.node {
+            Node::Dir(dir) => Ok(dir),
+            _ => Err(Errno::NOTDIR),
+        }
+    }
+
+    /// The parent of a linked directory (`..`).
+    pub(super) fn parent(&mut self, dir: Ino) -> Result<Ino, Errno> {
+        let linked = self.get(dir)?.links > 0;
+        let parent = self.dir_mut(dir)?.parent;
+        if linked { Ok(parent) } else { Err(Errno::NOENT) }
+    }
+
+    /// Adds the entry `name -> child` to `parent`. The caller has checked
+    /// that `name` is free and `parent` is a live directory.
+    pub(super) fn attach(&mut self, parent: Ino, name: String, child: Ino) -> Result<(), Errno> {
+        // Checked first so a failure changes nothing.
+        self.dir_mut(parent)?;
+        let inode = self.get_mut(child)?;
+        inode.links += 1;
+        let is_dir = match &mut inode.node {
+            Node::Dir(dir) => {
+                dir.parent = parent;
+                true
+            }
+            _ => false,
+        };
+        let dir = self.dir_mut(parent)?;
+        dir.entries.insert(name, child);
+        dir.subdirs += u32::from(is_dir);
+        Ok(())
+    }
+
+    /// Removes the entry `name` from `parent` and frees its inode if nothing
+    /// else holds it.
+    pub(super) fn detach(&mut self, parent: Ino, name: &str) -> Result<(), Errno> {
+        let child = self.dir_mut(parent)?.entries.remove(name).ok_or(Errno::NOENT)?;
+        let inode = self.get_mut(child)?;
+        inode.links -= 1;
+        let is_dir = inode.filetype() == FileType::Directory;
+        self.dir_mut(parent)?.subdirs -= u32::from(is_dir);
+        self.collect(child);
+        Ok(())
+    }
+
+    /// Frees `ino` once no name and no open file description refers to it.
+    pub(super) fn collect(&mut self, ino: Ino) {
+        if self
+            .map
+            .get(&ino)
+            .is_some_and(|inode| inode.links == 0 && inode.opens == 0)
+        {
+            self.map.remove(&ino);
+        }
+    }
+}

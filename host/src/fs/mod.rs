@@ -1,0 +1,285 @@
+//! The simulated file system of one node: an in-memory POSIX-like tree of
+//! directories, regular files and symlinks, optionally laid over host
+//! directories that are read lazily and never written (`host_mount.rs`).
+//!
+//! Everything is deterministic: listings are sorted by name, inode numbers
+//! follow the order of creation (or of first lookup, for host entries), and
+//! times come only from the `now_ns` the caller passes (virtual time); the
+//! real clock is never read. Access times are not updated by reads (as with
+//! `noatime`); only `set_times` changes them after creation.
+//!
+//! This module does not know about file descriptors, rights, offsets,
+//! append mode, readdir cookies or WASI memory layouts: the WASI layer owns
+//! those and holds inodes through `retain`/`release`. There is no durability
+//! model yet (page cache, fsync, crashes): every change is final at once.
+
+mod data;
+mod errno;
+mod host_mount;
+mod inode;
+mod namespace;
+mod open;
+mod path;
+#[cfg(test)]
+mod testutil;
+
+pub use errno::Errno;
+
+use inode::{Dir, Inodes, Node};
+
+/// An inode number. Never reused within one `Fs`, so a stale number gives
+/// `BADF` rather than another file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Ino(pub u64);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileType {
+    Directory,
+    RegularFile,
+    SymbolicLink,
+}
+
+impl FileType {
+    /// The WASI preview1 `filetype` code, as used in `filestat`, `fdstat`
+    /// and `dirent`.
+    pub fn wasi_code(self) -> u8 {
+        match self {
+            FileType::Directory => 3,
+            FileType::RegularFile => 4,
+            FileType::SymbolicLink => 7,
+        }
+    }
+}
+
+/// What `stat` reports; times are virtual nanoseconds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stat {
+    pub ino: Ino,
+    pub filetype: FileType,
+    pub nlink: u64,
+    pub size: u64,
+    pub atim: u64,
+    pub mtim: u64,
+    pub ctim: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DirEntry {
+    pub name: String,
+    pub ino: Ino,
+    pub filetype: FileType,
+}
+
+/// The `path_open` oflags this layer acts on (access modes are the WASI
+/// layer's business).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct OpenFlags {
+    pub create: bool,
+    pub exclusive: bool,
+    pub truncate: bool,
+    pub directory: bool,
+}
+
+pub struct Fs {
+    inodes: Inodes,
+    /// The fixed time stamped on every host entry: the creation time of the
+    /// `Fs`, because host mtimes differ between machines.
+    host_time: u64,
+}
+
+/// `Fs::root()`: inode numbering starts here.
+const ROOT: Ino = Ino(1);
+
+/// What `stat` reports as the size of a directory (as ext4 does): a constant,
+/// so it cannot leak how entries are stored.
+const DIR_SIZE: u64 = 4096;
+
+impl Fs {
+    /// An empty tree: `/` and an empty writable `/tmp`, both stamped `now_ns`.
+    pub fn new(now_ns: u64) -> Fs {
+        let mut fs = Fs {
+            inodes: Inodes::with_root(ROOT, now_ns),
+            host_time: now_ns,
+        };
+        let tmp = fs.inodes.alloc(Node::Dir(Dir::new(None)), now_ns);
+        fs.inodes
+            .attach(ROOT, "tmp".to_string(), tmp)
+            .expect("the root of a new Fs is a directory");
+        fs
+    }
+
+    pub fn root(&self) -> Ino {
+        ROOT
+    }
+
+    pub fn stat(&mut self, ino: Ino) -> Result<Stat, Errno> {
+        let size = self.size(ino)?;
+        let nlink = self.nlink(ino)?;
+        let inode = self.inodes.get(ino)?;
+        Ok(Stat {
+            ino,
+            filetype: inode.filetype(),
+            nlink,
+            size,
+            atim: inode.atim,
+            mtim: inode.mtim,
+            ctim: inode.ctim,
+        })
+    }
+
+    /// Sets the given times (WASI's `*_NOW` flags arrive here as
+    /// `Some(now_ns)`); the inode's ctime becomes `now_ns`, as utimensat does.
+    pub fn set_times(&mut self, ino: Ino, atim: Option<u64>, mtim: Option<u64>, now_ns: u64) -> Result<(), Errno> {
+        let inode = self.inodes.get_mut(ino)?;
+        inode.atim = atim.unwrap_or(inode.atim);
+        inode.mtim = mtim.unwrap_or(inode.mtim);
+        inode.ctim = now_ns;
+        Ok(())
+    }
+
+    /// An open file description now holds `ino`: it outlives its names
+    /// until the matching `release`. The descriptor table only holds inodes
+    /// it got from this `Fs`, so an unknown `ino` is ignored.
+    pub fn retain(&mut self, ino: Ino) {
+        if let Ok(inode) = self.inodes.get_mut(ino) {
+            inode.opens += 1;
+        }
+    }
+
+    /// Drops a hold taken by `retain`; frees the inode if it has no names
+    /// left. Releasing more often than retaining is ignored.
+    pub fn release(&mut self, ino: Ino) {
+        if let Ok(inode) = self.inodes.get_mut(ino) {
+            inode.opens = inode.opens.saturating_sub(1);
+            self.inodes.collect(ino);
+        }
+    }
+
+    /// POSIX link counts: a directory has its entry, its `.` and each child's
+    /// `..`; an unlinked directory has none.
+    fn nlink(&mut self, ino: Ino) -> Result<u64, Errno> {
+        let inode = self.inodes.get(ino)?;
+        if inode.filetype() != FileType::Directory || inode.links == 0 {
+            return Ok(u64::from(inode.links));
+        }
+        Ok(2 + u64::from(self.loaded_dir(ino)?.subdirs))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testutil::*;
+    use super::*;
+
+    #[test]
+    fn new_has_root_and_empty_tmp() {
+        let mut fs = Fs::new(T0);
+        let root = fs.root();
+        assert_eq!(root, Ino(1));
+        let tmp = fs.lookup(root, "/tmp", true).unwrap();
+        assert_eq!(tmp, Ino(2));
+        assert_eq!(names(&mut fs, "/"), [".", "..", "tmp"]);
+        assert_eq!(names(&mut fs, "/tmp"), [".", ".."]);
+        let st = fs.stat(tmp).unwrap();
+        assert_eq!((st.filetype, st.nlink, st.mtim), (FileType::Directory, 2, T0));
+    }
+
+    #[test]
+    fn stat_reports_type_size_links_and_times() {
+        let mut fs = Fs::new(T0);
+        let file = write(&mut fs, "/tmp/f", b"hello", T0 + 5);
+        let st = fs.stat(file).unwrap();
+        assert_eq!(st.ino, file);
+        assert_eq!(st.filetype, FileType::RegularFile);
+        assert_eq!((st.nlink, st.size), (1, 5));
+        assert_eq!((st.atim, st.mtim, st.ctim), (T0 + 5, T0 + 5, T0 + 5));
+        assert_eq!(fs.stat(fs.root()).unwrap().size, DIR_SIZE);
+    }
+
+    #[test]
+    fn directory_nlink_counts_subdirectories() {
+        let mut fs = Fs::new(T0);
+        fs.mkdir(fs.root(), "/tmp/a", T0).unwrap();
+        fs.mkdir(fs.root(), "/tmp/b", T0).unwrap();
+        write(&mut fs, "/tmp/f", b"", T0);
+        let tmp = fs.lookup(fs.root(), "/tmp", true).unwrap();
+        assert_eq!(fs.stat(tmp).unwrap().nlink, 4);
+        fs.rmdir(fs.root(), "/tmp/a", T0).unwrap();
+        assert_eq!(fs.stat(tmp).unwrap().nlink, 3);
+    }
+
+    #[test]
+    fn set_times_sets_given_times_and_ctime() {
+        let mut fs = Fs::new(T0);
+        let file = write(&mut fs, "/tmp/f", b"x", T0);
+        fs.set_times(file, Some(7), None, T0 + 9).unwrap();
+        let st = fs.stat(file).unwrap();
+        assert_eq!((st.atim, st.mtim, st.ctim), (7, T0, T0 + 9));
+        fs.set_times(file, None, Some(8), T0 + 10).unwrap();
+        let st = fs.stat(file).unwrap();
+        assert_eq!((st.atim, st.mtim, st.ctim), (7, 8, T0 + 10));
+    }
+
+    #[test]
+    fn unlinked_file_lives_while_open() {
+        let mut fs = Fs::new(T0);
+        let file = write(&mut fs, "/tmp/f", b"data", T0);
+        fs.retain(file);
+        fs.unlink(fs.root(), "/tmp/f", T0).unwrap();
+        assert_eq!(fs.lookup(fs.root(), "/tmp/f", true), Err(Errno::NOENT));
+        assert_eq!(fs.stat(file).unwrap().nlink, 0);
+        let mut buf = [0; 8];
+        assert_eq!(fs.read_at(file, 0, &mut buf), Ok(4));
+        fs.write_at(file, 4, b"!", T0).unwrap();
+        assert_eq!(fs.size(file), Ok(5));
+        fs.release(file);
+        assert_eq!(fs.stat(file), Err(Errno::BADF));
+        fs.release(file);
+    }
+
+    #[test]
+    fn open_file_with_links_survives_release() {
+        let mut fs = Fs::new(T0);
+        let file = write(&mut fs, "/tmp/f", b"data", T0);
+        fs.retain(file);
+        fs.retain(file);
+        fs.release(file);
+        fs.release(file);
+        fs.release(file);
+        assert_eq!(fs.stat(file).unwrap().nlink, 1, "more releases than retains");
+    }
+
+    #[test]
+    fn removed_directory_lives_while_open_but_is_empty() {
+        let mut fs = Fs::new(T0);
+        fs.mkdir(fs.root(), "/tmp/d", T0).unwrap();
+        let dir = fs.lookup(fs.root(), "/tmp/d", true).unwrap();
+        fs.retain(dir);
+        fs.rmdir(fs.root(), "/tmp/d", T0).unwrap();
+        assert_eq!(fs.stat(dir).unwrap().nlink, 0);
+        assert_eq!(fs.read_dir(dir), Ok(vec![]));
+        assert_eq!(fs.open(dir, "new", CREATE, true, T0), Err(Errno::NOENT));
+        assert_eq!(fs.lookup(dir, "..", true), Err(Errno::NOENT));
+        fs.release(dir);
+        assert_eq!(fs.stat(dir), Err(Errno::BADF));
+    }
+
+    #[test]
+    fn inode_numbers_follow_creation_order_and_are_not_reused() {
+        let mut fs = Fs::new(T0);
+        let a = write(&mut fs, "/tmp/a", b"", T0);
+        fs.mkdir(fs.root(), "/b", T0).unwrap();
+        fs.unlink(fs.root(), "/tmp/a", T0).unwrap();
+        fs.symlink("x", fs.root(), "/c", T0).unwrap();
+        let b = fs.lookup(fs.root(), "/b", true).unwrap();
+        let c = fs.lookup(fs.root(), "/c", false).unwrap();
+        assert_eq!((a, b, c), (Ino(3), Ino(4), Ino(5)));
+    }
+
+    #[test]
+    fn wasi_filetype_codes() {
+        assert_eq!(FileType::Directory.wasi_code(), 3);
+        assert_eq!(FileType::RegularFile.wasi_code(), 4);
+        assert_eq!(FileType::SymbolicLink.wasi_code(), 7);
+    }
+}

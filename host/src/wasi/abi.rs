@@ -1,0 +1,84 @@
+//! WASI preview1 ABI constants and guest-memory helpers: errno values, file
+//! types, struct sizes, and little-endian reads and writes that turn an
+//! out-of-bounds guest pointer into EFAULT instead of a host error.
+
+use seedfall_engine::Caller;
+
+pub type Errno = u16;
+pub const SUCCESS: Errno = 0;
+pub const EBADF: Errno = 8;
+pub const EFAULT: Errno = 21;
+pub const EINVAL: Errno = 28;
+pub const EISDIR: Errno = 31;
+pub const ENOSYS: Errno = 52;
+pub const ENOTDIR: Errno = 54;
+pub const ENOTSUP: Errno = 58;
+pub const ESPIPE: Errno = 70;
+
+pub const FILETYPE_CHARACTER_DEVICE: u8 = 2;
+pub const FILETYPE_DIRECTORY: u8 = 3;
+pub const FILETYPE_REGULAR_FILE: u8 = 4;
+
+pub const FDFLAG_APPEND: u16 = 1;
+
+pub const CLOCK_REALTIME: u32 = 0;
+pub const CLOCK_MONOTONIC: u32 = 1;
+
+/// Result of a WASI call body: `Err(errno)` is returned to the guest.
+pub type WasiResult = Result<(), Errno>;
+
+pub fn read_bytes<T>(c: &Caller<'_, T>, ptr: u32, len: u32) -> Result<Vec<u8>, Errno> {
+    c.read(ptr, len).map(|b| b.to_vec()).map_err(|_| EFAULT)
+}
+
+pub fn read_u32<T>(c: &Caller<'_, T>, ptr: u32) -> Result<u32, Errno> {
+    let b = c.read(ptr, 4).map_err(|_| EFAULT)?;
+    Ok(u32::from_le_bytes(b.try_into().expect("4 bytes")))
+}
+
+pub fn write_bytes<T>(c: &mut Caller<'_, T>, ptr: u32, bytes: &[u8]) -> WasiResult {
+    c.write(ptr, bytes).map_err(|_| EFAULT)
+}
+
+pub fn write_u32<T>(c: &mut Caller<'_, T>, ptr: u32, v: u32) -> WasiResult {
+    write_bytes(c, ptr, &v.to_le_bytes())
+}
+
+pub fn write_u64<T>(c: &mut Caller<'_, T>, ptr: u32, v: u64) -> WasiResult {
+    write_bytes(c, ptr, &v.to_le_bytes())
+}
+
+/// A guest string (path) of `len` bytes at `ptr`.
+pub fn read_str<T>(c: &Caller<'_, T>, ptr: u32, len: u32) -> Result<String, Errno> {
+    String::from_utf8(read_bytes(c, ptr, len)?).map_err(|_| EINVAL)
+}
+
+/// The (ptr, len) pairs of an iovec array.
+pub fn read_iovecs<T>(c: &Caller<'_, T>, iovs: u32, count: u32) -> Result<Vec<(u32, u32)>, Errno> {
+    (0..count)
+        .map(|i| Ok((read_u32(c, iovs + 8 * i)?, read_u32(c, iovs + 8 * i + 4)?)))
+        .collect()
+}
+
+/// The bytes an iovec array points at, concatenated.
+pub fn gather<T>(c: &Caller<'_, T>, iovs: u32, count: u32) -> Result<Vec<u8>, Errno> {
+    let mut out = Vec::new();
+    for (ptr, len) in read_iovecs(c, iovs, count)? {
+        out.extend_from_slice(c.read(ptr, len).map_err(|_| EFAULT)?);
+    }
+    Ok(out)
+}
+
+/// Write `data` across an iovec array; returns the bytes written.
+pub fn scatter<T>(c: &mut Caller<'_, T>, iovs: &[(u32, u32)], data: &[u8]) -> Result<u32, Errno> {
+    let mut done = 0usize;
+    for (ptr, len) in iovs {
+        if done == data.len() {
+            break;
+        }
+        let n = (*len as usize).min(data.len() - done);
+        write_bytes(c, *ptr, &data[done..done + n])?;
+        done += n;
+    }
+    Ok(done as u32)
+}

@@ -1,0 +1,257 @@
+//! Calls on open descriptors: read, write, seek, stat, readdir, close, sync,
+//! and the preopen scan. Sockets do not exist for a single node; the sock_*
+//! calls answer ENOTSOCK-like errors until the network model arrives.
+
+use super::abi::*;
+use super::bind;
+use crate::fdtable::{FdEntry, FdKind};
+use crate::fs::Stat;
+use crate::node::Node;
+use seedfall_engine::{Caller, Linker, ValType::*};
+
+const WHENCE_SET: u8 = 0;
+const WHENCE_CUR: u8 = 1;
+const WHENCE_END: u8 = 2;
+const PREOPEN_TYPE_DIR: u8 = 0;
+const ENOTSOCK: Errno = 57;
+/// The one device every simulated file lives on (Go's os.SameFile compares it).
+const DEVICE: u64 = 1;
+/// Size of a dirent header before the name.
+const DIRENT_SIZE: usize = 24;
+
+fn entry(c: &Caller<'_, Node>, fd: u32) -> Result<FdEntry, Errno> {
+    c.data().fds.get(fd).cloned().ok_or(EBADF)
+}
+
+
+/// The 64-byte WASI filestat.
+pub(super) fn encode_filestat(stat: &Stat) -> [u8; 64] {
+    let mut out = [0u8; 64];
+    out[0..8].copy_from_slice(&DEVICE.to_le_bytes());
+    out[8..16].copy_from_slice(&stat.ino.0.to_le_bytes());
+    out[16] = stat.filetype.wasi_code();
+    out[24..32].copy_from_slice(&stat.nlink.to_le_bytes());
+    out[32..40].copy_from_slice(&stat.size.to_le_bytes());
+    out[40..48].copy_from_slice(&stat.atim.to_le_bytes());
+    out[48..56].copy_from_slice(&stat.mtim.to_le_bytes());
+    out[56..64].copy_from_slice(&stat.ctim.to_le_bytes());
+    out
+}
+
+fn stdio_filestat() -> [u8; 64] {
+    let mut out = [0u8; 64];
+    out[16] = FILETYPE_CHARACTER_DEVICE;
+    out[24..32].copy_from_slice(&1u64.to_le_bytes());
+    out
+}
+
+fn fd_write(c: &mut Caller<'_, Node>, v: &[u64], offset: Option<u64>) -> WasiResult {
+    let (fd, iovs, count) = (v[0] as u32, v[1] as u32, v[2] as u32);
+    let result_ptr = if offset.is_some() { v[4] as u32 } else { v[3] as u32 };
+    let data = gather(c, iovs, count)?;
+    let entry = entry(c, fd)?;
+    let written = match entry.kind {
+        FdKind::Stdout if offset.is_none() => {
+            c.data_mut().stdout.write(&data, false);
+            data.len()
+        }
+        FdKind::Stderr if offset.is_none() => {
+            c.data_mut().stderr.write(&data, true);
+            data.len()
+        }
+        FdKind::Stdout | FdKind::Stderr | FdKind::Stdin => return Err(ESPIPE),
+        FdKind::Dir { .. } => return Err(EISDIR),
+        FdKind::File { ino, offset: position } => {
+            let node = c.data_mut();
+            let now = node.clock.realtime_now();
+            let at = match offset {
+                Some(at) => at,
+                None if entry.flags & FDFLAG_APPEND != 0 => node.fs.size(ino)?,
+                None => position,
+            };
+            let n = node.fs.write_at(ino, at, &data, now)?;
+            if offset.is_none() {
+                if let Some(FdEntry { kind: FdKind::File { offset, .. }, .. }) = node.fds.get_mut(fd) {
+                    *offset = at + n as u64;
+                }
+            }
+            n
+        }
+    };
+    write_u32(c, result_ptr, written as u32)
+}
+
+fn fd_read(c: &mut Caller<'_, Node>, v: &[u64], offset: Option<u64>) -> WasiResult {
+    let (fd, iovs, count) = (v[0] as u32, v[1] as u32, v[2] as u32);
+    let result_ptr = if offset.is_some() { v[4] as u32 } else { v[3] as u32 };
+    let iovecs = read_iovecs(c, iovs, count)?;
+    let wanted: usize = iovecs.iter().map(|(_, len)| *len as usize).sum();
+    let data = match entry(c, fd)?.kind {
+        FdKind::Stdin => Vec::new(), // always at end of file: runs never depend on input
+        FdKind::Stdout | FdKind::Stderr => return Err(EBADF),
+        FdKind::Dir { .. } => return Err(EISDIR),
+        FdKind::File { ino, offset: position } => {
+            let at = offset.unwrap_or(position);
+            let mut buf = vec![0u8; wanted];
+            let n = c.data_mut().fs.read_at(ino, at, &mut buf)?;
+            buf.truncate(n);
+            if offset.is_none() {
+                if let Some(FdEntry { kind: FdKind::File { offset, .. }, .. }) = c.data_mut().fds.get_mut(fd) {
+                    *offset = at + n as u64;
+                }
+            }
+            buf
+        }
+    };
+    let n = scatter(c, &iovecs, &data)?;
+    write_u32(c, result_ptr, n)
+}
+
+fn fd_seek(c: &mut Caller<'_, Node>, v: &[u64]) -> WasiResult {
+    let (fd, delta, whence, result_ptr) = (v[0] as u32, v[1] as i64, v[2] as u8, v[3] as u32);
+    let FdKind::File { ino, offset } = entry(c, fd)?.kind else {
+        return Err(match entry(c, fd)?.kind {
+            FdKind::Dir { .. } => EISDIR,
+            _ => ESPIPE,
+        });
+    };
+    let base = match whence {
+        WHENCE_SET => 0,
+        WHENCE_CUR => offset as i64,
+        WHENCE_END => c.data_mut().fs.size(ino)? as i64,
+        _ => return Err(EINVAL),
+    };
+    let target = base.checked_add(delta).filter(|t| *t >= 0).ok_or(EINVAL)? as u64;
+    if let Some(FdEntry { kind: FdKind::File { offset, .. }, .. }) = c.data_mut().fds.get_mut(fd) {
+        *offset = target;
+    }
+    write_u64(c, result_ptr, target)
+}
+
+fn fd_fdstat_get(c: &mut Caller<'_, Node>, v: &[u64]) -> WasiResult {
+    let entry = entry(c, v[0] as u32)?;
+    let filetype = match entry.kind {
+        FdKind::Stdin | FdKind::Stdout | FdKind::Stderr => FILETYPE_CHARACTER_DEVICE,
+        FdKind::Dir { .. } => FILETYPE_DIRECTORY,
+        FdKind::File { .. } => FILETYPE_REGULAR_FILE,
+    };
+    let mut out = [0u8; 24];
+    out[0] = filetype;
+    out[2..4].copy_from_slice(&entry.flags.to_le_bytes());
+    out[8..16].copy_from_slice(&entry.rights_base.to_le_bytes());
+    out[16..24].copy_from_slice(&entry.rights_inheriting.to_le_bytes());
+    write_bytes(c, v[1] as u32, &out)
+}
+
+fn fd_filestat_get(c: &mut Caller<'_, Node>, v: &[u64]) -> WasiResult {
+    let out = match entry(c, v[0] as u32)?.kind {
+        FdKind::Stdin | FdKind::Stdout | FdKind::Stderr => stdio_filestat(),
+        FdKind::Dir { ino, .. } | FdKind::File { ino, .. } => encode_filestat(&c.data_mut().fs.stat(ino)?),
+    };
+    write_bytes(c, v[1] as u32, &out)
+}
+
+fn file_ino(c: &Caller<'_, Node>, fd: u32) -> Result<crate::fs::Ino, Errno> {
+    match entry(c, fd)?.kind {
+        FdKind::File { ino, .. } | FdKind::Dir { ino, .. } => Ok(ino),
+        _ => Err(EINVAL),
+    }
+}
+
+fn fd_readdir(c: &mut Caller<'_, Node>, v: &[u64]) -> WasiResult {
+    let (fd, buf, buf_len, cookie, result_ptr) = (v[0] as u32, v[1] as u32, v[2] as u32, v[3], v[4] as u32);
+    let FdKind::Dir { ino, .. } = entry(c, fd)?.kind else { return Err(ENOTDIR) };
+    let entries = c.data_mut().fs.read_dir(ino)?;
+    let mut out = Vec::new();
+    for (i, e) in entries.iter().enumerate().skip(cookie as usize) {
+        let mut dirent = [0u8; DIRENT_SIZE];
+        dirent[0..8].copy_from_slice(&(i as u64 + 1).to_le_bytes());
+        dirent[8..16].copy_from_slice(&e.ino.0.to_le_bytes());
+        dirent[16..20].copy_from_slice(&(e.name.len() as u32).to_le_bytes());
+        dirent[20] = e.filetype.wasi_code();
+        out.extend_from_slice(&dirent);
+        out.extend_from_slice(e.name.as_bytes());
+        if out.len() >= buf_len as usize {
+            break; // a full buffer tells the guest to ask again with a bigger one
+        }
+    }
+    out.truncate(buf_len as usize);
+    write_bytes(c, buf, &out)?;
+    write_u32(c, result_ptr, out.len() as u32)
+}
+
+fn fd_close(c: &mut Caller<'_, Node>, v: &[u64]) -> WasiResult {
+    let node = c.data_mut();
+    let entry = node.fds.remove(v[0] as u32).ok_or(EBADF)?;
+    if let FdKind::File { ino, .. } | FdKind::Dir { ino, .. } = entry.kind {
+        node.fs.release(ino);
+    }
+    Ok(())
+}
+
+fn fd_prestat(c: &Caller<'_, Node>, fd: u32) -> Result<String, Errno> {
+    match entry(c, fd)?.kind {
+        FdKind::Dir { preopen: Some(name), .. } => Ok(name),
+        // Not EBADF: Go's preopen scan stops at the first EBADF.
+        _ => Err(ENOTDIR),
+    }
+}
+
+pub fn register(l: &mut Linker<Node>) {
+    bind(l, "fd_write", &[I32, I32, I32, I32], |c, v| fd_write(c, v, None));
+    bind(l, "fd_pwrite", &[I32, I32, I32, I64, I32], |c, v| fd_write(c, v, Some(v[3])));
+    bind(l, "fd_read", &[I32, I32, I32, I32], |c, v| fd_read(c, v, None));
+    bind(l, "fd_pread", &[I32, I32, I32, I64, I32], |c, v| fd_read(c, v, Some(v[3])));
+    bind(l, "fd_seek", &[I32, I64, I32, I32], fd_seek);
+    bind(l, "fd_tell", &[I32, I32], |c, v| match entry(c, v[0] as u32)?.kind {
+        FdKind::File { offset, .. } => write_u64(c, v[1] as u32, offset),
+        _ => Err(ESPIPE),
+    });
+    bind(l, "fd_close", &[I32], fd_close);
+    bind(l, "fd_fdstat_get", &[I32, I32], fd_fdstat_get);
+    bind(l, "fd_fdstat_set_flags", &[I32, I32], |c, v| {
+        let entry = c.data_mut().fds.get_mut(v[0] as u32).ok_or(EBADF)?;
+        entry.flags = v[1] as u16;
+        Ok(())
+    });
+    bind(l, "fd_fdstat_set_rights", &[I32, I64, I64], |c, v| {
+        let entry = c.data_mut().fds.get_mut(v[0] as u32).ok_or(EBADF)?;
+        entry.rights_base = v[1];
+        entry.rights_inheriting = v[2];
+        Ok(())
+    });
+    bind(l, "fd_filestat_get", &[I32, I32], fd_filestat_get);
+    bind(l, "fd_filestat_set_size", &[I32, I64], |c, v| {
+        let ino = file_ino(c, v[0] as u32)?;
+        let node = c.data_mut();
+        let now = node.clock.realtime_now();
+        Ok(node.fs.set_size(ino, v[1], now)?)
+    });
+    bind(l, "fd_filestat_set_times", &[I32, I64, I64, I32], |c, v| {
+        let ino = file_ino(c, v[0] as u32)?;
+        super::path::set_times(c, ino, v[1], v[2], v[3] as u16)
+    });
+    // Durability arrives with the disk model; until then every write is durable.
+    bind(l, "fd_sync", &[I32], |c, v| file_ino(c, v[0] as u32).map(|_| ()));
+    bind(l, "fd_datasync", &[I32], |c, v| file_ino(c, v[0] as u32).map(|_| ()));
+    bind(l, "fd_advise", &[I32, I64, I64, I32], |c, v| file_ino(c, v[0] as u32).map(|_| ()));
+    bind(l, "fd_allocate", &[I32, I64, I64], |_, _| Err(ENOTSUP));
+    bind(l, "fd_renumber", &[I32, I32], |_, _| Err(ENOTSUP));
+    bind(l, "fd_readdir", &[I32, I32, I32, I64, I32], fd_readdir);
+    bind(l, "fd_prestat_get", &[I32, I32], |c, v| {
+        let name = fd_prestat(c, v[0] as u32)?;
+        let mut out = [0u8; 8];
+        out[0] = PREOPEN_TYPE_DIR;
+        out[4..8].copy_from_slice(&(name.len() as u32).to_le_bytes());
+        write_bytes(c, v[1] as u32, &out)
+    });
+    bind(l, "fd_prestat_dir_name", &[I32, I32, I32], |c, v| {
+        let name = fd_prestat(c, v[0] as u32)?;
+        let len = (v[2] as u32 as usize).min(name.len());
+        write_bytes(c, v[1] as u32, &name.as_bytes()[..len])
+    });
+    bind(l, "sock_accept", &[I32, I32, I32], |_, _| Err(ENOTSOCK));
+    bind(l, "sock_shutdown", &[I32, I32], |_, _| Err(ENOTSOCK));
+    bind(l, "sock_recv", &[I32, I32, I32, I32, I32, I32], |_, _| Err(ENOTSOCK));
+    bind(l, "sock_send", &[I32, I32, I32, I32, I32], |_, _| Err(ENOTSOCK));
+}

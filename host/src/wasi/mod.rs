@@ -1,0 +1,45 @@
+//! WASI preview1 (`wasi_snapshot_preview1`) over the node's simulated
+//! resources. Every function Go's runtime, syscall, os, net and time packages
+//! import is bound here; none touches the real clock, file system or network.
+//!
+//! Each call body returns `Ok(())` or `Err(errno)`; the wrapper writes the errno
+//! as the call's i32 result. Only `proc_exit` stops the guest.
+
+mod abi;
+mod fd;
+mod path;
+mod poll;
+mod proc;
+
+use crate::node::Node;
+use abi::WasiResult;
+use seedfall_engine::{Caller, Linker, ValType};
+
+pub const MODULE: &str = "wasi_snapshot_preview1";
+
+/// Bind a call that returns an errno.
+fn bind(
+    linker: &mut Linker<Node>,
+    name: &str,
+    params: &[ValType],
+    body: fn(&mut Caller<'_, Node>, &[u64]) -> WasiResult,
+) {
+    linker.func(MODULE, name, params, &[ValType::I32], move |caller, values| {
+        let errno = match body(caller, values) {
+            Ok(()) => abi::SUCCESS,
+            Err(errno) => errno,
+        };
+        values[0] = errno as u64;
+        Ok(())
+    });
+}
+
+/// A linker with every WASI preview1 function bound to `Node` state.
+pub fn linker() -> Linker<Node> {
+    let mut linker = Linker::new();
+    proc::register(&mut linker);
+    fd::register(&mut linker);
+    path::register(&mut linker);
+    poll::register(&mut linker);
+    linker
+}

@@ -1,0 +1,133 @@
+//! poll_oneoff: the one place a node waits. Clock subscriptions park the node
+//! (its fiber suspends with the deadline; the owner advances virtual time and
+//! resumes it); fd subscriptions follow readiness. Events are reported in
+//! subscription order, one per ready subscription. A timeout of 0 is a
+//! non-blocking poll. Waiting with nothing that can ever become ready is a
+//! deadlock and fails the node.
+
+use super::abi::*;
+use crate::fdtable::FdKind;
+use crate::node::Node;
+use seedfall_engine::{Caller, HostError, Linker, ValType::*};
+
+const SUBSCRIPTION_SIZE: u32 = 48;
+const EVENT_SIZE: u32 = 32;
+const TAG_CLOCK: u8 = 0;
+const TAG_FD_READ: u8 = 1;
+const TAG_FD_WRITE: u8 = 2;
+const SUBCLOCK_ABSTIME: u16 = 1;
+
+enum Wait {
+    /// Monotonic deadline in ns.
+    Clock(u64),
+    Fd { fd: u32 },
+}
+
+struct Subscription {
+    userdata: u64,
+    tag: u8,
+    wait: Wait,
+}
+
+fn read_subscriptions(c: &mut Caller<'_, Node>, ptr: u32, count: u32) -> Result<Vec<Subscription>, Errno> {
+    let mut subs = Vec::new();
+    for i in 0..count {
+        let base = ptr + i * SUBSCRIPTION_SIZE;
+        let raw = read_bytes(c, base, SUBSCRIPTION_SIZE)?;
+        let u64_at = |o: usize| u64::from_le_bytes(raw[o..o + 8].try_into().expect("8 bytes"));
+        let u32_at = |o: usize| u32::from_le_bytes(raw[o..o + 4].try_into().expect("4 bytes"));
+        let tag = raw[8];
+        let wait = match tag {
+            TAG_CLOCK => {
+                let (clock_id, timeout) = (u32_at(16), u64_at(24));
+                let flags = u16::from_le_bytes([raw[40], raw[41]]);
+                let now = c.data().clock.now_ns();
+                let deadline = match (clock_id, flags & SUBCLOCK_ABSTIME != 0) {
+                    (_, false) => now.saturating_add(timeout),
+                    (CLOCK_MONOTONIC, true) => timeout,
+                    (CLOCK_REALTIME, true) => {
+                        now.saturating_add(timeout.saturating_sub(c.data().clock.realtime_now()))
+                    }
+                    _ => return Err(EINVAL),
+                };
+                Wait::Clock(deadline)
+            }
+            TAG_FD_READ | TAG_FD_WRITE => Wait::Fd { fd: u32_at(16) },
+            _ => return Err(EINVAL),
+        };
+        subs.push(Subscription { userdata: u64_at(0), tag, wait });
+    }
+    Ok(subs)
+}
+
+/// An fd's readiness: `Some(errno)` if ready (SUCCESS or an error to report),
+/// `None` if it may become ready later. Nothing in a single node ever blocks.
+fn fd_ready(node: &Node, fd: u32) -> Option<Errno> {
+    match node.fds.get(fd).map(|e| &e.kind) {
+        None => Some(EBADF),
+        Some(FdKind::Stdin | FdKind::Stdout | FdKind::Stderr | FdKind::File { .. } | FdKind::Dir { .. }) => {
+            Some(SUCCESS)
+        }
+    }
+}
+
+fn write_event(c: &mut Caller<'_, Node>, at: u32, sub: &Subscription, error: Errno) -> WasiResult {
+    let mut event = [0u8; EVENT_SIZE as usize];
+    event[0..8].copy_from_slice(&sub.userdata.to_le_bytes());
+    event[8..10].copy_from_slice(&error.to_le_bytes());
+    event[10] = sub.tag;
+    write_bytes(c, at, &event)
+}
+
+fn poll_oneoff(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<Errno, HostError> {
+    let (subs_ptr, events_ptr, count, nevents_ptr) = (v[0] as u32, v[1] as u32, v[2] as u32, v[3] as u32);
+    if count == 0 {
+        return Ok(EINVAL);
+    }
+    let subs = match read_subscriptions(c, subs_ptr, count) {
+        Ok(subs) => subs,
+        Err(errno) => return Ok(errno),
+    };
+    loop {
+        let now = c.data().clock.now_ns();
+        let mut ready = Vec::new();
+        for sub in &subs {
+            let status = match sub.wait {
+                Wait::Clock(deadline) => (deadline <= now).then_some(SUCCESS),
+                Wait::Fd { fd } => fd_ready(c.data(), fd),
+            };
+            if let Some(errno) = status {
+                ready.push((sub, errno));
+            }
+        }
+        if !ready.is_empty() {
+            for (i, (sub, errno)) in ready.iter().enumerate() {
+                if let Err(errno) = write_event(c, events_ptr + i as u32 * EVENT_SIZE, sub, *errno) {
+                    return Ok(errno);
+                }
+            }
+            return Ok(match write_u32(c, nevents_ptr, ready.len() as u32) {
+                Ok(()) => SUCCESS,
+                Err(errno) => errno,
+            });
+        }
+        let earliest = subs.iter().filter_map(|s| if let Wait::Clock(d) = s.wait { Some(d) } else { None }).min();
+        match earliest {
+            Some(deadline) => {
+                c.suspend(deadline);
+            }
+            None => {
+                return Err(HostError::Fail(
+                    "deadlock: poll_oneoff waits for descriptors that can never become ready".into(),
+                ))
+            }
+        }
+    }
+}
+
+pub fn register(l: &mut Linker<Node>) {
+    l.func(super::MODULE, "poll_oneoff", &[I32, I32, I32, I32], &[I32], |c, v| {
+        v[0] = poll_oneoff(c, v)? as u64;
+        Ok(())
+    });
+}
