@@ -75,10 +75,8 @@ pub fn read_header(bytes: &[u8]) -> Result<Header, String> {
 /// `expected` is given) and the checksum. Returns the payload.
 pub fn verify<'a>(bytes: &'a [u8], expected: Option<&Key>) -> Result<&'a [u8], String> {
     let header = read_header(bytes)?;
-    if let Some(expected) = expected {
-        if header.key != *expected {
-            return Err(format!("holds key {}, not {}", header.key, expected));
-        }
+    if let Some(expected) = expected.filter(|k| **k != header.key) {
+        return Err(format!("holds key {}, not {}", header.key, expected));
     }
     let payload = &bytes[HEADER_LEN..HEADER_LEN + header.payload_len as usize];
     let sum = checksum(&bytes[..CHECKED_LEN], payload);

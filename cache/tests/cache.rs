@@ -249,8 +249,8 @@ fn ninth_set_evicts_the_least_recently_used() {
     };
 
     // Sets 0..7; set 0 and set 5 share a module.
-    for i in 0..8 {
-        let set = if i == 0 || i == 5 { vec![m[i], shared] } else { vec![m[i]] };
+    for (i, &key) in m.iter().enumerate().take(8) {
+        let set = if i == 0 || i == 5 { vec![key, shared] } else { vec![key] };
         assert!(record(&set).is_empty(), "nothing is evicted while there are at most 8 sets");
     }
     // Using set 0 again makes set 1 the least recently used (order of keys

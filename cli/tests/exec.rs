@@ -86,6 +86,15 @@ fn a_go_panic_exits_2_with_its_message() {
 }
 
 #[test]
+fn a_trap_in_go_code_names_the_go_function() {
+    let wasm = build("trap", true);
+    let out = seedfall(&["exec", wasm.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("out of bounds memory access") && stderr.contains("main.readWild"), "{stderr}");
+}
+
+#[test]
 fn a_trap_is_reported_with_its_function_and_a_nonzero_exit() {
     let path = out_dir().join("trap.wasm");
     std::fs::write(&path, wat::parse_str(r#"(module (func $main.crash (export "_start") unreachable))"#).unwrap())

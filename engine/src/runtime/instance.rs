@@ -107,6 +107,9 @@ struct PendingCall {
 pub struct Instance<T> {
     inner: Box<InstanceInner<T>>,
     call: Option<PendingCall>,
+    /// Not `Send`: the vmctx points at this thread's stack-limit thread-local,
+    /// and a suspended fiber must be resumed on the thread it ran on.
+    _not_send: std::marker::PhantomData<*const ()>,
 }
 
 unsafe fn dispatch<T>(core: *mut InstanceCore, index: u32, values: *mut u64) -> std::result::Result<(), HostError> {
@@ -242,7 +245,7 @@ impl<T: 'static> Instance<T> {
             instance: core_ptr,
         };
 
-        let mut instance = Instance { inner, call: None };
+        let mut instance = Instance { inner, call: None, _not_send: std::marker::PhantomData };
         let mut exposed = false;
         if let Err(error) = instance.initialize(&mut exposed) {
             if exposed {
