@@ -85,3 +85,26 @@ pub fn verify<'a>(bytes: &'a [u8], expected: Option<&Key>) -> Result<&'a [u8], S
     }
     Ok(payload)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_round_trip_and_every_single_bit_flip_is_caught() {
+        let key = Key([7; 32]);
+        let payload = b"an artifact, or so it says".to_vec();
+        let mut entry = header(&key, &payload).to_vec();
+        entry.extend_from_slice(&payload);
+        assert_eq!(verify(&entry, Some(&key)).unwrap(), &payload[..]);
+        assert!(verify(&entry, Some(&Key([8; 32]))).unwrap_err().contains("holds key"));
+        for byte in 0..entry.len() {
+            let mut bad = entry.clone();
+            bad[byte] ^= 0x01;
+            assert!(verify(&bad, Some(&key)).is_err(), "flip at byte {byte} went unnoticed");
+        }
+        let mut reserved = entry.clone();
+        reserved[13] = 1;
+        assert!(verify(&reserved, None).unwrap_err().contains("checksum"), "the header is checksummed too");
+    }
+}

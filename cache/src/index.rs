@@ -62,3 +62,19 @@ pub fn normalize(keys: &[Key]) -> Set {
 fn truncate(s: &str) -> String {
     s.chars().take(40).collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn render_parse_round_trip() {
+        let sets = vec![normalize(&[Key([3; 32]), Key([1; 32]), Key([3; 32])]), vec![Key([2; 32])]];
+        assert_eq!(sets[0], vec![Key([1; 32]), Key([3; 32])]);
+        assert_eq!(parse(&render(&sets)).unwrap(), sets);
+        assert_eq!(parse(&render(&[])).unwrap(), Vec::<Set>::new());
+        let unsorted = format!("{HEADER}\n{} {}\n", Key([3; 32]).hex(), Key([1; 32]).hex());
+        assert!(parse(&unsorted).unwrap_err().contains("not sorted"));
+        assert!(parse(&format!("{HEADER}\n\n")).is_err(), "an empty set line is corrupt");
+    }
+}

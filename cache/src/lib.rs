@@ -617,3 +617,18 @@ fn remove_if_same(path: &Path, id: FileId) -> io::Result<()> {
     }
     fs::remove_file(path)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn key_hex_round_trip() {
+        let key = Key(std::array::from_fn(|i| (i * 37) as u8));
+        assert_eq!(Key::from_hex(&key.hex()), Some(key));
+        assert_eq!(entry_key(&format!("{key}.sfc")), Some(key));
+        assert_eq!(entry_key(&format!("{key}.tmp")), None);
+        assert_eq!(Key::from_hex(&key.hex().to_uppercase()), None);
+        assert_eq!(Key::from_hex("00"), None);
+    }
+}

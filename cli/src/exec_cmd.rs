@@ -4,13 +4,13 @@
 //! binary has no .wasm suffix, and with no `--dir` the current directory is
 //! mounted at its own path with PWD set to it.
 
-use seedfall_engine::{compile, Code, CompileConfig};
+use crate::compiled;
+use seedfall_cache::Cache;
 use seedfall_host::exec::{self, Exit};
 use seedfall_host::fs::Fs;
 use seedfall_host::node::Node;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Arc;
 
 #[derive(clap::Args)]
 pub struct ExecArgs {
@@ -25,6 +25,15 @@ pub struct ExecArgs {
     envs: Vec<String>,
     /// The wasip1 program (any file name; `go test -c` output has no .wasm suffix).
     file: PathBuf,
+    /// Cache directory for compiled code (default: $SEEDFALL_CACHE_DIR, else the user cache directory).
+    #[arg(long, value_name = "DIR")]
+    cache_dir: Option<PathBuf>,
+    /// Print where the time of compiling or loading the program went.
+    #[arg(long)]
+    timings: bool,
+    /// At exit, print the run's trace hash (host calls, scheduling, final memory) to stderr.
+    #[arg(long)]
+    trace_hash: bool,
     /// Arguments for the guest, passed untouched.
     #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
     args: Vec<String>,
@@ -64,16 +73,9 @@ fn environment(envs: &[String], cwd: &Path) -> Result<Vec<String>, String> {
 }
 
 pub fn run(args: ExecArgs) -> ExitCode {
-    let wasm = match std::fs::read(&args.file) {
-        Ok(bytes) => bytes,
-        Err(e) => return fail(format!("cannot read {}: {e}", args.file.display())),
-    };
-    let artifact = match compile(&wasm, &CompileConfig::default()) {
-        Ok(a) => a,
-        Err(e) => return fail(format!("{}: {e}", args.file.display())),
-    };
-    let code = match Code::load(artifact) {
-        Ok(code) => Arc::new(code),
+    let cache = Cache::open(&args.cache_dir.clone().unwrap_or_else(Cache::default_dir_for_exec));
+    let code = match compiled::load(&cache, &args.file, args.timings) {
+        Ok(code) => code,
         Err(e) => return fail(e),
     };
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
@@ -90,9 +92,15 @@ pub fn run(args: ExecArgs) -> ExitCode {
     let mut argv = vec![args.file.display().to_string()];
     argv.extend(args.args);
     let node = Node::new("main", args.seed, argv, env, fs);
-    match exec::run(code, node) {
-        Ok((Exit::Code(code), _)) => ExitCode::from(code as u8),
-        Ok((Exit::Trapped(trap), _)) => fail(trap),
-        Err(e) => fail(e),
+    let (exit, instance) = match exec::run(code, node) {
+        Ok(done) => done,
+        Err(e) => return fail(e),
+    };
+    if args.trace_hash {
+        eprintln!("seedfall: trace hash {} ({} events)", exec::trace_hash(&instance), instance.data().trace.events());
+    }
+    match exit {
+        Exit::Code(code) => ExitCode::from(code as u8),
+        Exit::Trapped(trap) => fail(trap),
     }
 }

@@ -4,6 +4,8 @@
 //! the guest's own code.
 
 mod argv;
+mod cache_cmd;
+mod compiled;
 mod exec_cmd;
 
 use clap::{Parser, Subcommand};
@@ -20,6 +22,8 @@ struct Cli {
 enum Command {
     /// Run one wasip1 program in the deterministic world (works as `go test -exec`).
     Exec(exec_cmd::ExecArgs),
+    /// Inspect and manage the compiled-code cache.
+    Cache(cache_cmd::CacheArgs),
 }
 
 fn main() -> ExitCode {
@@ -33,5 +37,6 @@ fn main() -> ExitCode {
     };
     match cli.command {
         Command::Exec(args) => exec_cmd::run(args),
+        Command::Cache(args) => cache_cmd::run(args),
     }
 }

@@ -30,7 +30,11 @@ fn build(name: &str, wasip1: bool) -> PathBuf {
 }
 
 fn seedfall(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_seedfall")).args(args).output().expect("run seedfall")
+    Command::new(env!("CARGO_BIN_EXE_seedfall"))
+        .args(args)
+        .env("SEEDFALL_CACHE_DIR", out_dir().join("cache"))
+        .output()
+        .expect("run seedfall")
 }
 
 fn text(bytes: &[u8]) -> String {

@@ -24,7 +24,9 @@ pub fn run(code: Arc<Code>, node: Node) -> Result<(Exit, Instance<Node>), seedfa
     let exit = loop {
         match run {
             Run::Suspended(deadline_ns) => {
-                instance.data_mut().clock.advance_to(deadline_ns);
+                let node = instance.data_mut();
+                node.clock.advance_to(deadline_ns);
+                node.trace.resume(node.clock.now_ns());
                 run = instance.resume(0)?;
             }
             Run::Returned(_) => break Exit::Code(0),
@@ -33,4 +35,10 @@ pub fn run(code: Arc<Code>, node: Node) -> Result<(Exit, Instance<Node>), seedfa
         }
     };
     Ok((exit, instance))
+}
+
+/// The run's trace hash: its host calls, resumptions and final memory.
+pub fn trace_hash(instance: &Instance<Node>) -> String {
+    let memory = instance.memory().map(|m| m.bytes()).unwrap_or(&[]);
+    instance.data().trace.finish(memory)
 }

@@ -10,4 +10,5 @@ pub mod fdtable;
 pub mod fs;
 pub mod node;
 pub mod random;
+pub mod trace;
 pub mod wasi;

@@ -6,6 +6,7 @@ use crate::clock::VirtualClock;
 use crate::fdtable::{FdKind, FdTable};
 use crate::fs::Fs;
 use crate::random::RandomStream;
+use crate::trace::Trace;
 use std::io::Write;
 
 /// Where a guest's stdout or stderr goes.
@@ -50,6 +51,7 @@ pub struct Node {
     pub fds: FdTable,
     pub stdout: Output,
     pub stderr: Output,
+    pub trace: Trace,
 }
 
 impl Node {
@@ -69,6 +71,7 @@ impl Node {
             fds,
             stdout: Output::Inherit,
             stderr: Output::Inherit,
+            trace: Trace::default(),
         }
     }
 }

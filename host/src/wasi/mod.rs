@@ -24,11 +24,14 @@ fn bind(
     params: &[ValType],
     body: fn(&mut Caller<'_, Node>, &[u64]) -> WasiResult,
 ) {
+    let traced_name = name.to_string();
+    let arity = params.len();
     linker.func(MODULE, name, params, &[ValType::I32], move |caller, values| {
         let errno = match body(caller, values) {
             Ok(()) => abi::SUCCESS,
             Err(errno) => errno,
         };
+        caller.data_mut().trace.host_call(&traced_name, &values[..arity], errno as u64);
         values[0] = errno as u64;
         Ok(())
     });

@@ -127,7 +127,10 @@ fn poll_oneoff(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<Errno, HostError> 
 
 pub fn register(l: &mut Linker<Node>) {
     l.func(super::MODULE, "poll_oneoff", &[I32, I32, I32, I32], &[I32], |c, v| {
-        v[0] = poll_oneoff(c, v)? as u64;
+        let args = [v[0], v[1], v[2], v[3]];
+        let errno = poll_oneoff(c, v)?;
+        c.data_mut().trace.host_call("poll_oneoff", &args, errno as u64);
+        v[0] = errno as u64;
         Ok(())
     });
 }

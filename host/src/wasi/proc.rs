@@ -62,6 +62,9 @@ pub fn register(l: &mut Linker<Node>) {
         c.data_mut().clock.read_monotonic();
         Ok(())
     });
-    l.func(super::MODULE, "proc_exit", &[I32], &[], |_, v| Err(HostError::Exit(v[0] as u32 as i32)));
+    l.func(super::MODULE, "proc_exit", &[I32], &[], |c, v| {
+        c.data_mut().trace.host_call("proc_exit", &v[..1], 0);
+        Err(HostError::Exit(v[0] as u32 as i32))
+    });
     bind(l, "proc_raise", &[I32], |_, _| Err(ENOSYS));
 }

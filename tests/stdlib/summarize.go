@@ -1,0 +1,169 @@
+// Command summarize reads the `go test -json` logs run.sh wrote and prints one
+// table row per package: result, tests run and skipped, and seconds, under
+// seedfall and under wazero, and whether the two agree. Below the table it
+// names the tests whose outcome differs.
+//
+// Usage: go run summarize.go OUT_DIR PKG...
+//
+// It exits 1 if a package that passes under wazero fails under seedfall or
+// has different counts.
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// event is the part of a test2json event this needs.
+type event struct {
+	Action string
+	Test   string
+	Output string
+}
+
+// result is one package's run under one runtime.
+type result struct {
+	status                string // pass, fail, timeout, no result, no tests
+	run, pass, fail, skip int
+	seconds               int
+	outcome               map[string]string // test -> pass, fail or skip
+}
+
+func (r result) same(o result) bool {
+	return r.status == o.status && r.run == o.run && r.pass == o.pass && r.fail == o.fail && r.skip == o.skip
+}
+
+func load(dir, runtime, pkg string) result {
+	base := filepath.Join(dir, runtime, strings.ReplaceAll(pkg, "/", "_"))
+	r := result{status: "no result", outcome: map[string]string{}}
+	var code int
+	if b, err := os.ReadFile(base + ".exit"); err == nil {
+		fmt.Sscan(string(b), &code, &r.seconds)
+	}
+	f, err := os.Open(base + ".json")
+	if err != nil {
+		return r
+	}
+	defer f.Close()
+	scan := bufio.NewScanner(f)
+	scan.Buffer(make([]byte, 1<<20), 64<<20)
+	for scan.Scan() {
+		var e event
+		if json.Unmarshal(scan.Bytes(), &e) != nil {
+			continue
+		}
+		if e.Test == "" {
+			switch e.Action {
+			case "pass", "fail":
+				r.status = e.Action
+			case "skip":
+				r.status = "no tests"
+			}
+			continue
+		}
+		switch e.Action {
+		case "run":
+			r.run++
+		case "pass":
+			r.pass++
+		case "fail":
+			r.fail++
+		case "skip":
+			r.skip++
+		default:
+			continue
+		}
+		if e.Action != "run" {
+			r.outcome[e.Test] = e.Action
+		}
+	}
+	// `timeout` exits 124, or 137 when it had to kill.
+	if r.status == "no result" && (code == 124 || code == 137) {
+		r.status = "timeout"
+	}
+	return r
+}
+
+// differences lists the tests whose outcome is not the same in a and b.
+func differences(a, b result) []string {
+	names := map[string]bool{}
+	for t := range a.outcome {
+		names[t] = true
+	}
+	for t := range b.outcome {
+		names[t] = true
+	}
+	var out []string
+	for t := range names {
+		if a.outcome[t] != b.outcome[t] {
+			out = append(out, fmt.Sprintf("%s: seedfall %s, wazero %s", t, or(a.outcome[t], "not run"), or(b.outcome[t], "not run")))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func or(s, otherwise string) string {
+	if s == "" {
+		return otherwise
+	}
+	return s
+}
+
+func main() {
+	if len(os.Args) < 3 {
+		fmt.Fprintln(os.Stderr, "usage: summarize OUT_DIR PKG...")
+		os.Exit(2)
+	}
+	dir, pkgs := os.Args[1], os.Args[2:]
+	fmt.Println("| package | seedfall | run | skip | s | wazero | run | skip | s | same? |")
+	fmt.Println("|---|---|--:|--:|--:|---|--:|--:|--:|---|")
+	var failed []string
+	details := map[string][]string{}
+	totals := map[string]int{}
+	for _, pkg := range pkgs {
+		s, w := load(dir, "seedfall", pkg), load(dir, "wazero", pkg)
+		same := "yes"
+		if !s.same(w) {
+			same = "NO"
+			details[pkg] = differences(s, w)
+			if w.status == "pass" {
+				failed = append(failed, pkg)
+			}
+		}
+		fmt.Printf("| %s | %s | %d | %d | %d | %s | %d | %d | %d | %s |\n",
+			pkg, s.status, s.run, s.skip, s.seconds, w.status, w.run, w.skip, w.seconds, same)
+		totals["s.run"] += s.run
+		totals["s.skip"] += s.skip
+		totals["s.sec"] += s.seconds
+		totals["w.run"] += w.run
+		totals["w.skip"] += w.skip
+		totals["w.sec"] += w.seconds
+		if s.status == "pass" {
+			totals["s.pass"]++
+		}
+		if w.status == "pass" {
+			totals["w.pass"]++
+		}
+	}
+	fmt.Printf("| **%d packages** | %d pass | %d | %d | %d | %d pass | %d | %d | %d | %d differ |\n",
+		len(pkgs), totals["s.pass"], totals["s.run"], totals["s.skip"], totals["s.sec"],
+		totals["w.pass"], totals["w.run"], totals["w.skip"], totals["w.sec"], len(details))
+	for _, pkg := range pkgs {
+		if d, ok := details[pkg]; ok {
+			fmt.Printf("\n%s differs:\n", pkg)
+			for _, line := range d {
+				fmt.Println("  " + line)
+			}
+		}
+	}
+	if len(failed) > 0 {
+		fmt.Printf("\nFAIL: pass under wazero but not the same under seedfall: %s\n", strings.Join(failed, " "))
+		os.Exit(1)
+	}
+}
