@@ -22,5 +22,6 @@ pub use module::{FuncType, ValType};
 pub use runtime::code::Code;
 pub use runtime::host::{Caller, Extern, HostError, Linker, Val};
 pub use runtime::instance::{Instance, Run};
+pub use runtime::interrupt::Interrupter;
 pub use runtime::trap::{Trap, TrapKind};
 pub use translate::TrapMode;

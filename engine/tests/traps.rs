@@ -94,3 +94,24 @@ fn a_panicking_host_function_traps_its_instance_as_an_internal_error() {
     }
     assert_eq!(instance.call("fine", &[]).unwrap(), Run::Returned(vec![Val::I32(42)]));
 }
+
+#[test]
+fn a_busy_loop_without_calls_is_stopped_from_another_thread() {
+    let code = common::load_wat(r#"(module (func $spin_forever (export "spin") (loop br 0)))"#, TrapMode::Signals);
+    let mut instance = Instance::new(code, &Linker::<()>::new(), ()).unwrap();
+    let interrupter = Interrupter::current();
+    let watchdog = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        interrupter.interrupt();
+    });
+    match instance.call("spin", &[]).unwrap() {
+        Run::Trapped(trap) => {
+            assert_eq!(trap.kind, TrapKind::Interrupted);
+            assert_eq!(trap.func_name.as_deref(), Some("spin_forever"));
+        }
+        other => panic!("expected an interrupt, got {other:?}"),
+    }
+    watchdog.join().unwrap();
+    // An interrupt that arrives while no guest code runs is ignored.
+    Interrupter::current().interrupt();
+}

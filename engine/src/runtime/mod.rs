@@ -5,6 +5,7 @@ pub mod code;
 pub(crate) mod fiber;
 pub mod host;
 pub mod instance;
+pub mod interrupt;
 pub(crate) mod libcalls;
 pub mod memory;
 pub(crate) mod registry;

@@ -6,15 +6,19 @@
 //! fiber is redirected so the fiber's coroutine returns `FiberReturn::Fault`;
 //! any other fault goes to the handler that was installed before ours (for
 //! example Rust's stack-overflow reporter), or to the default action.
+//! `INTERRUPT_SIGNAL` is the watchdog's: it stops guest code the same way and
+//! is ignored when the thread is running host code.
 
 use crate::runtime::fiber::{FiberReturn, TRAP_HANDLER};
 use crate::runtime::registry;
 use std::mem::MaybeUninit;
 use std::sync::Once;
 
-const SIGNALS: [libc::c_int; 4] = [libc::SIGSEGV, libc::SIGBUS, libc::SIGILL, libc::SIGFPE];
+/// The signal `Interrupter::interrupt` sends; ours alone, never chained.
+pub const INTERRUPT_SIGNAL: libc::c_int = libc::SIGUSR2;
+const SIGNALS: [libc::c_int; 5] = [libc::SIGSEGV, libc::SIGBUS, libc::SIGILL, libc::SIGFPE, INTERRUPT_SIGNAL];
 /// Previous handlers, written once before ours is installed, read-only after.
-static mut PREVIOUS: [MaybeUninit<libc::sigaction>; 4] = [const { MaybeUninit::uninit() }; 4];
+static mut PREVIOUS: [MaybeUninit<libc::sigaction>; 5] = [const { MaybeUninit::uninit() }; 5];
 static INSTALL: Once = Once::new();
 const ALT_STACK_SIZE: usize = 64 << 10;
 
@@ -74,6 +78,10 @@ unsafe extern "C" fn handler(signal: libc::c_int, info: *mut libc::siginfo_t, co
                     return;
                 }
             }
+        }
+        if signal == INTERRUPT_SIGNAL {
+            // Host code was running: the guest is not stuck, nothing to do.
+            return;
         }
         chain(signal, info, context);
     }

@@ -23,10 +23,13 @@ pub enum TrapKind {
     /// An element segment does not fit in the table during instantiation
     /// (distinct from `TableOutOfBounds`, which is `call_indirect`'s).
     TableAccessOutOfBounds = 11,
+    /// The guest was stopped from outside (the real-time watchdog): it ran
+    /// without making any host call for too long.
+    Interrupted = 12,
 }
 
 impl TrapKind {
-    pub const ALL: [TrapKind; 11] = [
+    pub const ALL: [TrapKind; 12] = [
         TrapKind::Unreachable,
         TrapKind::MemoryOutOfBounds,
         TrapKind::IntegerDivideByZero,
@@ -38,6 +41,7 @@ impl TrapKind {
         TrapKind::StackOverflow,
         TrapKind::HostError,
         TrapKind::TableAccessOutOfBounds,
+        TrapKind::Interrupted,
     ];
 
     pub fn from_u8(v: u8) -> Option<TrapKind> {
@@ -58,6 +62,7 @@ impl TrapKind {
             TrapKind::StackOverflow => "call stack exhausted",
             TrapKind::HostError => "host function error",
             TrapKind::TableAccessOutOfBounds => "out of bounds table access",
+            TrapKind::Interrupted => "interrupted: busy loop without host calls",
         }
     }
 }
