@@ -3,7 +3,9 @@
 //! in poll_oneoff, virtual time jumps to its deadline and it resumes.
 
 use crate::node::Node;
-use crate::wasi;
+use crate::watchdog::Watchdog;
+use crate::{preempt, wasi};
+use std::time::Duration;
 use seedfall_engine::{Code, Instance, Run, Trap};
 use std::sync::Arc;
 
@@ -18,8 +20,11 @@ pub enum Exit {
 /// Instantiate `code` with WASI bound to `node`, run `_start`, and return how it
 /// ended together with the instance (whose `data()` is the node: its captured
 /// output, clock and file system).
-pub fn run(code: Arc<Code>, node: Node) -> Result<(Exit, Instance<Node>), seedfall_engine::Error> {
-    let mut instance = Instance::new(code, &wasi::linker(), node)?;
+pub fn run(code: Arc<Code>, node: Node, watchdog: Duration) -> Result<(Exit, Instance<Node>), seedfall_engine::Error> {
+    let mut linker = wasi::linker();
+    preempt::register(&mut linker);
+    let _watchdog = Watchdog::start(node.trace.progress.clone(), watchdog);
+    let mut instance = Instance::new(code, &linker, node)?;
     let mut run = instance.call("_start", &[])?;
     let exit = loop {
         match run {

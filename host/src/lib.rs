@@ -9,6 +9,8 @@ pub mod exec;
 pub mod fdtable;
 pub mod fs;
 pub mod node;
+pub mod preempt;
 pub mod random;
 pub mod trace;
 pub mod wasi;
+pub mod watchdog;

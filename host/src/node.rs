@@ -5,6 +5,7 @@
 use crate::clock::VirtualClock;
 use crate::fdtable::{FdKind, FdTable};
 use crate::fs::Fs;
+use crate::preempt::Preemption;
 use crate::random::RandomStream;
 use crate::trace::Trace;
 use std::io::Write;
@@ -52,6 +53,8 @@ pub struct Node {
     pub stdout: Output,
     pub stderr: Output,
     pub trace: Trace,
+    /// `None` when the module is not instrumented for preemption.
+    pub preempt: Option<Preemption>,
 }
 
 impl Node {
@@ -72,6 +75,7 @@ impl Node {
             stdout: Output::Inherit,
             stderr: Output::Inherit,
             trace: Trace::default(),
+            preempt: None,
         }
     }
 }

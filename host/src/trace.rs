@@ -3,15 +3,20 @@
 //! scheduling step, and the node's final memory. Real-time figures never go
 //! in. Two runs that hash equal behaved the same byte for byte.
 
+use crate::watchdog::Progress;
+
 #[derive(Default)]
 pub struct Trace {
     hasher: blake3::Hasher,
     events: u64,
+    /// Bumped on every host call, for the watchdog (not part of the hash).
+    pub progress: Progress,
 }
 
 impl Trace {
     /// A host call: its name, raw argument slots and result.
     pub fn host_call(&mut self, name: &str, args: &[u64], result: u64) {
+        self.progress.bump();
         self.event(b"call", name.as_bytes(), args, result);
     }
 
@@ -40,7 +45,7 @@ impl Trace {
     pub fn finish(&self, memory: &[u8]) -> String {
         let mut hasher = self.hasher.clone();
         hasher.update(b"memory");
-        hasher.update_rayon(memory);
+        hasher.update(memory);
         hasher.finalize().to_hex().to_string()
     }
 }

@@ -165,6 +165,17 @@ impl<T> Caller<'_, T> {
         }
     }
 
+    /// The guest's memory and the host state at once, for host code that
+    /// updates its state from what it reads in memory.
+    pub fn memory_and_data(&mut self) -> (&mut [u8], &mut T) {
+        let memory = match self.memory {
+            // SAFETY: as in `memory_mut`; the host state is not in guest memory.
+            Some(m) => unsafe { m.bytes_mut() },
+            None => &mut [],
+        };
+        (memory, self.data)
+    }
+
     /// `len` bytes at guest address `ptr`, or an error naming the bad range.
     pub fn read(&self, ptr: u32, len: u32) -> Result<&[u8], HostError> {
         let (start, end) = (ptr as usize, ptr as usize + len as usize);

@@ -114,6 +114,10 @@ fn poll_oneoff(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<Errno, HostError> 
         let earliest = subs.iter().filter_map(|s| if let Wait::Clock(d) = s.wait { Some(d) } else { None }).min();
         match earliest {
             Some(deadline) => {
+                if let Some(counter_global) = c.data().preempt.as_ref().map(|p| p.counter_global()) {
+                    let counter = c.global_get(counter_global) as i64;
+                    c.data_mut().preempt.as_mut().expect("just checked").blocked(counter);
+                }
                 c.suspend(deadline);
             }
             None => {

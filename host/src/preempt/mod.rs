@@ -1,0 +1,152 @@
+//! Deterministic preemption of goroutines. The instrumentation pass makes every
+//! function entry (and, with `loops`, every loop head) decrement a counter
+//! global and call the `seedfall.preempt` hook when it reaches zero; counting is
+//! part of the execution, so preemption points are the same in every run.
+//!
+//! At each hook the host accounts the calls run since the last one and decides:
+//! - the end of a full slice (`SLICE_CALLS` counted calls without blocking): ask
+//!   Go's runtime to preempt the running goroutine and park the node for
+//!   `SLICE_PARK_NS` of virtual time, so other nodes run and timers fire;
+//! - a point of the strategy (`strategy`): only ask for the preemption, which
+//!   sends the goroutine to the back of Go's run queue.
+//! Requests are at least `MIN_QUANTUM` counted calls apart, so a tiny `every`
+//! cannot livelock the runtime. A goroutine that ignores `BUSY_SLICES`
+//! requests in a row spins without stack-checked calls: a busy-loop failure.
+
+pub mod goruntime;
+pub mod strategy;
+
+use crate::node::Node;
+use goruntime::{GoOffsets, Request};
+use seedfall_engine::{Caller, HostError, Linker};
+use strategy::Schedule;
+
+pub const SLICE_CALLS: u64 = 4_194_304;
+pub const SLICE_PARK_NS: u64 = 10_000_000;
+pub const MIN_QUANTUM: u64 = 256;
+pub const BUSY_SLICES: u32 = 3;
+pub const HOOK_MODULE: &str = "seedfall";
+pub const HOOK_NAME: &str = "preempt";
+
+/// A node's preemption state.
+pub struct Preemption {
+    counter_global: u32,
+    /// `None` for modules that are not Go programs: nothing to ask, slices still park.
+    offsets: Option<GoOffsets>,
+    schedule: Schedule,
+    /// The value last written into the counter.
+    armed: u64,
+    /// Counted calls up to the last hook.
+    counted: u64,
+    slice_start: u64,
+    last_request: Option<u64>,
+    ignored_slices: u32,
+    /// Counted calls at which the strategy preempted (pct's change points are
+    /// the `preempt` faults of a run).
+    pub fired: Vec<u64>,
+}
+
+impl Preemption {
+    pub fn new(counter_global: u32, offsets: Option<GoOffsets>, schedule: Schedule) -> Preemption {
+        Preemption {
+            counter_global,
+            offsets,
+            schedule,
+            armed: 0,
+            counted: 0,
+            slice_start: 0,
+            last_request: None,
+            ignored_slices: 0,
+            fired: Vec::new(),
+        }
+    }
+
+    pub fn counter_global(&self) -> u32 {
+        self.counter_global
+    }
+
+    /// Counted calls so far, given the counter's current value.
+    fn counted_now(&self, counter: i64) -> u64 {
+        (self.counted as i64 + self.armed as i64 - counter).max(self.counted as i64) as u64
+    }
+
+    /// The node blocked (waited in poll_oneoff): its slice starts again.
+    pub fn blocked(&mut self, counter: i64) {
+        self.slice_start = self.counted_now(counter);
+    }
+
+    /// Calls until the next thing to decide: the slice end or a strategy point.
+    fn distance(&self) -> u64 {
+        let slice_end = self.slice_start + SLICE_CALLS;
+        let next = self.schedule.next().map_or(slice_end, |p| p.min(slice_end));
+        next.saturating_sub(self.counted).max(1)
+    }
+}
+
+/// What one hook decided.
+struct Decision {
+    park: bool,
+    busy: bool,
+}
+
+fn decide(node: &mut Node, memory: &mut [u8], g: u64, counter: i64) -> Decision {
+    let p = node.preempt.as_mut().expect("hook only bound with preemption");
+    p.counted = p.counted_now(counter);
+    let slice_end = p.counted - p.slice_start >= SLICE_CALLS;
+    let strategy_point = p.schedule.reached(p.counted);
+    if strategy_point {
+        p.fired.push(p.counted);
+    }
+    let quantum_ok = p.last_request.is_none_or(|last| p.counted - last >= MIN_QUANTUM);
+    let mut busy = false;
+    if (slice_end || strategy_point) && (quantum_ok || slice_end) {
+        if let Some(offsets) = p.offsets {
+            let outcome = goruntime::request_preemption(memory, g, &offsets);
+            if outcome == Request::Sent {
+                p.last_request = Some(p.counted);
+            }
+            if slice_end {
+                p.ignored_slices = if outcome == Request::AlreadyPending { p.ignored_slices + 1 } else { 0 };
+                busy = p.ignored_slices >= BUSY_SLICES;
+            }
+        }
+    }
+    if slice_end {
+        p.slice_start = p.counted;
+    }
+    Decision { park: slice_end, busy }
+}
+
+fn hook(c: &mut Caller<'_, Node>) -> Result<(), HostError> {
+    let (counter_global, counted_before) = {
+        let p = c.data().preempt.as_ref().expect("hook only bound with preemption");
+        (p.counter_global, p.counted)
+    };
+    let counter = c.global_get(counter_global) as i64;
+    let g = c.global_get(goruntime::GLOBAL_G);
+    let (memory, node) = c.memory_and_data();
+    let decision = decide(node, memory, g, counter);
+    let node = c.data_mut();
+    let p = node.preempt.as_mut().expect("checked above");
+    p.armed = p.distance();
+    let (counted, armed) = (p.counted, p.armed);
+    node.trace.host_call("preempt", &[counted - counted_before], decision.park as u64);
+    c.global_set(counter_global, armed);
+    if decision.busy {
+        return Err(HostError::Fail(format!(
+            "busy loop: the running goroutine ignored {BUSY_SLICES} preemption requests in a row \
+             ({} counted calls) — it spins without making a stack-checked call",
+            BUSY_SLICES as u64 * SLICE_CALLS
+        )));
+    }
+    if decision.park {
+        let deadline = c.data().clock.now_ns() + SLICE_PARK_NS;
+        c.suspend(deadline);
+    }
+    Ok(())
+}
+
+/// Bind the `seedfall.preempt` hook the instrumentation pass imports.
+pub fn register(linker: &mut Linker<Node>) {
+    linker.func(HOOK_MODULE, HOOK_NAME, &[], &[], |c, _| hook(c));
+}

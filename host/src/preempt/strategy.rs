@@ -1,0 +1,169 @@
+//! Preemption strategies: when, in counted calls, a node's running goroutine
+//! is asked to yield besides the end of a full slice. Parsed from the CLI
+//! (`pct,depth=2,steps=400000`) and, later, from the config's `preempt` object.
+
+use crate::random::RandomStream;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Strategy {
+    /// Only at the end of a full slice.
+    None,
+    /// After a seeded 1..=4096 counted calls, again and again.
+    Random,
+    /// `depth - 1` change points drawn over the node's first `steps` counted calls.
+    Pct { depth: u32, steps: u64 },
+    /// Every `every` counted calls.
+    Calls { every: u64 },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PreemptConfig {
+    pub strategy: Strategy,
+    /// Count loop iterations as well as calls.
+    pub loops: bool,
+}
+
+impl Default for PreemptConfig {
+    fn default() -> Self {
+        PreemptConfig { strategy: Strategy::None, loops: false }
+    }
+}
+
+fn number<T: std::str::FromStr>(key: &str, value: &str) -> Result<T, String> {
+    value.parse().map_err(|_| format!("preempt: {key}={value:?} is not a number"))
+}
+
+impl PreemptConfig {
+    /// `STRATEGY[,key=value...]`, e.g. `pct,depth=2,steps=400000`, `calls,every=8`, `none,loops=true`.
+    pub fn parse(spec: &str) -> Result<PreemptConfig, String> {
+        let mut parts = spec.split(',');
+        let name = parts.next().unwrap_or("");
+        let (mut depth, mut steps, mut every, mut loops) = (2u32, 400_000u64, None, false);
+        for part in parts {
+            let (key, value) = part.split_once('=').ok_or_else(|| format!("preempt: {part:?} is not key=value"))?;
+            match key {
+                "depth" => depth = number(key, value)?,
+                "steps" => steps = number(key, value)?,
+                "every" => every = Some(number(key, value)?),
+                "loops" => loops = number::<bool>(key, value)?,
+                other => return Err(format!("preempt: unknown option {other:?} (known: depth, steps, every, loops)")),
+            }
+        }
+        let strategy = match name {
+            "none" => Strategy::None,
+            "random" => Strategy::Random,
+            "pct" if depth >= 1 && steps >= 1 => Strategy::Pct { depth, steps },
+            "pct" => return Err("preempt: pct needs depth >= 1 and steps >= 1".into()),
+            "calls" => match every {
+                Some(every) if every >= 1 => Strategy::Calls { every },
+                _ => return Err("preempt: calls needs every=N with N >= 1".into()),
+            },
+            other => return Err(format!("preempt: unknown strategy {other:?} (known: none, random, pct, calls)")),
+        };
+        Ok(PreemptConfig { strategy, loops })
+    }
+}
+
+/// The strategy's upcoming preemption points for one node.
+pub struct Schedule {
+    strategy: Strategy,
+    random: RandomStream,
+    /// Pct: the remaining change points, ascending.
+    points: Vec<u64>,
+    next: Option<u64>,
+}
+
+impl Schedule {
+    pub fn new(strategy: &Strategy, random: RandomStream) -> Schedule {
+        let mut schedule = Schedule { strategy: strategy.clone(), random, points: Vec::new(), next: None };
+        if let Strategy::Pct { depth, steps } = *strategy {
+            let mut points: Vec<u64> = (1..depth).map(|_| 1 + schedule.draw(steps)).collect();
+            points.sort_unstable();
+            points.dedup();
+            points.reverse();
+            schedule.points = points;
+        }
+        schedule.next = schedule.after(0);
+        schedule
+    }
+
+    fn draw(&mut self, below: u64) -> u64 {
+        let mut bytes = [0u8; 8];
+        self.random.fill(&mut bytes);
+        u64::from_le_bytes(bytes) % below
+    }
+
+    /// The first point strictly after counted call `now`.
+    fn after(&mut self, now: u64) -> Option<u64> {
+        match self.strategy {
+            Strategy::None => None,
+            Strategy::Random => Some(now + 1 + self.draw(4096)),
+            Strategy::Calls { every } => Some(now + every),
+            Strategy::Pct { .. } => {
+                while self.points.last().is_some_and(|p| *p <= now) {
+                    self.points.pop();
+                }
+                self.points.pop()
+            }
+        }
+    }
+
+    /// The next preemption point, in counted calls.
+    pub fn next(&self) -> Option<u64> {
+        self.next
+    }
+
+    /// Whether a point was reached at counted call `now`; advances past it.
+    pub fn reached(&mut self, now: u64) -> bool {
+        match self.next {
+            Some(point) if point <= now => {
+                self.next = self.after(now);
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_the_documented_forms_and_names_mistakes() {
+        assert_eq!(PreemptConfig::parse("none").unwrap(), PreemptConfig::default());
+        assert_eq!(
+            PreemptConfig::parse("pct,depth=3,steps=1000,loops=true").unwrap(),
+            PreemptConfig { strategy: Strategy::Pct { depth: 3, steps: 1000 }, loops: true }
+        );
+        assert_eq!(PreemptConfig::parse("calls,every=8").unwrap().strategy, Strategy::Calls { every: 8 });
+        assert!(PreemptConfig::parse("pcd").unwrap_err().contains("unknown strategy"));
+        assert!(PreemptConfig::parse("pct,dept=2").unwrap_err().contains("unknown option"));
+        assert!(PreemptConfig::parse("calls").is_err());
+    }
+
+    fn stream() -> RandomStream {
+        RandomStream::new(1, "preempt", "n", 1)
+    }
+
+    #[test]
+    fn pct_draws_depth_minus_one_points_within_steps() {
+        let mut s = Schedule::new(&Strategy::Pct { depth: 4, steps: 1000 }, stream());
+        let mut hits = Vec::new();
+        for now in 0..2000 {
+            if s.reached(now) {
+                hits.push(now);
+            }
+        }
+        assert!(!hits.is_empty() && hits.len() <= 3 && hits.iter().all(|h| *h <= 1000), "{hits:?}");
+    }
+
+    #[test]
+    fn calls_fires_every_n_and_random_within_4096() {
+        let mut calls = Schedule::new(&Strategy::Calls { every: 8 }, stream());
+        assert_eq!((0..=32).filter(|n| calls.reached(*n)).count(), 4);
+        let mut random = Schedule::new(&Strategy::Random, stream());
+        let first = random.next().unwrap();
+        assert!((1..=4096).contains(&first));
+    }
+}
