@@ -5,7 +5,12 @@
 //! mounted at its own path with PWD set to it.
 
 use crate::compiled;
+use crate::duration::parse_duration;
 use seedfall_cache::Cache;
+use seedfall_host::preempt::goruntime;
+use seedfall_host::preempt::strategy::{PreemptConfig, Schedule};
+use seedfall_host::preempt::Preemption;
+use seedfall_host::random::RandomStream;
 use seedfall_host::exec::{self, Exit};
 use seedfall_host::fs::Fs;
 use seedfall_host::node::Node;
@@ -25,6 +30,13 @@ pub struct ExecArgs {
     envs: Vec<String>,
     /// The wasip1 program (any file name; `go test -c` output has no .wasm suffix).
     file: PathBuf,
+    /// Preemption: STRATEGY[,key=value...] with STRATEGY none|random|pct|calls and keys
+    /// depth, steps (pct), every (calls), loops=true|false. Example: pct,depth=2,steps=400000.
+    #[arg(long, default_value = "none", value_name = "SPEC")]
+    preempt: String,
+    /// Real time a guest may run without any host call before it is stopped as a busy loop.
+    #[arg(long, default_value = "10s", value_name = "DURATION")]
+    watchdog: String,
     /// Cache directory for compiled code (default: $SEEDFALL_CACHE_DIR, else the user cache directory).
     #[arg(long, value_name = "DIR")]
     cache_dir: Option<PathBuf>,
@@ -38,6 +50,9 @@ pub struct ExecArgs {
     #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
     args: Vec<String>,
 }
+
+/// The one node of an `exec` run.
+const NODE: &str = "main";
 
 fn fail(message: impl std::fmt::Display) -> ExitCode {
     eprintln!("seedfall exec: {message}");
@@ -73,10 +88,26 @@ fn environment(envs: &[String], cwd: &Path) -> Result<Vec<String>, String> {
 }
 
 pub fn run(args: ExecArgs) -> ExitCode {
+    let preempt = match PreemptConfig::parse(&args.preempt) {
+        Ok(p) => p,
+        Err(e) => return fail(format!("--preempt: {e}")),
+    };
+    let watchdog = match parse_duration(&args.watchdog) {
+        Ok(d) => d,
+        Err(e) => return fail(format!("--watchdog: {e}")),
+    };
     let cache = Cache::open(&args.cache_dir.clone().unwrap_or_else(Cache::default_dir_for_exec));
-    let code = match compiled::load(&cache, &args.file, args.timings) {
-        Ok(code) => code,
+    let instrumentation = seedfall_instrument::Config { loops: preempt.loops };
+    let compiled = match compiled::load(&cache, &args.file, instrumentation, args.timings) {
+        Ok(compiled) => compiled,
         Err(e) => return fail(e),
+    };
+    let offsets = match goruntime::go_version(compiled.code.info()) {
+        Some(version) => match goruntime::offsets_for(&version) {
+            Ok(offsets) => Some(offsets),
+            Err(e) => return fail(e),
+        },
+        None => None,
     };
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
     let env = match environment(&args.envs, &cwd) {
@@ -91,16 +122,22 @@ pub fn run(args: ExecArgs) -> ExitCode {
     }
     let mut argv = vec![args.file.display().to_string()];
     argv.extend(args.args);
-    let node = Node::new("main", args.seed, argv, env, fs);
-    let (exit, instance) = match exec::run(code, node) {
+    let mut node = Node::new(NODE, args.seed, argv, env, fs);
+    let schedule = Schedule::new(&preempt.strategy, RandomStream::new(args.seed, "preempt", NODE, 1));
+    node.preempt = Some(Preemption::new(compiled.counter_global, offsets, schedule));
+    let (exit, instance) = match exec::run(compiled.code, node, watchdog) {
         Ok(done) => done,
         Err(e) => return fail(e),
     };
     if args.trace_hash {
         eprintln!("seedfall: trace hash {} ({} events)", exec::trace_hash(&instance), instance.data().trace.events());
     }
+    let preemptions = &instance.data().preempt.as_ref().expect("set above").fired;
+    if !preemptions.is_empty() && args.timings {
+        eprintln!("seedfall: {} strategy preemptions at counted calls {preemptions:?}", preemptions.len());
+    }
     match exit {
         Exit::Code(code) => ExitCode::from(code as u8),
-        Exit::Trapped(trap) => fail(trap),
+        Exit::Trapped(trap) => fail(format!("node {NODE}: {trap}")),
     }
 }

@@ -6,6 +6,7 @@
 mod argv;
 mod cache_cmd;
 mod compiled;
+mod duration;
 mod exec_cmd;
 
 use clap::{Parser, Subcommand};

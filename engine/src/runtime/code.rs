@@ -152,11 +152,12 @@ fn fault_trap(artifact: &Artifact, base: usize, pc: usize, signal: i32) -> Trap 
         None if signal == libc::SIGFPE => TrapKind::IntegerDivideByZero,
         None => TrapKind::StackOverflow,
     };
+    let detail = (kind == TrapKind::Interrupted).then(|| "no host call within the watchdog's real-time limit".to_string());
     Trap {
         kind,
         func_index,
         func_name: func_index.map(|i| artifact.info.func_name(i)),
         wasm_offset: artifact.wasm_offset_at(offset),
-        detail: None,
+        detail,
     }
 }

@@ -23,8 +23,8 @@ pub enum TrapKind {
     /// An element segment does not fit in the table during instantiation
     /// (distinct from `TableOutOfBounds`, which is `call_indirect`'s).
     TableAccessOutOfBounds = 11,
-    /// The guest was stopped from outside (the real-time watchdog): it ran
-    /// without making any host call for too long.
+    /// The guest stopped making progress: stopped from outside by the
+    /// real-time watchdog, or found spinning by the host.
     Interrupted = 12,
 }
 
@@ -62,7 +62,7 @@ impl TrapKind {
             TrapKind::StackOverflow => "call stack exhausted",
             TrapKind::HostError => "host function error",
             TrapKind::TableAccessOutOfBounds => "out of bounds table access",
-            TrapKind::Interrupted => "interrupted: busy loop without host calls",
+            TrapKind::Interrupted => "busy loop",
         }
     }
 }

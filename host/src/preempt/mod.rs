@@ -18,7 +18,7 @@ pub mod strategy;
 
 use crate::node::Node;
 use goruntime::{GoOffsets, Request};
-use seedfall_engine::{Caller, HostError, Linker};
+use seedfall_engine::{Caller, HostError, Linker, Trap, TrapKind};
 use strategy::Schedule;
 
 pub const SLICE_CALLS: u64 = 4_194_304;
@@ -133,11 +133,17 @@ fn hook(c: &mut Caller<'_, Node>) -> Result<(), HostError> {
     node.trace.host_call("preempt", &[counted - counted_before], decision.park as u64);
     c.global_set(counter_global, armed);
     if decision.busy {
-        return Err(HostError::Fail(format!(
-            "busy loop: the running goroutine ignored {BUSY_SLICES} preemption requests in a row \
-             ({} counted calls) — it spins without making a stack-checked call",
-            BUSY_SLICES as u64 * SLICE_CALLS
-        )));
+        return Err(HostError::Trap(Trap {
+            kind: TrapKind::Interrupted,
+            func_index: None,
+            func_name: None,
+            wasm_offset: None,
+            detail: Some(format!(
+                "the running goroutine ignored {BUSY_SLICES} preemption requests in a row ({} counted calls): \
+                 it spins without making a stack-checked call",
+                BUSY_SLICES as u64 * SLICE_CALLS
+            )),
+        }));
     }
     if decision.park {
         let deadline = c.data().clock.now_ns() + SLICE_PARK_NS;
