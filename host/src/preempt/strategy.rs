@@ -162,7 +162,7 @@ mod tests {
     fn calls_fires_every_n_and_random_within_4096() {
         let mut calls = Schedule::new(&Strategy::Calls { every: 8 }, stream());
         assert_eq!((0..=32).filter(|n| calls.reached(*n)).count(), 4);
-        let mut random = Schedule::new(&Strategy::Random, stream());
+        let random = Schedule::new(&Strategy::Random, stream());
         let first = random.next().unwrap();
         assert!((1..=4096).contains(&first));
     }
