@@ -1,6 +1,8 @@
 //! Running one program to completion in the deterministic world: what
 //! `seedfall exec` does. The node's `_start` runs on a fiber; whenever it parks
-//! in poll_oneoff, virtual time jumps to its deadline and it resumes.
+//! (in poll_oneoff, or at the end of a preemption slice), virtual time jumps to
+//! its deadline and it resumes. A watchdog thread stops it if it runs for too
+//! long without any host call.
 
 use crate::node::Node;
 use crate::watchdog::Watchdog;
