@@ -324,7 +324,7 @@ impl Script {
             let artifact = Artifact::decode(&artifact.encode())?;
             Code::load(artifact).map(Arc::new)
         }))
-        .map_err(|panic| fail(format!("engine panicked: {}", panic_text(&panic))))
+        .map_err(|panic| fail(format!("engine panicked: {}", seedfall_engine::error::panic_message(&*panic))))
     }
 
     fn module(&mut self, mut module: QuoteWat<'_>, line: usize) -> Step {
@@ -486,12 +486,3 @@ fn matches(value: &Val, expected: &WastRet<'_>) -> Step<bool> {
     })
 }
 
-fn panic_text(panic: &Box<dyn std::any::Any + Send>) -> String {
-    if let Some(s) = panic.downcast_ref::<&str>() {
-        s.to_string()
-    } else if let Some(s) = panic.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "non-string panic payload".to_string()
-    }
-}

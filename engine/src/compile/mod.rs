@@ -106,7 +106,7 @@ fn compile_jobs(
                     .unwrap_or_else(|panic| {
                         ctx = Context::new();
                         fctx = FunctionBuilderContext::new();
-                        Err(panic_message(panic))
+                        Err(format!("translator panic: {}", crate::error::panic_message(&*panic)))
                     })
                     .map_err(|message| Error::Compile { function: job_name(info, job), message });
                     *slots[i].lock().expect("slot lock") = Some(result);
@@ -122,15 +122,6 @@ fn compile_jobs(
         .collect()
 }
 
-fn panic_message(panic: Box<dyn std::any::Any + Send>) -> String {
-    if let Some(s) = panic.downcast_ref::<&str>() {
-        format!("translator panic: {s}")
-    } else if let Some(s) = panic.downcast_ref::<String>() {
-        format!("translator panic: {s}")
-    } else {
-        "translator panic".to_string()
-    }
-}
 
 fn compile_one(
     wasm: &[u8],

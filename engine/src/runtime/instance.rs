@@ -129,19 +129,10 @@ unsafe fn dispatch<T>(core: *mut InstanceCore, index: u32, values: *mut u64) -> 
     };
     match catch_unwind(AssertUnwindSafe(|| func(&mut caller, values))) {
         Ok(result) => result,
-        Err(panic) => Err(HostError::Fail(format!("host function panicked: {}", panic_text(&panic)))),
+        Err(panic) => Err(HostError::Fail(format!("host function panicked: {}", crate::error::panic_message(&*panic)))),
     }
 }
 
-fn panic_text(panic: &Box<dyn std::any::Any + Send>) -> String {
-    if let Some(s) = panic.downcast_ref::<&str>() {
-        s.to_string()
-    } else if let Some(s) = panic.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "non-string panic payload".to_string()
-    }
-}
 
 fn link_error(module: &str, name: &str, problem: &str) -> Error {
     Error::Link(format!("import {module}.{name}: {problem}"))

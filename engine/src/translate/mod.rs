@@ -92,11 +92,7 @@ pub fn translate_function(
     let ty = info.func_type(func_index).clone();
     func.signature = wasm_signature(&ty);
     let mut b = FunctionBuilder::new(func, fctx);
-    let entry = b.create_block();
-    b.append_block_params_for_function_params(entry);
-    b.switch_to_block(entry);
-    b.seal_block(entry);
-    let params = b.block_params(entry).to_vec();
+    let params = enter_function(&mut b);
     let vmctx = params[0];
 
     let mut locals = Vec::new();
@@ -156,6 +152,15 @@ pub fn translate_function(
     t.b.seal_all_blocks();
     t.b.finalize(frontend);
     Ok(())
+}
+
+/// Start the entry block; returns the function's parameters (vmctx first).
+pub(crate) fn enter_function(b: &mut FunctionBuilder<'_>) -> Vec<Value> {
+    let entry = b.create_block();
+    b.append_block_params_for_function_params(entry);
+    b.switch_to_block(entry);
+    b.seal_block(entry);
+    b.block_params(entry).to_vec()
 }
 
 pub(crate) fn zero_value(b: &mut FunctionBuilder<'_>, t: ValType) -> Value {

@@ -10,7 +10,7 @@
 //! zero-extended when compiled code writes it, and only its low four bytes are
 //! read back.
 
-use super::{ir_type, wasm_signature};
+use super::{enter_function, ir_type, wasm_signature};
 use crate::module::FuncType;
 use crate::runtime::vmctx;
 use cranelift_codegen::ir::{
@@ -44,11 +44,7 @@ fn load_values(b: &mut FunctionBuilder<'_>, tys: &[crate::module::ValType], buff
 pub fn import_stub(ty: &FuncType, import_index: u32, func: &mut ir::Function, fctx: &mut FunctionBuilderContext, frontend: TargetFrontendConfig) {
     func.signature = wasm_signature(ty);
     let mut b = FunctionBuilder::new(func, fctx);
-    let entry = b.create_block();
-    b.append_block_params_for_function_params(entry);
-    b.switch_to_block(entry);
-    b.seal_block(entry);
-    let params = b.block_params(entry).to_vec();
+    let params = enter_function(&mut b);
     let vmctx_value = params[0];
     let slots = ty.params.len().max(ty.results.len()).max(1) as u32;
     let slot = b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 8 * slots, 3));
@@ -79,11 +75,7 @@ pub fn trampoline_signature() -> Signature {
 pub fn trampoline(ty: &FuncType, func: &mut ir::Function, fctx: &mut FunctionBuilderContext, frontend: TargetFrontendConfig) {
     func.signature = trampoline_signature();
     let mut b = FunctionBuilder::new(func, fctx);
-    let entry = b.create_block();
-    b.append_block_params_for_function_params(entry);
-    b.switch_to_block(entry);
-    b.seal_block(entry);
-    let [vmctx_value, callee, buffer] = b.block_params(entry).try_into().expect("three params");
+    let [vmctx_value, callee, buffer] = enter_function(&mut b).try_into().expect("three params");
     let mut args = vec![vmctx_value];
     args.extend(load_values(&mut b, &ty.params, buffer));
     let sigref = b.import_signature(wasm_signature(ty));
