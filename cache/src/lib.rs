@@ -9,9 +9,11 @@
 //!   machine-specific, so a copied cache directory still hits.
 //! - **Entry** (`entry.rs`): header (magic, entry format version, key, payload
 //!   length), a blake3 checksum of header and payload, then the Artifact's own
-//!   bytes. Mapped read-only with memmap2 and verified before it is decoded;
-//!   nothing from the cache is ever mapped executable (the engine's loader
-//!   copies the verified code into fresh pages).
+//!   bytes, with the code page-aligned in the file. Mapped read-only with
+//!   memmap2 and verified before anything else; only then is the code range
+//!   mapped executable in place (no copy, no relocation: compiled code is
+//!   linked position-independently), or copied where the file system forbids
+//!   executable mappings.
 //! - **Publish** (`fsutil.rs`): temporary file in the cache directory, write,
 //!   fsync, rename, fsync the directory.
 //! - **Eviction** (`index.rs`, [`Cache::record_set`]): the 8 most recently used
@@ -21,14 +23,14 @@
 //!   warnings (plain sentences, for the caller to print), the unwritable
 //!   directory once per `Cache`.
 //!
-//! The cache knows an Artifact only as bytes (`encode`/`decode`) and the
-//! config only through its key material.
+//! The cache knows an Artifact only as bytes (`encode_at`/`decode_split`),
+//! hands back loaded `Code`, and knows the config only through its key material.
 
 mod entry;
 mod fsutil;
 mod index;
 
-use seedfall_engine::{Artifact, CompileConfig};
+use seedfall_engine::{Artifact, Code, CompileConfig};
 use std::collections::{BTreeSet, HashSet};
 use std::fmt;
 use std::fs::{self, File, OpenOptions};
@@ -151,8 +153,11 @@ pub struct Timings {
     pub map: Duration,
     /// Checking the header and the blake3 checksum.
     pub verify: Duration,
-    /// `Artifact::decode` from the mapped bytes.
+    /// `Artifact::decode_split` from the mapped bytes (everything but the code).
     pub decode: Duration,
+    /// Making the code executable: mapping it in place on a hit, or copying
+    /// and relocating it after a compile.
+    pub load: Duration,
     /// The compile closure (miss or recompile).
     pub compile: Duration,
     /// `Artifact::encode` and the entry's checksum.
@@ -163,7 +168,7 @@ pub struct Timings {
 
 impl Timings {
     pub fn total(&self) -> Duration {
-        self.key_hash + self.map + self.verify + self.decode + self.compile + self.encode + self.publish
+        self.key_hash + self.map + self.verify + self.decode + self.load + self.compile + self.encode + self.publish
     }
 }
 
@@ -172,11 +177,12 @@ impl fmt::Display for Timings {
         let ms = |d: Duration| d.as_secs_f64() * 1e3;
         write!(
             f,
-            "key hash {:.2} ms, map {:.2} ms, verify {:.2} ms, decode {:.2} ms",
+            "key hash {:.2} ms, map {:.2} ms, verify {:.2} ms, decode {:.2} ms, load {:.2} ms",
             ms(self.key_hash),
             ms(self.map),
             ms(self.verify),
-            ms(self.decode)
+            ms(self.decode),
+            ms(self.load)
         )?;
         if !self.compile.is_zero() || !self.publish.is_zero() {
             write!(
@@ -191,11 +197,11 @@ impl fmt::Display for Timings {
     }
 }
 
-/// The result of a fetch: the Artifact, ready for `Code::load`.
+/// The result of a fetch: loaded code, ready to instantiate.
 #[derive(Debug)]
 pub struct Fetched {
     pub key: Key,
-    pub artifact: Artifact,
+    pub code: Code,
     pub outcome: Outcome,
     /// Whether a freshly compiled Artifact was written to the cache.
     pub stored: bool,
@@ -362,8 +368,8 @@ impl Cache {
         let mut outcome = Outcome::Miss;
         match self.load(key, &path, &mut timings) {
             Ok(None) => {}
-            Ok(Some(artifact)) => {
-                return Ok(Fetched { key: *key, artifact, outcome: Outcome::Hit, stored: false, timings, warnings });
+            Ok(Some(code)) => {
+                return Ok(Fetched { key: *key, code, outcome: Outcome::Hit, stored: false, timings, warnings });
             }
             Err((Bad::Unreadable(reason), _)) => {
                 warnings.push(format!("compiled-code cache entry {}: {reason}; recompiling", path.display()));
@@ -386,7 +392,10 @@ impl Cache {
         let artifact = compile()?;
         timings.compile = start.elapsed();
         let stored = self.store(key, &artifact, &path, &mut timings, &mut warnings);
-        Ok(Fetched { key: *key, artifact, outcome, stored, timings, warnings })
+        let start = Instant::now();
+        let code = Code::load(artifact)?;
+        timings.load = start.elapsed();
+        Ok(Fetched { key: *key, code, outcome, stored, timings, warnings })
     }
 
     /// Map, verify and decode the entry at `path`. `Ok(None)`: no entry.
@@ -395,7 +404,7 @@ impl Cache {
         key: &Key,
         path: &Path,
         timings: &mut Timings,
-    ) -> Result<Option<Artifact>, (Bad, Option<FileId>)> {
+    ) -> Result<Option<Code>, (Bad, Option<FileId>)> {
         let start = Instant::now();
         let file = match File::open(path) {
             Ok(file) => file,
@@ -422,9 +431,26 @@ impl Cache {
         timings.verify = start.elapsed();
 
         let start = Instant::now();
-        let artifact = Artifact::decode(payload).map_err(|e| (Bad::Corrupt(format!("decoding: {e}")), id))?;
+        let (mut artifact, code) =
+            Artifact::decode_split(payload).map_err(|e| (Bad::Corrupt(format!("decoding: {e}")), id))?;
         timings.decode = start.elapsed();
-        Ok(Some(artifact))
+
+        let start = Instant::now();
+        let offset = (map.len() - payload.len() + code.start) as u64;
+        // SAFETY: entries are never modified in place (see above).
+        let exec = unsafe { memmap2::MmapOptions::new().offset(offset).len(code.len().max(1)).map_exec(&file) };
+        let loaded = match exec {
+            // SAFETY: the mapped range was just verified by the checksum.
+            Ok(exec) => unsafe { Code::load_mapped(artifact, exec) },
+            // A noexec mount or an unaligned offset: copy the code instead.
+            Err(_) => {
+                artifact.code = payload[code].to_vec();
+                Code::load(artifact)
+            }
+        }
+        .map_err(|e| (Bad::Corrupt(format!("loading: {e}")), id))?;
+        timings.load = start.elapsed();
+        Ok(Some(loaded))
     }
 
     /// Publish `artifact` under `key`; false (with a warning, once) if the
@@ -442,7 +468,7 @@ impl Cache {
             return false;
         }
         let start = Instant::now();
-        let payload = artifact.encode();
+        let payload = artifact.encode_at(HEADER_LEN);
         let header = entry::header(key, &payload);
         timings.encode = start.elapsed();
         let start = Instant::now();

@@ -34,7 +34,7 @@ fn child() {
             let recorded = cache.record_set(&[fetched.key]);
             assert!(recorded.warnings.is_empty(), "{:?}", recorded.warnings);
             let outcome = format!("{:?}", fetched.outcome);
-            let (add, fac, trap) = behaviour(fetched.artifact);
+            let (add, fac, trap) = behaviour(fetched.code);
             assert_eq!((add, fac, trap), (vec![Val::I32(42)], vec![Val::I64(3628800)], Some(TrapKind::IntegerDivideByZero)));
             println!("RESULT {outcome} {}", fetched.key);
         }
@@ -118,7 +118,7 @@ fn copied_cache_dir_still_hits() {
     assert!(hit.warnings.is_empty());
     assert_eq!(copied.list().len(), 1);
     assert_eq!(copied.list()[0].last_used, Some(0), "the index came along");
-    assert_runs(hit.artifact, 3);
+    assert_runs(hit.code, 3);
 }
 
 fn copy_dir(from: &Path, to: &Path) {
@@ -153,7 +153,7 @@ fn damaged_entry_is_recompiled(name: &str, bias: i32, expect: &str, damage: impl
     assert!(again.stored);
     assert_eq!(std::fs::read(&path).unwrap(), good, "{name}: the rewritten entry is the original one");
     assert!(cache.verify().iter().all(|(_, r)| r.is_ok()));
-    assert_runs(again.artifact, bias);
+    assert_runs(again.code, bias);
 
     let hit = cache.fetch(&module(bias), &config(), b"").unwrap();
     assert_eq!(hit.outcome, Outcome::Hit);
@@ -278,7 +278,7 @@ fn ninth_set_evicts_the_least_recently_used() {
     // An evicted module is simply compiled again.
     let again = cache.fetch(&wasm, &config(), b"m1").unwrap();
     assert_eq!(again.outcome, Outcome::Miss);
-    assert_runs(again.artifact, 0);
+    assert_runs(again.code, 0);
 }
 
 #[test]
@@ -334,10 +334,10 @@ fn unwritable_dir_compiles_in_memory_and_warns_once() {
     assert!(!first.stored);
     assert_eq!(first.warnings.len(), 1, "{:?}", first.warnings);
     assert!(first.warnings[0].contains("compiling in memory"), "{:?}", first.warnings);
-    assert_runs(first.artifact, 0);
+    assert_runs(first.code, 0);
     let second = cache.fetch(&module(1), &config(), b"").unwrap();
     assert!(second.warnings.is_empty(), "warned once: {:?}", second.warnings);
-    assert_runs(second.artifact, 1);
+    assert_runs(second.code, 1);
     let r = cache.record_set(&[first.key, second.key]);
     assert!(r.warnings.is_empty() && r.evicted.is_empty());
     assert!(cache.list().is_empty());
@@ -367,9 +367,9 @@ fn read_only_dir_still_hits_and_compiles_in_memory() {
     let miss = cache.fetch(&module(1), &config(), b"").unwrap();
     assert_eq!(miss.outcome, Outcome::Miss);
     assert_eq!(miss.warnings.len(), 1, "{:?}", miss.warnings);
-    assert_runs(miss.artifact, 1);
+    assert_runs(miss.code, 1);
     assert!(cache.record_set(&[hit.key, miss.key]).warnings.is_empty());
-    assert_runs(hit.artifact, 0);
+    assert_runs(hit.code, 0);
 }
 
 #[test]
@@ -382,10 +382,10 @@ fn hit_is_byte_identical_to_a_fresh_compile_and_runs_the_same() {
         assert_eq!(cache.fetch(&wasm, &config, b"").unwrap().outcome, Outcome::Miss);
         let hit = cache.fetch(&wasm, &config, b"").unwrap();
         assert_eq!(hit.outcome, Outcome::Hit);
-        let fresh = compile(&wasm, &config).unwrap();
-        assert_eq!(hit.artifact.encode(), fresh.encode(), "{trap_mode:?}");
-        assert_eq!(hit.artifact, fresh);
-        let from_hit = behaviour(hit.artifact);
+        let fresh = Code::load(compile(&wasm, &config).unwrap()).unwrap();
+        assert_eq!(hit.code.code_bytes(), fresh.code_bytes(), "{trap_mode:?}");
+        assert_eq!(hit.code.artifact(), fresh.artifact());
+        let from_hit = behaviour(hit.code);
         assert_eq!(from_hit, behaviour(fresh));
         assert_eq!(from_hit.0, vec![Val::I32(42 + bias)]);
     }
@@ -394,7 +394,9 @@ fn hit_is_byte_identical_to_a_fresh_compile_and_runs_the_same() {
     cache.fetch(&big, &config(), b"").unwrap();
     let hit = cache.fetch(&big, &config(), b"").unwrap();
     assert_eq!(hit.outcome, Outcome::Hit);
-    assert_eq!(hit.artifact.encode(), compile(&big, &config()).unwrap().encode());
+    let fresh = Code::load(compile(&big, &config()).unwrap()).unwrap();
+    assert_eq!(hit.code.code_bytes(), fresh.code_bytes());
+    assert_eq!(hit.code.artifact(), fresh.artifact());
 }
 
 #[test]

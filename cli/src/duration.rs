@@ -29,7 +29,7 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
     if text.is_empty() {
         return Err(bad());
     }
-    Ok(Duration::from_secs_f64(seconds))
+    Duration::try_from_secs_f64(seconds).map_err(|_| format!("{text:?} is too long a duration"))
 }
 
 #[cfg(test)]
@@ -43,7 +43,7 @@ mod tests {
         assert_eq!(parse_duration("1m30s").unwrap(), Duration::from_secs(90));
         assert_eq!(parse_duration("10s").unwrap(), Duration::from_secs(10));
         assert_eq!(parse_duration("0").unwrap(), Duration::ZERO);
-        for bad in ["", "10", "ten s", "5 s", "3x"] {
+        for bad in ["", "10", "ten s", "5 s", "3x", "99999999999999999999999h"] {
             assert!(parse_duration(bad).is_err(), "{bad}");
         }
     }

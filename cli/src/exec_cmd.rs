@@ -34,6 +34,11 @@ pub struct ExecArgs {
     /// depth, steps (pct), every (calls), loops=true|false. Example: pct,depth=2,steps=400000.
     #[arg(long, default_value = "none", value_name = "SPEC")]
     preempt: String,
+    /// Run the module without the preemption instrumentation (no call or loop counters, no
+    /// preemption at all: a spinning goroutine can hang the run). For measuring the counters'
+    /// cost (bench/guest.sh); not for tests.
+    #[arg(long, hide_short_help = true, conflicts_with = "preempt")]
+    no_preempt: bool,
     /// Real time a guest may run without any host call before it is stopped as a busy loop.
     #[arg(long, default_value = "10s", value_name = "DURATION")]
     watchdog: String,
@@ -97,7 +102,7 @@ pub fn run(args: ExecArgs) -> ExitCode {
         Err(e) => return fail(format!("--watchdog: {e}")),
     };
     let cache = Cache::open(&args.cache_dir.clone().unwrap_or_else(Cache::default_dir_for_exec));
-    let instrumentation = seedfall_instrument::Config { loops: preempt.loops };
+    let instrumentation = (!args.no_preempt).then_some(seedfall_instrument::Config { loops: preempt.loops });
     let compiled = match compiled::load(&cache, &args.file, instrumentation, args.timings) {
         Ok(compiled) => compiled,
         Err(e) => return fail(e),
@@ -124,7 +129,7 @@ pub fn run(args: ExecArgs) -> ExitCode {
     argv.extend(args.args);
     let mut node = Node::new(NODE, args.seed, argv, env, fs);
     let schedule = Schedule::new(&preempt.strategy, RandomStream::new(args.seed, "preempt", NODE, 1));
-    node.preempt = Some(Preemption::new(compiled.counter_global, offsets, schedule));
+    node.preempt = compiled.counter_global.map(|counter| Preemption::new(counter, offsets, schedule));
     let (exit, instance) = match exec::run(compiled.code, node, watchdog) {
         Ok(done) => done,
         Err(e) => return fail(e),
@@ -132,9 +137,11 @@ pub fn run(args: ExecArgs) -> ExitCode {
     if args.trace_hash {
         eprintln!("seedfall: trace hash {} ({} events)", exec::trace_hash(&instance), instance.data().trace.events());
     }
-    let preemptions = &instance.data().preempt.as_ref().expect("set above").fired;
-    if !preemptions.is_empty() && args.timings {
-        eprintln!("seedfall: {} strategy preemptions at counted calls {preemptions:?}", preemptions.len());
+    if let Some(preempt) = &instance.data().preempt {
+        let preemptions = &preempt.fired;
+        if !preemptions.is_empty() && args.timings {
+            eprintln!("seedfall: {} strategy preemptions at counted calls {preemptions:?}", preemptions.len());
+        }
     }
     match exit {
         Exit::Code(code) => ExitCode::from(code as u8),

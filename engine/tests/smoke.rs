@@ -34,3 +34,33 @@ fn arithmetic_and_control() {
         assert_eq!(instance.call("add", &[Val::I32(1), Val::I32(1)]).unwrap(), Run::Returned(vec![Val::I32(2)]));
     }
 }
+
+#[test]
+fn code_mapped_in_place_from_a_file_runs_like_copied_code() {
+    let wasm = wat::parse_str(
+        r#"(module
+          (func $inc (param i32) (result i32) local.get 0 i32.const 1 i32.add)
+          (func (export "twice") (param i32) (result i32) local.get 0 call $inc call $inc))"#,
+    )
+    .unwrap();
+    let artifact = compile(&wasm, &CompileConfig::default()).unwrap();
+    // A file with an 88-byte header before the Artifact, like a cache entry.
+    let prefix = vec![7u8; 88];
+    let encoded = artifact.encode_at(prefix.len());
+    let path = std::env::temp_dir().join(format!("seedfall-mapped-{}.bin", std::process::id()));
+    std::fs::write(&path, [prefix.as_slice(), &encoded].concat()).unwrap();
+    let (meta, code_range) = Artifact::decode_split(&encoded).unwrap();
+    assert_eq!((prefix.len() + code_range.start) % seedfall_engine::artifact::CODE_ALIGNMENT, 0);
+    let file = std::fs::File::open(&path).unwrap();
+    let offset = (prefix.len() + code_range.start) as u64;
+    // SAFETY: the file was just written with this Artifact and is not modified.
+    let exec = unsafe { memmap2::MmapOptions::new().offset(offset).len(code_range.len()).map_exec(&file) }.unwrap();
+    let mapped = unsafe { Code::load_mapped(meta, exec) }.unwrap();
+    let copied = Code::load(artifact).unwrap();
+    assert_eq!(mapped.code_bytes(), copied.code_bytes(), "compiled code is linked position-independently");
+    for code in [mapped, copied] {
+        let mut instance = Instance::new(std::sync::Arc::new(code), &Linker::<()>::new(), ()).unwrap();
+        assert_eq!(instance.call("twice", &[Val::I32(40)]).unwrap(), Run::Returned(vec![Val::I32(42)]));
+    }
+    let _ = std::fs::remove_file(&path);
+}

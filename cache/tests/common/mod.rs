@@ -84,8 +84,8 @@ pub fn config() -> CompileConfig {
 }
 
 /// What calling the module's functions gives: (add(2, 40), fac(10), div(1, 0) trapped?).
-pub fn behaviour(artifact: Artifact) -> (Vec<Val>, Vec<Val>, Option<TrapKind>) {
-    let code = Arc::new(Code::load(artifact).expect("loads"));
+pub fn behaviour(code: Code) -> (Vec<Val>, Vec<Val>, Option<TrapKind>) {
+    let code = Arc::new(code);
     let mut instance = Instance::new(code, &Linker::<()>::new(), ()).expect("instantiates");
     let returned = |run: Run| match run {
         Run::Returned(v) => v,
@@ -101,8 +101,8 @@ pub fn behaviour(artifact: Artifact) -> (Vec<Val>, Vec<Val>, Option<TrapKind>) {
 }
 
 /// Assert that `artifact` of `module(bias)` works.
-pub fn assert_runs(artifact: Artifact, bias: i32) {
-    let (add, fac, trap) = behaviour(artifact);
+pub fn assert_runs(code: Code, bias: i32) {
+    let (add, fac, trap) = behaviour(code);
     assert_eq!(add, vec![Val::I32(42 + bias)]);
     assert_eq!(fac, vec![Val::I64(3628800)]);
     assert_eq!(trap, Some(TrapKind::IntegerDivideByZero));

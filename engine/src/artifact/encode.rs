@@ -8,7 +8,9 @@ use crate::error::{Error, Result};
 use crate::module::*;
 
 /// Bump on any change to the encoding or to what compiled code expects.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
+/// The code's alignment in an encoding made by `encode_at`: the page size.
+pub const CODE_ALIGNMENT: usize = 4096;
 const MAGIC: &[u8; 8] = b"SEEDFALL";
 
 struct Writer(Vec<u8>);
@@ -358,7 +360,15 @@ fn read_info(r: &mut Reader<'_>) -> Result<ModuleInfo> {
 impl Artifact {
     /// Serialize to bytes.
     pub fn encode(&self) -> Vec<u8> {
-        let mut w = Writer(Vec::with_capacity(self.code.len() + 1024));
+        self.encode_at(0)
+    }
+
+    /// Serialize so that the code starts `CODE_ALIGNMENT`-aligned counting
+    /// `prefix_len` bytes written before the result (a cache entry's header):
+    /// a file holding `prefix ‖ result` can have its code mapped executable
+    /// in place. The code is last, after everything `decode_split` reads.
+    pub fn encode_at(&self, prefix_len: usize) -> Vec<u8> {
+        let mut w = Writer(Vec::with_capacity(self.code.len() + CODE_ALIGNMENT + 1024));
         w.0.extend_from_slice(MAGIC);
         w.u32(FORMAT_VERSION);
         w.u8(match self.trap_mode {
@@ -367,7 +377,7 @@ impl Artifact {
         });
         w.str(self.baseline.name());
         write_info(&mut w, &self.info);
-        w.bytes(&self.code);
+        w.u64(self.code.len() as u64);
         w.u32(self.functions.len() as u32);
         for f in &self.functions {
             w.u32(f.offset);
@@ -397,12 +407,24 @@ impl Artifact {
             w.u32(*offset);
             w.u32(*loc);
         }
+        let padding = (CODE_ALIGNMENT - (prefix_len + w.0.len() + 4) % CODE_ALIGNMENT) % CODE_ALIGNMENT;
+        w.u32(padding as u32);
+        w.0.resize(w.0.len() + padding, 0);
+        w.0.extend_from_slice(&self.code);
         w.0
     }
 
     /// Deserialize bytes written by `encode`, checking every length and that
     /// every code offset lies inside the code.
     pub fn decode(bytes: &[u8]) -> Result<Artifact> {
+        let (mut artifact, code) = Artifact::decode_split(bytes)?;
+        artifact.code = bytes[code].to_vec();
+        Ok(artifact)
+    }
+
+    /// Deserialize everything but the code, and return where the code lies in
+    /// `bytes` (so it can be mapped rather than copied). `code` is left empty.
+    pub fn decode_split(bytes: &[u8]) -> Result<(Artifact, std::ops::Range<usize>)> {
         let mut r = Reader { bytes, at: 0 };
         if r.take(MAGIC.len()).ok() != Some(&MAGIC[..]) {
             return Err(Error::Artifact("not a seedfall artifact (bad magic)".into()));
@@ -418,8 +440,7 @@ impl Artifact {
         };
         let baseline = IsaBaseline::from_name(&r.str()?).map_err(|e| Error::Artifact(e.to_string()))?;
         let info = read_info(&mut r)?;
-        let code = r.bytes()?;
-        let code_len = code.len() as u64;
+        let code_len = r.u64()?;
         let in_code = |offset: u32, len: u64| offset as u64 + len <= code_len;
         let mut functions = Vec::new();
         for _ in 0..r.count(8)? {
@@ -466,9 +487,15 @@ impl Artifact {
             .chunks_exact(8)
             .map(|c| (u32::from_le_bytes([c[0], c[1], c[2], c[3]]), u32::from_le_bytes([c[4], c[5], c[6], c[7]])))
             .collect();
+        let padding = r.u32()? as usize;
+        r.take(padding)?;
+        let code_start = r.at;
+        r.take(usize::try_from(code_len).map_err(|_| Error::Artifact("code length too large".into()))?)?;
         if r.at != bytes.len() {
             return Err(Error::Artifact(format!("{} trailing bytes", bytes.len() - r.at)));
         }
-        Ok(Artifact { info, trap_mode, baseline, code, functions, trampolines, relocations, traps, srclocs })
+        let code = Vec::new();
+        let artifact = Artifact { info, trap_mode, baseline, code, functions, trampolines, relocations, traps, srclocs };
+        Ok((artifact, code_start..r.at))
     }
 }

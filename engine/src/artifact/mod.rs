@@ -7,7 +7,7 @@
 
 mod encode;
 
-pub use encode::FORMAT_VERSION;
+pub use encode::{CODE_ALIGNMENT, FORMAT_VERSION};
 
 use crate::compile::IsaBaseline;
 use crate::module::ModuleInfo;
@@ -70,4 +70,29 @@ impl Artifact {
         let i = self.srclocs.partition_point(|s| s.0 <= offset).checked_sub(1)?;
         Some(self.srclocs[i].1)
     }
+}
+
+/// Write each relocation's value into `code`. Every relocation is a call
+/// between functions of the same code, relative to the call site, so the
+/// result does not depend on where the code is loaded: the compiler links once
+/// and the loader may re-apply (idempotent) or map the bytes as they are.
+pub fn apply_relocations(code: &mut [u8], functions: &[FuncLayout], relocations: &[Relocation]) -> crate::Result<()> {
+    for reloc in relocations {
+        let site = reloc.offset as usize;
+        let target = functions
+            .get(reloc.target as usize)
+            .ok_or_else(|| crate::Error::Artifact(format!("relocation to missing function {}", reloc.target)))?
+            .offset as i64;
+        match reloc.kind {
+            RelocKind::CallPcRel4 => {
+                let delta = i32::try_from(target + reloc.addend - site as i64)
+                    .map_err(|_| crate::Error::Artifact(format!("call at {site:#x} out of rel32 range")))?;
+                let bytes = code
+                    .get_mut(site..site + 4)
+                    .ok_or_else(|| crate::Error::Artifact(format!("relocation at {site:#x} outside the code")))?;
+                bytes.copy_from_slice(&delta.to_le_bytes());
+            }
+        }
+    }
+    Ok(())
 }

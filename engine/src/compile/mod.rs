@@ -11,7 +11,7 @@ mod isa;
 
 pub use isa::{target_triple, CompileConfig, IsaBaseline};
 
-use crate::artifact::{Artifact, FuncLayout, RelocKind, Relocation};
+use crate::artifact::{apply_relocations, Artifact, FuncLayout, RelocKind, Relocation};
 use crate::error::{Error, Result};
 use crate::module::{self, FuncType, ModuleInfo};
 use crate::runtime::trap::TrapKind;
@@ -62,7 +62,7 @@ pub fn compile(wasm: &[u8], config: &CompileConfig) -> Result<Artifact> {
     jobs.extend(trampoline_types.iter().map(|ty| Job::Trampoline { ty: ty.clone() }));
 
     let results = compile_jobs(wasm, info, config, &*isa, &jobs)?;
-    Ok(layout(info.clone(), config, results, &trampoline_types))
+    layout(info.clone(), config, results, &trampoline_types)
 }
 
 fn job_size(job: &Job) -> usize {
@@ -186,9 +186,14 @@ fn trap_kind(code: ir::TrapCode) -> std::result::Result<u8, String> {
     Ok(kind as u8)
 }
 
-/// Concatenate the compiled functions, 16-byte aligned, and turn per-function
-/// offsets into Artifact-wide ones.
-fn layout(info: ModuleInfo, config: &CompileConfig, results: Vec<Compiled>, trampoline_types: &[FuncType]) -> Artifact {
+/// Concatenate the compiled functions, 16-byte aligned, turn per-function
+/// offsets into Artifact-wide ones, and link the calls between them.
+fn layout(
+    info: ModuleInfo,
+    config: &CompileConfig,
+    results: Vec<Compiled>,
+    trampoline_types: &[FuncType],
+) -> Result<Artifact> {
     let mut code = Vec::new();
     let mut functions = Vec::with_capacity(results.len());
     let mut relocations = Vec::new();
@@ -214,7 +219,8 @@ fn layout(info: ModuleInfo, config: &CompileConfig, results: Vec<Compiled>, tram
         .map(|(ty, layout)| (ty.signature_id(), layout.offset))
         .collect();
     functions.truncate(num_funcs);
-    Artifact {
+    apply_relocations(&mut code, &functions, &relocations)?;
+    Ok(Artifact {
         info,
         trap_mode: config.trap_mode,
         baseline: config.baseline,
@@ -224,5 +230,5 @@ fn layout(info: ModuleInfo, config: &CompileConfig, results: Vec<Compiled>, tram
         relocations,
         traps,
         srclocs,
-    }
+    })
 }

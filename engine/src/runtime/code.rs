@@ -1,13 +1,13 @@
-//! The loader: an Artifact's code copied into fresh pages, relocated for its
-//! real address, then made executable (W^X: never writable and executable at
-//! once) and registered so the signal handler recognises it. A `Code` is
-//! shared by every instance of the module.
+//! The loader: an Artifact's code copied into fresh pages and relocated, or
+//! mapped straight from a verified cache file, then made executable (W^X:
+//! never writable and executable at once) and registered so the signal
+//! handler recognises it. A `Code` is shared by every instance of the module.
 //!
 //! Also the lookup from a faulting address to the module whose code it is in
 //! (`trap_at_any_pc`): a function reached through a shared table can belong to
 //! another module than the instance whose call faulted.
 
-use crate::artifact::{Artifact, RelocKind};
+use crate::artifact::{apply_relocations, Artifact};
 use crate::error::{Error, Result};
 use crate::runtime::registry::{self, Registration};
 use crate::runtime::trap::{Trap, TrapKind};
@@ -36,6 +36,14 @@ fn loaded() -> std::sync::MutexGuard<'static, Vec<Loaded>> {
     LOADED.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
+fn check_baseline(artifact: &Artifact) -> Result<()> {
+    if artifact.baseline.runs_on_host() {
+        Ok(())
+    } else {
+        Err(Error::Artifact(format!("compiled for {}, which this CPU cannot run", artifact.baseline.name())))
+    }
+}
+
 impl std::fmt::Debug for Code {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Code").field("base", &self.base()).field("len", &self.exec.len()).finish()
@@ -43,36 +51,45 @@ impl std::fmt::Debug for Code {
 }
 
 impl Code {
-    /// Map, relocate and register the Artifact's code.
-    pub fn load(artifact: Artifact) -> Result<Code> {
-        if !artifact.baseline.runs_on_host() {
-            return Err(Error::Artifact(format!("compiled for {}, which this CPU cannot run", artifact.baseline.name())));
-        }
+    /// Copy the Artifact's code into fresh pages, relocate it, make it
+    /// executable and register it.
+    pub fn load(mut artifact: Artifact) -> Result<Code> {
+        check_baseline(&artifact)?;
         let os = |what: &str, e: std::io::Error| Error::Os(format!("{what}: {e}"));
-        let len = artifact.code.len().max(1);
-        let mut writable = memmap2::MmapMut::map_anon(len).map_err(|e| os("mapping code", e))?;
-        writable[..artifact.code.len()].copy_from_slice(&artifact.code);
-        let base = writable.as_ptr() as i64;
-        for reloc in &artifact.relocations {
-            let site = reloc.offset as usize;
-            let target = artifact.functions[reloc.target as usize].offset as i64;
-            match reloc.kind {
-                RelocKind::CallPcRel4 => {
-                    let delta = target + reloc.addend - site as i64;
-                    let delta = i32::try_from(delta)
-                        .map_err(|_| Error::Artifact(format!("call at {site:#x} out of rel32 range")))?;
-                    writable[site..site + 4].copy_from_slice(&delta.to_le_bytes());
-                }
-            }
-        }
+        let code = std::mem::take(&mut artifact.code);
+        let mut writable = memmap2::MmapMut::map_anon(code.len().max(1)).map_err(|e| os("mapping code", e))?;
+        writable[..code.len()].copy_from_slice(&code);
+        drop(code);
+        apply_relocations(&mut writable, &artifact.functions, &artifact.relocations)?;
         let exec = writable.make_exec().map_err(|e| os("making code executable", e))?;
-        let start = exec.as_ptr() as usize;
-        debug_assert_eq!(start as i64, base);
+        Code::register(artifact, exec)
+    }
+
+    /// Use `exec`, an executable mapping of a file that holds this
+    /// Artifact's code (the Artifact's own `code` is empty), as its code: no
+    /// copy, no relocation, because compiled code is linked
+    /// position-independently.
+    ///
+    /// # Safety
+    /// The mapping must hold exactly this Artifact's code, verified by the
+    /// caller (a checksum), and the file must not change while the Code lives.
+    pub unsafe fn load_mapped(artifact: Artifact, exec: memmap2::Mmap) -> Result<Code> {
+        check_baseline(&artifact)?;
+        Code::register(artifact, exec)
+    }
+
+    fn register(artifact: Artifact, exec: memmap2::Mmap) -> Result<Code> {
+        let (start, len) = (exec.as_ptr() as usize, exec.len());
         let registration = registry::register(start, start + len)
             .ok_or_else(|| Error::Os("too many modules loaded at once".into()))?;
         let artifact = Arc::new(artifact);
         loaded().push(Loaded { start, end: start + len, artifact: Arc::downgrade(&artifact) });
         Ok(Code { artifact, exec, _registration: registration })
+    }
+
+    /// The machine code as loaded.
+    pub fn code_bytes(&self) -> &[u8] {
+        &self.exec
     }
 
     pub fn artifact(&self) -> &Artifact {

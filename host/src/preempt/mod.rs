@@ -118,12 +118,13 @@ fn decide(node: &mut Node, memory: &mut [u8], g: u64, counter: i64) -> Decision 
 }
 
 fn hook(c: &mut Caller<'_, Node>) -> Result<(), HostError> {
-    let (counter_global, counted_before) = {
+    let (counter_global, counted_before, is_go) = {
         let p = c.data().preempt.as_ref().expect("hook only bound with preemption");
-        (p.counter_global, p.counted)
+        (p.counter_global, p.counted, p.offsets.is_some())
     };
     let counter = c.global_get(counter_global) as i64;
-    let g = c.global_get(goruntime::GLOBAL_G);
+    // Only Go modules have a g global (index 2 by Go's linker convention).
+    let g = if is_go { c.global_get(goruntime::GLOBAL_G) } else { 0 };
     let (memory, node) = c.memory_and_data();
     let decision = decide(node, memory, g, counter);
     let node = c.data_mut();

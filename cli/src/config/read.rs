@@ -1,0 +1,560 @@
+//! The schema walk: from the ordered JSON value to a checked `Config`. Each
+//! object is first checked for unknown and not-yet-supported fields (in
+//! document order), then its fields are read in schema order. The first
+//! mistake is returned; every message starts from the field's path.
+
+use super::json::{Json, quote};
+use super::suggest::nearest;
+use super::{Config, ConfigError, DurationRange, ErrorKind, Faults, NodeSpec, Source, WorkloadSpec};
+use crate::duration::parse_duration;
+use seedfall_host::preempt::strategy::{PreemptConfig, Strategy};
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Duration;
+
+type Result<T> = std::result::Result<T, ConfigError>;
+type Fields = [(String, Json)];
+
+/// The fields one kind of object may have.
+struct Schema {
+    /// How messages name this kind of object ("" for the top level).
+    at: &'static str,
+    /// Implemented by this build.
+    known: &'static [&'static str],
+    /// Listed in DESIGN.md §1 but not implemented yet: an error, never ignored.
+    unsupported: &'static [&'static str],
+}
+
+const TOP: Schema = Schema {
+    at: "",
+    known: &["nodes", "workload", "duration", "watchdog", "preempt", "faults"],
+    unsupported: &["liveness", "net_overlay", "compat_overlay"],
+};
+
+const NODE: Schema =
+    Schema { at: "nodes[]", known: &["name", "pkg", "wasm", "args", "env", "count", "supervise"], unsupported: &[] };
+
+const WORKLOAD: Schema = Schema { at: "workload", known: &["name", "pkg", "wasm", "args", "env"], unsupported: &[] };
+
+const PREEMPT: Schema =
+    Schema { at: "preempt", known: &["strategy", "depth", "steps", "loops", "every"], unsupported: &[] };
+
+const FAULTS: Schema = Schema {
+    at: "faults",
+    known: &[
+        "crash_per_sec",
+        "crash_downtime",
+        "crash_on_io",
+        "torn_writes",
+        "fsync_eio",
+        "strict_dirs",
+        "partition_per_sec",
+        "partition_length",
+    ],
+    unsupported: &[
+        "reorder_writes",
+        "fs_model",
+        "disk_bytes",
+        "write_eio",
+        "write_enospc",
+        "read_eio",
+        "read_corrupt",
+        "lost_write",
+        "misdirected_write",
+        "corrupt_on_crash",
+        "bitrot_per_sec",
+        "disk_latency",
+        "clogs",
+        "clog_per_sec",
+        "clog_length",
+        "net_reset",
+        "udp_loss",
+        "udp_dup",
+        "clock_skew",
+        "clock_jump",
+        "pauses",
+        "pause_per_sec",
+        "pause_length",
+    ],
+};
+
+const SCHEMAS: [&Schema; 5] = [&TOP, &NODE, &WORKLOAD, &PREEMPT, &FAULTS];
+
+const STRATEGIES: [&str; 4] = ["none", "random", "pct", "calls"];
+
+/// Host names are DNS labels: at most 63 characters.
+const MAX_NAME: usize = 63;
+
+/// The most nodes one `count` may make; a guard against a typo like 10000000.
+const MAX_COUNT: u64 = 1000;
+
+pub(super) fn config(text: &str, base_dir: &Path) -> Result<Config> {
+    if text.trim().is_empty() {
+        return Err(ConfigError::new(
+            ErrorKind::Syntax,
+            "",
+            "the file is empty; a config is a JSON object with at least a `workload`",
+        ));
+    }
+    let json: Json = serde_json::from_str(text).map_err(|e| {
+        if e.classify() == serde_json::error::Category::Data {
+            // Raised by our own visitor: a field given twice.
+            ConfigError::new(ErrorKind::Duplicate, "", e.to_string())
+        } else {
+            ConfigError::new(ErrorKind::Syntax, "", format!("invalid JSON: {e}"))
+        }
+    })?;
+    let Json::Object(top) = &json else {
+        return Err(ConfigError::new(
+            ErrorKind::WrongType,
+            "",
+            format!("the config must be a JSON object, found {}", json.found()),
+        ));
+    };
+    check_fields(top, "", &TOP)?;
+
+    let mut names = Names::default();
+    let mut nodes = Vec::new();
+    if let Some(value) = get(top, "nodes") {
+        let Json::Array(items) = value else {
+            return Err(wrong_type("nodes", "an array of nodes", value));
+        };
+        for (i, item) in items.iter().enumerate() {
+            nodes.extend(node(item, &format!("nodes[{i}]"), base_dir, &mut names)?);
+        }
+    }
+    let workload = match get(top, "workload") {
+        Some(value) => workload(value, base_dir, &mut names)?,
+        None => {
+            return Err(ConfigError::new(
+                ErrorKind::Missing,
+                "workload",
+                "`workload` is missing: a config needs the program that drives the system, \
+                 e.g. \"workload\": {\"name\": \"client\", \"pkg\": \"./client\"}",
+            ));
+        }
+    };
+    let duration = optional(top, "", "duration", positive_duration)?.unwrap_or(super::DEFAULT_DURATION);
+    let watchdog = optional(top, "", "watchdog", positive_duration)?.unwrap_or(super::DEFAULT_WATCHDOG);
+    let preempt = match get(top, "preempt") {
+        Some(value) => preempt(value)?,
+        None => PreemptConfig::default(),
+    };
+    let faults = match get(top, "faults") {
+        Some(value) => faults(value)?,
+        None => Faults::default(),
+    };
+    Ok(Config { base_dir: base_dir.to_path_buf(), nodes, workload, duration, watchdog, preempt, faults })
+}
+
+// ---- objects and fields ----
+
+/// `value` as an object with only fields of `schema`.
+fn object<'a>(value: &'a Json, path: &str, schema: &Schema, what: &str) -> Result<&'a Fields> {
+    let Json::Object(fields) = value else {
+        return Err(wrong_type(path, what, value));
+    };
+    check_fields(fields, path, schema)?;
+    Ok(fields)
+}
+
+fn check_fields(fields: &Fields, path: &str, schema: &Schema) -> Result<()> {
+    for (name, _) in fields {
+        let field = join(path, name);
+        if schema.known.contains(&name.as_str()) {
+            continue;
+        }
+        if schema.unsupported.contains(&name.as_str()) {
+            return Err(ConfigError::new(ErrorKind::Unsupported, &field, format!("`{field}` is not supported yet")));
+        }
+        return Err(ConfigError::new(ErrorKind::UnknownField, &field, unknown_field(&field, name, schema)));
+    }
+    Ok(())
+}
+
+/// "unknown field `x`" and a hint: the nearest field of the same object, else
+/// the objects where a field of exactly that name lives, else the known fields.
+fn unknown_field(field: &str, name: &str, schema: &Schema) -> String {
+    let local = schema.known.iter().chain(schema.unsupported).copied();
+    if let Some(best) = nearest(name, local) {
+        return format!("unknown field `{field}`; did you mean `{best}`?");
+    }
+    let elsewhere: Vec<String> = SCHEMAS
+        .iter()
+        .filter(|s| s.at != schema.at)
+        .filter(|s| s.known.iter().chain(s.unsupported).any(|k| k.eq_ignore_ascii_case(name)))
+        .map(|s| if s.at.is_empty() { "the top level".to_string() } else { format!("`{}`", s.at) })
+        .collect();
+    if !elsewhere.is_empty() {
+        return format!("unknown field `{field}`; `{name}` is a field of {}", elsewhere.join(" and "));
+    }
+    format!("unknown field `{field}`; known fields: {}", schema.known.join(", "))
+}
+
+fn get<'a>(fields: &'a Fields, name: &str) -> Option<&'a Json> {
+    fields.iter().find(|(k, _)| k == name).map(|(_, v)| v)
+}
+
+fn join(path: &str, name: &str) -> String {
+    if path.is_empty() { name.to_string() } else { format!("{path}.{name}") }
+}
+
+/// Reads field `name` of the object at `path` with `read`, if present.
+fn optional<T>(
+    fields: &Fields,
+    path: &str,
+    name: &str,
+    read: impl FnOnce(&Json, &str) -> Result<T>,
+) -> Result<Option<T>> {
+    get(fields, name).map(|value| read(value, &join(path, name))).transpose()
+}
+
+fn wrong_type(field: &str, expected: &str, found: &Json) -> ConfigError {
+    let message = if field.is_empty() {
+        format!("expected {expected}, found {}", found.found())
+    } else {
+        format!("`{field}` must be {expected}, found {}", found.found())
+    };
+    ConfigError::new(ErrorKind::WrongType, field, message)
+}
+
+fn invalid(field: &str, message: impl Into<String>) -> ConfigError {
+    ConfigError::new(ErrorKind::Invalid, field, message)
+}
+
+// ---- scalar readers ----
+
+fn string(value: &Json, field: &str) -> Result<String> {
+    match value {
+        Json::Str(s) if s.contains('\0') => Err(invalid(field, format!("`{field}` contains a NUL character"))),
+        Json::Str(s) => Ok(s.clone()),
+        _ => Err(wrong_type(field, "a string", value)),
+    }
+}
+
+fn boolean(value: &Json, field: &str) -> Result<bool> {
+    match value {
+        Json::Bool(b) => Ok(*b),
+        _ => Err(wrong_type(field, "true or false", value)),
+    }
+}
+
+/// A whole number >= `min` (`2.0` counts as 2).
+fn whole(value: &Json, field: &str, min: u64) -> Result<u64> {
+    let at_least = || invalid(field, format!("`{field}` must be at least {min}, found {}", value.found()));
+    let n = match *value {
+        Json::UInt(n) => n,
+        Json::Int(_) => return Err(at_least()),
+        Json::Float(f) if f.fract() == 0.0 && f < 0.0 => return Err(at_least()),
+        Json::Float(f) if f.fract() == 0.0 && f < u64::MAX as f64 => f as u64,
+        Json::Float(f) if f.fract() == 0.0 => {
+            return Err(invalid(field, format!("`{field}` is too large, found {}", value.found())));
+        }
+        _ => return Err(wrong_type(field, &format!("a whole number >= {min}"), value)),
+    };
+    if n < min {
+        return Err(at_least());
+    }
+    Ok(n)
+}
+
+fn number(value: &Json, field: &str, expected: &str) -> Result<f64> {
+    value.as_f64().ok_or_else(|| wrong_type(field, expected, value))
+}
+
+/// A per-operation probability, in [0, 1].
+fn probability(value: &Json, field: &str) -> Result<f64> {
+    let p = number(value, field, "a probability (a number from 0 to 1)")?;
+    if !(0.0..=1.0).contains(&p) {
+        return Err(invalid(
+            field,
+            format!("`{field}` is a probability and must be between 0 and 1, found {}", value.found()),
+        ));
+    }
+    Ok(p)
+}
+
+/// A rate of planned faults per second, >= 0.
+fn rate(value: &Json, field: &str) -> Result<f64> {
+    let r = number(value, field, "a rate per second (a number >= 0)")?;
+    if r < 0.0 || !r.is_finite() {
+        return Err(invalid(field, format!("`{field}` is a rate and must be at least 0, found {}", value.found())));
+    }
+    Ok(r)
+}
+
+/// A Go-style duration string, > 0.
+fn positive_duration(value: &Json, field: &str) -> Result<Duration> {
+    let Json::Str(text) = value else {
+        return Err(wrong_type(field, "a duration string like \"500ms\" or \"1m0s\"", value));
+    };
+    // Guard parse_duration's float arithmetic: it panics on overflow.
+    let longest_number = text
+        .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .map(|number| number.split('.').next().unwrap_or("").len())
+        .max()
+        .unwrap_or(0);
+    if text.len() > 64 || longest_number > 12 {
+        return Err(invalid(field, format!("`{field}`: {} is too long a duration", quote(text))));
+    }
+    let duration = parse_duration(text).map_err(|e| invalid(field, format!("`{field}`: {e}")))?;
+    if duration.is_zero() {
+        return Err(invalid(field, format!("`{field}` must be a positive duration, found {}", quote(text))));
+    }
+    Ok(duration)
+}
+
+/// `[min, max]`: two positive durations with min <= max.
+fn range(value: &Json, field: &str) -> Result<DurationRange> {
+    let expected = "a [min, max] pair of durations like [\"100ms\", \"1s\"]";
+    let Json::Array(items) = value else {
+        return Err(wrong_type(field, expected, value));
+    };
+    let [min_json, max_json] = items.as_slice() else {
+        return Err(invalid(field, format!("`{field}` must be {expected}, found {} items", items.len())));
+    };
+    let min = positive_duration(min_json, &format!("{field}[0]"))?;
+    let max = positive_duration(max_json, &format!("{field}[1]"))?;
+    if min > max {
+        return Err(invalid(
+            field,
+            format!("`{field}`: min {} is greater than max {}", min_json.found(), max_json.found()),
+        ));
+    }
+    Ok(DurationRange { min, max })
+}
+
+fn strings(value: &Json, field: &str) -> Result<Vec<String>> {
+    let Json::Array(items) = value else {
+        return Err(wrong_type(field, "an array of strings", value));
+    };
+    items.iter().enumerate().map(|(i, item)| string(item, &format!("{field}[{i}]"))).collect()
+}
+
+/// Environment variables in document order.
+fn env(value: &Json, field: &str) -> Result<Vec<(String, String)>> {
+    let Json::Object(vars) = value else {
+        return Err(wrong_type(field, "an object of strings, like {\"K\": \"V\"}", value));
+    };
+    let mut out = Vec::with_capacity(vars.len());
+    for (key, value) in vars {
+        let var = format!("{field}.{key}");
+        if key.is_empty() || key.contains('=') || key.contains('\0') {
+            return Err(invalid(
+                &var,
+                format!("`{field}`: {} is not a variable name (empty, or contains '=' or NUL)", quote(key)),
+            ));
+        }
+        out.push((key.clone(), string(value, &var)?));
+    }
+    Ok(out)
+}
+
+// ---- programs: nodes and workload ----
+
+/// `pkg` xor `wasm`, resolved against the config's directory.
+fn source(fields: &Fields, path: &str, base_dir: &Path) -> Result<Source> {
+    let file = |name: &str, value: &Json| -> Result<std::path::PathBuf> {
+        let field = join(path, name);
+        let text = string(value, &field)?;
+        if text.is_empty() {
+            return Err(invalid(&field, format!("`{field}` must not be empty")));
+        }
+        Ok(super::clean(&base_dir.join(text)))
+    };
+    match (get(fields, "pkg"), get(fields, "wasm")) {
+        (Some(pkg), None) => Ok(Source::Pkg(file("pkg", pkg)?)),
+        (None, Some(wasm)) => Ok(Source::Wasm(file("wasm", wasm)?)),
+        (Some(_), Some(_)) => Err(invalid(
+            path,
+            format!(
+                "`{path}` has both `pkg` and `wasm`; give one: `pkg` is a Go package directory, `wasm` a prebuilt module"
+            ),
+        )),
+        (None, None) => Err(ConfigError::new(
+            ErrorKind::Missing,
+            path,
+            format!("`{path}` needs `pkg` (a Go package directory) or `wasm` (a prebuilt .wasm module)"),
+        )),
+    }
+}
+
+/// Names given so far, for uniqueness, with where each came from.
+#[derive(Default)]
+struct Names(BTreeMap<String, String>);
+
+impl Names {
+    fn add(&mut self, name: &str, origin: String, field: &str) -> Result<()> {
+        if let Some(first) = self.0.get(name) {
+            return Err(ConfigError::new(
+                ErrorKind::Duplicate,
+                field,
+                format!("duplicate node name `{name}`: defined by {first} and by {origin}"),
+            ));
+        }
+        self.0.insert(name.to_string(), origin);
+        Ok(())
+    }
+}
+
+/// A host name: starts with a letter, then lowercase letters, digits and '-'.
+/// `count` appends digits, so a counted base may end in '-'.
+fn host_name(value: &Json, field: &str, counted: bool) -> Result<String> {
+    let name = string(value, field)?;
+    if name.is_empty() {
+        return Err(invalid(field, format!("`{field}` must not be empty")));
+    }
+    let allowed = name.starts_with(|c: char| c.is_ascii_lowercase())
+        && name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+        && (counted || !name.ends_with('-'));
+    if !allowed {
+        return Err(invalid(
+            field,
+            format!(
+                "`{field}` {} cannot be a host name: use lowercase letters, digits and '-', starting with a letter",
+                quote(&name)
+            ),
+        ));
+    }
+    if name == "localhost" {
+        return Err(invalid(field, format!("`{field}`: \"localhost\" is reserved")));
+    }
+    Ok(name)
+}
+
+fn check_length(name: &str, field: &str) -> Result<()> {
+    if name.len() > MAX_NAME {
+        return Err(invalid(field, format!("`{field}`: node name `{name}` is longer than {MAX_NAME} characters")));
+    }
+    Ok(())
+}
+
+fn node(value: &Json, path: &str, base_dir: &Path, names: &mut Names) -> Result<Vec<NodeSpec>> {
+    let fields = object(value, path, &NODE, "a node object")?;
+    let count = optional(fields, path, "count", |v, f| whole(v, f, 1))?;
+    if let Some(count) = count.filter(|n| *n > MAX_COUNT) {
+        let field = join(path, "count");
+        return Err(invalid(&field, format!("`{field}` must be at most {MAX_COUNT}, found {count}")));
+    }
+    let name_field = join(path, "name");
+    let name = match get(fields, "name") {
+        Some(v) => host_name(v, &name_field, count.is_some())?,
+        None => {
+            return Err(ConfigError::new(ErrorKind::Missing, &name_field, format!("`{name_field}` is missing")));
+        }
+    };
+    let source = source(fields, path, base_dir)?;
+    let args = optional(fields, path, "args", strings)?.unwrap_or_default();
+    let env = optional(fields, path, "env", env)?.unwrap_or_default();
+    let supervise = optional(fields, path, "supervise", boolean)?.unwrap_or(false);
+
+    let expanded: Vec<(String, String)> = match count {
+        None => vec![(name.clone(), format!("`{path}`"))],
+        Some(n) => (1..=n).map(|k| (format!("{name}{k}"), format!("`{path}` (count {n})"))).collect(),
+    };
+    let mut out = Vec::with_capacity(expanded.len());
+    for (name, origin) in expanded {
+        check_length(&name, &name_field)?;
+        names.add(&name, origin, &name_field)?;
+        out.push(NodeSpec { name, source: source.clone(), args: args.clone(), env: env.clone(), supervise });
+    }
+    Ok(out)
+}
+
+fn workload(value: &Json, base_dir: &Path, names: &mut Names) -> Result<WorkloadSpec> {
+    let path = "workload";
+    let fields = object(value, path, &WORKLOAD, "an object like {\"name\": \"client\", \"pkg\": \"./client\"}")?;
+    let name = optional(fields, path, "name", |v, f| host_name(v, f, false))?.unwrap_or_else(|| "workload".into());
+    check_length(&name, "workload.name")?;
+    let source = source(fields, path, base_dir)?;
+    let args = optional(fields, path, "args", strings)?.unwrap_or_default();
+    let env = optional(fields, path, "env", env)?.unwrap_or_default();
+    names.add(&name, "`workload`".into(), "workload.name")?;
+    Ok(WorkloadSpec { name, source, args, env })
+}
+
+// ---- preempt and faults ----
+
+fn preempt(value: &Json) -> Result<PreemptConfig> {
+    let path = "preempt";
+    let fields = object(value, path, &PREEMPT, "an object like {\"strategy\": \"pct\", \"depth\": 2}")?;
+    let name = optional(fields, path, "strategy", string)?.unwrap_or_else(|| "none".into());
+    let depth = optional(fields, path, "depth", |v, f| whole(v, f, 1))?;
+    let steps = optional(fields, path, "steps", |v, f| whole(v, f, 1))?;
+    let every = optional(fields, path, "every", |v, f| whole(v, f, 1))?;
+    let loops = optional(fields, path, "loops", boolean)?.unwrap_or(false);
+
+    let only_for = |option: &str, given: bool, strategy: &str| -> Result<()> {
+        if given {
+            let field = join(path, option);
+            return Err(invalid(
+                &field,
+                format!("`{field}` only applies to strategy \"{strategy}\", not {}", quote(&name)),
+            ));
+        }
+        Ok(())
+    };
+    let strategy = match name.as_str() {
+        "none" | "random" | "pct" | "calls" => {
+            if name != "pct" {
+                only_for("depth", depth.is_some(), "pct")?;
+                only_for("steps", steps.is_some(), "pct")?;
+            }
+            if name != "calls" {
+                only_for("every", every.is_some(), "calls")?;
+            }
+            match name.as_str() {
+                "none" => Strategy::None,
+                "random" => Strategy::Random,
+                "pct" => {
+                    let depth = depth.unwrap_or(2);
+                    let depth = u32::try_from(depth).map_err(|_| {
+                        invalid("preempt.depth", format!("`preempt.depth` is too large, found {depth}"))
+                    })?;
+                    Strategy::Pct { depth, steps: steps.unwrap_or(400_000) }
+                }
+                _ => match every {
+                    Some(every) => Strategy::Calls { every },
+                    None => {
+                        return Err(ConfigError::new(
+                            ErrorKind::Missing,
+                            "preempt.every",
+                            "`preempt.every` is missing: strategy \"calls\" preempts every N counted calls",
+                        ));
+                    }
+                },
+            }
+        }
+        other => {
+            let hint = match nearest(other, STRATEGIES) {
+                Some(best) => format!("did you mean \"{best}\"? "),
+                None => String::new(),
+            };
+            return Err(invalid(
+                "preempt.strategy",
+                format!(
+                    "`preempt.strategy`: unknown strategy {}; {hint}(known: {})",
+                    quote(other),
+                    STRATEGIES.join(", ")
+                ),
+            ));
+        }
+    };
+    Ok(PreemptConfig { strategy, loops })
+}
+
+fn faults(value: &Json) -> Result<Faults> {
+    let path = "faults";
+    let fields = object(value, path, &FAULTS, "an object of fault settings")?;
+    let defaults = Faults::default();
+    Ok(Faults {
+        crash_per_sec: optional(fields, path, "crash_per_sec", rate)?.unwrap_or(defaults.crash_per_sec),
+        crash_downtime: optional(fields, path, "crash_downtime", range)?.unwrap_or(defaults.crash_downtime),
+        crash_on_io: optional(fields, path, "crash_on_io", probability)?.unwrap_or(defaults.crash_on_io),
+        torn_writes: optional(fields, path, "torn_writes", boolean)?.unwrap_or(defaults.torn_writes),
+        fsync_eio: optional(fields, path, "fsync_eio", probability)?.unwrap_or(defaults.fsync_eio),
+        strict_dirs: optional(fields, path, "strict_dirs", boolean)?.unwrap_or(defaults.strict_dirs),
+        partition_per_sec: optional(fields, path, "partition_per_sec", rate)?.unwrap_or(defaults.partition_per_sec),
+        partition_length: optional(fields, path, "partition_length", range)?.unwrap_or(defaults.partition_length),
+    })
+}

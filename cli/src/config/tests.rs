@@ -1,0 +1,500 @@
+use super::*;
+use seedfall_host::preempt::strategy::Strategy;
+
+const BASE: &str = "/proj/kv";
+
+fn parse_ok(text: &str) -> Config {
+    parse(text, Path::new(BASE)).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn error(text: &str) -> ConfigError {
+    match parse(text, Path::new(BASE)) {
+        Ok(config) => panic!("expected an error, parsed {config:?}"),
+        Err(e) => e,
+    }
+}
+
+/// The error message for a config made of a valid workload plus `extra`
+/// (top-level fields, starting with a comma).
+fn message(extra: &str) -> String {
+    error(&with(extra)).to_string()
+}
+
+fn with(extra: &str) -> String {
+    format!(r#"{{"workload": {{"name": "client", "pkg": "./client"}}{extra}}}"#)
+}
+
+fn ms(n: u64) -> Duration {
+    Duration::from_millis(n)
+}
+
+/// DESIGN.md §1's example, verbatim.
+const DESIGN_EXAMPLE: &str = r#"{
+  "nodes": [
+    { "name": "server", "pkg": "./server", "args": ["-fixed"], "env": {"K": "V"} },
+    { "name": "n", "pkg": "./raftnode", "count": 3 },
+    { "name": "cache", "wasm": "./prebuilt/cache.wasm", "supervise": true }
+  ],
+  "workload": { "name": "client", "pkg": "./client" },
+  "duration": "60s",
+  "watchdog": "10s",
+  "preempt": { "strategy": "pct", "depth": 2, "steps": 400000, "loops": false },
+  "faults": {
+    "crash_per_sec": 0.5, "crash_downtime": ["100ms", "1s"],
+    "crash_on_io": 0.005, "torn_writes": true, "fsync_eio": 0.01, "strict_dirs": true,
+    "partition_per_sec": 0.2, "partition_length": ["200ms", "2s"]
+  }
+}"#;
+
+#[test]
+fn the_design_example_parses() {
+    let config = parse_ok(DESIGN_EXAMPLE);
+    let names: Vec<&str> = config.nodes.iter().map(|n| n.name.as_str()).collect();
+    assert_eq!(names, ["server", "n1", "n2", "n3", "cache"]);
+    assert_eq!(
+        config.nodes[0],
+        NodeSpec {
+            name: "server".into(),
+            source: Source::Pkg("/proj/kv/server".into()),
+            args: vec!["-fixed".into()],
+            env: vec![("K".into(), "V".into())],
+            supervise: false,
+        }
+    );
+    assert_eq!(config.nodes[4].source, Source::Wasm("/proj/kv/prebuilt/cache.wasm".into()));
+    assert!(config.nodes[4].supervise);
+    assert_eq!(
+        config.workload,
+        WorkloadSpec {
+            name: "client".into(),
+            source: Source::Pkg("/proj/kv/client".into()),
+            args: vec![],
+            env: vec![]
+        }
+    );
+    assert_eq!(config.base_dir, Path::new(BASE));
+    assert_eq!(config.duration, Duration::from_secs(60));
+    assert_eq!(config.watchdog, Duration::from_secs(10));
+    assert_eq!(config.preempt, PreemptConfig { strategy: Strategy::Pct { depth: 2, steps: 400_000 }, loops: false });
+    assert_eq!(
+        config.faults,
+        Faults {
+            crash_per_sec: 0.5,
+            crash_downtime: DurationRange::new(ms(100), ms(1000)),
+            crash_on_io: 0.005,
+            torn_writes: true,
+            fsync_eio: 0.01,
+            strict_dirs: true,
+            partition_per_sec: 0.2,
+            partition_length: DurationRange::new(ms(200), ms(2000)),
+        }
+    );
+}
+
+#[test]
+fn defaults_for_a_minimal_config() {
+    let config = parse_ok(r#"{"workload": {"pkg": "client"}}"#);
+    assert!(config.nodes.is_empty());
+    assert_eq!(config.workload.name, "workload");
+    assert_eq!(config.workload.source, Source::Pkg("/proj/kv/client".into()));
+    assert_eq!(config.duration, DEFAULT_DURATION);
+    assert_eq!(config.duration, Duration::from_secs(60));
+    assert_eq!(config.watchdog, Duration::from_secs(10));
+    assert_eq!(config.preempt, PreemptConfig::default());
+    assert_eq!(config.preempt.strategy, Strategy::None);
+    assert_eq!(config.faults, Faults::default());
+    assert_eq!(config.faults.crash_per_sec, 0.0);
+    assert_eq!(config.faults.crash_downtime, DurationRange::new(ms(100), ms(1000)));
+}
+
+#[test]
+fn count_expands_to_numbered_nodes_sharing_everything_else() {
+    let config = parse_ok(&with(
+        r#", "nodes": [{"name": "n", "pkg": "./raft", "count": 3, "args": ["-a"], "env": {"X": "1"}, "supervise": true},
+                       {"name": "solo", "wasm": "s.wasm", "count": 1},
+                       {"name": "db-", "pkg": "./db", "count": 2}]"#,
+    ));
+    let names: Vec<&str> = config.nodes.iter().map(|n| n.name.as_str()).collect();
+    assert_eq!(names, ["n1", "n2", "n3", "solo1", "db-1", "db-2"]);
+    assert_eq!(
+        message(r#", "nodes": [{"name": "n", "pkg": "a", "count": 99999999999}]"#),
+        "`nodes[0].count` must be at most 1000, found 99999999999"
+    );
+    assert_eq!(
+        message(r#", "nodes": [{"name": "n", "pkg": "a", "count": 0}]"#),
+        "`nodes[0].count` must be at least 1, found 0"
+    );
+    for node in &config.nodes[..3] {
+        assert_eq!(node.source, Source::Pkg("/proj/kv/raft".into()));
+        assert_eq!(node.args, ["-a"]);
+        assert_eq!(node.env, [("X".to_string(), "1".to_string())]);
+        assert!(node.supervise);
+    }
+}
+
+#[test]
+fn paths_are_relative_to_the_config_directory() {
+    let config = parse_ok(&with(
+        r#", "nodes": [{"name": "a", "pkg": "./server/"}, {"name": "b", "pkg": "../shared/./x"},
+                       {"name": "c", "wasm": "/abs/c.wasm"}, {"name": "d", "pkg": "."}]"#,
+    ));
+    let sources: Vec<&Source> = config.nodes.iter().map(|n| &n.source).collect();
+    assert_eq!(
+        sources,
+        [
+            &Source::Pkg("/proj/kv/server".into()),
+            &Source::Pkg("/proj/shared/x".into()),
+            &Source::Wasm("/abs/c.wasm".into()),
+            &Source::Pkg("/proj/kv".into()),
+        ]
+    );
+    // A relative base directory is made absolute against the current directory.
+    let config = parse(r#"{"workload": {"pkg": "./client"}}"#, Path::new("examples/./kv")).unwrap();
+    let cwd = std::env::current_dir().unwrap();
+    assert_eq!(config.workload.source, Source::Pkg(cwd.join("examples/kv/client")));
+    let config = parse(r#"{"workload": {"pkg": "./client"}}"#, Path::new("")).unwrap();
+    assert_eq!(config.workload.source, Source::Pkg(cwd.join("client")));
+}
+
+#[test]
+fn env_keeps_the_written_order() {
+    let config = parse_ok(r#"{"workload": {"pkg": "c", "env": {"Z": "1", "A": "2", "M": "3"}}}"#);
+    let keys: Vec<&str> = config.workload.env.iter().map(|(k, _)| k.as_str()).collect();
+    assert_eq!(keys, ["Z", "A", "M"]);
+}
+
+#[test]
+fn preempt_strategies() {
+    let strategy = |json: &str| parse_ok(&with(&format!(r#", "preempt": {json}"#))).preempt;
+    assert_eq!(strategy(r#"{}"#), PreemptConfig::default());
+    assert_eq!(
+        strategy(r#"{"strategy": "random", "loops": true}"#),
+        PreemptConfig { strategy: Strategy::Random, loops: true }
+    );
+    assert_eq!(strategy(r#"{"strategy": "pct"}"#).strategy, Strategy::Pct { depth: 2, steps: 400_000 });
+    assert_eq!(
+        strategy(r#"{"strategy": "pct", "depth": 3.0, "steps": 10}"#).strategy,
+        Strategy::Pct { depth: 3, steps: 10 }
+    );
+    assert_eq!(strategy(r#"{"strategy": "calls", "every": 8}"#).strategy, Strategy::Calls { every: 8 });
+}
+
+// ---- the error classes, each with its exact message ----
+
+#[test]
+fn unknown_fields_name_the_path_and_the_nearest_field() {
+    let e = error(&with(r#", "duraton": "1s""#));
+    assert_eq!(e.to_string(), "unknown field `duraton`; did you mean `duration`?");
+    assert_eq!((e.kind, e.field.as_str()), (ErrorKind::UnknownField, "duraton"));
+
+    let e = error(&with(r#", "faults": {"crash_per_secc": 1}"#));
+    assert_eq!(e.to_string(), "unknown field `faults.crash_per_secc`; did you mean `crash_per_sec`?");
+    assert_eq!((e.kind, e.field.as_str()), (ErrorKind::UnknownField, "faults.crash_per_secc"));
+
+    assert_eq!(
+        message(r#", "nodes": [{"name": "a", "pkg": "a"}, {"name": "b", "pkg": "b", "supervize": true}]"#),
+        "unknown field `nodes[1].supervize`; did you mean `supervise`?"
+    );
+    assert_eq!(
+        message(r#", "preempt": {"strategy": "pct", "dept": 2}"#),
+        "unknown field `preempt.dept`; did you mean `depth`?"
+    );
+    assert_eq!(message(r#", "Duration": "1s""#), "unknown field `Duration`; did you mean `duration`?");
+    // A transposition is one edit.
+    assert_eq!(
+        message(r#", "faults": {"tron_writes": true}"#),
+        "unknown field `faults.tron_writes`; did you mean `torn_writes`?"
+    );
+}
+
+#[test]
+fn unknown_field_known_elsewhere_or_far_from_everything() {
+    assert_eq!(
+        message(r#", "crash_per_sec": 1"#),
+        "unknown field `crash_per_sec`; `crash_per_sec` is a field of `faults`"
+    );
+    assert_eq!(
+        error(r#"{"workload": {"pkg": "c", "supervise": true}}"#).to_string(),
+        "unknown field `workload.supervise`; `supervise` is a field of `nodes[]`"
+    );
+    assert_eq!(message(r#", "name": "x""#), "unknown field `name`; `name` is a field of `nodes[]` and `workload`");
+    assert_eq!(
+        message(r#", "faults": {"bananas": 1}"#),
+        "unknown field `faults.bananas`; known fields: crash_per_sec, crash_downtime, crash_on_io, torn_writes, \
+         fsync_eio, strict_dirs, partition_per_sec, partition_length"
+    );
+}
+
+#[test]
+fn fields_not_implemented_yet_are_errors() {
+    let e = error(&with(r#", "faults": {"crash_per_sec": 1, "clock_skew": "10ms"}"#));
+    assert_eq!(e.to_string(), "`faults.clock_skew` is not supported yet");
+    assert_eq!((e.kind, e.field.as_str()), (ErrorKind::Unsupported, "faults.clock_skew"));
+    assert_eq!(message(r#", "liveness": {}"#), "`liveness` is not supported yet");
+    for name in [
+        "reorder_writes",
+        "fs_model",
+        "disk_bytes",
+        "write_eio",
+        "write_enospc",
+        "read_eio",
+        "read_corrupt",
+        "lost_write",
+        "misdirected_write",
+        "corrupt_on_crash",
+        "bitrot_per_sec",
+        "disk_latency",
+        "clogs",
+        "net_reset",
+        "udp_loss",
+        "udp_dup",
+        "clock_skew",
+        "clock_jump",
+        "pauses",
+    ] {
+        let e = error(&with(&format!(r#", "faults": {{"{name}": 0}}"#)));
+        assert_eq!(e.kind, ErrorKind::Unsupported, "{name}: {e}");
+    }
+    for name in ["liveness", "net_overlay", "compat_overlay"] {
+        assert_eq!(error(&with(&format!(r#", "{name}": true"#))).kind, ErrorKind::Unsupported, "{name}");
+    }
+    // A near miss of an unsupported name points at it.
+    assert_eq!(
+        message(r#", "faults": {"clock_skw": "1ms"}"#),
+        "unknown field `faults.clock_skw`; did you mean `clock_skew`?"
+    );
+}
+
+#[test]
+fn wrong_types_name_the_field_and_the_expected_type() {
+    let e = error(&with(r#", "faults": {"torn_writes": "yes"}"#));
+    assert_eq!(e.to_string(), "`faults.torn_writes` must be true or false, found \"yes\"");
+    assert_eq!((e.kind, e.field.as_str()), (ErrorKind::WrongType, "faults.torn_writes"));
+    assert_eq!(
+        message(r#", "duration": 60"#),
+        "`duration` must be a duration string like \"500ms\" or \"1m0s\", found 60"
+    );
+    assert_eq!(message(r#", "nodes": {"name": "a"}"#), "`nodes` must be an array of nodes, found an object");
+    assert_eq!(message(r#", "nodes": ["server"]"#), "`nodes[0]` must be a node object, found \"server\"");
+    assert_eq!(
+        message(r#", "nodes": [{"name": "a", "pkg": "a", "args": ["-n", 3]}]"#),
+        "`nodes[0].args[1]` must be a string, found 3"
+    );
+    assert_eq!(
+        message(r#", "nodes": [{"name": "a", "pkg": "a", "env": {"K": 1}}]"#),
+        "`nodes[0].env.K` must be a string, found 1"
+    );
+    assert_eq!(
+        message(r#", "faults": {"crash_on_io": "0.1"}"#),
+        "`faults.crash_on_io` must be a probability (a number from 0 to 1), found \"0.1\""
+    );
+    assert_eq!(
+        message(r#", "nodes": [{"name": "a", "pkg": "a", "count": 2.5}]"#),
+        "`nodes[0].count` must be a whole number >= 1, found 2.5"
+    );
+    assert_eq!(message(r#", "faults": null"#), "`faults` must be an object of fault settings, found null");
+    assert_eq!(error("[1, 2]").to_string(), "the config must be a JSON object, found an array");
+}
+
+#[test]
+fn pkg_and_wasm_exactly_one() {
+    let e = error(&with(r#", "nodes": [{"name": "a", "pkg": "./a", "wasm": "a.wasm"}]"#));
+    assert_eq!(
+        e.to_string(),
+        "`nodes[0]` has both `pkg` and `wasm`; give one: `pkg` is a Go package directory, `wasm` a prebuilt module"
+    );
+    assert_eq!((e.kind, e.field.as_str()), (ErrorKind::Invalid, "nodes[0]"));
+    let e = error(&with(r#", "nodes": [{"name": "a", "args": []}]"#));
+    assert_eq!(e.to_string(), "`nodes[0]` needs `pkg` (a Go package directory) or `wasm` (a prebuilt .wasm module)");
+    assert_eq!(e.kind, ErrorKind::Missing);
+    assert_eq!(
+        error(r#"{"workload": {"name": "c"}}"#).to_string(),
+        "`workload` needs `pkg` (a Go package directory) or `wasm` (a prebuilt .wasm module)"
+    );
+    assert_eq!(message(r#", "nodes": [{"name": "a", "pkg": ""}]"#), "`nodes[0].pkg` must not be empty");
+}
+
+#[test]
+fn node_names_are_unique_after_expansion() {
+    let e = error(&with(r#", "nodes": [{"name": "a", "pkg": "a"}, {"name": "a", "pkg": "b"}]"#));
+    assert_eq!(e.to_string(), "duplicate node name `a`: defined by `nodes[0]` and by `nodes[1]`");
+    assert_eq!((e.kind, e.field.as_str()), (ErrorKind::Duplicate, "nodes[1].name"));
+    assert_eq!(
+        message(r#", "nodes": [{"name": "n", "pkg": "a", "count": 3}, {"name": "n2", "pkg": "b"}]"#),
+        "duplicate node name `n2`: defined by `nodes[0]` (count 3) and by `nodes[1]`"
+    );
+    assert_eq!(
+        message(r#", "nodes": [{"name": "client", "pkg": "a"}]"#),
+        "duplicate node name `client`: defined by `nodes[0]` and by `workload`"
+    );
+}
+
+#[test]
+fn node_names_must_be_host_names() {
+    let e = error(&with(r#", "nodes": [{"name": "Server", "pkg": "a"}]"#));
+    assert_eq!(
+        e.to_string(),
+        "`nodes[0].name` \"Server\" cannot be a host name: use lowercase letters, digits and '-', starting with a letter"
+    );
+    assert_eq!((e.kind, e.field.as_str()), (ErrorKind::Invalid, "nodes[0].name"));
+    for bad in ["a_b", "a.b", "a#1", "1a", "-a", "a-", "a b"] {
+        let e = error(&with(&format!(r#", "nodes": [{{"name": "{bad}", "pkg": "a"}}]"#)));
+        assert!(e.to_string().contains("cannot be a host name"), "{bad}: {e}");
+    }
+    assert_eq!(message(r#", "nodes": [{"name": "", "pkg": "a"}]"#), "`nodes[0].name` must not be empty");
+    assert_eq!(message(r#", "nodes": [{"pkg": "a"}]"#), "`nodes[0].name` is missing");
+    assert_eq!(
+        message(r#", "nodes": [{"name": "localhost", "pkg": "a"}]"#),
+        "`nodes[0].name`: \"localhost\" is reserved"
+    );
+    let long = "a".repeat(63);
+    assert_eq!(
+        message(&format!(r#", "nodes": [{{"name": "{long}", "pkg": "a", "count": 2}}]"#)),
+        format!("`nodes[0].name`: node name `{long}1` is longer than 63 characters")
+    );
+    assert_eq!(
+        error(r#"{"workload": {"name": "Client", "pkg": "c"}}"#).to_string(),
+        "`workload.name` \"Client\" cannot be a host name: use lowercase letters, digits and '-', starting with a letter"
+    );
+}
+
+#[test]
+fn durations_must_parse_and_be_positive() {
+    let e = error(&with(r#", "watchdog": "10""#));
+    assert_eq!(e.to_string(), "`watchdog`: \"10\" is not a duration like 500ms, 10s or 1m30s");
+    assert_eq!((e.kind, e.field.as_str()), (ErrorKind::Invalid, "watchdog"));
+    assert_eq!(message(r#", "duration": "0s""#), "`duration` must be a positive duration, found \"0s\"");
+    assert_eq!(
+        message(r#", "faults": {"crash_downtime": ["1x", "2s"]}"#),
+        "`faults.crash_downtime[0]`: \"1x\" is not a duration like 500ms, 10s or 1m30s"
+    );
+    // Too large for the parser's float arithmetic: an error, not a panic.
+    assert_eq!(
+        message(r#", "duration": "99999999999999999999999h""#),
+        "`duration`: \"99999999999999999999999h\" is too long a duration"
+    );
+    assert_eq!(parse_ok(&with(r#", "duration": "1m0s", "watchdog": "1.5s""#)).watchdog, ms(1500));
+}
+
+#[test]
+fn probabilities_rates_and_ranges_are_checked() {
+    let e = error(&with(r#", "faults": {"crash_on_io": 1.5}"#));
+    assert_eq!(e.to_string(), "`faults.crash_on_io` is a probability and must be between 0 and 1, found 1.5");
+    assert_eq!((e.kind, e.field.as_str()), (ErrorKind::Invalid, "faults.crash_on_io"));
+    assert_eq!(
+        message(r#", "faults": {"fsync_eio": -0.1}"#),
+        "`faults.fsync_eio` is a probability and must be between 0 and 1, found -0.1"
+    );
+    assert_eq!(
+        message(r#", "faults": {"crash_per_sec": -1}"#),
+        "`faults.crash_per_sec` is a rate and must be at least 0, found -1"
+    );
+    let faults = parse_ok(&with(r#", "faults": {"crash_on_io": 1, "fsync_eio": 0, "partition_per_sec": 3}"#)).faults;
+    assert_eq!((faults.crash_on_io, faults.fsync_eio, faults.partition_per_sec), (1.0, 0.0, 3.0));
+
+    let e = error(&with(r#", "faults": {"crash_downtime": ["2s", "1s"]}"#));
+    assert_eq!(e.to_string(), "`faults.crash_downtime`: min \"2s\" is greater than max \"1s\"");
+    assert_eq!((e.kind, e.field.as_str()), (ErrorKind::Invalid, "faults.crash_downtime"));
+    assert_eq!(
+        message(r#", "faults": {"partition_length": ["1s"]}"#),
+        "`faults.partition_length` must be a [min, max] pair of durations like [\"100ms\", \"1s\"], found 1 items"
+    );
+    assert_eq!(
+        message(r#", "faults": {"partition_length": "1s"}"#),
+        "`faults.partition_length` must be a [min, max] pair of durations like [\"100ms\", \"1s\"], found \"1s\""
+    );
+    let faults = parse_ok(&with(r#", "faults": {"partition_length": ["1s", "1s"]}"#)).faults;
+    assert_eq!(faults.partition_length, DurationRange::new(ms(1000), ms(1000)));
+}
+
+#[test]
+fn preempt_mistakes() {
+    assert_eq!(
+        message(r#", "preempt": {"strategy": "pcd"}"#),
+        "`preempt.strategy`: unknown strategy \"pcd\"; did you mean \"pct\"? (known: none, random, pct, calls)"
+    );
+    assert_eq!(
+        message(r#", "preempt": {"strategy": "fair"}"#),
+        "`preempt.strategy`: unknown strategy \"fair\"; (known: none, random, pct, calls)"
+    );
+    assert_eq!(
+        message(r#", "preempt": {"strategy": "calls"}"#),
+        "`preempt.every` is missing: strategy \"calls\" preempts every N counted calls"
+    );
+    assert_eq!(
+        message(r#", "preempt": {"strategy": "random", "depth": 3}"#),
+        "`preempt.depth` only applies to strategy \"pct\", not \"random\""
+    );
+    assert_eq!(
+        message(r#", "preempt": {"strategy": "pct", "every": 3}"#),
+        "`preempt.every` only applies to strategy \"calls\", not \"pct\""
+    );
+    assert_eq!(
+        message(r#", "preempt": {"strategy": "calls", "every": 0}"#),
+        "`preempt.every` must be at least 1, found 0"
+    );
+}
+
+#[test]
+fn file_level_mistakes() {
+    let e = error("{\"workload\": {\"pkg\": \"c\"},\n}");
+    assert_eq!(e.kind, ErrorKind::Syntax);
+    assert_eq!(e.to_string(), "invalid JSON: trailing comma at line 2 column 1");
+    let e = error("{\"workload\": {\"pkg\": \"c\"},\n \"duration\": \"1s\", \"duration\": \"2s\"}");
+    assert_eq!(e.kind, ErrorKind::Duplicate);
+    assert!(e.to_string().starts_with("field `duration` is given twice in one object at line 2"), "{e}");
+    assert_eq!(error("  \n").to_string(), "the file is empty; a config is a JSON object with at least a `workload`");
+    let e = error(r#"{"nodes": []}"#);
+    assert_eq!(e.kind, ErrorKind::Missing);
+    assert!(e.to_string().starts_with("`workload` is missing: a config needs the program that drives the system"));
+}
+
+#[test]
+fn load_prefixes_the_file_and_resolves_beside_it() {
+    let dir = std::env::temp_dir().join(format!("seedfall-config-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("kv.json");
+    std::fs::write(&file, with(r#", "faults": {"crash_per_secc": 1}"#)).unwrap();
+    let e = load(&file).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!("{}: unknown field `faults.crash_per_secc`; did you mean `crash_per_sec`?", file.display())
+    );
+    std::fs::write(&file, DESIGN_EXAMPLE).unwrap();
+    let config = load(&file).unwrap();
+    assert_eq!(config.base_dir, dir);
+    assert_eq!(config.nodes[0].source, Source::Pkg(dir.join("server")));
+    let missing = dir.join("nope.json");
+    assert_eq!(
+        load(&missing).unwrap_err().to_string(),
+        format!("{}: no such file (name the config with -c FILE)", missing.display())
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+// ---- file locations ----
+
+#[test]
+fn schedule_paths_beside_the_config() {
+    assert_eq!(schedule_path(Path::new("/p/seedfall.json"), 7), Path::new("/p/.seedfall/seed-7.faults.json"));
+    assert_eq!(
+        schedule_path(Path::new("/p/seedfall.fixed.json"), 7),
+        Path::new("/p/.seedfall/seedfall.fixed.seed-7.faults.json")
+    );
+    assert_eq!(
+        schedule_path(Path::new("examples/kvlog/kv.json"), 12),
+        Path::new("examples/kvlog/.seedfall/kv.seed-12.faults.json")
+    );
+    assert_eq!(schedule_path(Path::new("seedfall.json"), 1), Path::new(".seedfall/seed-1.faults.json"));
+    assert_eq!(schedule_path(Path::new("./seedfall.json"), 1), Path::new("./.seedfall/seed-1.faults.json"));
+    assert_eq!(state_dir(Path::new("/p/x.json")), Path::new("/p/.seedfall"));
+    assert_eq!(state_dir(Path::new("seedfall.json")), Path::new(".seedfall"));
+}
+
+#[test]
+fn the_default_config_file() {
+    assert_eq!(config_path(None), Path::new("./seedfall.json"));
+    assert_eq!(config_path(Some(Path::new("/no/such/x.json"))), Path::new("/no/such/x.json"));
+    let dir = std::env::temp_dir();
+    assert_eq!(config_path(Some(&dir)), dir.join("seedfall.json"));
+}

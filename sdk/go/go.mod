@@ -1,0 +1,3 @@
+module seedfall.dev/sdk
+
+go 1.22
