@@ -5,6 +5,7 @@
 //! densely, so sizes are capped at `MAX_FILE_SIZE` (`FBIG`) to keep a stray
 //! huge offset from exhausting the host's memory.
 
+use super::faults::DiskOp;
 use super::inode::FileData;
 use super::inode::Node;
 use super::{DIR_SIZE, Errno, Fs, Ino};
@@ -15,6 +16,9 @@ impl Fs {
     /// Reads from `offset`; returns 0 at or past the end. `ISDIR` on a
     /// directory.
     pub fn read_at(&mut self, ino: Ino, offset: u64, buf: &mut [u8]) -> Result<usize, Errno> {
+        if let Some(n) = self.read_device(ino, buf)? {
+            return Ok(n);
+        }
         let bytes = self.loaded_file(ino)?;
         let start = usize::try_from(offset).map_or(bytes.len(), |offset| offset.min(bytes.len()));
         let n = buf.len().min(bytes.len() - start);
@@ -24,33 +28,43 @@ impl Fs {
 
     /// Writes all of `data` at `offset`, zero-filling any gap after the end.
     pub fn write_at(&mut self, ino: Ino, offset: u64, data: &[u8], now_ns: u64) -> Result<usize, Errno> {
+        if self.device(ino)?.is_some() {
+            return Ok(data.len()); // every device here swallows writes
+        }
         if data.is_empty() {
             // POSIX: a zero-length write changes nothing, not even the size.
             return self.file_data(ino).map(|_| 0);
         }
-        let end = offset
+        offset
             .checked_add(data.len() as u64)
             .filter(|&end| end <= MAX_FILE_SIZE)
             .ok_or(Errno::FBIG)?;
+        // Checks the type and reads a host file before it counts as a disk
+        // operation; a crash in its middle writes only part (durability.rs).
+        self.loaded_file(ino)?;
+        let len = data.len();
+        let data = &data[..self.begin_write(len)?];
         // Both bounds fit in usize: they are at most MAX_FILE_SIZE.
-        let (start, end) = (offset as usize, end as usize);
+        let (start, end) = (offset as usize, offset as usize + data.len());
         let bytes = self.loaded_file(ino)?;
         if bytes.len() < end {
             bytes.resize(end, 0);
         }
         bytes[start..end].copy_from_slice(data);
         self.inodes.get_mut(ino)?.modified(now_ns);
-        Ok(data.len())
+        self.disk_wrote(ino, offset, data);
+        self.end_op(len)
     }
 
     /// The size `stat` reports: contents for a file (a host file's size comes
     /// from the host without reading it), the target's length for a symlink,
-    /// a constant for a directory.
+    /// a constant for a directory, 0 for a device.
     pub fn size(&mut self, ino: Ino) -> Result<u64, Errno> {
         match &mut self.inodes.get_mut(ino)?.node {
             Node::Dir(_) => Ok(DIR_SIZE),
             Node::Symlink(target) => Ok(target.len() as u64),
             Node::File(data) => data.size(),
+            Node::Device(_) => Ok(0),
         }
     }
 
@@ -59,14 +73,21 @@ impl Fs {
         if size > MAX_FILE_SIZE {
             return Err(Errno::FBIG);
         }
+        // Skips reading a host file only to throw its bytes away.
         if size == 0 {
-            // Skips reading a host file only to throw its bytes away.
+            self.file_data(ino)?;
+        } else {
+            self.loaded_file(ino)?;
+        }
+        self.begin_op(DiskOp::Truncate)?;
+        if size == 0 {
             *self.file_data(ino)? = FileData::Mem(Vec::new());
         } else {
             self.loaded_file(ino)?.resize(size as usize, 0);
         }
         self.inodes.get_mut(ino)?.modified(now_ns);
-        Ok(())
+        self.disk_resized(ino, size);
+        self.end_op(())
     }
 
     /// The contents of a regular file, read from the host if still there.
@@ -78,7 +99,7 @@ impl Fs {
         match &mut self.inodes.get_mut(ino)?.node {
             Node::File(data) => Ok(data),
             Node::Dir(_) => Err(Errno::ISDIR),
-            Node::Symlink(_) => Err(Errno::INVAL),
+            Node::Symlink(_) | Node::Device(_) => Err(Errno::INVAL),
         }
     }
 }

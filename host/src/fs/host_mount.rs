@@ -34,9 +34,15 @@ impl Fs {
         if !host.is_dir() {
             return Err(cannot("not a directory".to_string()));
         }
-        let dir = self.make_dirs(guest_dir).map_err(|e| cannot(e.to_string()))?;
-        self.inodes.dir_mut(dir).map_err(|e| cannot(e.to_string()))?.host = Some(host);
-        Ok(())
+        // Setup, not disk operations: a running disk model starts over with
+        // the whole tree durable (durability.rs, rule 9).
+        let disk = self.disk.take();
+        let mounted = self.make_dirs(guest_dir).and_then(|dir| {
+            self.inodes.dir_mut(dir)?.host = Some(host);
+            Ok(())
+        });
+        self.disk_remount(disk);
+        mounted.map_err(|e| cannot(e.to_string()))
     }
 
     /// The directory `ino` with its host entries read in, if it has any.
@@ -66,9 +72,11 @@ impl Fs {
                 continue;
             }
             let child = self.inodes.alloc(node, self.host_time);
-            self.inodes.attach(dir, name, child)?;
+            self.inodes.attach(dir, name.clone(), child)?;
+            self.disk_host_entry(dir, &name, child);
         }
         self.inodes.dir_mut(dir)?.host = None;
+        self.disk_host_loaded(dir);
         Ok(())
     }
 }
@@ -297,7 +305,7 @@ mod tests {
         );
         fs.unlink(root, "/e/h", T0).unwrap();
         fs.rmdir(root, "/e", T0).unwrap();
-        assert_eq!(names(&mut fs, "/"), [".", "..", "tmp"]);
+        assert_eq!(names(&mut fs, "/"), [".", "..", "dev", "tmp"]);
         assert_eq!(host.names(""), ["d", "e", "f"]);
         assert_eq!(host.get("d/g").unwrap(), "g");
         assert_eq!(
@@ -312,6 +320,7 @@ mod tests {
         let host = HostDir::new("shadow");
         host.put("tmp/host-file", "x");
         host.put("etc/hosts", "host");
+        host.put("dev/sda", "a host device");
         let mut fs = Fs::new(T0);
         let root = fs.root();
         fs.mkdir(root, "/etc", T0).unwrap();
@@ -322,7 +331,8 @@ mod tests {
             [".", ".."],
             "/tmp stays the empty in-memory dir"
         );
-        assert_eq!(names(&mut fs, "/"), [".", "..", "etc", "tmp"]);
+        assert_eq!(names(&mut fs, "/"), [".", "..", "dev", "etc", "tmp"]);
+        assert_eq!(names(&mut fs, "/dev"), [".", "..", "null", "zero"], "the host's /dev stays hidden");
         assert_eq!(read(&mut fs, "/etc/hosts"), b"sim");
     }
 

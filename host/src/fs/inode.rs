@@ -8,6 +8,7 @@
 //! paths, symlink resolution or the host: a host-backed directory or file is
 //! only a marker here, filled in by `host_mount.rs`.
 
+use super::device::Device;
 use super::{Errno, FileType, Ino};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -28,6 +29,7 @@ pub(super) enum Node {
     Dir(Dir),
     File(FileData),
     Symlink(String),
+    Device(Device),
 }
 
 pub(super) struct Dir {
@@ -42,8 +44,9 @@ pub(super) struct Dir {
     pub(super) host: Option<PathBuf>,
 }
 
-/// The contents of a regular file, kept in exactly one place per inode (the
-/// future durability model splits this into cached and durable state).
+/// The contents of a regular file: in the page cache here, and on the disk
+/// in `durability.rs` once the disk model runs.
+#[derive(Clone)]
 pub(super) enum FileData {
     Mem(Vec<u8>),
     /// Not read yet: the bytes are still those of a host file. `size` caches
@@ -72,6 +75,7 @@ impl Inode {
             Node::Dir(_) => FileType::Directory,
             Node::File(_) => FileType::RegularFile,
             Node::Symlink(_) => FileType::SymbolicLink,
+            Node::Device(_) => FileType::CharacterDevice,
         }
     }
 
@@ -118,6 +122,18 @@ impl Inodes {
         };
         self.map.insert(ino, inode);
         ino
+    }
+
+    /// The table a crash rebuilt: exactly `map`, numbering going on where it
+    /// was, so no number is ever reused.
+    pub(super) fn rebuilt(&self, map: BTreeMap<Ino, Inode>) -> Inodes {
+        debug_assert!(map.keys().all(|ino| ino.0 < self.next));
+        Inodes { map, next: self.next }
+    }
+
+    /// Every live inode, in number order.
+    pub(super) fn iter(&self) -> impl Iterator<Item = (Ino, &Inode)> {
+        self.map.iter().map(|(ino, inode)| (*ino, inode))
     }
 
     /// A freed or never allocated inode can only come from a stale handle.

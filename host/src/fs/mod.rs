@@ -8,13 +8,23 @@
 //! real clock is never read. Access times are not updated by reads (as with
 //! `noatime`); only `set_times` changes them after creation.
 //!
+//! Every `Fs` starts with `/tmp` (empty, writable, for `t.TempDir()`) and
+//! `/dev` with `null` and `zero` (`device.rs`).
+//!
 //! This module does not know about file descriptors, rights, offsets,
 //! append mode, readdir cookies or WASI memory layouts: the WASI layer owns
-//! those and holds inodes through `retain`/`release`. There is no durability
-//! model yet (page cache, fsync, crashes): every change is final at once.
+//! those and holds inodes through `retain`/`release`. Until
+//! `start_disk_model` every change is final at once; after it the tree is a
+//! page cache over a disk that syncs and crashes as `durability.rs` (the
+//! contract) says, with faults from `faults.rs`.
 
 mod data;
+mod device;
+mod durability;
+#[cfg(test)]
+mod durability_tests;
 mod errno;
+mod faults;
 mod host_mount;
 mod inode;
 mod namespace;
@@ -23,7 +33,9 @@ mod path;
 #[cfg(test)]
 mod testutil;
 
+pub use durability::{CrashReport, FileCrash};
 pub use errno::Errno;
+pub use faults::{DiskConfig, DiskFault, DiskFaultKind, DiskFaults, DiskOp, Prefix};
 
 use inode::{Dir, Inodes, Node};
 
@@ -37,6 +49,7 @@ pub enum FileType {
     Directory,
     RegularFile,
     SymbolicLink,
+    CharacterDevice,
 }
 
 impl FileType {
@@ -47,6 +60,7 @@ impl FileType {
             FileType::Directory => 3,
             FileType::RegularFile => 4,
             FileType::SymbolicLink => 7,
+            FileType::CharacterDevice => 2,
         }
     }
 }
@@ -85,6 +99,8 @@ pub struct Fs {
     /// The fixed time stamped on every host entry: the creation time of the
     /// `Fs`, because host mtimes differ between machines.
     host_time: u64,
+    /// The disk under the page cache, once `start_disk_model` was called.
+    disk: Option<Box<durability::Durability>>,
 }
 
 /// `Fs::root()`: inode numbering starts here.
@@ -95,16 +111,19 @@ const ROOT: Ino = Ino(1);
 const DIR_SIZE: u64 = 4096;
 
 impl Fs {
-    /// An empty tree: `/` and an empty writable `/tmp`, both stamped `now_ns`.
+    /// A new tree: `/`, an empty writable `/tmp` and `/dev` with its devices,
+    /// all stamped `now_ns`.
     pub fn new(now_ns: u64) -> Fs {
         let mut fs = Fs {
             inodes: Inodes::with_root(ROOT, now_ns),
             host_time: now_ns,
+            disk: None,
         };
         let tmp = fs.inodes.alloc(Node::Dir(Dir::new(None)), now_ns);
         fs.inodes
             .attach(ROOT, "tmp".to_string(), tmp)
             .expect("the root of a new Fs is a directory");
+        fs.make_devices(now_ns).expect("the root of a new Fs is a directory");
         fs
     }
 
@@ -152,6 +171,7 @@ impl Fs {
         if let Ok(inode) = self.inodes.get_mut(ino) {
             inode.opens = inode.opens.saturating_sub(1);
             self.inodes.collect(ino);
+            self.disk_collect(Some(ino));
         }
     }
 
@@ -178,7 +198,7 @@ mod tests {
         assert_eq!(root, Ino(1));
         let tmp = fs.lookup(root, "/tmp", true).unwrap();
         assert_eq!(tmp, Ino(2));
-        assert_eq!(names(&mut fs, "/"), [".", "..", "tmp"]);
+        assert_eq!(names(&mut fs, "/"), [".", "..", "dev", "tmp"]);
         assert_eq!(names(&mut fs, "/tmp"), [".", ".."]);
         let st = fs.stat(tmp).unwrap();
         assert_eq!((st.filetype, st.nlink, st.mtim), (FileType::Directory, 2, T0));
@@ -273,7 +293,8 @@ mod tests {
         fs.symlink("x", fs.root(), "/c", T0).unwrap();
         let b = fs.lookup(fs.root(), "/b", true).unwrap();
         let c = fs.lookup(fs.root(), "/c", false).unwrap();
-        assert_eq!((a, b, c), (Ino(3), Ino(4), Ino(5)));
+        // 3 to 5 are /dev, /dev/null and /dev/zero.
+        assert_eq!((a, b, c), (Ino(6), Ino(7), Ino(8)));
     }
 
     #[test]

@@ -7,6 +7,7 @@
 //! of a non-directory is `NOTDIR`. None of these follows a final symlink:
 //! each acts on the name itself.
 
+use super::faults::DiskOp;
 use super::inode::{Dir, Node};
 use super::path::{Budget, Parent};
 use super::{DirEntry, Errno, FileType, Fs, Ino};
@@ -30,7 +31,9 @@ impl Fs {
         if !self.loaded_dir(ino)?.entries.is_empty() {
             return Err(Errno::NOTEMPTY);
         }
-        self.remove_name(&at, ino, now_ns)
+        self.begin_op(DiskOp::Unlink)?;
+        self.remove_name(&at, ino, now_ns)?;
+        self.end_op(())
     }
 
     /// Removes a name of a file or symlink (the symlink itself, not its
@@ -44,7 +47,9 @@ impl Fs {
         if at.trailing_slash {
             return Err(Errno::NOTDIR);
         }
-        self.remove_name(&at, ino, now_ns)
+        self.begin_op(DiskOp::Unlink)?;
+        self.remove_name(&at, ino, now_ns)?;
+        self.end_op(())
     }
 
     /// Moves a name, replacing what the new name held: a file by a file or
@@ -72,11 +77,15 @@ impl Fs {
         if is_dir {
             self.require_outside(to.dir, ino)?;
         }
-        if let Some(replaced) = self.child(to.dir, &to.name)? {
+        let replaced = self.child(to.dir, &to.name)?;
+        if let Some(replaced) = replaced {
             if replaced == ino {
                 return Ok(());
             }
             self.require_replaceable(is_dir, replaced)?;
+        }
+        self.begin_op(DiskOp::Rename)?;
+        if let Some(replaced) = replaced {
             self.remove_name(&to, replaced, now_ns)?;
         }
         // Link the new name first so the inode never drops to zero links.
@@ -85,7 +94,8 @@ impl Fs {
         self.inodes.get_mut(ino)?.ctim = now_ns;
         self.inodes.get_mut(from.dir)?.modified(now_ns);
         self.inodes.get_mut(to.dir)?.modified(now_ns);
-        Ok(())
+        self.disk_renamed(from.dir, &from.name, to.dir, &to.name, ino);
+        self.end_op(())
     }
 
     /// Adds a hard link `new_path` to what `old_path` names (a final symlink
@@ -105,10 +115,12 @@ impl Fs {
         }
         let at = self.resolve_parent(new_dir, new_path, &mut Budget::new())?;
         self.require_free(&at, false)?;
+        self.begin_op(DiskOp::Link)?;
         self.inodes.attach(at.dir, at.name.clone(), ino)?;
         self.inodes.get_mut(ino)?.ctim = now_ns;
         self.inodes.get_mut(at.dir)?.modified(now_ns);
-        Ok(())
+        self.disk_linked(at.dir, &at.name, ino);
+        self.end_op(())
     }
 
     /// Makes a symlink at `path` holding `target` verbatim (it is resolved
@@ -166,10 +178,12 @@ impl Fs {
     /// Links a new inode holding `node` at a free name; returns it.
     pub(super) fn create(&mut self, at: &Parent, node: Node, now_ns: u64) -> Result<Ino, Errno> {
         self.require_free(at, matches!(node, Node::Dir(_)))?;
+        self.begin_op(DiskOp::Create)?;
         let ino = self.inodes.alloc(node, now_ns);
         self.inodes.attach(at.dir, at.name.clone(), ino)?;
         self.inodes.get_mut(at.dir)?.modified(now_ns);
-        Ok(ino)
+        self.disk_created(at.dir, &at.name, ino);
+        self.end_op(ino)
     }
 
     /// Checks that a new entry can be made at `at`: the name is unused, a
@@ -227,6 +241,7 @@ impl Fs {
         self.inodes.get_mut(ino)?.ctim = now_ns;
         self.inodes.detach(at.dir, &at.name)?;
         self.inodes.get_mut(at.dir)?.modified(now_ns);
+        self.disk_removed(at.dir, &at.name, ino);
         Ok(())
     }
 }
@@ -398,8 +413,8 @@ mod tests {
         assert_eq!(fs.stat(full).unwrap().nlink, 3);
         assert_eq!(
             fs.stat(root).unwrap().nlink,
-            4,
-            "subdirectories /tmp and /full are left"
+            5,
+            "subdirectories /tmp, /dev and /full are left"
         );
     }
 

@@ -74,7 +74,8 @@ impl Fs {
         if is_dir && (flags.create || flags.truncate) {
             return Err(Errno::ISDIR);
         }
-        if flags.truncate {
+        // Linux ignores O_TRUNC on a device (`> /dev/null` is fine).
+        if flags.truncate && self.device(ino)?.is_none() {
             self.set_size(ino, 0, now_ns)?;
         }
         Ok(ino)

@@ -132,7 +132,7 @@ impl Fs {
         }
     }
 
-    pub(super) fn filetype(&self, ino: Ino) -> Result<FileType, Errno> {
+    pub fn filetype(&self, ino: Ino) -> Result<FileType, Errno> {
         Ok(self.inodes.get(ino)?.filetype())
     }
 

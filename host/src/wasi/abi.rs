@@ -14,10 +14,10 @@ pub const ENOSYS: Errno = 52;
 pub const ENOTDIR: Errno = 54;
 pub const ENOTSUP: Errno = 58;
 pub const ESPIPE: Errno = 70;
+pub const ENOTCAPABLE: Errno = 76;
 
 pub const FILETYPE_CHARACTER_DEVICE: u8 = 2;
 pub const FILETYPE_DIRECTORY: u8 = 3;
-pub const FILETYPE_REGULAR_FILE: u8 = 4;
 
 pub const FDFLAG_APPEND: u16 = 1;
 

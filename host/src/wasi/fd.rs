@@ -60,7 +60,10 @@ fn fd_write(c: &mut Caller<'_, Node>, v: &[u64], offset: Option<u64>) -> WasiRes
             data.len()
         }
         FdKind::Stdout | FdKind::Stderr | FdKind::Stdin => return Err(ESPIPE),
-        FdKind::Dir { .. } => return Err(EISDIR),
+        // As on Linux: a directory is never open for writing, and neither
+        // is a file opened O_RDONLY.
+        FdKind::Dir { .. } => return Err(EBADF),
+        FdKind::File { .. } if !entry.can_write() => return Err(EBADF),
         FdKind::File { ino, offset: position } => {
             let node = c.data_mut();
             let now = node.clock.realtime_now();
@@ -86,10 +89,13 @@ fn fd_read(c: &mut Caller<'_, Node>, v: &[u64], offset: Option<u64>) -> WasiResu
     let result_ptr = if offset.is_some() { v[4] as u32 } else { v[3] as u32 };
     let iovecs = read_iovecs(c, iovs, count)?;
     let wanted: usize = iovecs.iter().map(|(_, len)| *len as usize).sum();
-    let data = match entry(c, fd)?.kind {
+    let entry = entry(c, fd)?;
+    let data = match entry.kind {
         FdKind::Stdin => Vec::new(), // always at end of file: runs never depend on input
         FdKind::Stdout | FdKind::Stderr => return Err(EBADF),
         FdKind::Dir { .. } => return Err(EISDIR),
+        // As on Linux: a file opened O_WRONLY cannot be read.
+        FdKind::File { .. } if !entry.can_read() => return Err(EBADF),
         FdKind::File { ino, offset: position } => {
             let at = offset.unwrap_or(position);
             let mut buf = vec![0u8; wanted];
@@ -133,7 +139,8 @@ fn fd_fdstat_get(c: &mut Caller<'_, Node>, v: &[u64]) -> WasiResult {
     let filetype = match entry.kind {
         FdKind::Stdin | FdKind::Stdout | FdKind::Stderr => FILETYPE_CHARACTER_DEVICE,
         FdKind::Dir { .. } => FILETYPE_DIRECTORY,
-        FdKind::File { .. } => FILETYPE_REGULAR_FILE,
+        // A regular file or a device such as /dev/null.
+        FdKind::File { ino, .. } => c.data().fs.filetype(ino)?.wasi_code(),
     };
     let mut out = [0u8; 24];
     out[0] = filetype;
@@ -216,6 +223,10 @@ pub fn register(l: &mut Linker<Node>) {
     });
     bind(l, "fd_fdstat_set_rights", &[I32, I64, I64], |c, v| {
         let entry = c.data_mut().fds.get_mut(v[0] as u32).ok_or(EBADF)?;
+        // Rights can only be dropped, never regained.
+        if v[1] & !entry.rights_base != 0 || v[2] & !entry.rights_inheriting != 0 {
+            return Err(ENOTCAPABLE);
+        }
         entry.rights_base = v[1];
         entry.rights_inheriting = v[2];
         Ok(())
@@ -223,6 +234,10 @@ pub fn register(l: &mut Linker<Node>) {
     bind(l, "fd_filestat_get", &[I32, I32], fd_filestat_get);
     bind(l, "fd_filestat_set_size", &[I32, I64], |c, v| {
         let ino = file_ino(c, v[0] as u32)?;
+        // Linux's ftruncate on a descriptor not open for writing.
+        if !entry(c, v[0] as u32)?.can_write() {
+            return Err(EINVAL);
+        }
         let node = c.data_mut();
         let now = node.clock.realtime_now();
         Ok(node.fs.set_size(ino, v[1], now)?)
@@ -231,9 +246,18 @@ pub fn register(l: &mut Linker<Node>) {
         let ino = file_ino(c, v[0] as u32)?;
         super::path::set_times(c, ino, v[1], v[2], v[3] as u16)
     });
-    // Durability arrives with the disk model; until then every write is durable.
-    bind(l, "fd_sync", &[I32], |c, v| file_ino(c, v[0] as u32).map(|_| ()));
-    bind(l, "fd_datasync", &[I32], |c, v| file_ino(c, v[0] as u32).map(|_| ()));
+    // The disk model (fs/durability.rs) tells data from metadata apart no
+    // more than this: both make a file's writes, or a directory's entries,
+    // durable. EIO is fsync_eio, or crash_on_io (then Fs::crash_requested
+    // says the node must crash before the guest runs again).
+    bind(l, "fd_sync", &[I32], |c, v| {
+        let ino = file_ino(c, v[0] as u32)?;
+        Ok(c.data_mut().fs.sync(ino)?)
+    });
+    bind(l, "fd_datasync", &[I32], |c, v| {
+        let ino = file_ino(c, v[0] as u32)?;
+        Ok(c.data_mut().fs.sync(ino)?)
+    });
     bind(l, "fd_advise", &[I32, I64, I64, I32], |c, v| file_ino(c, v[0] as u32).map(|_| ()));
     bind(l, "fd_allocate", &[I32, I64, I64], |_, _| Err(ENOTSUP));
     bind(l, "fd_renumber", &[I32, I32], |_, _| Err(ENOTSUP));

@@ -40,7 +40,8 @@ fn now(c: &Caller<'_, Node>) -> u64 {
 
 fn path_open(c: &mut Caller<'_, Node>, v: &[u64]) -> WasiResult {
     let (dir, path) = dir_and_path(c, v[0], v[2], v[3])?;
-    let (lookup, oflags, rights, fdflags, result_ptr) = (v[1] as u32, v[4] as u16, v[5], v[7] as u16, v[8] as u32);
+    let (lookup, oflags, fdflags, result_ptr) = (v[1] as u32, v[4] as u16, v[7] as u16, v[8] as u32);
+    let (rights, rights_inheriting) = (v[5], v[6]);
     let flags = OpenFlags {
         create: oflags & OFLAG_CREAT != 0,
         exclusive: oflags & OFLAG_EXCL != 0,
@@ -56,7 +57,8 @@ fn path_open(c: &mut Caller<'_, Node>, v: &[u64]) -> WasiResult {
         _ => FdKind::File { ino, offset: 0 },
     };
     node.fs.retain(ino);
-    let fd = node.fds.insert(kind, fdflags);
+    // The rights asked for are the access mode: fd_read and fd_write check them.
+    let fd = node.fds.insert_with_rights(kind, fdflags, rights, rights_inheriting);
     write_u32(c, result_ptr, fd)
 }
 

@@ -34,6 +34,7 @@ func errnoName(err error) string {
 		{syscall.EEXIST, "EEXIST"}, {syscall.ENOENT, "ENOENT"}, {syscall.ENOTDIR, "ENOTDIR"},
 		{syscall.EISDIR, "EISDIR"}, {syscall.ENOTEMPTY, "ENOTEMPTY"}, {syscall.EINVAL, "EINVAL"},
 		{syscall.EPERM, "EPERM"}, {syscall.EACCES, "EACCES"}, {syscall.ELOOP, "ELOOP"},
+		{syscall.EBADF, "EBADF"},
 	} {
 		if errors.Is(err, e.target) {
 			return e.name
@@ -67,6 +68,28 @@ func size(name string) {
 		return
 	}
 	fmt.Printf("stat %s: size=%d dir=%v mode=%v\n", name, info.Size(), info.IsDir(), info.Mode().Type())
+}
+
+// devices uses /dev/null and /dev/zero as Go programs do.
+func devices() {
+	info, err := os.Stat(os.DevNull)
+	if err == nil {
+		fmt.Printf("stat %s: size=%d mode=%v regular=%v\n", os.DevNull, info.Size(), info.Mode().Type(), info.Mode().IsRegular())
+	}
+	check("stat "+os.DevNull, err)
+	f, err := os.OpenFile(os.DevNull, os.O_RDWR|os.O_TRUNC, 0)
+	check("open "+os.DevNull, err)
+	n, err := f.Write([]byte("vanishes"))
+	fmt.Printf("write %s: %d %v\n", os.DevNull, n, err)
+	n, err = f.Read(make([]byte, 4))
+	fmt.Printf("read %s: %d %v\n", os.DevNull, n, err)
+	check("close", f.Close())
+	f, err = os.Open("/dev/zero")
+	check("open /dev/zero", err)
+	buf := []byte("xxxxx")
+	n, err = f.Read(buf)
+	fmt.Printf("read /dev/zero: %d %q %v\n", n, buf[:n], err)
+	check("close", f.Close())
 }
 
 func main() {
@@ -145,6 +168,23 @@ func main() {
 	check("remove file", os.Remove(p("hard")))
 	_, err = os.Open(p("b.txt/inner"))
 	check("open through a file", err)
+
+	// The access mode of an open: the other direction fails.
+	f, err = os.Open(p("b.txt"))
+	check("open read-only", err)
+	_, err = f.Write([]byte("x"))
+	check("write to read-only", err)
+	check("truncate read-only", f.Truncate(0))
+	check("close", f.Close())
+	f, err = os.OpenFile(p("b.txt"), os.O_WRONLY, 0)
+	check("open write-only", err)
+	_, err = f.Read(buf)
+	check("read from write-only", err)
+	check("close", f.Close())
+	data, err = os.ReadFile(p("b.txt"))
+	fmt.Printf("b after refused writes: %q %v\n", data, err)
+
+	devices()
 
 	var walked []string
 	filepath.WalkDir(base, func(path string, d fs.DirEntry, err error) error {

@@ -1,0 +1,112 @@
+//! Device files: the in-memory `/dev` every `Fs` starts with, holding `null`
+//! (reads end at once, writes vanish) and `zero` (reads give zeros, writes
+//! vanish). Go's os.DevNull is `/dev/null`, and Go's tests read `/dev/zero`
+//! as a file that never ends.
+//!
+//! `/dev` is made before any mount, so a mount of the host's `/` keeps it
+//! (entries in memory win): the host's device nodes, /dev/fd or /dev/shm are
+//! never visible and a guest can never read a real device. There is no
+//! random device on purpose: randomness comes from random_get, driven by the
+//! seed. Devices have size 0 and cannot be truncated (`INVAL`, as Linux's
+//! ftruncate), but opening one with O_TRUNC is fine, as on Linux.
+
+use super::inode::{Dir, Node};
+use super::{Errno, Fs, Ino, ROOT};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Device {
+    Null,
+    Zero,
+}
+
+impl Device {
+    /// Fills `buf` as a read would; returns the bytes read (0 is end of file).
+    fn read(self, buf: &mut [u8]) -> usize {
+        match self {
+            Device::Null => 0,
+            Device::Zero => {
+                buf.fill(0);
+                buf.len()
+            }
+        }
+    }
+}
+
+impl Fs {
+    /// Makes `/dev` with its devices, stamped `now_ns`.
+    pub(super) fn make_devices(&mut self, now_ns: u64) -> Result<(), Errno> {
+        let dev = self.inodes.alloc(Node::Dir(Dir::new(None)), now_ns);
+        self.inodes.attach(ROOT, "dev".to_string(), dev)?;
+        for (name, device) in [("null", Device::Null), ("zero", Device::Zero)] {
+            let ino = self.inodes.alloc(Node::Device(device), now_ns);
+            self.inodes.attach(dev, name.to_string(), ino)?;
+        }
+        Ok(())
+    }
+
+    /// The device `ino` is, or `None` for any other kind of inode.
+    pub(super) fn device(&self, ino: Ino) -> Result<Option<Device>, Errno> {
+        match self.inodes.get(ino)?.node {
+            Node::Device(device) => Ok(Some(device)),
+            _ => Ok(None),
+        }
+    }
+
+    /// A read from `ino` if it is a device.
+    pub(super) fn read_device(&self, ino: Ino, buf: &mut [u8]) -> Result<Option<usize>, Errno> {
+        Ok(self.device(ino)?.map(|device| device.read(buf)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testutil::*;
+    use super::super::{FileType, OpenFlags};
+    use super::*;
+
+    fn dev(fs: &mut Fs, name: &str) -> Ino {
+        fs.lookup(fs.root(), &format!("/dev/{name}"), true).unwrap()
+    }
+
+    #[test]
+    fn dev_holds_null_and_zero_as_character_devices() {
+        let mut fs = Fs::new(T0);
+        assert_eq!(names(&mut fs, "/dev"), [".", "..", "null", "zero"]);
+        let null = dev(&mut fs, "null");
+        let st = fs.stat(null).unwrap();
+        assert_eq!((st.filetype, st.size, st.nlink), (FileType::CharacterDevice, 0, 1));
+        assert_eq!(FileType::CharacterDevice.wasi_code(), 2);
+    }
+
+    #[test]
+    fn null_reads_nothing_and_swallows_writes() {
+        let mut fs = Fs::new(T0);
+        let null = dev(&mut fs, "null");
+        assert_eq!(fs.write_at(null, 0, b"gone", T0 + 1), Ok(4));
+        let mut buf = [7; 4];
+        assert_eq!(fs.read_at(null, 0, &mut buf), Ok(0));
+        assert_eq!(buf, [7; 4]);
+        assert_eq!(fs.size(null), Ok(0));
+    }
+
+    #[test]
+    fn zero_reads_zeros_forever() {
+        let mut fs = Fs::new(T0);
+        let zero = dev(&mut fs, "zero");
+        let mut buf = [7; 16];
+        assert_eq!(fs.read_at(zero, 1 << 40, &mut buf), Ok(16));
+        assert_eq!(buf, [0; 16]);
+        assert_eq!(fs.write_at(zero, 0, b"x", T0), Ok(1));
+        assert_eq!(fs.size(zero), Ok(0));
+    }
+
+    #[test]
+    fn devices_open_with_trunc_but_cannot_be_resized() {
+        let mut fs = Fs::new(T0);
+        let root = fs.root();
+        let null = dev(&mut fs, "null");
+        let trunc = OpenFlags { truncate: true, ..OpenFlags::default() };
+        assert_eq!(fs.open(root, "/dev/null", trunc, true, T0), Ok(null));
+        assert_eq!(fs.set_size(null, 0, T0), Err(Errno::INVAL));
+    }
+}

@@ -1,0 +1,755 @@
+//! The disk durability model of one node's file system. This header is the
+//! contract; `durability_tests.rs` has one test per numbered rule, each
+//! proving the rule fired.
+//!
+//! # State
+//!
+//! The `Fs` tree is the page cache: what the guest reads and writes. Once
+//! `Fs::start_disk_model` is called, every inode also has a disk record:
+//! what durable storage holds for it (a file's bytes, a directory's entries,
+//! a symlink's target) and, for a file, its *pending writes*: the writes and
+//! truncations made since its last sync, in order. A crash throws the page
+//! cache away and rebuilds the tree from the disk records. Without
+//! `start_disk_model` there is no disk: every change is final at once and a
+//! sync does nothing (what `seedfall exec` wants).
+//!
+//! # Rules
+//!
+//! 1. **Page cache.** Writes and truncations change the page cache and are
+//!    visible at once, through every name and descriptor; each is also
+//!    appended to the file's pending writes.
+//! 2. **Sync.** A successful `Fs::sync` of a file (fd_sync and fd_datasync
+//!    alike: the model does not tell data from metadata) applies its pending
+//!    writes to its durable bytes, in order: the data and the size are then
+//!    durable. A sync of a directory makes its current entries durable
+//!    (rule 6).
+//! 3. **Crash.** `Fs::crash` keeps only what is durable. The new tree holds
+//!    exactly the inodes reachable from `/` through durable directory
+//!    entries, each with its durable contents and a link count of its
+//!    durable names; pending writes are lost (but see rule 4) and no
+//!    descriptor survives. A file whose name never became durable (created
+//!    and never synced) disappears; a name whose removal never became
+//!    durable comes back. Inode numbers of survivors are kept and new ones
+//!    continue the count, so a stale number is never reused.
+//! 4. **Torn writes** (`torn_writes`). A crash keeps, of each surviving
+//!    file's pending writes, a seeded in-order prefix: the first k in full,
+//!    k uniform in 0..=n, then, if the next is a write of L > 1 bytes, its
+//!    first b bytes, b uniform in 0..L (the crash tore it). Truncations are
+//!    atomic. Without `torn_writes`, k = 0 and b = 0. The draws come from the
+//!    stream passed to `Fs::crash`, file by file in inode order.
+//! 5. **Crash on I/O** (`crash_on_io`). Each mutating disk operation gets
+//!    the node's next disk-operation number (`Fs::disk_ops`, from 1, kept
+//!    across crashes): a write of at least one byte to a regular file, a
+//!    truncation (set_size, O_TRUNC of an existing file), a create (open
+//!    O_CREAT of a missing file, mkdir, symlink), link, unlink and rmdir,
+//!    rename, and a sync of a file or directory. Reads, stats, lookups,
+//!    set_times, writes to devices and operations that fail their checks
+//!    count nothing. With probability `crash_on_io` the node crashes in the
+//!    middle of the operation, which takes effect in part: a write reaches
+//!    the page cache as a seeded prefix of its bytes (none and all
+//!    included); a sync of a file makes a seeded prefix of its pending
+//!    writes durable (rule 4's draw) but does not complete (no name becomes
+//!    durable); a sync of a directory persists its entries or not; any other
+//!    operation happens in full or not at all. The operation then returns
+//!    EIO, so does every later mutating operation, and
+//!    `Fs::crash_requested` says so: the caller must crash the node before
+//!    the guest runs again.
+//! 6. **Directories** (`strict_dirs`). With `strict_dirs`, a create, link,
+//!    unlink, rmdir or rename survives a crash only once its directory (for
+//!    a rename, each of both) has been synced after it; syncing a file
+//!    never makes its name durable. Without `strict_dirs` (ext4 with
+//!    data=ordered, roughly) these are durable at once, with one exception:
+//!    a regular file created by open becomes durable with its first
+//!    successful sync (or a sync of its directory), and until then a crash
+//!    drops it. A rename or link of such a file makes it durable at once,
+//!    with whatever of its data is durable, perhaps nothing: write, rename
+//!    over the old file without a sync, crash, and the file is empty.
+//! 7. **EIO on sync** (`fsync_eio`). With probability `fsync_eio`, a sync
+//!    of a file with pending writes fails with EIO. Its pending writes are
+//!    dropped from durable storage but stay in the page cache, readable
+//!    (Linux since 4.13: the error is reported once and the pages are
+//!    marked clean), so a later successful sync does not make them durable
+//!    and a crash loses them. A failed sync makes no name durable either.
+//!    Directory syncs never fail.
+//! 8. **Host files.** Host-mounted (read-through) files and directories are
+//!    durable from the start, as they are on the host; once changed they
+//!    follow the rules like any other. `/tmp` is an ordinary disk
+//!    directory, not a tmpfs: what is durable there survives a crash.
+//! 9. **Start.** Everything in the tree when the model starts (`/`, `/tmp`,
+//!    `/dev`, mounts, whatever setup wrote) is durable. `mount_host` after
+//!    the start is setup too: it makes the whole tree durable again.
+//! 10. **Writeback.** When a file's pending writes exceed `WRITEBACK_BYTES`,
+//!     the oldest are made durable until half are left, as the kernel
+//!     writes dirty pages back past its threshold: the memory held for
+//!     pending writes stays bounded. It depends on byte counts only, never
+//!     on time.
+//! 11. **Log and replay.** Every injected fault is logged with its
+//!     operation number and what took effect (`Fs::disk_faults`);
+//!     `DiskFaults::replay` injects exactly a logged list, so the same
+//!     operations meet the same faults. Torn writes at a crash are not
+//!     per-operation faults: they replay from the crash's stream.
+//!
+//! # How the host drives it
+//!
+//! ```text
+//! fs.start_disk_model(DiskFaults::seeded(config, seed, node))  // after mounts, before boot
+//! ... after every host call: if fs.crash_requested().is_some() { crash the node now }
+//! ... at a planned crash or a requested one:
+//! let report = fs.crash(&mut RandomStream::new(seed, "disk torn_writes", node, incarnation));
+//! ... boot the next incarnation over the same `fs`; log `fs.disk_faults()` for replay
+//! ```
+//!
+//! # Warts
+//!
+//! - Memory: a file written while the model runs is held twice (page cache
+//!   and durable bytes), plus its pending writes (at most about
+//!   `WRITEBACK_BYTES`). A sync costs the bytes written since the last one.
+//! - Timestamps are not part of the fault model: an inode's times survive as
+//!   of its last sync, its creation or the start of the model.
+//! - Byte-granular tearing is harsher than real sectors; writes are never
+//!   reordered (`reorder_writes` is a later option) and a torn extending
+//!   write extends the file only as far as its kept bytes.
+//! - With `strict_dirs` a rename across directories with only one of them
+//!   synced leaves two names or none. A directory that ends up with two
+//!   durable names (or in a cycle) keeps the first reached, in name order
+//!   from `/`.
+
+use super::device::Device;
+use super::faults::{DiskFault, DiskFaultKind, DiskFaults, DiskOp, Prefix};
+use super::inode::{Dir, FileData, Inode, Inodes, Node};
+use super::{Errno, FileType, Fs, Ino, ROOT};
+use crate::random::RandomStream;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+
+/// Rule 10's threshold, per file. Small under test so the rule can be shown.
+const WRITEBACK_BYTES: usize = if cfg!(test) { 1 << 10 } else { 64 << 20 };
+
+/// The disk of a node: one record per inode, the fault policy, and the
+/// crash in progress.
+pub(super) struct Durability {
+    faults: DiskFaults,
+    records: BTreeMap<Ino, Record>,
+    /// Without `strict_dirs`: regular files created by open whose name waits
+    /// for a sync (rule 6), with that name as (directory, name).
+    unsynced: BTreeMap<Ino, (Ino, String)>,
+    /// The fault crashing the node, from the operation it hit until
+    /// `Fs::crash`.
+    crashing: Option<DiskFault>,
+}
+
+/// What the disk holds for one inode. It lives while the page cache has the
+/// inode or a durable entry names it.
+struct Record {
+    disk: OnDisk,
+    /// Durable entries naming this inode.
+    links: u32,
+    atim: u64,
+    mtim: u64,
+    ctim: u64,
+}
+
+enum OnDisk {
+    Dir {
+        entries: BTreeMap<String, Ino>,
+        /// A host directory not read yet, as in the page cache.
+        host: Option<PathBuf>,
+    },
+    File(FileDisk),
+    Symlink(String),
+    Device(Device),
+}
+
+struct FileDisk {
+    /// The durable bytes (a host file's stay on the host until needed).
+    data: FileData,
+    /// Writes and truncations since the last sync, oldest first.
+    pending: Vec<Pending>,
+    /// The bytes held by `pending`'s writes.
+    pending_bytes: usize,
+}
+
+enum Pending {
+    Write { offset: u64, bytes: Vec<u8> },
+    SetSize(u64),
+}
+
+/// What a crash did to the disk, for the trace.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CrashReport {
+    /// The fault that crashed the node in the middle of an operation, if it
+    /// was one (rather than a crash planned by the host).
+    pub during: Option<DiskFault>,
+    /// Paths the page cache had and the disk has not: never made durable.
+    pub vanished: Vec<String>,
+    /// Paths the disk has and the page cache had not: removals never made
+    /// durable.
+    pub restored: Vec<String>,
+    /// Each surviving file that had pending writes, in inode order.
+    pub files: Vec<FileCrash>,
+}
+
+/// The pending writes of one file at a crash, and the prefix kept (rule 4).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileCrash {
+    pub path: String,
+    pub pending: usize,
+    pub kept: Prefix,
+}
+
+impl Pending {
+    /// Its size for `Prefix`: a write's length, 0 for an atomic truncation.
+    fn size(&self) -> usize {
+        match self {
+            Pending::Write { bytes, .. } => bytes.len(),
+            Pending::SetSize(_) => 0,
+        }
+    }
+
+    fn apply(&self, data: &mut FileData) -> Result<(), Errno> {
+        match self {
+            Pending::SetSize(0) => *data = FileData::Mem(Vec::new()),
+            // Sizes were checked against the cap when the page cache took them.
+            Pending::SetSize(size) => data.load()?.resize(*size as usize, 0),
+            Pending::Write { offset, bytes } => write_into(data.load()?, *offset, bytes),
+        }
+        Ok(())
+    }
+}
+
+/// Writes `bytes` at `offset`, zero-filling a gap, as `Fs::write_at` does.
+fn write_into(file: &mut Vec<u8>, offset: u64, bytes: &[u8]) {
+    let (start, end) = (offset as usize, offset as usize + bytes.len());
+    if file.len() < end {
+        file.resize(end, 0);
+    }
+    file[start..end].copy_from_slice(bytes);
+}
+
+impl FileDisk {
+    fn new(data: FileData) -> FileDisk {
+        FileDisk { data, pending: Vec::new(), pending_bytes: 0 }
+    }
+
+    fn push(&mut self, op: Pending) {
+        self.pending_bytes += op.size();
+        self.pending.push(op);
+        if self.pending_bytes > WRITEBACK_BYTES {
+            // Rule 10: the oldest writes go to disk until half are left.
+            let mut keep = self.pending_bytes;
+            let mut ops = 0;
+            while keep > WRITEBACK_BYTES / 2 {
+                keep -= self.pending[ops].size();
+                ops += 1;
+            }
+            // A host file that cannot be read keeps its writes pending.
+            let _ = self.apply(Prefix { ops, bytes: 0 });
+        }
+    }
+
+    fn sizes(&self) -> Vec<usize> {
+        self.pending.iter().map(Pending::size).collect()
+    }
+
+    /// Makes `prefix` of the pending writes durable; what is left of a write
+    /// applied in part stays pending. On a host read error the writes not
+    /// applied stay pending.
+    fn apply(&mut self, prefix: Prefix) -> Result<(), Errno> {
+        let prefix = prefix.fit(&self.sizes());
+        let mut done = 0;
+        let result = loop {
+            if done == prefix.ops {
+                break Ok(());
+            }
+            if let Err(e) = self.pending[done].apply(&mut self.data) {
+                break Err(e);
+            }
+            done += 1;
+        };
+        for op in self.pending.drain(..done) {
+            self.pending_bytes -= op.size();
+        }
+        result?;
+        if prefix.bytes > 0 {
+            let Pending::Write { offset, bytes } = &mut self.pending[0] else {
+                unreachable!("a clamped prefix only splits writes")
+            };
+            write_into(self.data.load()?, *offset, &bytes[..prefix.bytes]);
+            bytes.drain(..prefix.bytes);
+            *offset += prefix.bytes as u64;
+            self.pending_bytes -= prefix.bytes;
+        }
+        Ok(())
+    }
+
+    fn drop_pending(&mut self) {
+        self.pending.clear();
+        self.pending_bytes = 0;
+    }
+}
+
+impl Record {
+    /// The disk's copy of a page-cache inode, without pending writes.
+    fn of(inode: &Inode, links: u32) -> Record {
+        let disk = match &inode.node {
+            Node::Dir(dir) => OnDisk::Dir { entries: dir.entries.clone(), host: dir.host.clone() },
+            Node::File(data) => OnDisk::File(FileDisk::new(data.clone())),
+            Node::Symlink(target) => OnDisk::Symlink(target.clone()),
+            Node::Device(device) => OnDisk::Device(*device),
+        };
+        Record { disk, links, atim: inode.atim, mtim: inode.mtim, ctim: inode.ctim }
+    }
+
+    fn stamp(&mut self, inode: &Inode) {
+        (self.atim, self.mtim, self.ctim) = (inode.atim, inode.mtim, inode.ctim);
+    }
+
+    fn is_dir(&self) -> bool {
+        matches!(self.disk, OnDisk::Dir { .. })
+    }
+}
+
+impl Durability {
+    /// A disk holding exactly the page cache `inodes` (rule 9).
+    fn snapshot(faults: DiskFaults, inodes: &Inodes) -> Durability {
+        let records = inodes.iter().map(|(ino, inode)| (ino, Record::of(inode, inode.links))).collect();
+        Durability { faults, records, unsynced: BTreeMap::new(), crashing: None }
+    }
+
+    fn strict_dirs(&self) -> bool {
+        self.faults.config().strict_dirs
+    }
+
+    /// Sets or removes the durable entry `name` of `dir`, keeping link
+    /// counts; returns the inode it named before, for `Fs::disk_collect`.
+    fn set_entry(&mut self, dir: Ino, name: &str, child: Option<Ino>) -> Option<Ino> {
+        let Some(OnDisk::Dir { entries, .. }) = self.records.get_mut(&dir).map(|r| &mut r.disk) else {
+            debug_assert!(false, "durable entry in {dir:?}, which has no directory record");
+            return None;
+        };
+        let old = match child {
+            Some(child) => entries.insert(name.to_string(), child),
+            None => entries.remove(name),
+        };
+        for (ino, up) in [(child, true), (old, false)] {
+            if let Some(record) = ino.and_then(|ino| self.records.get_mut(&ino)) {
+                if up {
+                    record.links += 1;
+                } else {
+                    record.links -= 1;
+                }
+            }
+        }
+        old
+    }
+
+    /// Forgets that `ino`'s name (`dir`, `name`) waits for a sync.
+    fn settle(&mut self, ino: Ino, dir: Ino, name: &str) {
+        if self.unsynced.get(&ino).is_some_and(|(d, n)| *d == dir && n == name) {
+            self.unsynced.remove(&ino);
+        }
+    }
+
+    fn file(&mut self, ino: Ino) -> Option<&mut FileDisk> {
+        match self.records.get_mut(&ino).map(|r| &mut r.disk) {
+            Some(OnDisk::File(file)) => Some(file),
+            _ => None,
+        }
+    }
+}
+
+impl Fs {
+    /// Starts the disk model with `faults`: from now on changes are durable
+    /// only as the contract says. What the tree holds now is durable.
+    pub fn start_disk_model(&mut self, faults: DiskFaults) {
+        self.disk = Some(Box::new(Durability::snapshot(faults, &self.inodes)));
+    }
+
+    /// The number of the last disk operation (0 before the first, and
+    /// without the model).
+    pub fn disk_ops(&self) -> u64 {
+        self.disk.as_ref().map_or(0, |d| d.faults.ops())
+    }
+
+    /// Every fault injected so far, with its operation number (rule 11).
+    pub fn disk_faults(&self) -> &[DiskFault] {
+        self.disk.as_ref().map_or(&[], |d| d.faults.log())
+    }
+
+    /// The fault that is crashing the node in the middle of an operation
+    /// (rule 5): the node must not run again before `crash`.
+    pub fn crash_requested(&self) -> Option<DiskFault> {
+        self.disk.as_ref().and_then(|d| d.crashing)
+    }
+
+    /// How many inodes the disk keeps records for.
+    #[cfg(test)]
+    pub(super) fn disk_records(&self) -> usize {
+        self.disk.as_ref().map_or(0, |d| d.records.len())
+    }
+
+    /// fd_sync and fd_datasync (rules 2, 5, 6, 7): makes a file's pending
+    /// writes durable, or a directory's entries. `IO` when `fsync_eio` or
+    /// `crash_on_io` strikes. Devices have nothing to sync.
+    pub fn sync(&mut self, ino: Ino) -> Result<(), Errno> {
+        let filetype = self.filetype(ino)?;
+        if !matches!(filetype, FileType::RegularFile | FileType::Directory) || self.disk.is_none() {
+            return Ok(());
+        }
+        let op = self.begin()?;
+        if filetype == FileType::Directory {
+            self.sync_dir(op, ino)
+        } else {
+            self.sync_file(op, ino)
+        }
+    }
+
+    fn sync_file(&mut self, op: u64, ino: Ino) -> Result<(), Errno> {
+        let Some(d) = self.disk.as_deref_mut() else { return Ok(()) };
+        let Some(file) = d.file(ino) else {
+            debug_assert!(false, "{ino:?} is a file without a record");
+            return Ok(());
+        };
+        let sizes = file.sizes();
+        let has_pending = !sizes.is_empty();
+        if let Some(fault) = d.faults.crash_in(op, DiskOp::Sync, &sizes) {
+            let DiskFaultKind::Crash { applied } = fault.kind else { unreachable!() };
+            if let Some(file) = d.file(ino) {
+                let _ = file.apply(applied);
+            }
+            d.crashing = Some(fault);
+            return Err(Errno::IO);
+        }
+        if d.faults.sync_eio(op, has_pending).is_some() {
+            if let Some(file) = d.file(ino) {
+                file.drop_pending();
+            }
+            return Err(Errno::IO);
+        }
+        if let Some(file) = d.file(ino) {
+            // A host file that cannot be read: the disk failed to write.
+            file.apply(Prefix { ops: usize::MAX, bytes: 0 }).map_err(|_| Errno::IO)?;
+        }
+        let inode = self.inodes.get(ino)?;
+        let d = self.disk.as_deref_mut().expect("checked above");
+        if let Some(record) = d.records.get_mut(&ino) {
+            record.stamp(inode);
+        }
+        if let Some((dir, name)) = d.unsynced.remove(&ino) {
+            let old = d.set_entry(dir, &name, Some(ino));
+            debug_assert!(old.is_none(), "an unsynced name shadowed a durable one");
+            self.disk_collect(old);
+        }
+        Ok(())
+    }
+
+    fn sync_dir(&mut self, op: u64, ino: Ino) -> Result<(), Errno> {
+        let d = self.disk.as_deref_mut().expect("checked by sync");
+        let crash = d.faults.crash_in(op, DiskOp::Sync, &[0]);
+        if crash.is_none_or(|fault| fault.kind == DiskFaultKind::Crash { applied: Prefix { ops: 1, bytes: 0 } }) {
+            self.persist_dir(ino)?;
+        }
+        match crash {
+            Some(fault) => {
+                self.disk.as_deref_mut().expect("checked by sync").crashing = Some(fault);
+                Err(Errno::IO)
+            }
+            None => Ok(()),
+        }
+    }
+
+    /// Makes the page cache's entries of `dir` its durable entries.
+    fn persist_dir(&mut self, dir: Ino) -> Result<(), Errno> {
+        let inode = self.inodes.get(dir)?;
+        let Node::Dir(cached) = &inode.node else { return Err(Errno::NOTDIR) };
+        let (entries, host) = (cached.entries.clone(), cached.host.clone());
+        let d = self.disk.as_deref_mut().expect("only called with the model");
+        let children: Vec<Ino> = entries.values().copied().collect();
+        let Some(record) = d.records.get_mut(&dir) else { return Ok(()) };
+        record.stamp(inode);
+        let OnDisk::Dir { entries: durable, host: durable_host } = &mut record.disk else {
+            unreachable!("a directory's record is a directory")
+        };
+        *durable_host = host;
+        let old = std::mem::replace(durable, entries);
+        for child in children {
+            if let Some(record) = d.records.get_mut(&child) {
+                record.links += 1;
+            }
+        }
+        for child in old.values() {
+            if let Some(record) = d.records.get_mut(child) {
+                record.links -= 1;
+            }
+        }
+        d.unsynced.retain(|_, (parent, _)| *parent != dir);
+        for child in old.into_values() {
+            self.disk_collect(Some(child));
+        }
+        Ok(())
+    }
+
+    /// The crash (rules 3 and 4): rebuilds the page cache from the disk,
+    /// tearing pending writes with `random` if `torn_writes`. Without the
+    /// model every change was final, so everything survives but the
+    /// descriptors' holds, and there is still no model afterwards.
+    pub fn crash(&mut self, random: &mut RandomStream) -> CrashReport {
+        let modelled = self.disk.is_some();
+        if !modelled {
+            self.start_disk_model(DiskFaults::none());
+        }
+        let mut d = *self.disk.take().expect("started above");
+        let before = self.cache_paths();
+        let mut report = CrashReport { during: d.crashing.take(), ..CrashReport::default() };
+
+        // The inodes reachable from the root through durable entries, the
+        // entries kept (a directory keeps its first name only), each
+        // directory's parent, and each inode's durable name count.
+        let mut path: BTreeMap<Ino, String> = BTreeMap::from([(ROOT, String::new())]);
+        let mut kept: BTreeMap<Ino, Dir> = BTreeMap::new();
+        let mut links: BTreeMap<Ino, u32> = BTreeMap::from([(ROOT, 1)]);
+        let mut stack = vec![(ROOT, ROOT)];
+        while let Some((dir, parent)) = stack.pop() {
+            let Some(OnDisk::Dir { entries, host }) = d.records.get(&dir).map(|r| &r.disk) else {
+                unreachable!("only directories are stacked")
+            };
+            let mut rebuilt = Dir::new(host.clone());
+            rebuilt.parent = parent;
+            for (name, &child) in entries {
+                let Some(record) = d.records.get(&child) else {
+                    debug_assert!(false, "durable entry {name} names {child:?}, which has no record");
+                    continue;
+                };
+                if record.is_dir() && path.contains_key(&child) {
+                    continue; // a second name of a directory, or a cycle
+                }
+                rebuilt.entries.insert(name.clone(), child);
+                *links.entry(child).or_default() += 1;
+                if !path.contains_key(&child) {
+                    path.insert(child, format!("{}/{name}", path[&dir]));
+                    if record.is_dir() {
+                        rebuilt.subdirs += 1;
+                        stack.push((child, dir));
+                    }
+                }
+            }
+            kept.insert(dir, rebuilt);
+        }
+
+        // Rule 4, then the new page cache.
+        let torn = d.faults.config().torn_writes;
+        let mut map = BTreeMap::new();
+        for (&ino, ino_path) in &path {
+            let record = d.records.remove(&ino).expect("reachable inodes have records");
+            let node = match record.disk {
+                OnDisk::Dir { .. } => Node::Dir(kept.remove(&ino).expect("every reachable directory was walked")),
+                OnDisk::File(mut file) => {
+                    if !file.pending.is_empty() {
+                        let sizes = file.sizes();
+                        let prefix = if torn { Prefix::draw(&sizes, random) } else { Prefix::default() };
+                        // A host file that cannot be read keeps its old bytes.
+                        let _ = file.apply(prefix);
+                        report.files.push(FileCrash { path: ino_path.clone(), pending: sizes.len(), kept: prefix });
+                    }
+                    Node::File(file.data)
+                }
+                OnDisk::Symlink(target) => Node::Symlink(target),
+                OnDisk::Device(device) => Node::Device(device),
+            };
+            let inode = Inode {
+                node,
+                links: links[&ino],
+                opens: 0,
+                atim: record.atim,
+                mtim: record.mtim,
+                ctim: record.ctim,
+            };
+            map.insert(ino, inode);
+        }
+        self.inodes = self.inodes.rebuilt(map);
+        self.disk = Some(Box::new(Durability::snapshot(d.faults, &self.inodes)));
+
+        let after = self.cache_paths();
+        report.vanished = before.difference(&after).cloned().collect();
+        report.restored = after.difference(&before).cloned().collect();
+        if !modelled {
+            self.disk = None;
+        }
+        report
+    }
+
+    /// Every path in the page cache, not reading host directories.
+    fn cache_paths(&self) -> BTreeSet<String> {
+        let mut paths = BTreeSet::new();
+        let mut stack = vec![(ROOT, String::new())];
+        while let Some((dir, prefix)) = stack.pop() {
+            let Ok(Node::Dir(cached)) = self.inodes.get(dir).map(|inode| &inode.node) else { continue };
+            for (name, &child) in &cached.entries {
+                let path = format!("{prefix}/{name}");
+                if self.filetype(child) == Ok(FileType::Directory) {
+                    stack.push((child, path.clone()));
+                }
+                paths.insert(path);
+            }
+        }
+        paths
+    }
+
+    // Hooks for the operations (rule 5's counting and crashing, then each
+    // operation's effect on the disk). All do nothing without the model.
+
+    /// Counts a mutating operation; `IO` once the node is crashing.
+    fn begin(&mut self) -> Result<u64, Errno> {
+        match self.disk.as_deref_mut() {
+            None => Ok(0),
+            Some(d) if d.crashing.is_some() => Err(Errno::IO),
+            Some(d) => Ok(d.faults.count()),
+        }
+    }
+
+    /// Starts an atomic operation that passed its checks: `IO` if the node
+    /// crashes before it takes effect. A crash after it is reported by
+    /// `end_op`.
+    pub(super) fn begin_op(&mut self, on: DiskOp) -> Result<(), Errno> {
+        let op = self.begin()?;
+        let Some(d) = self.disk.as_deref_mut() else { return Ok(()) };
+        if let Some(fault) = d.faults.crash_in(op, on, &[0]) {
+            d.crashing = Some(fault);
+            if fault.kind == (DiskFaultKind::Crash { applied: Prefix::default() }) {
+                return Err(Errno::IO);
+            }
+        }
+        Ok(())
+    }
+
+    /// Starts a write of `len` bytes that passed its checks: how many of
+    /// them to write, or `IO` if none is written before the crash.
+    pub(super) fn begin_write(&mut self, len: usize) -> Result<usize, Errno> {
+        let op = self.begin()?;
+        let Some(d) = self.disk.as_deref_mut() else { return Ok(len) };
+        let Some(fault) = d.faults.crash_in(op, DiskOp::Write, &[len]) else { return Ok(len) };
+        d.crashing = Some(fault);
+        match fault.kind {
+            DiskFaultKind::Crash { applied } if applied.is_all(1) => Ok(len),
+            DiskFaultKind::Crash { applied } if applied.bytes > 0 => Ok(applied.bytes),
+            _ => Err(Errno::IO),
+        }
+    }
+
+    /// The result of an operation that took effect: `IO` instead if the node
+    /// crashed in its middle.
+    pub(super) fn end_op<T>(&self, value: T) -> Result<T, Errno> {
+        match self.crash_requested() {
+            Some(_) => Err(Errno::IO),
+            None => Ok(value),
+        }
+    }
+
+    /// `ino` was made and named (`dir`, `name`).
+    pub(super) fn disk_created(&mut self, dir: Ino, name: &str, ino: Ino) {
+        let Some(d) = self.disk.as_deref_mut() else { return };
+        let Ok(inode) = self.inodes.get(ino) else { return };
+        d.records.insert(ino, Record::of(inode, 0));
+        if d.strict_dirs() {
+            return;
+        }
+        if matches!(inode.node, Node::File(_)) {
+            d.unsynced.insert(ino, (dir, name.to_string()));
+        } else {
+            d.set_entry(dir, name, Some(ino));
+        }
+    }
+
+    /// The name (`dir`, `name`) of `ino` was removed.
+    pub(super) fn disk_removed(&mut self, dir: Ino, name: &str, ino: Ino) {
+        let Some(d) = self.disk.as_deref_mut() else { return };
+        d.settle(ino, dir, name);
+        let old = if d.strict_dirs() { None } else { d.set_entry(dir, name, None) };
+        self.disk_collect(old);
+        self.disk_collect(Some(ino));
+    }
+
+    /// `ino` was renamed from (`from_dir`, `from`) to (`to_dir`, `to`); the
+    /// inode `to` named before was removed already (`disk_removed`).
+    pub(super) fn disk_renamed(&mut self, from_dir: Ino, from: &str, to_dir: Ino, to: &str, ino: Ino) {
+        let Some(d) = self.disk.as_deref_mut() else { return };
+        d.settle(ino, from_dir, from);
+        if d.strict_dirs() {
+            return;
+        }
+        let replaced = d.set_entry(to_dir, to, Some(ino));
+        let moved = d.set_entry(from_dir, from, None);
+        self.disk_collect(replaced);
+        self.disk_collect(moved);
+    }
+
+    /// `ino` got the new name (`dir`, `name`).
+    pub(super) fn disk_linked(&mut self, dir: Ino, name: &str, ino: Ino) {
+        let Some(d) = self.disk.as_deref_mut() else { return };
+        if !d.strict_dirs() {
+            let old = d.set_entry(dir, name, Some(ino));
+            self.disk_collect(old);
+        }
+    }
+
+    /// `data` was written to the page cache of file `ino` at `offset`.
+    pub(super) fn disk_wrote(&mut self, ino: Ino, offset: u64, data: &[u8]) {
+        if let Some(file) = self.disk.as_deref_mut().and_then(|d| d.file(ino)) {
+            file.push(Pending::Write { offset, bytes: data.to_vec() });
+        }
+    }
+
+    /// The page cache of file `ino` was truncated or extended to `size`.
+    pub(super) fn disk_resized(&mut self, ino: Ino, size: u64) {
+        if let Some(file) = self.disk.as_deref_mut().and_then(|d| d.file(ino)) {
+            file.push(Pending::SetSize(size));
+        }
+    }
+
+    /// The host entry `name` of `dir` was read in as `child` (rule 8).
+    pub(super) fn disk_host_entry(&mut self, dir: Ino, name: &str, child: Ino) {
+        let Some(d) = self.disk.as_deref_mut() else { return };
+        let Ok(inode) = self.inodes.get(child) else { return };
+        d.records.insert(child, Record::of(inode, 0));
+        d.set_entry(dir, name, Some(child));
+    }
+
+    /// All host entries of `dir` were read in.
+    pub(super) fn disk_host_loaded(&mut self, dir: Ino) {
+        if let Some(Record { disk: OnDisk::Dir { host, .. }, .. }) =
+            self.disk.as_deref_mut().and_then(|d| d.records.get_mut(&dir))
+        {
+            *host = None;
+        }
+    }
+
+    /// A host directory was mounted while `disk` was taken out (rule 9).
+    pub(super) fn disk_remount(&mut self, disk: Option<Box<Durability>>) {
+        if let Some(d) = disk {
+            let Durability { faults, .. } = *d;
+            self.start_disk_model(faults);
+        }
+    }
+
+    /// Drops the records of inodes neither the page cache nor a durable
+    /// entry holds any more, and what only they held.
+    pub(super) fn disk_collect(&mut self, ino: Option<Ino>) {
+        let Some(d) = self.disk.as_deref_mut() else { return };
+        let mut work: Vec<Ino> = ino.into_iter().collect();
+        while let Some(ino) = work.pop() {
+            let dead = d.records.get(&ino).is_some_and(|r| r.links == 0) && self.inodes.get(ino).is_err();
+            if !dead {
+                continue;
+            }
+            d.unsynced.remove(&ino);
+            if let Some(Record { disk: OnDisk::Dir { entries, .. }, .. }) = d.records.remove(&ino) {
+                for child in entries.into_values() {
+                    if let Some(record) = d.records.get_mut(&child) {
+                        record.links -= 1;
+                    }
+                    work.push(child);
+                }
+            }
+        }
+    }
+}

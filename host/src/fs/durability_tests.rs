@@ -1,0 +1,534 @@
+//! The disk durability contract (`durability.rs`), one test per rule, each
+//! proving its rule fired: what survives a crash differs from what the page
+//! cache showed just before it, exactly as the rule says.
+
+use super::testutil::*;
+use super::*;
+use crate::random::RandomStream;
+
+fn model(config: DiskConfig, faults: &[DiskFault]) -> Fs {
+    let mut fs = Fs::new(T0);
+    fs.start_disk_model(DiskFaults::replay(config, faults));
+    fs
+}
+
+fn base() -> Fs {
+    model(DiskConfig::default(), &[])
+}
+
+fn strict() -> Fs {
+    model(DiskConfig { strict_dirs: true, ..DiskConfig::default() }, &[])
+}
+
+const TORN: DiskConfig = DiskConfig { crash_on_io: 0.0, torn_writes: true, fsync_eio: 0.0, strict_dirs: false };
+
+fn torn_stream(seed: u64) -> RandomStream {
+    RandomStream::new(seed, "disk torn_writes", "n", 1)
+}
+
+fn crash(fs: &mut Fs) -> CrashReport {
+    fs.crash(&mut torn_stream(0))
+}
+
+fn ino(fs: &mut Fs, path: &str) -> Ino {
+    fs.lookup(fs.root(), path, true).unwrap()
+}
+
+fn sync(fs: &mut Fs, path: &str) {
+    let ino = ino(fs, path);
+    fs.sync(ino).unwrap();
+}
+
+/// The contents of the file at `path`, or `None` if there is none.
+fn contents(fs: &mut Fs, path: &str) -> Option<Vec<u8>> {
+    match fs.lookup(fs.root(), path, true) {
+        Err(Errno::NOENT) => None,
+        Ok(_) => Some(read(fs, path)),
+        Err(e) => panic!("{path}: {e}"),
+    }
+}
+
+fn append(fs: &mut Fs, path: &str, data: &[u8]) {
+    let file = ino(fs, path);
+    let end = fs.size(file).unwrap();
+    assert_eq!(fs.write_at(file, end, data, T0), Ok(data.len()));
+}
+
+fn strings(paths: &[&str]) -> Vec<String> {
+    paths.iter().map(|p| p.to_string()).collect()
+}
+
+/// Every path under `/` with a file's contents, sorted.
+fn tree(fs: &mut Fs) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![String::new()];
+    while let Some(dir) = stack.pop() {
+        let at = ino(fs, if dir.is_empty() { "/" } else { &dir });
+        for entry in fs.read_dir(at).unwrap().into_iter().skip(2) {
+            let path = format!("{dir}/{}", entry.name);
+            let data = match entry.filetype {
+                FileType::RegularFile => read(fs, &path),
+                FileType::Directory => {
+                    stack.push(path.clone());
+                    Vec::new()
+                }
+                _ => Vec::new(),
+            };
+            out.push((path, data));
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn rule1_writes_are_visible_at_once_but_only_pending() {
+    let mut fs = base();
+    let root = fs.root();
+    let file = write(&mut fs, "/tmp/f", b"old", T0);
+    fs.sync(file).unwrap();
+    fs.write_at(file, 0, b"new", T0).unwrap();
+    assert_eq!(read(&mut fs, "/tmp/f"), b"new", "visible at once");
+    fs.link(root, "/tmp/f", root, "/tmp/g", T0).unwrap();
+    assert_eq!(read(&mut fs, "/tmp/g"), b"new", "through every name");
+    let report = crash(&mut fs);
+    assert_eq!(read(&mut fs, "/tmp/f"), b"old", "the write was only in the page cache");
+    assert_eq!(read(&mut fs, "/tmp/g"), b"old");
+    let pending = FileCrash { path: "/tmp/f".into(), pending: 1, kept: Prefix::default() };
+    assert_eq!(report.files, [pending]);
+}
+
+#[test]
+fn rule2_sync_makes_data_and_size_durable() {
+    let mut fs = base();
+    let file = write(&mut fs, "/tmp/f", b"hello world", T0);
+    fs.sync(file).unwrap();
+    fs.set_size(file, 5, T0).unwrap();
+    fs.sync(file).unwrap();
+    fs.write_at(file, 20, b"!", T0).unwrap();
+    assert_eq!(fs.size(file), Ok(21));
+    let report = crash(&mut fs);
+    assert_eq!(read(&mut fs, "/tmp/f"), b"hello", "synced data and size, not the later write");
+    assert_eq!(report.vanished, Vec::<String>::new());
+    assert_eq!(report.files.len(), 1);
+}
+
+#[test]
+fn rule3_crash_keeps_only_durable_state() {
+    let mut fs = base();
+    let root = fs.root();
+    let kept = write(&mut fs, "/tmp/kept", b"k", T0);
+    fs.sync(kept).unwrap();
+    let lost = write(&mut fs, "/tmp/lost", b"never synced", T0);
+    fs.retain(lost);
+    let gone = write(&mut fs, "/tmp/gone", b"synced, then unlinked while open", T0);
+    fs.sync(gone).unwrap();
+    fs.retain(gone);
+    fs.unlink(root, "/tmp/gone", T0).unwrap();
+    let report = crash(&mut fs);
+    assert_eq!(contents(&mut fs, "/tmp/lost"), None, "a file never synced disappears");
+    assert_eq!(report.vanished, strings(&["/tmp/lost"]));
+    assert_eq!(contents(&mut fs, "/tmp/kept"), Some(b"k".to_vec()));
+    assert_eq!(fs.stat(lost), Err(Errno::BADF), "no hold survives");
+    assert_eq!(fs.stat(gone), Err(Errno::BADF), "an unlinked open file goes with its holds");
+    let st = fs.stat(kept).unwrap();
+    assert_eq!((st.ino, st.nlink), (kept, 1), "survivors keep their numbers");
+    let new = write(&mut fs, "/tmp/new", b"", T0);
+    assert!(new > gone, "numbers are never reused");
+}
+
+#[test]
+fn rule4_torn_writes_keep_a_seeded_in_order_prefix() {
+    let all = b"aaaabbbbcccc";
+    let run = |config: DiskConfig, seed: u64| {
+        let mut fs = model(config, &[]);
+        let file = write(&mut fs, "/tmp/log", b"", T0);
+        fs.sync(file).unwrap();
+        for chunk in all.chunks(4) {
+            append(&mut fs, "/tmp/log", chunk);
+        }
+        let report = fs.crash(&mut torn_stream(seed));
+        (read(&mut fs, "/tmp/log"), report)
+    };
+    let mut lengths = std::collections::BTreeSet::new();
+    let mut mid_write = None;
+    for seed in 0..64 {
+        let (data, report) = run(TORN, seed);
+        let kept = report.files[0].kept;
+        assert_eq!(report.files[0].pending, 3);
+        assert_eq!(data, all[..kept.ops * 4 + kept.bytes], "seed {seed}: an in-order prefix");
+        assert_eq!(run(TORN, seed), (data.clone(), report), "seed {seed}: same seed, same prefix");
+        lengths.insert(data.len());
+        if kept.bytes > 0 && mid_write.is_none() {
+            mid_write = Some((seed, data));
+        }
+    }
+    let (seed, data) = mid_write.expect("some seed tears a write");
+    assert_ne!(data.len() % 4, 0, "seed {seed} ends inside a write: {data:?}");
+    assert!(lengths.contains(&0) && lengths.contains(&12), "{lengths:?}");
+    assert_eq!(run(DiskConfig::default(), 7).0, b"", "without torn_writes nothing pending survives");
+}
+
+/// A deterministic workload for rule 5: it stops at the first error.
+fn workload(fs: &mut Fs) -> Result<(), Errno> {
+    let root = fs.root();
+    for i in 0..30 {
+        let path = format!("/tmp/f{i}");
+        let file = fs.open(root, &path, CREATE, true, T0)?;
+        fs.write_at(file, 0, format!("entry {i}").as_bytes(), T0)?;
+        fs.sync(file)?;
+        if i % 3 == 0 {
+            fs.rename(root, &path, root, &format!("/tmp/r{i}"), T0)?;
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn rule5_crash_on_io_records_the_operation_and_replays_it() {
+    let config = DiskConfig { crash_on_io: 0.05, ..TORN };
+    let root = Fs::new(T0).root();
+    let mut hits = std::collections::BTreeSet::new();
+    for seed in 0..8 {
+        let mut fs = Fs::new(T0);
+        fs.start_disk_model(DiskFaults::seeded(config, seed, "n"));
+        if workload(&mut fs).is_ok() {
+            continue;
+        }
+        let fault = fs.crash_requested().expect("the workload stopped on a crash");
+        assert_eq!(fault.op, fs.disk_ops(), "the operation it hit is the last one counted");
+        assert_eq!(fs.disk_faults(), [fault]);
+        assert_eq!(fs.mkdir(root, "/tmp/x", T0), Err(Errno::IO), "nothing runs on a crashing disk");
+        assert_eq!(fs.disk_ops(), fault.op, "and nothing more is counted");
+        hits.insert((fault.op, fault.on));
+        let report = fs.crash(&mut torn_stream(seed));
+        assert_eq!(report.during, Some(fault));
+        assert_eq!(fs.crash_requested(), None);
+        let image = tree(&mut fs);
+
+        let mut replayed = Fs::new(T0);
+        replayed.start_disk_model(DiskFaults::replay(config, fs.disk_faults()));
+        assert_eq!(workload(&mut replayed), Err(Errno::IO));
+        assert_eq!(replayed.crash_requested(), Some(fault), "seed {seed}: the same fault at the same op");
+        assert_eq!(replayed.crash(&mut torn_stream(seed)), report);
+        assert_eq!(tree(&mut replayed), image, "seed {seed}: the same disk after the crash");
+
+        fs.mkdir(root, "/tmp/after", T0).unwrap();
+        assert_eq!(fs.disk_ops(), fault.op + 1, "the count goes on across crashes");
+    }
+    assert!(hits.len() >= 3, "different seeds hit different operations: {hits:?}");
+}
+
+#[test]
+fn rule5_a_crash_in_an_operation_takes_effect_in_part() {
+    let crash_at = |op, ops, bytes| DiskFault {
+        op,
+        on: DiskOp::Write, // informational only: replay ignores it
+        kind: DiskFaultKind::Crash { applied: Prefix { ops, bytes } },
+    };
+    // Ops 1 and 2 are the create and the sync; op 3 is the write.
+    let mut fs = model(DiskConfig::default(), &[crash_at(3, 0, 2)]);
+    let file = write(&mut fs, "/tmp/f", b"", T0);
+    fs.sync(file).unwrap();
+    assert_eq!(fs.write_at(file, 0, b"abcdef", T0), Err(Errno::IO));
+    assert_eq!(read(&mut fs, "/tmp/f"), b"ab", "two bytes reached the page cache");
+    assert_eq!(fs.crash_requested().unwrap().on, DiskOp::Write, "the log says what the op was");
+
+    // Op 5 is the sync: one pending write and two bytes of the next reach the disk.
+    let mut fs = model(DiskConfig::default(), &[crash_at(5, 1, 2)]);
+    let file = write(&mut fs, "/tmp/f", b"", T0);
+    fs.sync(file).unwrap();
+    append(&mut fs, "/tmp/f", b"aaaa");
+    append(&mut fs, "/tmp/f", b"bbbb");
+    assert_eq!(fs.sync(file), Err(Errno::IO));
+    let report = crash(&mut fs);
+    assert_eq!(read(&mut fs, "/tmp/f"), b"aaaabb", "without torn_writes: what the sync wrote");
+    assert_eq!(report.during.unwrap().kind, DiskFaultKind::Crash { applied: Prefix { ops: 1, bytes: 2 } });
+
+    // Op 4 is a rename, atomic: done (and durable at once without strict_dirs) or not.
+    for (done, survivor) in [(1, "/tmp/b"), (0, "/tmp/a")] {
+        let mut fs = model(DiskConfig::default(), &[crash_at(4, done, 0)]);
+        let root = fs.root();
+        let file = write(&mut fs, "/tmp/a", b"x", T0);
+        fs.sync(file).unwrap();
+        assert_eq!(fs.rename(root, "/tmp/a", root, "/tmp/b", T0), Err(Errno::IO));
+        crash(&mut fs);
+        assert_eq!(contents(&mut fs, survivor), Some(b"x".to_vec()), "applied {done}");
+    }
+}
+
+#[test]
+fn rule5_only_mutating_operations_are_counted() {
+    let mut fs = base();
+    let root = fs.root();
+    let file = fs.open(root, "/tmp/f", CREATE, true, T0).unwrap(); // 1
+    fs.write_at(file, 0, b"data", T0).unwrap(); // 2
+    fs.write_at(file, 9, b"", T0).unwrap();
+    fs.read_at(file, 0, &mut [0; 4]).unwrap();
+    fs.stat(file).unwrap();
+    fs.set_times(file, Some(1), Some(2), T0).unwrap();
+    fs.open(root, "/tmp/f", CREATE, true, T0).unwrap();
+    let trunc = OpenFlags { truncate: true, ..OpenFlags::default() };
+    fs.open(root, "/tmp/f", trunc, true, T0).unwrap(); // 3
+    fs.sync(file).unwrap(); // 4
+    assert_eq!(fs.unlink(root, "/tmp/nope", T0), Err(Errno::NOENT));
+    assert_eq!(fs.mkdir(root, "/tmp", T0), Err(Errno::EXIST));
+    fs.mkdir(root, "/tmp/d", T0).unwrap(); // 5
+    fs.rename(root, "/tmp/f", root, "/tmp/d/f", T0).unwrap(); // 6
+    fs.link(root, "/tmp/d/f", root, "/tmp/g", T0).unwrap(); // 7
+    fs.unlink(root, "/tmp/g", T0).unwrap(); // 8
+    fs.symlink("d", root, "/tmp/l", T0).unwrap(); // 9
+    fs.set_size(file, 2, T0).unwrap(); // 10
+    let null = ino(&mut fs, "/dev/null");
+    fs.write_at(null, 0, b"x", T0).unwrap();
+    fs.sync(null).unwrap();
+    let tmp = ino(&mut fs, "/tmp");
+    fs.sync(tmp).unwrap(); // 11
+    assert_eq!(fs.disk_ops(), 11);
+}
+
+#[test]
+fn rule6_strict_dirs_lose_namespace_changes_until_the_directory_is_synced() {
+    let mut fs = strict();
+    let root = fs.root();
+    let file = write(&mut fs, "/tmp/new", b"data", T0);
+    fs.sync(file).unwrap();
+    let report = crash(&mut fs);
+    assert_eq!(report.vanished, strings(&["/tmp/new"]), "a synced file without a synced name");
+
+    let file = write(&mut fs, "/tmp/new", b"data", T0);
+    fs.sync(file).unwrap();
+    sync(&mut fs, "/tmp");
+    crash(&mut fs);
+    assert_eq!(contents(&mut fs, "/tmp/new"), Some(b"data".to_vec()), "kept after the dir sync");
+
+    fs.rename(root, "/tmp/new", root, "/tmp/renamed", T0).unwrap();
+    let report = crash(&mut fs);
+    assert_eq!((report.vanished, report.restored), (strings(&["/tmp/renamed"]), strings(&["/tmp/new"])));
+
+    fs.rename(root, "/tmp/new", root, "/tmp/renamed", T0).unwrap();
+    sync(&mut fs, "/tmp");
+    crash(&mut fs);
+    assert_eq!(contents(&mut fs, "/tmp/new"), None);
+    assert_eq!(contents(&mut fs, "/tmp/renamed"), Some(b"data".to_vec()), "kept after the dir sync");
+
+    fs.unlink(root, "/tmp/renamed", T0).unwrap();
+    let report = crash(&mut fs);
+    assert_eq!(report.restored, strings(&["/tmp/renamed"]), "an unsynced unlink is undone");
+
+    fs.mkdir(root, "/tmp/d", T0).unwrap();
+    let file = write(&mut fs, "/tmp/d/f", b"deep", T0);
+    fs.sync(file).unwrap();
+    sync(&mut fs, "/tmp/d");
+    let report = crash(&mut fs);
+    assert_eq!(report.vanished, strings(&["/tmp/d", "/tmp/d/f"]), "/tmp itself was not synced");
+    let tmp = ino(&mut fs, "/tmp");
+    assert_eq!(fs.stat(tmp).unwrap().nlink, 2);
+}
+
+#[test]
+fn rule6_without_strict_dirs_namespace_changes_are_durable_at_once() {
+    let mut fs = base();
+    let root = fs.root();
+    let file = write(&mut fs, "/tmp/a", b"v1", T0);
+    fs.sync(file).unwrap();
+    fs.rename(root, "/tmp/a", root, "/tmp/b", T0).unwrap();
+    fs.mkdir(root, "/tmp/d", T0).unwrap();
+    fs.symlink("b", root, "/tmp/l", T0).unwrap();
+    crash(&mut fs);
+    assert_eq!(contents(&mut fs, "/tmp/a"), None);
+    assert_eq!(contents(&mut fs, "/tmp/b"), Some(b"v1".to_vec()), "no dir sync needed");
+    assert_eq!(fs.readlink(root, "/tmp/l"), Ok("b".to_string()));
+    assert!(fs.lookup(root, "/tmp/d", true).is_ok());
+
+    fs.unlink(root, "/tmp/b", T0).unwrap();
+    write(&mut fs, "/tmp/c", b"data not synced", T0);
+    sync(&mut fs, "/tmp");
+    write(&mut fs, "/tmp/new", b"unsynced", T0);
+    let report = crash(&mut fs);
+    assert_eq!(report.vanished, strings(&["/tmp/new"]), "a created file waits for a sync");
+    assert_eq!(contents(&mut fs, "/tmp/b"), None, "the unlink was durable at once");
+    assert_eq!(contents(&mut fs, "/tmp/c"), Some(Vec::new()), "its name synced with the dir, not its data");
+
+    // The zero-length file: write a new version, rename it over, no sync.
+    let old = write(&mut fs, "/tmp/db", b"old", T0);
+    fs.sync(old).unwrap();
+    write(&mut fs, "/tmp/db.tmp", b"new", T0);
+    fs.rename(root, "/tmp/db.tmp", root, "/tmp/db", T0).unwrap();
+    crash(&mut fs);
+    assert_eq!(contents(&mut fs, "/tmp/db"), Some(Vec::new()), "neither old nor new");
+}
+
+#[test]
+fn rule7_fsync_eio_drops_pending_writes_for_good() {
+    // Ops: create 1, write 2, sync 3, write 4, sync 5 (EIO), sync 6, write 7, sync 8.
+    let eio = DiskFault { op: 5, on: DiskOp::Sync, kind: DiskFaultKind::SyncEio };
+    let mut fs = model(DiskConfig::default(), &[eio]);
+    let file = write(&mut fs, "/tmp/f", b"A", T0);
+    fs.sync(file).unwrap();
+    fs.write_at(file, 1, b"B", T0).unwrap();
+    assert_eq!(fs.disk_ops(), 4);
+    assert_eq!(fs.sync(file), Err(Errno::IO));
+    assert_eq!(fs.disk_faults(), [eio]);
+    assert_eq!(read(&mut fs, "/tmp/f"), b"AB", "still readable from the page cache");
+    fs.sync(file).unwrap();
+    fs.write_at(file, 2, b"C", T0).unwrap();
+    fs.sync(file).unwrap();
+    assert_eq!(read(&mut fs, "/tmp/f"), b"ABC");
+    assert_eq!(fs.crash_requested(), None, "EIO is not a crash");
+    crash(&mut fs);
+    assert_eq!(read(&mut fs, "/tmp/f"), b"A\0C", "B is gone though later syncs succeeded");
+
+    // Drawn: every sync with something to lose fails; a failed sync makes no name durable.
+    let mut fs = Fs::new(T0);
+    let config = DiskConfig { fsync_eio: 1.0, ..DiskConfig::default() };
+    fs.start_disk_model(DiskFaults::seeded(config, 1, "n"));
+    let empty = write(&mut fs, "/tmp/empty", b"", T0);
+    assert_eq!(fs.sync(empty), Ok(()), "nothing pending, nothing to fail");
+    let file = write(&mut fs, "/tmp/g", b"data", T0);
+    assert_eq!(fs.sync(file), Err(Errno::IO));
+    assert_eq!(fs.disk_faults().len(), 1);
+    let report = crash(&mut fs);
+    assert_eq!(report.vanished, strings(&["/tmp/g"]));
+}
+
+/// A host directory for one test, removed when dropped.
+struct HostDir(std::path::PathBuf);
+
+impl HostDir {
+    fn new(test: &str) -> HostDir {
+        let path = std::env::temp_dir().join(format!("seedfall-disk-{}-{test}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&path);
+        std::fs::create_dir_all(path.join("sub")).unwrap();
+        std::fs::write(path.join("data.txt"), "host bytes").unwrap();
+        std::fs::write(path.join("sub/inner"), "inner").unwrap();
+        HostDir(path)
+    }
+}
+
+impl Drop for HostDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+#[test]
+fn rule8_host_files_are_durable_from_the_start_and_tmp_is_a_disk() {
+    let host = HostDir::new("rule8");
+    let mut fs = Fs::new(T0);
+    fs.mount_host(&host.0, "/m").unwrap();
+    fs.start_disk_model(DiskFaults::replay(DiskConfig { strict_dirs: true, ..DiskConfig::default() }, &[]));
+    let root = fs.root();
+    let data = ino(&mut fs, "/m/data.txt");
+    fs.write_at(data, 0, b"HOST", T0).unwrap();
+    fs.unlink(root, "/m/sub/inner", T0).unwrap();
+    let tmp = write(&mut fs, "/tmp/t", b"tmp", T0);
+    fs.sync(tmp).unwrap();
+    sync(&mut fs, "/tmp");
+    assert_eq!(read(&mut fs, "/m/data.txt"), b"HOST bytes");
+    let report = crash(&mut fs);
+    assert_eq!(read(&mut fs, "/m/data.txt"), b"host bytes", "the host's bytes were durable");
+    assert_eq!(report.restored, strings(&["/m/sub/inner"]));
+    assert_eq!(read(&mut fs, "/m/sub/inner"), b"inner");
+    assert_eq!(read(&mut fs, "/tmp/t"), b"tmp", "/tmp is not a tmpfs");
+
+    let data = ino(&mut fs, "/m/data.txt");
+    fs.write_at(data, 0, b"HOST", T0).unwrap();
+    fs.sync(data).unwrap();
+    crash(&mut fs);
+    assert_eq!(read(&mut fs, "/m/data.txt"), b"HOST bytes", "a synced change to a host file");
+    assert_eq!(std::fs::read(host.0.join("data.txt")).unwrap(), b"host bytes", "the host is never written");
+}
+
+#[test]
+fn rule9_the_tree_at_the_start_is_durable() {
+    let host = HostDir::new("rule9");
+    let mut fs = Fs::new(T0);
+    let root = fs.root();
+    write(&mut fs, "/tmp/setup", b"s", T0);
+    fs.mkdir(root, "/etc", T0).unwrap();
+    fs.start_disk_model(DiskFaults::replay(DiskConfig { strict_dirs: true, ..DiskConfig::default() }, &[]));
+    fs.mount_host(&host.0, "/late/mount").unwrap();
+    assert_eq!(fs.disk_ops(), 0, "mounting is setup, not disk operations");
+    let report = crash(&mut fs);
+    assert_eq!(report.vanished, Vec::<String>::new());
+    assert_eq!(read(&mut fs, "/tmp/setup"), b"s");
+    assert_eq!(read(&mut fs, "/late/mount/data.txt"), b"host bytes");
+    assert!(fs.lookup(root, "/etc", true).is_ok());
+    let null = ino(&mut fs, "/dev/null");
+    assert_eq!(fs.stat(null).unwrap().filetype, FileType::CharacterDevice);
+}
+
+#[test]
+fn rule10_writeback_keeps_pending_writes_bounded() {
+    // Under test the threshold is 1 KiB: the fifth 256-byte write passes it
+    // and the three oldest go to disk, leaving 512 bytes pending.
+    let mut fs = base();
+    let file = write(&mut fs, "/tmp/big", b"", T0);
+    fs.sync(file).unwrap();
+    let chunks: Vec<Vec<u8>> = (0..6u8).map(|i| vec![b'0' + i; 256]).collect();
+    for chunk in &chunks {
+        append(&mut fs, "/tmp/big", chunk);
+    }
+    let report = crash(&mut fs);
+    assert_eq!(read(&mut fs, "/tmp/big"), chunks[..3].concat(), "written back without a sync");
+    assert_eq!(report.files[0].pending, 3);
+}
+
+#[test]
+fn rule11_every_injected_fault_is_logged_with_its_operation() {
+    let config = DiskConfig { crash_on_io: 0.0, fsync_eio: 0.5, ..DiskConfig::default() };
+    let run = |faults: DiskFaults| {
+        let mut fs = Fs::new(T0);
+        fs.start_disk_model(faults);
+        let file = write(&mut fs, "/tmp/f", b"", T0);
+        let mut results = Vec::new();
+        for i in 0..40u8 {
+            fs.write_at(file, u64::from(i), &[i], T0).unwrap();
+            results.push((fs.disk_ops(), fs.sync(file)));
+        }
+        (results, fs.disk_faults().to_vec())
+    };
+    let (results, log) = run(DiskFaults::seeded(config, 3, "n"));
+    let failed: Vec<u64> = results.iter().filter(|(_, r)| r.is_err()).map(|(op, _)| op + 1).collect();
+    assert!(failed.len() > 5 && failed.len() < 35, "{failed:?}");
+    assert_eq!(log.iter().map(|f| f.op).collect::<Vec<_>>(), failed, "each EIO logged at its sync");
+    assert_eq!(run(DiskFaults::replay(config, &log)), (results, log.clone()), "replayed exactly");
+    assert_eq!(run(DiskFaults::seeded(config, 3, "n")).1, log, "seeded: same seed, same faults");
+}
+
+#[test]
+fn crash_without_the_model_keeps_everything_but_the_holds() {
+    let mut fs = Fs::new(T0);
+    let file = write(&mut fs, "/tmp/f", b"final", T0);
+    let open = write(&mut fs, "/tmp/open", b"", T0);
+    fs.retain(open);
+    fs.unlink(fs.root(), "/tmp/open", T0).unwrap();
+    let report = crash(&mut fs);
+    assert_eq!(report, CrashReport::default());
+    assert_eq!(read(&mut fs, "/tmp/f"), b"final");
+    assert_eq!(fs.stat(file).unwrap().ino, file);
+    assert_eq!(fs.stat(open), Err(Errno::BADF));
+    assert_eq!(fs.disk_records(), 0, "still no model");
+}
+
+#[test]
+fn records_of_dead_inodes_are_dropped() {
+    let mut fs = strict();
+    let root = fs.root();
+    let start = fs.disk_records();
+    for i in 0..20 {
+        let path = format!("/tmp/f{i}");
+        let file = write(&mut fs, &path, b"x", T0);
+        fs.sync(file).unwrap();
+        fs.unlink(root, &path, T0).unwrap();
+    }
+    assert_eq!(fs.disk_records(), start, "never durable, freed by unlink");
+    let file = write(&mut fs, "/tmp/kept", b"x", T0);
+    sync(&mut fs, "/tmp");
+    fs.unlink(root, "/tmp/kept", T0).unwrap();
+    assert_eq!(fs.disk_records(), start + 1, "still named on the disk");
+    sync(&mut fs, "/tmp");
+    assert_eq!(fs.disk_records(), start, "gone once the unlink is durable");
+    assert_eq!(fs.stat(file), Err(Errno::BADF));
+}

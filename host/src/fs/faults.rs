@@ -1,0 +1,350 @@
+//! The disk fault policy of one node: which mutating disk operation crashes
+//! the node in its middle (`crash_on_io`) and which sync fails with EIO
+//! (`fsync_eio`), drawn from seeded streams or replayed from a list; and the
+//! log of every fault injected, keyed by the node's disk-operation number so
+//! a run can be replayed and its fault schedule shrunk. What each fault does
+//! to the disk is the contract at the top of `durability.rs`; this file only
+//! decides *when* and *how much*.
+//!
+//! Each fault kind draws from its own stream (DESIGN.md §5), and a stream is
+//! only drawn from when its probability is above zero, so switching one
+//! fault on or off never shifts the numbers another one sees.
+
+use crate::random::RandomStream;
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// The disk options of a config's `faults` (DESIGN.md §1).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct DiskConfig {
+    /// Probability, per mutating disk operation, that the node crashes in
+    /// the middle of it.
+    pub crash_on_io: f64,
+    /// A crash keeps a seeded in-order prefix of each file's pending
+    /// writes, possibly ending inside a write, instead of none of them.
+    pub torn_writes: bool,
+    /// Probability, per sync of a file with pending writes, that the sync
+    /// fails with EIO and the pending writes never reach the disk.
+    pub fsync_eio: f64,
+    /// A create, link, unlink or rename survives a crash only once its
+    /// directory has been synced.
+    pub strict_dirs: bool,
+}
+
+/// The mutating disk operations, each counted once (`Fs::disk_ops`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum DiskOp {
+    /// `write_at` of at least one byte to a regular file.
+    Write,
+    /// `set_size`, and open with O_TRUNC of an existing file.
+    Truncate,
+    /// A new inode: open with O_CREAT of a missing file, mkdir, symlink.
+    Create,
+    Link,
+    /// unlink and rmdir.
+    Unlink,
+    Rename,
+    /// fd_sync and fd_datasync of a file or a directory.
+    Sync,
+}
+
+impl DiskOp {
+    pub fn name(self) -> &'static str {
+        match self {
+            DiskOp::Write => "write",
+            DiskOp::Truncate => "truncate",
+            DiskOp::Create => "create",
+            DiskOp::Link => "link",
+            DiskOp::Unlink => "unlink",
+            DiskOp::Rename => "rename",
+            DiskOp::Sync => "sync",
+        }
+    }
+}
+
+/// How much of a sequence of operations took effect: the first `ops` in
+/// full, then the first `bytes` bytes of the next one (always a write;
+/// `bytes` is 0 when nothing of it did). A single write is a sequence of
+/// one; any other single operation is atomic (`ops` 0 or 1, `bytes` 0).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Prefix {
+    pub ops: usize,
+    pub bytes: usize,
+}
+
+impl Prefix {
+    /// The nearest prefix that exists in a sequence whose operations have
+    /// these sizes (a write's length in bytes; 0 for an atomic operation):
+    /// replayed or hand-written faults may not fit the run they are applied
+    /// to, and are bent to fit rather than refused.
+    pub fn fit(self, sizes: &[usize]) -> Prefix {
+        let Some(&len) = sizes.get(self.ops) else {
+            return Prefix { ops: sizes.len(), bytes: 0 };
+        };
+        match self.bytes {
+            0 => self,
+            bytes if bytes < len => self,
+            // All of a write is the whole operation.
+            _ if len > 0 => Prefix { ops: self.ops + 1, bytes: 0 },
+            // An atomic operation cannot be half done.
+            _ => Prefix { ops: self.ops, bytes: 0 },
+        }
+    }
+
+    /// A seeded prefix: `ops` uniform in `0..=n`, then, if that leaves a
+    /// write of more than one byte next, `bytes` uniform below its length
+    /// (0 included: the write is then not started).
+    pub fn draw(sizes: &[usize], random: &mut RandomStream) -> Prefix {
+        let ops = below(random, sizes.len() as u64 + 1) as usize;
+        let bytes = match sizes.get(ops) {
+            Some(&len) if len > 1 => below(random, len as u64) as usize,
+            _ => 0,
+        };
+        let prefix = Prefix { ops, bytes };
+        debug_assert_eq!(prefix.fit(sizes), prefix);
+        prefix
+    }
+
+    /// Whether this prefix covers a sequence of `n` operations entirely.
+    pub fn is_all(self, n: usize) -> bool {
+        self.ops >= n
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DiskFaultKind {
+    /// `crash_on_io`: the node crashes in the middle of the operation, of
+    /// which `applied` took effect: for a write, a prefix of its bytes
+    /// reached the page cache; for a sync of a file, a prefix of its
+    /// pending writes reached the disk; for a sync of a directory, its
+    /// entries did (`ops` 1) or not; any other operation happened in full
+    /// (`ops` 1) or not at all.
+    Crash { applied: Prefix },
+    /// `fsync_eio`: the sync failed with EIO and dropped the pending writes.
+    SyncEio,
+}
+
+/// One injected fault: the disk operation it hit, by number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DiskFault {
+    /// The node's disk-operation number (`Fs::disk_ops` once it ran).
+    pub op: u64,
+    /// What that operation was. For people reading a trace: replay only
+    /// looks at `op` and `kind`.
+    pub on: DiskOp,
+    pub kind: DiskFaultKind,
+}
+
+impl fmt::Display for DiskFault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (op, on) = (self.op, self.on.name());
+        match self.kind {
+            DiskFaultKind::SyncEio => write!(f, "disk op {op} ({on}): EIO, pending writes dropped"),
+            DiskFaultKind::Crash { applied } => write!(
+                f,
+                "disk op {op} ({on}): crash, applied {} ops + {} bytes",
+                applied.ops, applied.bytes
+            ),
+        }
+    }
+}
+
+/// Where faults come from.
+enum Source {
+    /// Drawn: one stream per fault kind (boxed: they are large).
+    Random { crash_on_io: Box<RandomStream>, fsync_eio: Box<RandomStream> },
+    /// Exactly these, by operation number.
+    Replay(BTreeMap<u64, DiskFaultKind>),
+}
+
+/// The per-operation fault policy an `Fs` holds (`Fs::start_disk_model`):
+/// the config, the source of faults, the operation counter and the log.
+pub struct DiskFaults {
+    config: DiskConfig,
+    source: Source,
+    /// Disk operations counted so far; the last one's number.
+    ops: u64,
+    log: Vec<DiskFault>,
+}
+
+impl DiskFaults {
+    /// The model without faults: syncs never fail, nothing crashes in the
+    /// middle of an operation, no torn writes, no strict directories.
+    pub fn none() -> DiskFaults {
+        DiskFaults::replay(DiskConfig::default(), &[])
+    }
+
+    /// Faults drawn with `config`'s probabilities, each kind from its own
+    /// stream.
+    pub fn random(config: DiskConfig, crash_on_io: RandomStream, fsync_eio: RandomStream) -> DiskFaults {
+        let (crash_on_io, fsync_eio) = (Box::new(crash_on_io), Box::new(fsync_eio));
+        DiskFaults::with(config, Source::Random { crash_on_io, fsync_eio })
+    }
+
+    /// `random` with the streams of `node` under `seed`: purposes
+    /// "disk crash_on_io" and "disk fsync_eio", incarnation 0 (the disk
+    /// outlives incarnations, and so does its operation counter).
+    pub fn seeded(config: DiskConfig, seed: u64, node: &str) -> DiskFaults {
+        DiskFaults::random(
+            config,
+            RandomStream::new(seed, "disk crash_on_io", node, 0),
+            RandomStream::new(seed, "disk fsync_eio", node, 0),
+        )
+    }
+
+    /// Exactly `faults` (a log from an earlier run, or a shrunk schedule),
+    /// by operation number; `config`'s probabilities are ignored, its
+    /// switches (`torn_writes`, `strict_dirs`) apply. A fault that does not
+    /// fit its operation is bent to fit (`Prefix::fit`; EIO at anything
+    /// but a sync is ignored), and the log records what actually happened.
+    pub fn replay(config: DiskConfig, faults: &[DiskFault]) -> DiskFaults {
+        let faults = faults.iter().map(|fault| (fault.op, fault.kind)).collect();
+        DiskFaults::with(config, Source::Replay(faults))
+    }
+
+    fn with(config: DiskConfig, source: Source) -> DiskFaults {
+        DiskFaults { config, source, ops: 0, log: Vec::new() }
+    }
+
+    pub fn config(&self) -> DiskConfig {
+        self.config
+    }
+
+    /// The number of the last disk operation counted.
+    pub fn ops(&self) -> u64 {
+        self.ops
+    }
+
+    /// Every fault injected so far, in order.
+    pub fn log(&self) -> &[DiskFault] {
+        &self.log
+    }
+
+    /// Counts one operation; returns its number.
+    pub(super) fn count(&mut self) -> u64 {
+        self.ops += 1;
+        self.ops
+    }
+
+    /// Whether operation `op` crashes the node, and if so what part of it
+    /// (a sequence of operations of these `sizes`, see `Prefix::fit`)
+    /// takes effect. A crash is logged.
+    pub(super) fn crash_in(&mut self, op: u64, on: DiskOp, sizes: &[usize]) -> Option<DiskFault> {
+        let applied = match &mut self.source {
+            Source::Random { crash_on_io, .. } => {
+                if !chance(crash_on_io, self.config.crash_on_io) {
+                    return None;
+                }
+                Prefix::draw(sizes, crash_on_io)
+            }
+            Source::Replay(faults) => match faults.get(&op) {
+                Some(DiskFaultKind::Crash { applied }) => applied.fit(sizes),
+                _ => return None,
+            },
+        };
+        Some(self.logged(op, on, DiskFaultKind::Crash { applied }))
+    }
+
+    /// Whether sync operation `op` fails with EIO. A drawn EIO needs
+    /// pending writes to lose; a replayed one is injected regardless.
+    pub(super) fn sync_eio(&mut self, op: u64, has_pending: bool) -> Option<DiskFault> {
+        let fails = match &mut self.source {
+            Source::Random { fsync_eio, .. } => has_pending && chance(fsync_eio, self.config.fsync_eio),
+            Source::Replay(faults) => faults.get(&op) == Some(&DiskFaultKind::SyncEio),
+        };
+        fails.then(|| self.logged(op, DiskOp::Sync, DiskFaultKind::SyncEio))
+    }
+
+    fn logged(&mut self, op: u64, on: DiskOp, kind: DiskFaultKind) -> DiskFault {
+        debug_assert!(self.log.last().is_none_or(|last| last.op < op), "one fault per operation, in order");
+        let fault = DiskFault { op, on, kind };
+        self.log.push(fault);
+        fault
+    }
+}
+
+fn next_u64(random: &mut RandomStream) -> u64 {
+    let mut bytes = [0; 8];
+    random.fill(&mut bytes);
+    u64::from_le_bytes(bytes)
+}
+
+/// Uniform in `0..n` (`n` > 0), by the multiply-shift method.
+fn below(random: &mut RandomStream, n: u64) -> u64 {
+    debug_assert!(n > 0);
+    ((u128::from(next_u64(random)) * u128::from(n)) >> 64) as u64
+}
+
+/// True with probability `p`; draws nothing when `p` is not above 0.
+fn chance(random: &mut RandomStream, p: f64) -> bool {
+    if p.is_nan() || p <= 0.0 {
+        return false;
+    }
+    let unit = (next_u64(random) >> 11) as f64 / (1u64 << 53) as f64;
+    unit < p
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stream(seed: u64) -> RandomStream {
+        RandomStream::new(seed, "test", "n", 1)
+    }
+
+    #[test]
+    fn fit_bends_prefixes_to_fit() {
+        let sizes = [4, 0, 3];
+        let p = |ops, bytes| Prefix { ops, bytes };
+        assert_eq!(p(0, 2).fit(&sizes), p(0, 2));
+        assert_eq!(p(0, 4).fit(&sizes), p(1, 0), "all of a write is the whole write");
+        assert_eq!(p(1, 5).fit(&sizes), p(1, 0), "a truncation is atomic");
+        assert_eq!(p(9, 9).fit(&sizes), p(3, 0));
+        assert_eq!(p(0, 1).fit(&[]), p(0, 0));
+    }
+
+    #[test]
+    fn draws_are_seeded_and_in_range() {
+        let sizes = [5, 0, 7];
+        let draws = |seed| (0..50).map(|_| Prefix::draw(&sizes, &mut stream(seed))).collect::<Vec<_>>();
+        assert_eq!(draws(3), draws(3));
+        let mut random = stream(4);
+        let all: Vec<Prefix> = (0..500).map(|_| Prefix::draw(&sizes, &mut random)).collect();
+        assert!(all.iter().all(|p| p.fit(&sizes) == *p));
+        assert!(all.iter().any(|p| p.ops == 3), "everything kept");
+        assert!(all.iter().any(|p| p.ops == 0 && p.bytes == 0), "nothing kept");
+        assert!(all.iter().any(|p| p.ops == 2 && p.bytes > 0), "ends inside a write");
+        assert!(!all.iter().any(|p| p.ops == 1 && p.bytes > 0), "never inside a truncation");
+    }
+
+    #[test]
+    fn chance_follows_the_probability_and_zero_draws_nothing() {
+        let mut random = stream(5);
+        let hits = (0..10_000).filter(|_| chance(&mut random, 0.25)).count();
+        assert!((2_200..2_800).contains(&hits), "{hits}");
+        let (mut a, mut b) = (stream(6), stream(6));
+        assert!(!chance(&mut a, 0.0));
+        assert_eq!(next_u64(&mut a), next_u64(&mut b), "p = 0 consumed nothing");
+        assert!(chance(&mut a, 1.0));
+    }
+
+    #[test]
+    fn replay_injects_listed_faults_only() {
+        let crash = DiskFaultKind::Crash { applied: Prefix { ops: 0, bytes: 9 } };
+        let listed = [
+            DiskFault { op: 2, on: DiskOp::Write, kind: crash },
+            DiskFault { op: 3, on: DiskOp::Sync, kind: DiskFaultKind::SyncEio },
+        ];
+        let mut faults = DiskFaults::replay(DiskConfig::default(), &listed);
+        let op = faults.count();
+        assert_eq!(faults.crash_in(op, DiskOp::Write, &[4]), None);
+        let op = faults.count();
+        let fault = faults.crash_in(op, DiskOp::Write, &[4]).unwrap();
+        assert_eq!(fault.kind, DiskFaultKind::Crash { applied: Prefix { ops: 1, bytes: 0 } }, "clamped");
+        let op = faults.count();
+        assert_eq!(faults.crash_in(op, DiskOp::Sync, &[]), None);
+        assert!(faults.sync_eio(op, false).is_some(), "replayed EIO needs no pending writes");
+        assert_eq!(faults.log().iter().map(|f| f.op).collect::<Vec<_>>(), [2, 3]);
+        assert_eq!(faults.log()[1].to_string(), "disk op 3 (sync): EIO, pending writes dropped");
+    }
+}
