@@ -424,19 +424,22 @@ impl Cache {
         // not change under us. The mapping is read-only and never executable.
         let map = unsafe { memmap2::MmapOptions::new().populate().map(&file) }
             .map_err(|e| (Bad::Unreadable(format!("cannot map: {e}")), None))?;
+        // Shared with the Artifact, whose large tables borrow from it.
+        let map = std::sync::Arc::new(map);
         timings.map = start.elapsed();
 
         let start = Instant::now();
         let payload = entry::verify(&map, Some(key)).map_err(|reason| (Bad::Corrupt(reason), id))?;
+        let payload_start = map.len() - payload.len();
         timings.verify = start.elapsed();
 
         let start = Instant::now();
-        let (mut artifact, code) =
-            Artifact::decode_split(payload).map_err(|e| (Bad::Corrupt(format!("decoding: {e}")), id))?;
+        let (mut artifact, code) = Artifact::decode_mapped(&map, payload_start..map.len())
+            .map_err(|e| (Bad::Corrupt(format!("decoding: {e}")), id))?;
         timings.decode = start.elapsed();
 
         let start = Instant::now();
-        let offset = (map.len() - payload.len() + code.start) as u64;
+        let offset = (payload_start + code.start) as u64;
         // SAFETY: entries are never modified in place (see above).
         let exec = unsafe { memmap2::MmapOptions::new().offset(offset).len(code.len().max(1)).map_exec(&file) };
         let loaded = match exec {
@@ -444,7 +447,7 @@ impl Cache {
             Ok(exec) => unsafe { Code::load_mapped(artifact, exec) },
             // A noexec mount or an unaligned offset: copy the code instead.
             Err(_) => {
-                artifact.code = payload[code].to_vec();
+                artifact.code = map[payload_start + code.start..payload_start + code.end].to_vec();
                 Code::load(artifact)
             }
         }

@@ -4,6 +4,8 @@
 //! is an `Error::Artifact`, never a panic or a huge allocation.
 
 use super::*;
+use std::ops::Range;
+use std::sync::Arc;
 use crate::error::{Error, Result};
 use crate::module::*;
 
@@ -48,8 +50,8 @@ impl Writer {
         }
     }
     fn const_expr(&mut self, e: &ConstExpr) {
-        self.u32(e.0.len() as u32);
-        for op in &e.0 {
+        self.u32(e.ops().len() as u32);
+        for op in e.ops() {
             match op {
                 ConstOp::I32(v) => {
                     self.u8(0);
@@ -94,9 +96,22 @@ impl Writer {
 struct Reader<'a> {
     bytes: &'a [u8],
     at: usize,
+    /// When `bytes` lies in a mapping: the mapping and where `bytes` starts in
+    /// it, so blobs can borrow instead of copy.
+    mapped: Option<(&'a Arc<memmap2::Mmap>, usize)>,
 }
 
 impl<'a> Reader<'a> {
+    /// `n` bytes as a blob: a range of the mapping, or a copy.
+    fn blob(&mut self, n: usize) -> Result<Blob> {
+        let start = self.at;
+        let bytes = self.take(n)?;
+        Ok(match self.mapped {
+            Some((map, base)) => Blob::mapped(map.clone(), base + start..base + start + n),
+            None => Blob::owned(bytes.to_vec()),
+        })
+    }
+
     fn take(&mut self, n: usize) -> Result<&'a [u8]> {
         let end = self.at.checked_add(n).filter(|e| *e <= self.bytes.len());
         let end = end.ok_or_else(|| Error::Artifact(format!("truncated at byte {}", self.at)))?;
@@ -153,26 +168,27 @@ impl<'a> Reader<'a> {
         let n = self.count(1)?;
         (0..n).map(|_| self.val_type()).collect()
     }
+    fn const_op(&mut self) -> Result<ConstOp> {
+        Ok(match self.u8()? {
+            0 => ConstOp::I32(self.u32()? as i32),
+            1 => ConstOp::I64(self.u64()? as i64),
+            2 => ConstOp::F32(self.u32()?),
+            3 => ConstOp::F64(self.u64()?),
+            4 => ConstOp::GlobalGet(self.u32()?),
+            5 => ConstOp::I32Add,
+            6 => ConstOp::I32Sub,
+            7 => ConstOp::I32Mul,
+            8 => ConstOp::I64Add,
+            9 => ConstOp::I64Sub,
+            10 => ConstOp::I64Mul,
+            b => return Err(Error::Artifact(format!("bad constant op {b}"))),
+        })
+    }
     fn const_expr(&mut self) -> Result<ConstExpr> {
-        let n = self.count(1)?;
-        let mut ops = Vec::with_capacity(n);
-        for _ in 0..n {
-            ops.push(match self.u8()? {
-                0 => ConstOp::I32(self.u32()? as i32),
-                1 => ConstOp::I64(self.u64()? as i64),
-                2 => ConstOp::F32(self.u32()?),
-                3 => ConstOp::F64(self.u64()?),
-                4 => ConstOp::GlobalGet(self.u32()?),
-                5 => ConstOp::I32Add,
-                6 => ConstOp::I32Sub,
-                7 => ConstOp::I32Mul,
-                8 => ConstOp::I64Add,
-                9 => ConstOp::I64Sub,
-                10 => ConstOp::I64Mul,
-                b => return Err(Error::Artifact(format!("bad constant op {b}"))),
-            });
+        match self.count(1)? {
+            1 => Ok(ConstExpr::Single(self.const_op()?)),
+            n => Ok(ConstExpr::Sequence((0..n).map(|_| self.const_op()).collect::<Result<_>>()?)),
         }
-        Ok(ConstExpr(ops))
     }
     fn opt_const_expr(&mut self) -> Result<Option<ConstExpr>> {
         Ok(if self.bool()? { Some(self.const_expr()?) } else { None })
@@ -346,7 +362,8 @@ fn read_info(r: &mut Reader<'_>) -> Result<ModuleInfo> {
     }
     for _ in 0..r.count(9)? {
         let offset = r.opt_const_expr()?;
-        info.data.push(DataSegment { offset, bytes: r.bytes()? });
+        let len = r.len()?;
+        info.data.push(DataSegment { offset, bytes: r.blob(len)? });
     }
     for _ in 0..r.count(1)? {
         info.func_names.push(if r.bool()? { Some(r.str()?) } else { None });
@@ -397,16 +414,10 @@ impl Artifact {
             w.u32(r.target);
             w.u64(r.addend as u64);
         }
-        w.u32(self.traps.len() as u32);
-        for (offset, kind) in &self.traps {
-            w.u32(*offset);
-            w.u8(*kind);
-        }
-        w.u32(self.srclocs.len() as u32);
-        for (offset, loc) in &self.srclocs {
-            w.u32(*offset);
-            w.u32(*loc);
-        }
+        w.u32(self.trap_count() as u32);
+        w.0.extend_from_slice(&self.traps[..self.trap_count() * TRAP_RECORD]);
+        w.u32(self.srcloc_count() as u32);
+        w.0.extend_from_slice(&self.srclocs[..self.srcloc_count() * SRCLOC_RECORD]);
         let padding = (CODE_ALIGNMENT - (prefix_len + w.0.len() + 4) % CODE_ALIGNMENT) % CODE_ALIGNMENT;
         w.u32(padding as u32);
         w.0.resize(w.0.len() + padding, 0);
@@ -424,8 +435,20 @@ impl Artifact {
 
     /// Deserialize everything but the code, and return where the code lies in
     /// `bytes` (so it can be mapped rather than copied). `code` is left empty.
-    pub fn decode_split(bytes: &[u8]) -> Result<(Artifact, std::ops::Range<usize>)> {
-        let mut r = Reader { bytes, at: 0 };
+    pub fn decode_split(bytes: &[u8]) -> Result<(Artifact, Range<usize>)> {
+        Artifact::read(Reader { bytes, at: 0, mapped: None })
+    }
+
+    /// Like `decode_split` for an encoding at `payload` in a read-only mapping
+    /// of a file that is never modified: the large tables borrow from the
+    /// mapping instead of being copied. The code range is relative to `payload`.
+    pub fn decode_mapped(map: &Arc<memmap2::Mmap>, payload: Range<usize>) -> Result<(Artifact, Range<usize>)> {
+        let bytes = map.get(payload.clone()).ok_or_else(|| Error::Artifact("payload outside the mapping".into()))?;
+        Artifact::read(Reader { bytes, at: 0, mapped: Some((map, payload.start)) })
+    }
+
+    fn read(mut r: Reader<'_>) -> Result<(Artifact, Range<usize>)> {
+        let bytes = r.bytes;
         if r.take(MAGIC.len()).ok() != Some(&MAGIC[..]) {
             return Err(Error::Artifact("not a seedfall artifact (bad magic)".into()));
         }
@@ -476,17 +499,12 @@ impl Artifact {
             }
             relocations.push(Relocation { offset, kind, target, addend });
         }
-        // The two largest tables (millions of entries in a Go binary) are
-        // decoded in bulk: one bounds check, one allocation.
-        let n = r.count(5)?;
-        let traps: Vec<(u32, u8)> =
-            r.take(n * 5)?.chunks_exact(5).map(|c| (u32::from_le_bytes([c[0], c[1], c[2], c[3]]), c[4])).collect();
-        let n = r.count(8)?;
-        let srclocs: Vec<(u32, u32)> = r
-            .take(n * 8)?
-            .chunks_exact(8)
-            .map(|c| (u32::from_le_bytes([c[0], c[1], c[2], c[3]]), u32::from_le_bytes([c[4], c[5], c[6], c[7]])))
-            .collect();
+        // The two largest tables (millions of records in a Go binary) are
+        // kept as they are encoded and searched in place.
+        let n = r.count(TRAP_RECORD)?;
+        let traps = r.blob(n * TRAP_RECORD)?;
+        let n = r.count(SRCLOC_RECORD)?;
+        let srclocs = r.blob(n * SRCLOC_RECORD)?;
         let padding = r.u32()? as usize;
         r.take(padding)?;
         let code_start = r.at;

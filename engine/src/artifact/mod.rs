@@ -5,7 +5,10 @@
 //! Code offsets are relative to the start of `code`. Functions are indexed by
 //! wasm function index (imports have stubs); trampolines by signature id.
 
+mod blob;
 mod encode;
+
+pub use blob::Blob;
 
 pub use encode::{CODE_ALIGNMENT, FORMAT_VERSION};
 
@@ -45,10 +48,19 @@ pub struct Artifact {
     /// (signature id, code offset), one per distinct function type.
     pub trampolines: Vec<(u64, u32)>,
     pub relocations: Vec<Relocation>,
-    /// (code offset, `TrapKind` as u8), sorted by offset.
-    pub traps: Vec<(u32, u8)>,
-    /// (code offset, wasm byte offset), sorted by code offset.
-    pub srclocs: Vec<(u32, u32)>,
+    /// Trap sites, `TRAP_RECORD` bytes each (code offset u32 LE, `TrapKind` u8),
+    /// sorted by offset.
+    pub traps: Blob,
+    /// Source locations, `SRCLOC_RECORD` bytes each (code offset u32 LE, wasm
+    /// byte offset u32 LE), sorted by code offset.
+    pub srclocs: Blob,
+}
+
+pub const TRAP_RECORD: usize = 5;
+pub const SRCLOC_RECORD: usize = 8;
+
+fn u32_at(bytes: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"))
 }
 
 impl Artifact {
@@ -59,16 +71,26 @@ impl Artifact {
         (offset < f.offset + f.len).then_some(i as u32)
     }
 
+    pub fn trap_count(&self) -> usize {
+        self.traps.len() / TRAP_RECORD
+    }
+
+    pub fn srcloc_count(&self) -> usize {
+        self.srclocs.len() / SRCLOC_RECORD
+    }
+
     /// The trap kind recorded for the instruction at `offset`.
     pub fn trap_at(&self, offset: u32) -> Option<u8> {
-        let i = self.traps.binary_search_by_key(&offset, |t| t.0).ok()?;
-        Some(self.traps[i].1)
+        let key = |i: usize| u32_at(&self.traps, i * TRAP_RECORD);
+        let i = partition_point(self.trap_count(), |i| key(i) < offset);
+        (i < self.trap_count() && key(i) == offset).then(|| self.traps[i * TRAP_RECORD + 4])
     }
 
     /// The wasm byte offset of the instruction at code offset `offset`.
     pub fn wasm_offset_at(&self, offset: u32) -> Option<u32> {
-        let i = self.srclocs.partition_point(|s| s.0 <= offset).checked_sub(1)?;
-        Some(self.srclocs[i].1)
+        let i = partition_point(self.srcloc_count(), |i| u32_at(&self.srclocs, i * SRCLOC_RECORD) <= offset);
+        let i = i.checked_sub(1)?;
+        Some(u32_at(&self.srclocs, i * SRCLOC_RECORD + 4))
     }
 }
 
@@ -95,4 +117,19 @@ pub fn apply_relocations(code: &mut [u8], functions: &[FuncLayout], relocations:
         }
     }
     Ok(())
+}
+
+/// The first index in `0..n` for which `before` is false (`before` must be
+/// true for a prefix of the indices and false after it).
+fn partition_point(n: usize, before: impl Fn(usize) -> bool) -> usize {
+    let (mut low, mut high) = (0, n);
+    while low < high {
+        let mid = low + (high - low) / 2;
+        if before(mid) {
+            low = mid + 1;
+        } else {
+            high = mid;
+        }
+    }
+    low
 }

@@ -11,7 +11,7 @@ mod isa;
 
 pub use isa::{target_triple, CompileConfig, IsaBaseline};
 
-use crate::artifact::{apply_relocations, Artifact, FuncLayout, RelocKind, Relocation};
+use crate::artifact::{apply_relocations, Artifact, Blob, FuncLayout, RelocKind, Relocation};
 use crate::error::{Error, Result};
 use crate::module::{self, FuncType, ModuleInfo};
 use crate::runtime::trap::TrapKind;
@@ -209,8 +209,14 @@ fn layout(
         for (offset, target, addend) in compiled.calls {
             relocations.push(Relocation { offset: start + offset, kind: RelocKind::CallPcRel4, target, addend });
         }
-        traps.extend(compiled.traps.into_iter().map(|(offset, kind)| (start + offset, kind)));
-        srclocs.extend(compiled.srclocs.into_iter().map(|(offset, loc)| (start + offset, loc)));
+        for (offset, kind) in compiled.traps {
+            traps.extend_from_slice(&(start + offset).to_le_bytes());
+            traps.push(kind);
+        }
+        for (offset, loc) in compiled.srclocs {
+            srclocs.extend_from_slice(&(start + offset).to_le_bytes());
+            srclocs.extend_from_slice(&loc.to_le_bytes());
+        }
     }
     let num_funcs = info.num_funcs() as usize;
     let trampolines = trampoline_types
@@ -228,7 +234,7 @@ fn layout(
         functions,
         trampolines,
         relocations,
-        traps,
-        srclocs,
+        traps: Blob::owned(traps),
+        srclocs: Blob::owned(srclocs),
     })
 }

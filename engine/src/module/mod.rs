@@ -85,8 +85,30 @@ pub enum ConstOp {
     I64Mul,
 }
 
+/// Most are a single constant (Go has 100,000 data segments, each at an
+/// `i32.const` offset), which is kept without a heap allocation.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ConstExpr(pub Vec<ConstOp>);
+pub enum ConstExpr {
+    Single(ConstOp),
+    Sequence(Vec<ConstOp>),
+}
+
+impl ConstExpr {
+    pub fn new(mut ops: Vec<ConstOp>) -> ConstExpr {
+        if ops.len() == 1 {
+            ConstExpr::Single(ops.pop().expect("one op"))
+        } else {
+            ConstExpr::Sequence(ops)
+        }
+    }
+
+    pub fn ops(&self) -> &[ConstOp] {
+        match self {
+            ConstExpr::Single(op) => std::slice::from_ref(op),
+            ConstExpr::Sequence(ops) => ops,
+        }
+    }
+}
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum ImportKind {
@@ -155,7 +177,7 @@ pub struct ElemSegment {
 #[derive(Debug, Clone, PartialEq)]
 pub struct DataSegment {
     pub offset: Option<ConstExpr>,
-    pub bytes: Vec<u8>,
+    pub bytes: crate::artifact::Blob,
 }
 
 /// The module minus the function bodies.

@@ -108,7 +108,7 @@ fn const_expr(expr: &wasmparser::ConstExpr<'_>) -> Result<ConstExpr> {
             other => return Err(unsupported(&format!("constant expression operator {other:?}"))),
         });
     }
-    Ok(ConstExpr(ops))
+    Ok(ConstExpr::new(ops))
 }
 
 /// The function index named by an element expression (`ref.func N` / `ref.null`).
@@ -259,7 +259,7 @@ fn decode(wasm: &[u8]) -> Result<ParsedModule> {
                         }
                         wasmparser::DataKind::Passive => None,
                     };
-                    info.data.push(DataSegment { offset, bytes: data.data.to_vec() });
+                    info.data.push(DataSegment { offset, bytes: crate::artifact::Blob::owned(data.data.to_vec()) });
                 }
             }
             Payload::CodeSectionEntry(body) => {

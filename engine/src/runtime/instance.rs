@@ -272,7 +272,7 @@ impl<T: 'static> Instance<T> {
 
     fn eval(&mut self, expr: &ConstExpr) -> Result<u64> {
         let mut stack: Vec<u64> = Vec::new();
-        for op in &expr.0 {
+        for op in expr.ops() {
             let value = match *op {
                 ConstOp::I32(v) => v as u32 as u64,
                 ConstOp::I64(v) => v as u64,
