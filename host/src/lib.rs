@@ -8,6 +8,7 @@ pub mod clock;
 pub mod exec;
 pub mod fdtable;
 pub mod fs;
+pub mod net;
 pub mod node;
 pub mod preempt;
 pub mod random;

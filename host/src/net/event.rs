@@ -1,0 +1,179 @@
+//! The network's event log (contract rule 15). `Display` is the stable,
+//! hashable form: one line per event, numbers only (node ids, not names), so
+//! it does not depend on anything but the model.
+
+use super::{ConnId, ListenerId, NodeId, ShutdownHow, Side, SockAddr};
+use std::fmt;
+
+/// What a segment carries (data by length only: the bytes come from guest
+/// writes, which the host-call trace already covers).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SegmentKind {
+    Syn,
+    SynAck,
+    Refuse,
+    Data { len: u64 },
+    Fin,
+    Rst,
+}
+
+/// What a delivery did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Delivery {
+    /// Changed the receiving end (data buffered, FIN/RST noted, connected).
+    Applied,
+    /// A SYN joined the accept queue of this listener; a SYN-ACK goes back.
+    Queued(ListenerId),
+    /// A SYN found no listener; a refusal goes back.
+    Refused,
+    /// The receiving end is closed, crashed, shut for reading or already
+    /// reset: the segment vanished.
+    Dropped,
+    /// The receiving end is closed: the segment vanished and an RST goes back.
+    DroppedAndReset,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NetEvent {
+    Listen {
+        at_ns: u64,
+        listener: ListenerId,
+        addr: SockAddr,
+    },
+    /// A listener closed (by the guest or a crash); `reset` queued
+    /// connections were reset.
+    ListenerClosed {
+        at_ns: u64,
+        listener: ListenerId,
+        reset: u32,
+    },
+    Connect {
+        at_ns: u64,
+        conn: ConnId,
+        from: SockAddr,
+        to: SockAddr,
+    },
+    Accept {
+        at_ns: u64,
+        listener: ListenerId,
+        conn: ConnId,
+    },
+    /// A segment left towards `to`; `deliver_ns` is `None` when it is held
+    /// by a partition.
+    Send {
+        at_ns: u64,
+        conn: ConnId,
+        to: Side,
+        kind: SegmentKind,
+        latency_ns: u64,
+        deliver_ns: Option<u64>,
+    },
+    Deliver {
+        at_ns: u64,
+        conn: ConnId,
+        to: Side,
+        kind: SegmentKind,
+        outcome: Delivery,
+    },
+    /// A read consumed `bytes` (> 0) bytes.
+    Read {
+        at_ns: u64,
+        conn: ConnId,
+        side: Side,
+        bytes: u64,
+    },
+    Shutdown {
+        at_ns: u64,
+        conn: ConnId,
+        side: Side,
+        how: ShutdownHow,
+    },
+    Close {
+        at_ns: u64,
+        conn: ConnId,
+        side: Side,
+    },
+    /// `reset` connection ends and `listeners` listeners of `node` went away.
+    Crash {
+        at_ns: u64,
+        node: NodeId,
+        reset: u32,
+        listeners: u32,
+    },
+    /// The link started holding traffic; `held` segments in flight were held.
+    Block {
+        at_ns: u64,
+        from: NodeId,
+        to: NodeId,
+        held: u32,
+    },
+    /// The link was healed; `released` held segments were rescheduled.
+    Heal {
+        at_ns: u64,
+        from: NodeId,
+        to: NodeId,
+        released: u32,
+    },
+}
+
+impl fmt::Display for SegmentKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SegmentKind::Syn => write!(f, "syn"),
+            SegmentKind::SynAck => write!(f, "synack"),
+            SegmentKind::Refuse => write!(f, "refuse"),
+            SegmentKind::Data { len } => write!(f, "data({len})"),
+            SegmentKind::Fin => write!(f, "fin"),
+            SegmentKind::Rst => write!(f, "rst"),
+        }
+    }
+}
+
+impl fmt::Display for Delivery {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Delivery::Applied => write!(f, "applied"),
+            Delivery::Queued(l) => write!(f, "queued l{}", l.0),
+            Delivery::Refused => write!(f, "refused"),
+            Delivery::Dropped => write!(f, "dropped"),
+            Delivery::DroppedAndReset => write!(f, "dropped+rst"),
+        }
+    }
+}
+
+impl fmt::Display for NetEvent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NetEvent::Listen { at_ns, listener, addr } => write!(f, "{at_ns} listen l{} {addr}", listener.0),
+            NetEvent::ListenerClosed { at_ns, listener, reset } => {
+                write!(f, "{at_ns} close-listener l{} reset={reset}", listener.0)
+            }
+            NetEvent::Connect { at_ns, conn, from, to } => write!(f, "{at_ns} connect c{} {from}->{to}", conn.0),
+            NetEvent::Accept { at_ns, listener, conn } => write!(f, "{at_ns} accept l{} c{}", listener.0, conn.0),
+            NetEvent::Send { at_ns, conn, to, kind, latency_ns, deliver_ns } => {
+                write!(f, "{at_ns} send c{}->{} {kind} latency={latency_ns} ", conn.0, to.name())?;
+                match deliver_ns {
+                    Some(t) => write!(f, "deliver={t}"),
+                    None => write!(f, "held"),
+                }
+            }
+            NetEvent::Deliver { at_ns, conn, to, kind, outcome } => {
+                write!(f, "{at_ns} deliver c{}->{} {kind} {outcome}", conn.0, to.name())
+            }
+            NetEvent::Read { at_ns, conn, side, bytes } => {
+                write!(f, "{at_ns} read c{}/{} {bytes}", conn.0, side.name())
+            }
+            NetEvent::Shutdown { at_ns, conn, side, how } => {
+                write!(f, "{at_ns} shutdown c{}/{} {how:?}", conn.0, side.name())
+            }
+            NetEvent::Close { at_ns, conn, side } => write!(f, "{at_ns} close c{}/{}", conn.0, side.name()),
+            NetEvent::Crash { at_ns, node, reset, listeners } => {
+                write!(f, "{at_ns} crash {node} reset={reset} listeners={listeners}")
+            }
+            NetEvent::Block { at_ns, from, to, held } => write!(f, "{at_ns} block {from}->{to} held={held}"),
+            NetEvent::Heal { at_ns, from, to, released } => {
+                write!(f, "{at_ns} heal {from}->{to} released={released}")
+            }
+        }
+    }
+}

@@ -1,0 +1,145 @@
+//! Network faults: crashes (contract rule 13) and partitions as rules on
+//! directed links (rules 5-7). *When* a fault happens is decided elsewhere
+//! (the run's fault schedule); this file only applies it.
+
+use super::pipe::Payload;
+use super::{Binding, ConnId, Life, Net, NetEvent, NodeId, Phase, Side};
+
+impl Net {
+    /// The node crashed at `now_ns`: its listeners vanish, every connection
+    /// it has an end of is reset, all its ports are free.
+    pub fn crash(&mut self, node: NodeId, now_ns: u64) {
+        self.advance(now_ns);
+        let _ = self.node(node);
+        let listeners: Vec<_> = self.listeners.iter().filter(|(_, l)| l.addr.node == node).map(|(&id, _)| id).collect();
+        let listener_count = listeners.len() as u32;
+        // Queued connections stay open ends of this node: the sweep below
+        // resets them, so closing the listeners must not (it would mark them
+        // closed and count them twice).
+        for id in listeners {
+            let l = self.listeners.remove(&id).expect("listed above");
+            let removed = self.bindings.remove(&l.addr);
+            assert_eq!(removed, Some(Binding::Listener(id)), "listener binding out of step");
+            self.events.push(NetEvent::ListenerClosed { at_ns: now_ns, listener: id, reset: 0 });
+        }
+        let ends: Vec<(ConnId, Side)> = self
+            .conns
+            .iter()
+            .flat_map(|(&id, c)| [Side::Client, Side::Server].map(|side| (id, side, c.end(side))))
+            .filter(|(_, _, end)| end.addr.node == node && matches!(end.life, Life::Open | Life::Closed))
+            .map(|(id, side, _)| (id, side))
+            .collect();
+        let mut reset = 0;
+        let mut rsts = Vec::new();
+        for &(conn, side) in &ends {
+            let end = self.conns.get_mut(&conn).expect("listed above").end_mut(side);
+            if end.life == Life::Open && side == Side::Client {
+                let addr = end.addr;
+                self.unbind_client(addr, conn);
+            }
+            let end = self.conns.get_mut(&conn).expect("listed above").end_mut(side);
+            end.life = Life::Dead;
+            if end.phase != Phase::Refused && !end.rst_out {
+                end.rst_out = true;
+                reset += 1;
+                rsts.push((conn, side));
+            }
+        }
+        self.events.push(NetEvent::Crash { at_ns: now_ns, node, reset, listeners: listener_count });
+        for (conn, side) in rsts {
+            self.send(conn, side.peer(), Payload::Rst, now_ns);
+        }
+        for (conn, _) in ends {
+            self.collect(conn);
+        }
+        assert!(self.bindings.keys().all(|a| a.node != node), "a crashed node kept a port");
+    }
+
+    /// Starts holding everything sent from `from` to `to`, including what
+    /// is already in flight (contract rule 5). Blocking a blocked link does
+    /// nothing.
+    pub fn block(&mut self, from: NodeId, to: NodeId, now_ns: u64) {
+        self.advance(now_ns);
+        if !self.blocked.insert((from, to)) {
+            return;
+        }
+        let mut held = 0;
+        for (&id, c) in self.conns.iter_mut() {
+            for side in [Side::Client, Side::Server] {
+                if (c.end(side.peer()).addr.node, c.end(side).addr.node) != (from, to) {
+                    continue;
+                }
+                let pipe = &mut c.inbox[side.index()];
+                if let Some(front) = pipe.segments.front() {
+                    let at_ns = front.deliver_ns.expect("an open link's pipe is timed");
+                    assert!(at_ns > now_ns, "advance left a due segment");
+                    assert!(self.heads.remove(&(at_ns, id, side)), "a timed pipe has a head");
+                }
+                for segment in pipe.segments.iter_mut() {
+                    segment.deliver_ns = None;
+                    held += 1;
+                }
+            }
+        }
+        self.events.push(NetEvent::Block { at_ns: now_ns, from, to, held });
+    }
+
+    /// Stops holding traffic from `from` to `to`: held segments are
+    /// delivered in order from `now_ns` plus their latency (contract rule
+    /// 6). Healing an open link does nothing.
+    pub fn heal(&mut self, from: NodeId, to: NodeId, now_ns: u64) {
+        self.advance(now_ns);
+        if !self.blocked.remove(&(from, to)) {
+            return;
+        }
+        let mut released = 0;
+        for (&id, c) in self.conns.iter_mut() {
+            for side in [Side::Client, Side::Server] {
+                if (c.end(side.peer()).addr.node, c.end(side).addr.node) != (from, to) {
+                    continue;
+                }
+                let pipe = &mut c.inbox[side.index()];
+                assert!(pipe.segments.is_empty() || pipe.is_held(), "a blocked link's pipe is held");
+                let mut tail_ns = pipe.last_delivered_ns;
+                for segment in pipe.segments.iter_mut() {
+                    tail_ns = tail_ns.max(now_ns.saturating_add(segment.latency_ns));
+                    segment.deliver_ns = Some(tail_ns);
+                    released += 1;
+                }
+                if let Some(front) = pipe.segments.front() {
+                    self.heads.insert((front.deliver_ns.expect("just timed"), id, side));
+                }
+            }
+        }
+        self.events.push(NetEvent::Heal { at_ns: now_ns, from, to, released });
+    }
+
+    pub fn is_blocked(&self, from: NodeId, to: NodeId) -> bool {
+        self.blocked.contains(&(from, to))
+    }
+
+    /// The blocked links, in order.
+    pub fn blocked_links(&self) -> Vec<(NodeId, NodeId)> {
+        self.blocked.iter().copied().collect()
+    }
+
+    /// A symmetric partition: blocks both directions of every link between
+    /// a node of `side` and a node not in it.
+    pub fn partition(&mut self, side: &[NodeId], now_ns: u64) {
+        let others: Vec<NodeId> = (0..self.nodes.len() as u32).map(NodeId).filter(|n| !side.contains(n)).collect();
+        for &a in side {
+            for &b in &others {
+                self.block(a, b, now_ns);
+                self.block(b, a, now_ns);
+            }
+        }
+    }
+
+    /// Heals every blocked link, in order (for `QuietFor` and the end of a
+    /// partition).
+    pub fn heal_all(&mut self, now_ns: u64) {
+        for (from, to) in self.blocked_links() {
+            self.heal(from, to, now_ns);
+        }
+    }
+}
