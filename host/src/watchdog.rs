@@ -43,7 +43,8 @@ impl Watchdog {
         let thread = std::thread::spawn(move || {
             let (mut seen, mut since) = (progress.get(), Instant::now());
             while !stopped.load(Ordering::Relaxed) {
-                std::thread::sleep(tick);
+                // Parked, not slept: `drop` unparks it, so stopping never waits out a tick.
+                std::thread::park_timeout(tick);
                 let now = progress.get();
                 if now != seen {
                     (seen, since) = (now, Instant::now());
@@ -61,6 +62,7 @@ impl Drop for Watchdog {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Relaxed);
         if let Some(thread) = self.thread.take() {
+            thread.thread().unpark();
             let _ = thread.join();
         }
     }
