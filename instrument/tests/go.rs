@@ -194,8 +194,11 @@ fn go_hello_world() {
         );
         assert!(events > 1000, "main calls step 1000 times: {events}");
         let expected = 1 + (events - 1) / 100;
+        // The two counts come from two runs, and wasmtime seeds Go's hash
+        // functions with real randomness, so the event count differs a little
+        // between them: allow 5%.
         assert!(
-            every_100.abs_diff(expected) <= 2,
+            every_100.abs_diff(expected) <= expected / 20 + 2,
             "loops={loops}: {every_100} hook calls with re-arm 100, expected about {expected}"
         );
         events_by_config[usize::from(loops)] = events;
