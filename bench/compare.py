@@ -2,6 +2,7 @@
 """Interleaved cold-compile comparison, seedfall vs wasmtime (run by compile.sh).
 
     compare.py --seedfall BIN --python PY [--runs N] [--retries K] --out FILE.jsonl NAME=FILE.wasm...
+    compare.py --from FILE.jsonl        (only print the tables for a finished run)
 
 For each program, N rounds (default 5). A round compiles the program once with
 seedfall (`BIN --runs 1 FILE`) and once with wasmtime (`PY wasmtime_compile.py
@@ -15,10 +16,11 @@ how much CPU other processes took while each engine ran (from /proc/stat, less
 the measuring process's own). A round where other processes took more than
 10% of the machine during either measurement is "disturbed": it is logged and
 run again, up to K times (default 3) per round; if it is still disturbed it is
-kept and counted in the table's "disturbed" column.
+kept.
 
-Every measurement goes to FILE.jsonl as it comes; at the end a markdown table
-of medians goes to stdout.
+Every measurement goes to FILE.jsonl as it comes. At the end two markdown
+tables of medians go to stdout: over the undisturbed rounds only (every clean
+attempt, retries included), and over all rounds (the attempt each ended on).
 """
 
 import json
@@ -96,6 +98,9 @@ def main(argv):
             retries = int(next(args))
         elif a == "--out":
             out = next(args)
+        elif a == "--from":
+            with open(next(args)) as f:
+                return report([json.loads(l) for l in f if l.strip()])
         else:
             name, _, path = a.partition("=")
             programs.append((name, path))
@@ -107,19 +112,16 @@ def main(argv):
         "seedfall": lambda path: [seedfall, "--runs", "1", path],
         "wasmtime": lambda path: [python, os.path.join(HERE, "wasmtime_compile.py"), "--runs", "1", path],
     }
-    rows = []
     with open(out, "w") as log:
         for name, path in programs:
-            results = {"seedfall": [], "wasmtime": []}
-            errors = {}
-            disturbed_kept = 0
+            failed = set()
             for r in range(runs):
                 order = ["seedfall", "wasmtime"] if r % 2 == 0 else ["wasmtime", "seedfall"]
                 for attempt in range(retries + 1):
                     waited = wait_quiet()
-                    round_res = {}
+                    disturbed = False
                     for engine in order:
-                        if engine in errors:
+                        if engine in failed:
                             continue
                         res = run_one(engines[engine](path))
                         res.update(program=name, round=r, attempt=attempt, engine=engine,
@@ -127,60 +129,91 @@ def main(argv):
                         log.write(json.dumps(res) + "\n")
                         log.flush()
                         if "error" in res:
-                            errors[engine] = res["error"]
+                            failed.add(engine)
                             print(f"{name}: {engine} failed: {res['error']}", file=sys.stderr)
                             continue
-                        round_res[engine] = res
+                        disturbed |= res["disturbed"]
                         print(f"{name} round {r + 1}/{runs} attempt {attempt + 1}: {engine} "
                               f"{res['times_s'][0]:.2f} s (cpu {res['cpu_s'][0]:.2f} s; other processes "
                               f"{res['other_cpu_s']:.2f} cpu-s over {res['process_wall_s']:.2f} s"
                               f"{', DISTURBED' if res['disturbed'] else ''})", file=sys.stderr, flush=True)
-                    disturbed = any(x["disturbed"] for x in round_res.values())
-                    if not disturbed or attempt == retries:
-                        disturbed_kept += disturbed
-                        for engine, res in round_res.items():
-                            results[engine].append(res)
+                    if not disturbed:
                         break
-            rows.append((name, path, results, errors, disturbed_kept))
+    with open(out) as f:
+        return report([json.loads(l) for l in f if l.strip()])
 
-    print("| program | wasm MB | functions | seedfall s | wasmtime s | ratio seedfall/wasmtime "
-          "| seedfall CPU s | wasmtime CPU s | CPU ratio | code MB seedfall / wasmtime | disturbed |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    failed = False
-    for name, path, results, errors, disturbed_kept in rows:
-        wasm_mb = os.path.getsize(path) / 1e6
-        s, w = results["seedfall"], results["wasmtime"]
 
-        def med(rs, key):
-            return statistics.median(x[key][0] for x in rs) if rs else None
+def report(records):
+    """Print the markdown tables for the measurements in `records` (a results.jsonl)."""
+    programs = list(dict.fromkeys(x["program"] for x in records))
+    last_attempt = {}
+    for x in records:
+        key = (x["program"], x["round"])
+        last_attempt[key] = max(last_attempt.get(key, 0), x["attempt"])
 
-        s_t, w_t = med(s, "times_s"), med(w, "times_s")
-        s_c, w_c = med(s, "cpu_s"), med(w, "cpu_s")
-        funcs = f"{s[-1]['defined_functions']:,}" if s else "?"
-        fmt = lambda x: f"{x:.2f}" if x is not None else "FAIL"
-        ratio = f"{s_t / w_t:.2f}" if s_t and w_t else "—"
-        cpu_ratio = f"{s_c / w_c:.2f}" if s_c and w_c else "—"
-        code = (f"{s[-1]['code_bytes'] / 1e6:.1f}" if s else "—") + " / " + \
-               (f"{w[-1]['code_bytes'] / 1e6:.1f}" if w and w[-1].get("code_bytes") else "—")
-        print(f"| {name} | {wasm_mb:.1f} | {funcs} | {fmt(s_t)} | {fmt(w_t)} | {ratio} "
-              f"| {fmt(s_c)} | {fmt(w_c)} | {cpu_ratio} | {code} | {disturbed_kept}/{runs} |")
-        failed |= bool(errors)
-    threads_s = {x["threads"] for *_, r, _, _ in rows for x in r["seedfall"]}
-    threads_w = {x["threads"] for *_, r, _, _ in rows for x in r["wasmtime"]}
-    kept = [x for *_, r, _, _ in rows for e in r.values() for x in e]
-    other = sum(x["other_cpu_s"] for x in kept)
-    span = sum(x["process_wall_s"] for x in kept)
-    print()
-    print(f"Median of {runs} interleaved rounds, each engine in a fresh process timing only the "
-          f"compile call. Threads: seedfall {sorted(threads_s)}, wasmtime {sorted(threads_w)}. "
+    def ok(x):
+        return "error" not in x
+
+    def clean_pairs(name):
+        """Rounds/attempts in which both engines measured and neither was disturbed."""
+        by = {}
+        for x in records:
+            if x["program"] == name and ok(x):
+                by.setdefault((x["round"], x["attempt"]), {})[x["engine"]] = x
+        return [p for p in by.values() if len(p) == 2 and not any(v["disturbed"] for v in p.values())]
+
+    def kept(name):
+        """The attempt each round ended on (clean, or the last retry), as pairs."""
+        by = {}
+        for x in records:
+            if x["program"] == name and ok(x) and x["attempt"] == last_attempt[(name, x["round"])]:
+                by.setdefault(x["round"], {})[x["engine"]] = x
+        return [p for p in by.values() if len(p) == 2]
+
+    def med(pairs, engine, key):
+        return statistics.median(p[engine][key][0] for p in pairs)
+
+    def table(select, title, count_label):
+        print(title)
+        print()
+        print(f"| program | wasm MB | functions | seedfall s | wasmtime s | ratio seedfall/wasmtime "
+              f"| seedfall CPU s | wasmtime CPU s | CPU ratio | code MB seedfall / wasmtime | {count_label} |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for name in programs:
+            pairs = select(name)
+            rounds = len({x["round"] for x in records if x["program"] == name})
+            if not pairs:
+                failed = sorted({x["engine"] for x in records if x["program"] == name and not ok(x)})
+                what = f"FAIL ({', '.join(failed)})" if failed else "—"
+                print(f"| {name} | | | {what} | | — | | | | | 0/{rounds} |")
+                continue
+            s, w = pairs[-1]["seedfall"], pairs[-1]["wasmtime"]
+            s_t, w_t = med(pairs, "seedfall", "times_s"), med(pairs, "wasmtime", "times_s")
+            s_c, w_c = med(pairs, "seedfall", "cpu_s"), med(pairs, "wasmtime", "cpu_s")
+            code_w = f"{w['code_bytes'] / 1e6:.1f}" if w.get("code_bytes") else "—"
+            print(f"| {name} | {s['wasm_bytes'] / 1e6:.1f} | {s['defined_functions']:,} | {s_t:.2f} | {w_t:.2f} "
+                  f"| {s_t / w_t:.2f} | {s_c:.2f} | {w_c:.2f} | {s_c / w_c:.2f} "
+                  f"| {s['code_bytes'] / 1e6:.1f} / {code_w} | {len(pairs)}/{rounds} |")
+        print()
+
+    table(clean_pairs, "Undisturbed rounds only (neither engine's measurement shared the machine with "
+          "more than 10% other load; retried attempts included):", "undisturbed rounds")
+    table(kept, "All rounds (the attempt each round ended on, disturbed or not):", "rounds")
+
+    good = [x for x in records if ok(x)]
+    threads_s = sorted({x["threads"] for x in good if x["engine"] == "seedfall"})
+    threads_w = sorted({x["threads"] for x in good if x["engine"] == "wasmtime"})
+    other = sum(x["other_cpu_s"] for x in good)
+    span = sum(x["process_wall_s"] for x in good)
+    print(f"Medians; each engine in a fresh process timing only the compile call, interleaved "
+          f"(order alternating by round). Threads: seedfall {threads_s}, wasmtime {threads_w}. "
           f"functions = defined (non-imported) functions; CPU = user+sys of all threads during the "
-          f"compile call; disturbed = rounds kept although other processes took >10% of the machine. "
-          f"Other processes used {other:.1f} CPU-s over the {span:.0f} s of kept measurements "
-          f"({100 * other / (span * NCPU):.0f}% of the machine's {NCPU} CPUs).")
-    for name, _, _, errors, _ in rows:
-        for engine, e in errors.items():
-            print(f"\n**{name}: {engine} failed:** `{e}`")
-    return 1 if failed else 0
+          f"compile call. {len(good)} measurements in all; other processes used {other:.1f} CPU-s "
+          f"over their {span:.0f} s ({100 * other / (span * NCPU):.0f}% of the machine's {NCPU} CPUs).")
+    errors = [x for x in records if not ok(x)]
+    for x in {(x["program"], x["engine"]): x for x in errors}.values():
+        print(f"\n**{x['program']}: {x['engine']} failed:** `{x['error']}`")
+    return 1 if errors else 0
 
 
 if __name__ == "__main__":

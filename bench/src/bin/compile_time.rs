@@ -1,7 +1,7 @@
 //! `compile-time`: cold compile time of wasm modules with seedfall's engine.
 //!
 //! ```text
-//! compile-time [--runs N] FILE.wasm...
+//! compile-time [--runs N] [--load] FILE.wasm...
 //! ```
 //!
 //! For each file, calls `seedfall_engine::compile(&wasm, &CompileConfig::default())`
@@ -16,23 +16,27 @@
 //! the file is not timed). `cpu_s` is user+system CPU time of the whole process
 //! over each call, all threads included, so `cpu_s / times_s` shows how well
 //! the parallel compile used the cores. `threads` is the engine's worker
-//! count (`available_parallelism`). A file that fails to compile prints
+//! count (`available_parallelism`). With `--load`, the line also has `load_s`:
+//! the wall time of one `Code::load` of the last Artifact (map, relocate, make
+//! executable), which `compile` does not include but wasmtime's
+//! `Module::new` does (it publishes executable code). A file that fails to compile prints
 //! `{"engine":"seedfall","file":"...","error":"..."}`; the exit status is then 1.
 //!
 //! This is a benchmark, not a test: `cargo test` does not run it. See
 //! bench/compile.sh for the comparison with wasmtime.
 
-use seedfall_engine::{compile, CompileConfig};
+use seedfall_engine::{compile, Code, CompileConfig};
 use std::process::ExitCode;
 use std::time::Instant;
 
 fn usage() -> ExitCode {
-    eprintln!("usage: compile-time [--runs N] FILE.wasm...");
+    eprintln!("usage: compile-time [--runs N] [--load] FILE.wasm...");
     ExitCode::from(2)
 }
 
 fn main() -> ExitCode {
     let mut runs = 5usize;
+    let mut load = false;
     let mut files = Vec::new();
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -41,6 +45,7 @@ fn main() -> ExitCode {
                 Some(n) if n > 0 => runs = n,
                 _ => return usage(),
             },
+            "--load" => load = true,
             "--help" | "-h" => {
                 usage();
                 return ExitCode::SUCCESS;
@@ -98,20 +103,35 @@ fn main() -> ExitCode {
             continue;
         }
         let artifact = last.expect("runs > 0");
-        let info = &artifact.info;
+        let info = artifact.info.clone();
+        let code_bytes = artifact.code.len();
+        let load_field = if load {
+            let t0 = Instant::now();
+            match Code::load(artifact) {
+                Ok(code) => {
+                    let elapsed = t0.elapsed().as_secs_f64();
+                    drop(code);
+                    format!(",\"load_s\":{elapsed:.6}")
+                }
+                Err(e) => format!(",\"load_error\":{}", json_str(&e.to_string())),
+            }
+        } else {
+            String::new()
+        };
         println!(
             "{{\"engine\":\"seedfall\",\"file\":{},\"wasm_bytes\":{},\"functions\":{},\"defined_functions\":{},\
-             \"code_bytes\":{},\"threads\":{},\"runs\":{},\"median_s\":{:.6},\"times_s\":{},\"cpu_s\":{}}}",
+             \"code_bytes\":{},\"threads\":{},\"runs\":{},\"median_s\":{:.6},\"times_s\":{},\"cpu_s\":{}{}}}",
             json_str(file),
             wasm.len(),
             info.num_funcs(),
             info.num_funcs() - info.num_imported_funcs,
-            artifact.code.len(),
+            code_bytes,
             threads,
             runs,
             median(&times),
             json_list(&times),
             json_list(&cpu),
+            load_field,
         );
     }
     if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS }

@@ -1,0 +1,3 @@
+module seedfall.dev/bench/guest
+
+go 1.26
