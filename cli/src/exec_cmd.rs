@@ -129,7 +129,7 @@ pub fn run(args: ExecArgs) -> ExitCode {
     argv.extend(args.args);
     let mut node = Node::new(NODE, args.seed, argv, env, fs);
     let schedule = Schedule::new(&preempt.strategy, RandomStream::new(args.seed, "preempt", NODE, 1));
-    node.preempt = compiled.counter_global.map(|counter| Preemption::new(counter, offsets, schedule));
+    node.preempt = compiled.counter_global.map(|counter| Preemption::new(counter, offsets, schedule, preempt.loops));
     let (exit, instance) = match exec::run(compiled.code, node, watchdog) {
         Ok(done) => done,
         Err(e) => return fail(e),

@@ -10,8 +10,13 @@
 //! - a point of the strategy (`strategy`): only ask for the preemption, which
 //!   sends the goroutine to the back of Go's run queue.
 //! Requests are at least `MIN_QUANTUM` counted calls apart, so a tiny `every`
-//! cannot livelock the runtime. A goroutine that ignores `BUSY_SLICES`
-//! requests in a row spins without stack-checked calls: a busy-loop failure.
+//! cannot livelock the runtime. With loop counters, a goroutine that ignores
+//! `BUSY_SLICES` slice-end requests in a row (about 420 million counted
+//! events, 1 s of virtual time) spins without stack-checked calls: a busy-loop
+//! failure. Without loop counters there is no such verdict: a goroutine that
+//! keeps reaching the hook is calling functions — a long computation in
+//! frameless leaf functions (Go's `bytes` tests do this), not a hang — and a
+//! loop with no calls at all never reaches the hook (the watchdog's case).
 
 pub mod goruntime;
 pub mod strategy;
@@ -24,7 +29,7 @@ use strategy::Schedule;
 pub const SLICE_CALLS: u64 = 4_194_304;
 pub const SLICE_PARK_NS: u64 = 10_000_000;
 pub const MIN_QUANTUM: u64 = 256;
-pub const BUSY_SLICES: u32 = 3;
+pub const BUSY_SLICES: u32 = 100;
 pub const HOOK_MODULE: &str = "seedfall";
 pub const HOOK_NAME: &str = "preempt";
 
@@ -41,13 +46,15 @@ pub struct Preemption {
     slice_start: u64,
     last_request: Option<u64>,
     ignored_slices: u32,
+    /// Whether loop heads are counted, which makes the busy-loop verdict sound.
+    loops: bool,
     /// Counted calls at which the strategy preempted (pct's change points are
     /// the `preempt` faults of a run).
     pub fired: Vec<u64>,
 }
 
 impl Preemption {
-    pub fn new(counter_global: u32, offsets: Option<GoOffsets>, schedule: Schedule) -> Preemption {
+    pub fn new(counter_global: u32, offsets: Option<GoOffsets>, schedule: Schedule, loops: bool) -> Preemption {
         Preemption {
             counter_global,
             offsets,
@@ -57,6 +64,7 @@ impl Preemption {
             slice_start: 0,
             last_request: None,
             ignored_slices: 0,
+            loops,
             fired: Vec::new(),
         }
     }
@@ -107,7 +115,7 @@ fn decide(node: &mut Node, memory: &mut [u8], g: u64, counter: i64) -> Decision 
             }
             if slice_end {
                 p.ignored_slices = if outcome == Request::AlreadyPending { p.ignored_slices + 1 } else { 0 };
-                busy = p.ignored_slices >= BUSY_SLICES;
+                busy = p.loops && p.ignored_slices >= BUSY_SLICES;
             }
         }
     }
