@@ -25,8 +25,16 @@ pub enum Exit {
 pub fn run(code: Arc<Code>, node: Node, watchdog: Duration) -> Result<(Exit, Instance<Node>), seedfall_engine::Error> {
     let mut linker = wasi::linker();
     preempt::register(&mut linker);
-    let _watchdog = Watchdog::start(node.trace.progress.clone(), watchdog);
+    let progress = node.trace.progress.clone();
+    let counter_global = node.preempt.as_ref().map(|p| p.counter_global());
     let mut instance = Instance::new(code, &linker, node)?;
+    if let Some(index) = counter_global {
+        // SAFETY: the slot is in the instance's heap-allocated vmctx, which
+        // does not move when the instance is returned and outlives the
+        // watchdog, dropped when this function returns.
+        unsafe { progress.watch_counter(instance.global_ref(index).slot) };
+    }
+    let _watchdog = Watchdog::start(progress, watchdog);
     let mut run = instance.call("_start", &[])?;
     let exit = loop {
         match run {

@@ -1,29 +1,49 @@
 //! The real-time watchdog: stops a guest that runs for too long without making
-//! any host call (a loop with no calls and no loop counters never reaches the
-//! preemption hook). It watches a progress counter that every host call bumps;
-//! if the counter stands still for `limit` of real time it interrupts the
+//! any host call or function call (a loop with no calls and no loop counters
+//! never reaches the preemption hook). It watches a progress counter that every
+//! host call bumps and the guest's call counter; if both stand still for
+//! `limit` of real time it interrupts the
 //! guest's thread, which traps with `TrapKind::Interrupted`. Real time is read
 //! only here, never in the simulation, and never affects a run that finishes.
 
 use seedfall_engine::Interrupter;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 pub const DEFAULT_LIMIT: Duration = Duration::from_secs(10);
 
-/// Host calls made so far; shared with the watchdog thread.
+/// What the watchdog watches: host calls made so far, and optionally the
+/// guest's preemption counter, which every function entry decrements — so a
+/// guest that keeps calling functions (a long computation between two hooks,
+/// like comparing megabytes in Go's `bytes` tests) is making progress too.
 #[derive(Debug, Clone, Default)]
-pub struct Progress(Arc<AtomicU64>);
+pub struct Progress {
+    host_calls: Arc<AtomicU64>,
+    counter: Arc<AtomicUsize>,
+}
 
 impl Progress {
     pub fn bump(&self) {
-        self.0.fetch_add(1, Ordering::Relaxed);
+        self.host_calls.fetch_add(1, Ordering::Relaxed);
     }
 
-    fn get(&self) -> u64 {
-        self.0.load(Ordering::Relaxed)
+    /// Also watch the 8-byte counter at `slot` (a global of the running instance).
+    ///
+    /// # Safety
+    /// `slot` must stay valid and 8-byte aligned until the watchdog stops.
+    pub unsafe fn watch_counter(&self, slot: *mut u64) {
+        self.counter.store(slot as usize, Ordering::Relaxed);
+    }
+
+    fn get(&self) -> (u64, u64) {
+        let slot = self.counter.load(Ordering::Relaxed);
+        // The guest thread writes the slot with plain aligned 8-byte stores;
+        // an atomic load of it from here reads a whole value, stale at worst.
+        // SAFETY: see `watch_counter`.
+        let counter = if slot == 0 { 0 } else { unsafe { (*(slot as *const AtomicU64)).load(Ordering::Relaxed) } };
+        (self.host_calls.load(Ordering::Relaxed), counter)
     }
 }
 
