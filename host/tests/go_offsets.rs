@@ -6,19 +6,25 @@ use seedfall_host::preempt::goruntime::{self, GoOffsets};
 use std::collections::BTreeMap;
 use std::process::Command;
 
-fn go(args: &[&str]) -> std::process::Output {
+/// Go releases whose offsets are checked besides the local toolchain: cmd/go
+/// downloads them through the module proxy (GOTOOLCHAIN), about 70 MB each.
+const OTHER_TOOLCHAINS: &[&str] = &["go1.27.3"];
+
+/// `go` with `toolchain` ("local" or a release like "go1.27.3"), for wasip1.
+fn go(toolchain: &str, args: &[&str]) -> std::process::Output {
     Command::new("go")
         .args(args)
         .env("GOOS", "wasip1")
         .env("GOARCH", "wasm")
+        .env("GOTOOLCHAIN", toolchain)
         .current_dir(std::env::temp_dir())
         .output()
         .expect("the `go` command is needed for this test")
 }
 
-/// `#define NAME VALUE` lines of the runtime's go_asm.h.
-fn go_asm_defines() -> BTreeMap<String, u64> {
-    let out = go(&["build", "-a", "-work", "runtime"]);
+/// `#define NAME VALUE` lines of the runtime's go_asm.h built by `toolchain`.
+fn go_asm_defines(toolchain: &str) -> BTreeMap<String, u64> {
+    let out = go(toolchain, &["build", "-a", "-work", "runtime"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     let work = stderr.lines().find_map(|l| l.strip_prefix("WORK=")).expect("go build -work prints WORK=");
     let mut defines = BTreeMap::new();
@@ -56,11 +62,17 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
 }
 
 #[test]
-fn offsets_match_the_local_go_runtime() {
-    let version = String::from_utf8(Command::new("go").args(["env", "GOVERSION"]).output().unwrap().stdout).unwrap();
-    let offsets = goruntime::offsets_for(version.trim()).expect("the local Go version is supported");
-    let d = go_asm_defines();
-    assert!(!d.is_empty(), "found go_asm.h");
+fn offsets_match_the_go_runtimes_we_support() {
+    for toolchain in std::iter::once("local").chain(OTHER_TOOLCHAINS.iter().copied()) {
+        let out = go(toolchain, &["env", "GOVERSION"]);
+        assert!(out.status.success(), "{toolchain}: {}", String::from_utf8_lossy(&out.stderr));
+        check_offsets(String::from_utf8(out.stdout).unwrap().trim(), &go_asm_defines(toolchain));
+    }
+}
+
+fn check_offsets(version: &str, d: &BTreeMap<String, u64>) {
+    let offsets = goruntime::offsets_for(version).expect("a supported Go version");
+    assert!(!d.is_empty(), "found go_asm.h for {version}");
     let from_go = GoOffsets {
         g_stackguard0: d["g_stackguard0"] as u32,
         g_m: d["g_m"] as u32,
