@@ -12,5 +12,5 @@ for seed in 7 7 8; do
   echo "== seedfall exec --seed $seed tour.wasm"
   start=$(date +%s%N)
   "$seedfall" exec --seed "$seed" target/examples/tour.wasm
-  echo "   ($(( ($(date +%s%N) - start) / 1000000 )) ms of real time, compile included)"
+  echo "   ($(( ($(date +%s%N) - start) / 1000000 )) ms of real time, including compiling or loading from the cache)"
 done
