@@ -13,8 +13,11 @@
 # environment. Counts come from the `go test -json` events of tests and
 # subtests (events with a Test field): run, pass, fail, skip.
 #
-# Exits 1 if a package that passes under wazero fails under seedfall or has
-# different counts; 2 on a setup error.
+# "same?" is yes (identical results and counts), more (seedfall passes tests
+# wazero skips or never reaches, and does no test worse: wazero refuses
+# absolute symlink targets, so Go's symlink tests skip there) or NO. Exits 1
+# if a package that passes under wazero is NO under seedfall (it fails, or a
+# test fails, skips or goes missing); 2 on a setup error.
 #
 # Environment:
 #   SEEDFALL_BIN             seedfall binary (default target/release/seedfall,

@@ -17,7 +17,7 @@ use corosensei::{Coroutine, CoroutineResult, Yielder};
 use std::cell::{Cell, RefCell};
 
 /// Native stack per fiber. Committed lazily by the OS.
-pub const STACK_SIZE: usize = 8 << 20;
+pub const STACK_SIZE: usize = 16 << 20;
 /// Room kept free below guest frames for host functions and the trap path.
 pub const HOST_STACK_RESERVE: usize = 256 << 10;
 const POOL_MAX: usize = 32;
