@@ -5,12 +5,17 @@
 
 mod argv;
 mod cache_cmd;
+mod cluster;
 mod compiled;
-// Parsed and tested now; its consumer, `seedfall run`, arrives with the simulated world (issue 6).
-#[allow(dead_code)]
 mod config;
 mod duration;
 mod exec_cmd;
+mod progress;
+mod replay_cmd;
+mod report;
+mod run_cmd;
+mod seeds;
+mod sweep;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -24,6 +29,10 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Run seeds of a config in parallel; report failures and the lowest failing seed.
+    Run(run_cmd::RunArgs),
+    /// Run one seed of a config with the full trace.
+    Replay(replay_cmd::ReplayArgs),
     /// Run one wasip1 program in the deterministic world (works as `go test -exec`).
     Exec(exec_cmd::ExecArgs),
     /// Inspect and manage the compiled-code cache.
@@ -40,6 +49,8 @@ fn main() -> ExitCode {
         }
     };
     match cli.command {
+        Command::Run(args) => run_cmd::run(args),
+        Command::Replay(args) => replay_cmd::run(args),
         Command::Exec(args) => exec_cmd::run(args),
         Command::Cache(args) => cache_cmd::run(args),
     }

@@ -3,6 +3,7 @@
 //! standard streams and the preopened directories follow from 3.
 
 use crate::fs::Ino;
+use crate::net::{EndpointId, ListenerId};
 use std::collections::BTreeMap;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -13,6 +14,10 @@ pub enum FdKind {
     File { ino: Ino, offset: u64 },
     /// A directory; `preopen` is the guest path it was preopened as.
     Dir { ino: Ino, preopen: Option<String> },
+    /// A listening TCP socket of the simulated network.
+    Listener(ListenerId),
+    /// One end of a simulated TCP connection.
+    Socket(EndpointId),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -79,6 +84,11 @@ impl FdTable {
 
     pub fn remove(&mut self, fd: u32) -> Option<FdEntry> {
         self.entries.remove(&fd)
+    }
+
+    /// Removes every descriptor, in number order.
+    pub fn drain(&mut self) -> Vec<FdKind> {
+        std::mem::take(&mut self.entries).into_values().map(|e| e.kind).collect()
     }
 }
 

@@ -1,8 +1,9 @@
-//! The simulated world that guests run in. So far: one node's WASI preview1
-//! over virtual resources (clock, seeded randomness, an in-memory file system
-//! with read-through host mounts) and `exec`, which runs one program to
-//! completion. It never touches the real clock or network, and never writes
-//! real files. Scheduler, disk faults and network arrive with later issues.
+//! The simulated world that guests run in: WASI preview1 over virtual
+//! resources (clock, seeded randomness, an in-memory file system with a
+//! durability model and read-through host mounts, a simulated network), the
+//! `seedfall` module of the Go SDK, `exec` (one program to completion) and
+//! `world` (a cluster on one clock, with faults and verdicts). It never
+//! touches the real clock or network, and never writes real files.
 
 pub mod clock;
 pub mod exec;
@@ -12,6 +13,8 @@ pub mod net;
 pub mod node;
 pub mod preempt;
 pub mod random;
+pub mod sdk;
 pub mod trace;
 pub mod wasi;
 pub mod watchdog;
+pub mod world;

@@ -1,14 +1,19 @@
 //! A node's host-side state: everything its WASI calls read and change. For
-//! `seedfall exec` there is one node that owns its clock; the simulated world
-//! (later) shares one clock between nodes.
+//! `seedfall exec` there is one node that owns its clock. In the simulated
+//! world (`world/`) the world copies its clock into the node before each
+//! step and back after it (exactly one node runs at a time), and the node
+//! reaches the shared network and reports to the world through `SimLink`.
 
 use crate::clock::VirtualClock;
 use crate::fdtable::{FdKind, FdTable};
 use crate::fs::Fs;
+use crate::net::{EndpointId, Net, NodeId};
 use crate::preempt::Preemption;
 use crate::random::RandomStream;
 use crate::trace::Trace;
+use std::cell::RefCell;
 use std::io::Write;
+use std::rc::Rc;
 
 /// Where a guest's stdout or stderr goes.
 pub enum Output {
@@ -39,6 +44,83 @@ impl Output {
             Output::Inherit => &[],
         }
     }
+
+    /// Takes what was captured so far.
+    pub fn take(&mut self) -> Vec<u8> {
+        match self {
+            Output::Capture(buf) => std::mem::take(buf),
+            Output::Inherit => Vec::new(),
+        }
+    }
+}
+
+/// What a parked node waits for besides its timer (the value it suspended
+/// with). The world turns these into a wake-up time with the network model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wait {
+    /// poll_oneoff FD_READ, or a blocking read or accept.
+    Readable(u32),
+    /// poll_oneoff FD_WRITE, or a blocking write.
+    Writable(u32),
+    /// `seedfall.dial`: until the connect is answered.
+    Connect(EndpointId),
+}
+
+/// A property kind of the `seedfall.property` call (docs/sdk-abi.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum PropertyKind {
+    Assert,
+    Always,
+    Sometimes,
+    Reachable,
+    Unreachable,
+    Fail,
+}
+
+impl PropertyKind {
+    pub fn from_abi(kind: u32) -> Option<PropertyKind> {
+        use PropertyKind::*;
+        [Assert, Always, Sometimes, Reachable, Unreachable, Fail].get(kind as usize).copied()
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            PropertyKind::Assert => "assert",
+            PropertyKind::Always => "always",
+            PropertyKind::Sometimes => "sometimes",
+            PropertyKind::Reachable => "reachable",
+            PropertyKind::Unreachable => "unreachable",
+            PropertyKind::Fail => "fail",
+        }
+    }
+
+    /// Whether reaching the property with this condition fails the run.
+    pub fn fails(self, cond: bool) -> bool {
+        match self {
+            PropertyKind::Assert | PropertyKind::Always => !cond,
+            PropertyKind::Unreachable | PropertyKind::Fail => true,
+            PropertyKind::Sometimes | PropertyKind::Reachable => false,
+        }
+    }
+}
+
+/// Something the guest told the world through the `seedfall` module.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Report {
+    Property { kind: PropertyKind, cond: bool, message: String },
+    SetupComplete,
+    QuietFor { ns: u64 },
+}
+
+/// A node's link to the simulated world (absent under `seedfall exec`).
+pub struct SimLink {
+    pub net: Rc<RefCell<Net>>,
+    pub net_node: NodeId,
+    pub incarnation: u32,
+    /// The cap shrink puts on `sim.Budget` (None: the guest's default).
+    pub budget_cap: Option<u64>,
+    /// Reports since the world last drained them.
+    pub reports: Vec<Report>,
 }
 
 pub struct Node {
@@ -55,6 +137,10 @@ pub struct Node {
     pub trace: Trace,
     /// `None` when the module is not instrumented for preemption.
     pub preempt: Option<Preemption>,
+    /// `None` under `seedfall exec`.
+    pub sim: Option<SimLink>,
+    /// What the node waits for while parked (empty while it runs).
+    pub waits: Vec<Wait>,
 }
 
 impl Node {
@@ -76,6 +162,25 @@ impl Node {
             stderr: Output::Inherit,
             trace: Trace::default(),
             preempt: None,
+            sim: None,
+            waits: Vec::new(),
+        }
+    }
+
+    /// Lets go of what a removed descriptor held: a file system reference,
+    /// or its socket in the network.
+    pub fn release(&mut self, kind: &FdKind) {
+        match kind {
+            FdKind::File { ino, .. } | FdKind::Dir { ino, .. } => self.fs.release(*ino),
+            FdKind::Socket(_) | FdKind::Listener(_) => crate::wasi::close_socket(self, kind),
+            FdKind::Stdin | FdKind::Stdout | FdKind::Stderr => {}
+        }
+    }
+
+    /// Closes every descriptor, as the kernel does when a process exits.
+    pub fn close_all(&mut self) {
+        for kind in self.fds.drain() {
+            self.release(&kind);
         }
     }
 }

@@ -30,6 +30,37 @@ impl RandomStream {
             buf[0] = 1;
         }
     }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.rng.next_u64()
+    }
+
+    /// Uniform in `0..n` (`n` > 0), by the multiply-shift method (no modulo bias, no loop).
+    pub fn below(&mut self, n: u64) -> u64 {
+        debug_assert!(n > 0);
+        ((u128::from(self.next_u64()) * u128::from(n)) >> 64) as u64
+    }
+
+    /// Uniform in `min..=max`.
+    pub fn between(&mut self, min: u64, max: u64) -> u64 {
+        debug_assert!(min <= max);
+        let span = u128::from(max - min) + 1;
+        min + ((u128::from(self.next_u64()) * span) >> 64) as u64
+    }
+
+    /// Uniform in `[0, 1)`.
+    pub fn unit(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// True with probability `p`; draws nothing when `p` is not above 0, so a
+    /// fault that is switched off never shifts its stream.
+    pub fn chance(&mut self, p: f64) -> bool {
+        if p.is_nan() || p <= 0.0 {
+            return false;
+        }
+        self.unit() < p
+    }
 }
 
 #[cfg(test)]

@@ -25,6 +25,11 @@ pub struct Progress {
 }
 
 impl Progress {
+    /// Host calls made so far.
+    pub fn host_calls(&self) -> u64 {
+        self.host_calls.load(Ordering::Relaxed)
+    }
+
     pub fn bump(&self) {
         self.host_calls.fetch_add(1, Ordering::Relaxed);
     }

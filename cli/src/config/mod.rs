@@ -57,7 +57,7 @@ pub struct Config {
 }
 
 /// Where a program comes from. Both paths are absolute.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Source {
     /// A Go package directory, built with `GOOS=wasip1 GOARCH=wasm go build`.
     Pkg(PathBuf),

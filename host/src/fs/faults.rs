@@ -95,9 +95,9 @@ impl Prefix {
     /// write of more than one byte next, `bytes` uniform below its length
     /// (0 included: the write is then not started).
     pub fn draw(sizes: &[usize], random: &mut RandomStream) -> Prefix {
-        let ops = below(random, sizes.len() as u64 + 1) as usize;
+        let ops = random.below(sizes.len() as u64 + 1) as usize;
         let bytes = match sizes.get(ops) {
-            Some(&len) if len > 1 => below(random, len as u64) as usize,
+            Some(&len) if len > 1 => random.below(len as u64) as usize,
             _ => 0,
         };
         let prefix = Prefix { ops, bytes };
@@ -232,7 +232,7 @@ impl DiskFaults {
     pub(super) fn crash_in(&mut self, op: u64, on: DiskOp, sizes: &[usize]) -> Option<DiskFault> {
         let applied = match &mut self.source {
             Source::Random { crash_on_io, .. } => {
-                if !chance(crash_on_io, self.config.crash_on_io) {
+                if !crash_on_io.chance(self.config.crash_on_io) {
                     return None;
                 }
                 Prefix::draw(sizes, crash_on_io)
@@ -249,7 +249,7 @@ impl DiskFaults {
     /// pending writes to lose; a replayed one is injected regardless.
     pub(super) fn sync_eio(&mut self, op: u64, has_pending: bool) -> Option<DiskFault> {
         let fails = match &mut self.source {
-            Source::Random { fsync_eio, .. } => has_pending && chance(fsync_eio, self.config.fsync_eio),
+            Source::Random { fsync_eio, .. } => has_pending && fsync_eio.chance(self.config.fsync_eio),
             Source::Replay(faults) => faults.get(&op) == Some(&DiskFaultKind::SyncEio),
         };
         fails.then(|| self.logged(op, DiskOp::Sync, DiskFaultKind::SyncEio))
@@ -261,27 +261,6 @@ impl DiskFaults {
         self.log.push(fault);
         fault
     }
-}
-
-fn next_u64(random: &mut RandomStream) -> u64 {
-    let mut bytes = [0; 8];
-    random.fill(&mut bytes);
-    u64::from_le_bytes(bytes)
-}
-
-/// Uniform in `0..n` (`n` > 0), by the multiply-shift method.
-fn below(random: &mut RandomStream, n: u64) -> u64 {
-    debug_assert!(n > 0);
-    ((u128::from(next_u64(random)) * u128::from(n)) >> 64) as u64
-}
-
-/// True with probability `p`; draws nothing when `p` is not above 0.
-fn chance(random: &mut RandomStream, p: f64) -> bool {
-    if p.is_nan() || p <= 0.0 {
-        return false;
-    }
-    let unit = (next_u64(random) >> 11) as f64 / (1u64 << 53) as f64;
-    unit < p
 }
 
 #[cfg(test)]
@@ -320,12 +299,12 @@ mod tests {
     #[test]
     fn chance_follows_the_probability_and_zero_draws_nothing() {
         let mut random = stream(5);
-        let hits = (0..10_000).filter(|_| chance(&mut random, 0.25)).count();
+        let hits = (0..10_000).filter(|_| random.chance(0.25)).count();
         assert!((2_200..2_800).contains(&hits), "{hits}");
         let (mut a, mut b) = (stream(6), stream(6));
-        assert!(!chance(&mut a, 0.0));
-        assert_eq!(next_u64(&mut a), next_u64(&mut b), "p = 0 consumed nothing");
-        assert!(chance(&mut a, 1.0));
+        assert!(!a.chance(0.0));
+        assert_eq!(a.next_u64(), b.next_u64(), "p = 0 consumed nothing");
+        assert!(a.chance(1.0));
     }
 
     #[test]

@@ -428,13 +428,7 @@ impl Net {
     }
 
     fn draw_latency_ns(&mut self) -> u64 {
-        let span = self.config.latency_ns_max - self.config.latency_ns_min;
-        let mut bytes = [0u8; 8];
-        self.latency_rng.fill(&mut bytes);
-        let x = u64::from_le_bytes(bytes);
-        // Multiply-shift maps x uniformly onto [0, span] without a modulo loop.
-        let offset = ((u128::from(x) * (u128::from(span) + 1)) >> 64) as u64;
-        self.config.latency_ns_min + offset
+        self.latency_rng.between(self.config.latency_ns_min, self.config.latency_ns_max)
     }
 
     /// Sends `payload` from the peer of `to` towards `to` at `now_ns`

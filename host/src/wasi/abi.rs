@@ -14,6 +14,7 @@ pub const ENOSYS: Errno = 52;
 pub const ENOTDIR: Errno = 54;
 pub const ENOTSUP: Errno = 58;
 pub const ESPIPE: Errno = 70;
+pub const ENOTSOCK: Errno = 57;
 pub const ENOTCAPABLE: Errno = 76;
 
 pub const FILETYPE_CHARACTER_DEVICE: u8 = 2;

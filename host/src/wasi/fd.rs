@@ -1,9 +1,9 @@
 //! Calls on open descriptors: read, write, seek, stat, readdir, close, sync,
-//! and the preopen scan. Sockets do not exist for a single node; the sock_*
-//! calls answer ENOTSOCK-like errors until the network model arrives.
+//! and the preopen scan. Socket descriptors are handed to `sock.rs`;
+//! sock_recv and sock_send (which Go never calls) answer ENOTSUP on sockets.
 
 use super::abi::*;
-use super::bind;
+use super::{bind, sock};
 use crate::fdtable::{FdEntry, FdKind};
 use crate::fs::Stat;
 use crate::node::Node;
@@ -13,7 +13,6 @@ const WHENCE_SET: u8 = 0;
 const WHENCE_CUR: u8 = 1;
 const WHENCE_END: u8 = 2;
 const PREOPEN_TYPE_DIR: u8 = 0;
-const ENOTSOCK: Errno = 57;
 /// The one device every simulated file lives on (Go's os.SameFile compares it).
 const DEVICE: u64 = 1;
 /// Size of a dirent header before the name.
@@ -64,6 +63,8 @@ fn fd_write(c: &mut Caller<'_, Node>, v: &[u64], offset: Option<u64>) -> WasiRes
         // is a file opened O_RDONLY.
         FdKind::Dir { .. } => return Err(EBADF),
         FdKind::File { .. } if !entry.can_write() => return Err(EBADF),
+        FdKind::Socket(_) | FdKind::Listener(_) if offset.is_some() => return Err(ESPIPE),
+        FdKind::Socket(_) | FdKind::Listener(_) => sock::write(c, fd, &entry, &data)?,
         FdKind::File { ino, offset: position } => {
             let node = c.data_mut();
             let now = node.clock.realtime_now();
@@ -96,6 +97,8 @@ fn fd_read(c: &mut Caller<'_, Node>, v: &[u64], offset: Option<u64>) -> WasiResu
         FdKind::Dir { .. } => return Err(EISDIR),
         // As on Linux: a file opened O_WRONLY cannot be read.
         FdKind::File { .. } if !entry.can_read() => return Err(EBADF),
+        FdKind::Socket(_) | FdKind::Listener(_) if offset.is_some() => return Err(ESPIPE),
+        FdKind::Socket(_) | FdKind::Listener(_) => sock::read(c, fd, &entry, wanted)?,
         FdKind::File { ino, offset: position } => {
             let at = offset.unwrap_or(position);
             let mut buf = vec![0u8; wanted];
@@ -141,6 +144,7 @@ fn fd_fdstat_get(c: &mut Caller<'_, Node>, v: &[u64]) -> WasiResult {
         FdKind::Dir { .. } => FILETYPE_DIRECTORY,
         // A regular file or a device such as /dev/null.
         FdKind::File { ino, .. } => c.data().fs.filetype(ino)?.wasi_code(),
+        FdKind::Socket(_) | FdKind::Listener(_) => sock::FILETYPE_SOCKET_STREAM,
     };
     let mut out = [0u8; 24];
     out[0] = filetype;
@@ -154,6 +158,11 @@ fn fd_filestat_get(c: &mut Caller<'_, Node>, v: &[u64]) -> WasiResult {
     let out = match entry(c, v[0] as u32)?.kind {
         FdKind::Stdin | FdKind::Stdout | FdKind::Stderr => stdio_filestat(),
         FdKind::Dir { ino, .. } | FdKind::File { ino, .. } => encode_filestat(&c.data_mut().fs.stat(ino)?),
+        FdKind::Socket(_) | FdKind::Listener(_) => {
+            let mut out = [0u8; 64];
+            out[16] = sock::FILETYPE_SOCKET_STREAM;
+            out
+        }
     };
     write_bytes(c, v[1] as u32, &out)
 }
@@ -190,9 +199,7 @@ fn fd_readdir(c: &mut Caller<'_, Node>, v: &[u64]) -> WasiResult {
 fn fd_close(c: &mut Caller<'_, Node>, v: &[u64]) -> WasiResult {
     let node = c.data_mut();
     let entry = node.fds.remove(v[0] as u32).ok_or(EBADF)?;
-    if let FdKind::File { ino, .. } | FdKind::Dir { ino, .. } = entry.kind {
-        node.fs.release(ino);
-    }
+    node.release(&entry.kind);
     Ok(())
 }
 
@@ -201,6 +208,13 @@ fn fd_prestat(c: &Caller<'_, Node>, fd: u32) -> Result<String, Errno> {
         FdKind::Dir { preopen: Some(name), .. } => Ok(name),
         // Not EBADF: Go's preopen scan stops at the first EBADF.
         _ => Err(ENOTDIR),
+    }
+}
+
+fn not_for_sockets(c: &Caller<'_, Node>, fd: u32) -> WasiResult {
+    match entry(c, fd)?.kind {
+        FdKind::Socket(_) | FdKind::Listener(_) => Err(ENOTSUP),
+        _ => Err(ENOTSOCK),
     }
 }
 
@@ -274,8 +288,8 @@ pub fn register(l: &mut Linker<Node>) {
         let len = (v[2] as u32 as usize).min(name.len());
         write_bytes(c, v[1] as u32, &name.as_bytes()[..len])
     });
-    bind(l, "sock_accept", &[I32, I32, I32], |_, _| Err(ENOTSOCK));
-    bind(l, "sock_shutdown", &[I32, I32], |_, _| Err(ENOTSOCK));
-    bind(l, "sock_recv", &[I32, I32, I32, I32, I32, I32], |_, _| Err(ENOTSOCK));
-    bind(l, "sock_send", &[I32, I32, I32, I32, I32], |_, _| Err(ENOTSOCK));
+    bind(l, "sock_accept", &[I32, I32, I32], sock::accept);
+    bind(l, "sock_shutdown", &[I32, I32], sock::shutdown);
+    bind(l, "sock_recv", &[I32, I32, I32, I32, I32, I32], |c, v| not_for_sockets(c, v[0] as u32));
+    bind(l, "sock_send", &[I32, I32, I32, I32, I32], |c, v| not_for_sockets(c, v[0] as u32));
 }

@@ -10,6 +10,9 @@ mod fd;
 mod path;
 mod poll;
 mod proc;
+pub(crate) mod sock;
+
+pub use sock::close as close_socket;
 
 use crate::node::Node;
 use abi::WasiResult;
@@ -33,6 +36,12 @@ fn bind(
         };
         caller.data_mut().trace.host_call(&traced_name, &values[..arity], errno as u64);
         values[0] = errno as u64;
+        if caller.data().fs.crash_requested().is_some() {
+            // Crashed in the middle of a disk operation (crash_on_io): the
+            // guest must not run again; the world sees the request and crashes it.
+            let now = caller.data().clock.now_ns();
+            caller.suspend(now);
+        }
         Ok(())
     });
 }

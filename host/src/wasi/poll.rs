@@ -2,12 +2,16 @@
 //! (its fiber suspends with the deadline; the owner advances virtual time and
 //! resumes it); fd subscriptions follow readiness. Events are reported in
 //! subscription order, one per ready subscription. A timeout of 0 is a
-//! non-blocking poll. Waiting with nothing that can ever become ready is a
+//! non-blocking poll. Socket subscriptions (simulated world only) follow the
+//! network model, level-triggered; the node parks with its fd subscriptions
+//! in `Node::waits` and the world wakes it when one may be ready. Under
+//! `seedfall exec`, waiting with nothing that can ever become ready is a
 //! deadlock and fails the node.
 
 use super::abi::*;
+use super::sock;
 use crate::fdtable::FdKind;
-use crate::node::Node;
+use crate::node::{Node, Wait as ParkedOn};
 use seedfall_engine::{Caller, HostError, Linker, ValType::*};
 
 const SUBSCRIPTION_SIZE: u32 = 48;
@@ -60,22 +64,30 @@ fn read_subscriptions(c: &mut Caller<'_, Node>, ptr: u32, count: u32) -> Result<
     Ok(subs)
 }
 
-/// An fd's readiness: `Some(errno)` if ready (SUCCESS or an error to report),
-/// `None` if it may become ready later. Nothing in a single node ever blocks.
-fn fd_ready(node: &Node, fd: u32) -> Option<Errno> {
+/// The event flag for a peer that closed or reset the connection.
+const EVENTRWFLAGS_HANGUP: u16 = 1;
+
+/// An fd's readiness: `Some((errno, hangup))` if ready (SUCCESS or an error
+/// to report), `None` if it may become ready later. Files, directories and
+/// the standard streams are always ready.
+fn fd_ready(node: &Node, fd: u32, write: bool) -> Option<(Errno, bool)> {
     match node.fds.get(fd).map(|e| &e.kind) {
-        None => Some(EBADF),
+        None => Some((EBADF, false)),
+        Some(kind @ (FdKind::Socket(_) | FdKind::Listener(_))) => sock::ready(node, kind, write),
         Some(FdKind::Stdin | FdKind::Stdout | FdKind::Stderr | FdKind::File { .. } | FdKind::Dir { .. }) => {
-            Some(SUCCESS)
+            Some((SUCCESS, false))
         }
     }
 }
 
-fn write_event(c: &mut Caller<'_, Node>, at: u32, sub: &Subscription, error: Errno) -> WasiResult {
+fn write_event(c: &mut Caller<'_, Node>, at: u32, sub: &Subscription, (error, hangup): (Errno, bool)) -> WasiResult {
     let mut event = [0u8; EVENT_SIZE as usize];
     event[0..8].copy_from_slice(&sub.userdata.to_le_bytes());
     event[8..10].copy_from_slice(&error.to_le_bytes());
     event[10] = sub.tag;
+    if hangup {
+        event[24..26].copy_from_slice(&EVENTRWFLAGS_HANGUP.to_le_bytes());
+    }
     write_bytes(c, at, &event)
 }
 
@@ -93,8 +105,8 @@ fn poll_oneoff(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<Errno, HostError> 
         let mut ready = Vec::new();
         for sub in &subs {
             let status = match sub.wait {
-                Wait::Clock(deadline) => (deadline <= now).then_some(SUCCESS),
-                Wait::Fd { fd } => fd_ready(c.data(), fd),
+                Wait::Clock(deadline) => (deadline <= now).then_some((SUCCESS, false)),
+                Wait::Fd { fd } => fd_ready(c.data(), fd, sub.tag == TAG_FD_WRITE),
             };
             if let Some(errno) = status {
                 ready.push((sub, errno));
@@ -112,20 +124,24 @@ fn poll_oneoff(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<Errno, HostError> 
             });
         }
         let earliest = subs.iter().filter_map(|s| if let Wait::Clock(d) = s.wait { Some(d) } else { None }).min();
-        match earliest {
-            Some(deadline) => {
-                if let Some(counter_global) = c.data().preempt.as_ref().map(|p| p.counter_global()) {
-                    let counter = c.global_get(counter_global) as i64;
-                    c.data_mut().preempt.as_mut().expect("just checked").blocked(counter);
-                }
-                c.suspend(deadline);
-            }
-            None => {
-                return Err(HostError::Fail(
-                    "deadlock: poll_oneoff waits for descriptors that can never become ready".into(),
-                ))
-            }
+        let in_world = c.data().sim.is_some();
+        if earliest.is_none() && !in_world {
+            return Err(HostError::Fail("deadlock: poll_oneoff waits for descriptors that can never become ready".into()));
         }
+        if let Some(counter_global) = c.data().preempt.as_ref().map(|p| p.counter_global()) {
+            let counter = c.global_get(counter_global) as i64;
+            c.data_mut().preempt.as_mut().expect("just checked").blocked(counter);
+        }
+        c.data_mut().waits = subs
+            .iter()
+            .filter_map(|s| match s.wait {
+                Wait::Fd { fd } if s.tag == TAG_FD_WRITE => Some(ParkedOn::Writable(fd)),
+                Wait::Fd { fd } => Some(ParkedOn::Readable(fd)),
+                Wait::Clock(_) => None,
+            })
+            .collect();
+        c.suspend(earliest.unwrap_or(u64::MAX));
+        c.data_mut().waits.clear();
     }
 }
 

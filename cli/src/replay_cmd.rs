@@ -1,0 +1,63 @@
+//! `seedfall replay -c CONFIG -seed N`: one seed with the full trace on
+//! stdout: boots, faults, crashes, restarts, property failures and every
+//! line the nodes print, prefixed by virtual time and node#incarnation; then
+//! the verdict (the same FAIL block a sweep prints) and the trace hash.
+//! Exit codes as for `run`.
+
+use crate::report::fail_block;
+use crate::run_cmd::setup;
+use seedfall_host::world::{self, vtime::go_duration_ms, Verdict};
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(clap::Args)]
+pub struct ReplayArgs {
+    /// The config file (a directory means its seedfall.json).
+    #[arg(short = 'c', long = "config", value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// The seed to replay.
+    #[arg(long)]
+    seed: u64,
+}
+
+pub fn run(args: ReplayArgs) -> ExitCode {
+    let (cluster, _) = match setup(args.config.as_deref()) {
+        Ok(ready) => ready,
+        Err(code) => return code,
+    };
+    let spec = cluster.spec(args.seed, None);
+    let mut stdout = std::io::stdout().lock();
+    let result = match world::run(&spec, Some(&mut stdout)) {
+        Ok(result) => result,
+        Err(e) => {
+            eprintln!("seedfall: seed {}: {e}", args.seed);
+            return ExitCode::from(2);
+        }
+    };
+    let t = go_duration_ms(result.end_ns);
+    let real = go_duration_ms(result.timings.total.as_nanos() as u64);
+    let verdict = match &result.verdict {
+        Verdict::Pass => format!("PASS seed {} at t={t} ({} scheduler steps, {real} real)\n", args.seed, result.steps),
+        Verdict::Horizon => format!(
+            "PASS seed {} hit the time horizon at t={t} ({} scheduler steps, {real} real)\n",
+            args.seed, result.steps
+        ),
+        Verdict::Fail(_) => fail_block(args.seed, &result),
+    };
+    let _ = write!(stdout, "{verdict}");
+    let _ = writeln!(stdout, "trace hash {}", result.trace_hash);
+    let t = &result.timings;
+    let _ = writeln!(
+        stdout,
+        "real time: build {}, compile/load {}, boot {} ({} boots), guest and host calls {} ({} host calls), scheduler {}",
+        go_duration_ms(cluster.build_time.as_nanos() as u64),
+        go_duration_ms(cluster.load_time.as_nanos() as u64),
+        go_duration_ms(t.boot.as_nanos() as u64),
+        t.boots,
+        go_duration_ms(t.guest.as_nanos() as u64),
+        t.host_calls,
+        go_duration_ms(t.total.saturating_sub(t.boot + t.guest).as_nanos() as u64),
+    );
+    ExitCode::from(if matches!(result.verdict, Verdict::Fail(_)) { 1 } else { 0 })
+}

@@ -1,0 +1,177 @@
+//! What a sweep tells people and CI: the `FAIL seed N at t=…` block of a
+//! failing seed (DESIGN.md §1, exact), the summary with the property table
+//! and where the real time went, and the `--json` document.
+
+use crate::sweep::SeedOutcome;
+use seedfall_host::node::PropertyKind;
+use seedfall_host::world::vtime::{go_duration, go_duration_ms};
+use seedfall_host::world::{Failure, RunResult, RunTimings, Verdict};
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+/// The lines of a failing seed: the FAIL line, then one per failure.
+pub fn fail_block(seed: u64, run: &RunResult) -> String {
+    let Verdict::Fail(failures) = &run.verdict else { return String::new() };
+    let real = go_duration_ms(run.timings.total.as_nanos() as u64);
+    let mut out = format!("FAIL seed {seed} at t={} ({} scheduler steps, {real} real)\n", go_duration_ms(run.end_ns), run.steps);
+    for failure in failures {
+        out.push_str(&format!("  {failure}\n"));
+    }
+    out
+}
+
+/// Per property: kind, seeds that reached it, seeds where it was true.
+#[derive(Default)]
+pub struct PropertyTable {
+    rows: BTreeMap<String, (Option<PropertyKind>, u64, u64)>,
+}
+
+impl PropertyTable {
+    pub fn add(&mut self, run: &RunResult) {
+        for (message, seen) in &run.properties {
+            let row = self.rows.entry(message.clone()).or_default();
+            row.0 = Some(seen.kind);
+            row.1 += 1;
+            row.2 += seen.ever_true as u64;
+        }
+    }
+
+    /// `Sometimes` properties reached in some seed and true in none: each
+    /// fails the sweep.
+    pub fn never_true(&self) -> Vec<&str> {
+        self.rows
+            .iter()
+            .filter(|(_, (kind, _, true_in))| *kind == Some(PropertyKind::Sometimes) && *true_in == 0)
+            .map(|(m, _)| m.as_str())
+            .collect()
+    }
+
+    pub fn render(&self) -> String {
+        if self.rows.is_empty() {
+            return String::new();
+        }
+        let mut out = format!("{:<12} {:>8} {:>8}  {}\n", "property", "reached", "true", "message");
+        for (message, (kind, reached, true_in)) in &self.rows {
+            let kind = kind.map_or("?", PropertyKind::name);
+            out.push_str(&format!("{kind:<12} {reached:>8} {true_in:>8}  {message}\n"));
+        }
+        out
+    }
+
+    fn json(&self) -> Value {
+        let rows: Vec<Value> = self
+            .rows
+            .iter()
+            .map(|(message, (kind, reached, true_in))| {
+                json!({"kind": kind.map_or("?", PropertyKind::name), "message": message,
+                       "seeds_reached": reached, "seeds_true": true_in})
+            })
+            .collect();
+        Value::Array(rows)
+    }
+}
+
+/// Everything a sweep counts.
+#[derive(Default)]
+pub struct Tally {
+    pub seeds: u64,
+    pub passed: u64,
+    pub horizon: u64,
+    /// Failing seeds with their runs, in seed order.
+    pub failed: BTreeMap<u64, (Vec<Failure>, u64, u64, Duration)>,
+    pub diverged: Vec<u64>,
+    pub errors: Vec<(u64, String)>,
+    pub properties: PropertyTable,
+    pub timings: RunTimings,
+}
+
+impl Tally {
+    pub fn add(&mut self, outcome: &SeedOutcome) {
+        self.seeds += 1;
+        let run = match &outcome.result {
+            Ok(run) => run,
+            Err(e) => {
+                self.errors.push((outcome.seed, e.clone()));
+                return;
+            }
+        };
+        if outcome.diverged() {
+            self.diverged.push(outcome.seed);
+        }
+        self.properties.add(run);
+        let t = &mut self.timings;
+        t.boot += run.timings.boot;
+        t.guest += run.timings.guest;
+        t.total += run.timings.total;
+        t.boots += run.timings.boots;
+        t.host_calls += run.timings.host_calls;
+        match &run.verdict {
+            Verdict::Pass => self.passed += 1,
+            Verdict::Horizon => {
+                self.passed += 1;
+                self.horizon += 1;
+            }
+            Verdict::Fail(failures) => {
+                self.failed.insert(outcome.seed, (failures.clone(), run.end_ns, run.steps, run.timings.total));
+            }
+        }
+    }
+
+    pub fn lowest_failing(&self) -> Option<u64> {
+        self.failed.keys().next().copied().into_iter().chain(self.diverged.iter().copied()).min()
+    }
+
+    /// Whether the sweep found anything (exit code 1).
+    pub fn found_something(&self) -> bool {
+        !self.failed.is_empty() || !self.diverged.is_empty() || !self.properties.never_true().is_empty()
+    }
+
+    /// Where the real time went, summed over runs.
+    pub fn timing_line(&self, build: Duration, load: Duration) -> String {
+        let t = &self.timings;
+        let scheduler = t.total.saturating_sub(t.boot + t.guest);
+        format!(
+            "real time: build {}, compile/load {}, boot {} ({} boots), guest and host calls {} ({} host calls), scheduler {}",
+            go_duration_ms(build.as_nanos() as u64),
+            go_duration_ms(load.as_nanos() as u64),
+            go_duration_ms(t.boot.as_nanos() as u64),
+            t.boots,
+            go_duration_ms(t.guest.as_nanos() as u64),
+            t.host_calls,
+            go_duration_ms(scheduler.as_nanos() as u64),
+        )
+    }
+
+    pub fn json(&self, config: &str, exit_code: u8) -> Value {
+        let failures: Vec<Value> = self
+            .failed
+            .iter()
+            .map(|(seed, (failures, end_ns, steps, real))| {
+                let list: Vec<Value> = failures
+                    .iter()
+                    .map(|f| {
+                        json!({"class": f.class.name(), "node": f.node, "incarnation": f.incarnation,
+                               "property": f.property.map(PropertyKind::name), "message": f.message})
+                    })
+                    .collect();
+                json!({"seed": seed, "virtual_time": go_duration(*end_ns), "steps": steps,
+                       "real_ms": real.as_millis() as u64, "failures": list})
+            })
+            .collect();
+        json!({
+            "config": config,
+            "seeds": self.seeds,
+            "passed": self.passed,
+            "failed": self.failed.len(),
+            "horizon": self.horizon,
+            "lowest_failing_seed": self.lowest_failing(),
+            "failures": failures,
+            "diverged": self.diverged,
+            "errors": self.errors.iter().map(|(s, e)| json!({"seed": s, "error": e})).collect::<Vec<_>>(),
+            "sometimes_never_true": self.properties.never_true(),
+            "properties": self.properties.json(),
+            "exit_code": exit_code,
+        })
+    }
+}

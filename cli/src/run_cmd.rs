@@ -1,0 +1,137 @@
+//! `seedfall run -c CONFIG -seeds 1-500 [-j N] [-check] [--json FILE]`: a
+//! parallel sweep. Prints each failing seed as it is found (the exact
+//! `FAIL seed N …` block), a progress line with ETA on a terminal, then the
+//! summary: counts, the lowest failing seed, the property table, and where
+//! the real time went. Exit 0 when every seed passes, 1 on a finding, 2 on
+//! a usage, config, build or internal error. Ctrl-C stops the sweep and still
+//! reports what was found.
+
+use crate::cluster::Cluster;
+use crate::config;
+use crate::progress::Progress;
+use crate::report::{fail_block, Tally};
+use crate::seeds::parse_seeds;
+use crate::sweep::sweep;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+#[derive(clap::Args)]
+pub struct RunArgs {
+    /// The config file (a directory means its seedfall.json).
+    #[arg(short = 'c', long = "config", value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Seeds to run: 7, 1-500, 1,5,9-12.
+    #[arg(long, default_value = "1-100", value_name = "LIST")]
+    seeds: String,
+    /// Worker threads (default: all cores).
+    #[arg(short = 'j', long = "jobs", value_name = "N")]
+    jobs: Option<usize>,
+    /// Run every seed twice and fail on any difference in the trace hash.
+    #[arg(long)]
+    check: bool,
+    /// Also write the summary as JSON to FILE.
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+}
+
+/// Loads the config and prepares the cluster, printing errors (exit 2).
+pub fn setup(config_arg: Option<&Path>) -> Result<(Cluster, PathBuf), ExitCode> {
+    let path = config::config_path(config_arg);
+    let config = config::load(&path).map_err(|e| {
+        eprintln!("seedfall: {e}");
+        ExitCode::from(2)
+    })?;
+    let state_dir = config::state_dir(&path);
+    let cluster = Cluster::prepare(config, &path, &state_dir).map_err(|e| {
+        eprintln!("seedfall: {}", e.0);
+        ExitCode::from(2)
+    })?;
+    Ok((cluster, path))
+}
+
+pub fn run(args: RunArgs) -> ExitCode {
+    let seeds = match parse_seeds(&args.seeds) {
+        Ok(seeds) => seeds,
+        Err(e) => {
+            eprintln!("seedfall: --seeds: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let (cluster, path) = match setup(args.config.as_deref()) {
+        Ok(ready) => ready,
+        Err(code) => return code,
+    };
+    let workers = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let stop = Arc::new(AtomicBool::new(false));
+    let stopper = stop.clone();
+    // A second Ctrl-C gets the default behaviour back: the process ends.
+    let _ = ctrlc::set_handler(move || {
+        if stopper.swap(true, Ordering::Relaxed) {
+            std::process::exit(130);
+        }
+    });
+    let started = Instant::now();
+    let mut tally = Tally::default();
+    let mut progress = Progress::new(seeds.len() as u64);
+    sweep(&cluster, &seeds, workers, args.check, &stop, |outcome| {
+        tally.add(&outcome);
+        let mut found = String::new();
+        if let Ok(run) = &outcome.result {
+            found.push_str(&fail_block(outcome.seed, run));
+        }
+        if outcome.diverged() {
+            let first = outcome.result.as_ref().map(|r| r.trace_hash.clone()).unwrap_or_default();
+            found.push_str(&format!(
+                "FAIL seed {} is not deterministic: trace hash {first} then {}\n",
+                outcome.seed,
+                outcome.check_hash.as_deref().unwrap_or("")
+            ));
+        }
+        if let Err(e) = &outcome.result {
+            found.push_str(&format!("ERROR seed {}: {e}\n", outcome.seed));
+        }
+        progress.clear();
+        print!("{found}");
+        progress.update(tally.seeds, tally.failed.len() as u64);
+    });
+    progress.clear();
+    let elapsed = started.elapsed();
+    let interrupted = stop.load(Ordering::Relaxed) && tally.seeds < seeds.len() as u64;
+    let found = tally.found_something();
+    let code: u8 = if !tally.errors.is_empty() { 2 } else if found { 1 } else { 0 };
+    let rate = tally.seeds as f64 / elapsed.as_secs_f64().max(1e-9);
+    if interrupted {
+        println!("interrupted after {} of {} seeds", tally.seeds, seeds.len());
+    }
+    println!(
+        "{} seeds in {:.1}s ({rate:.1} seeds/s on {workers} workers): {} passed, {} failed{}",
+        tally.seeds,
+        elapsed.as_secs_f64(),
+        tally.passed,
+        tally.failed.len(),
+        if tally.horizon > 0 { format!(" ({} seeds hit the time horizon)", tally.horizon) } else { String::new() },
+    );
+    if !tally.diverged.is_empty() {
+        println!("not deterministic: seeds {:?}", tally.diverged);
+    }
+    for message in tally.properties.never_true() {
+        println!("FAIL sometimes never true in any seed: {message}");
+    }
+    if let Some(seed) = tally.lowest_failing() {
+        println!("lowest failing seed: {seed} (replay: seedfall replay -c {} -seed {seed})", path.display());
+    }
+    print!("{}", tally.properties.render());
+    println!("{}", tally.timing_line(cluster.build_time, cluster.load_time));
+    if let Some(json_path) = &args.json {
+        let doc = tally.json(&path.display().to_string(), code);
+        let text = serde_json::to_string_pretty(&doc).expect("JSON values serialize");
+        if let Err(e) = std::fs::write(json_path, text + "\n") {
+            eprintln!("seedfall: cannot write {}: {e}", json_path.display());
+            return ExitCode::from(2);
+        }
+    }
+    ExitCode::from(code)
+}

@@ -1,0 +1,74 @@
+//! Running many seeds on worker threads. Each worker takes the next seed
+//! from a shared counter and runs it (twice with `check`), sending the
+//! outcome back; the caller sees outcomes in completion order. A stop flag
+//! (Ctrl-C) makes workers finish the seed in hand and take no more. Every
+//! run builds its own world on its worker's thread; only the loaded code is
+//! shared, so the worker count never changes a seed's result.
+
+use crate::cluster::Cluster;
+use seedfall_host::world::{self, RunResult};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
+
+/// One seed's outcome.
+pub struct SeedOutcome {
+    pub seed: u64,
+    /// The run, or an internal error (instantiation failed).
+    pub result: Result<RunResult, String>,
+    /// With `check`: the second run's trace hash.
+    pub check_hash: Option<String>,
+}
+
+impl SeedOutcome {
+    /// `check` found the two runs of this seed different.
+    pub fn diverged(&self) -> bool {
+        match (&self.result, &self.check_hash) {
+            (Ok(run), Some(hash)) => &run.trace_hash != hash,
+            _ => false,
+        }
+    }
+}
+
+fn run_seed(cluster: &Cluster, seed: u64, check: bool) -> SeedOutcome {
+    let run = |seed| world::run(&cluster.spec(seed, None), None).map_err(|e| e.to_string());
+    let result = run(seed);
+    let check_hash = match (&result, check) {
+        (Ok(_), true) => Some(run(seed).map(|r| r.trace_hash).unwrap_or_else(|e| format!("error: {e}"))),
+        _ => None,
+    };
+    SeedOutcome { seed, result, check_hash }
+}
+
+/// Runs `seeds` on `workers` threads, calling `each` on the calling thread
+/// for every outcome as it arrives.
+pub fn sweep(
+    cluster: &Cluster,
+    seeds: &[u64],
+    workers: usize,
+    check: bool,
+    stop: &AtomicBool,
+    mut each: impl FnMut(SeedOutcome),
+) {
+    let next = AtomicUsize::new(0);
+    let (send, receive) = mpsc::channel();
+    std::thread::scope(|scope| {
+        for _ in 0..workers.max(1).min(seeds.len().max(1)) {
+            let send = send.clone();
+            let next = &next;
+            scope.spawn(move || loop {
+                if stop.load(Ordering::Relaxed) {
+                    break;
+                }
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(&seed) = seeds.get(i) else { break };
+                if send.send(run_seed(cluster, seed, check)).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(send);
+        for outcome in receive {
+            each(outcome);
+        }
+    });
+}

@@ -1,0 +1,152 @@
+//! The `seedfall` import module the Go SDK (`sdk/go`, package `sim`) calls,
+//! exactly as docs/sdk-abi.md specifies it: the node's name and incarnation,
+//! sockets of the simulated network (`listen`, `dial`), properties, the
+//! workload budget, `quiet_for` and `setup_complete`. Only bound in the
+//! simulated world; it records what the guest says in `SimLink::reports`
+//! and leaves the decisions (failing the run, starting faults) to the world.
+//!
+//! A failing property parks the node at once (it never runs again: the world
+//! ends the run when it drains the report). `dial` parks the node until the
+//! connect is answered, so Go sees a connected or refused socket.
+
+use crate::fdtable::FdKind;
+use crate::net::ConnectStatus;
+use crate::node::{Node, PropertyKind, Report, SimLink, Wait};
+use crate::wasi::sock::FDFLAG_NONBLOCK;
+use seedfall_engine::{Caller, HostError, Linker, ValType, ValType::*};
+
+pub const MODULE: &str = "seedfall";
+const ECONNREFUSED: i64 = 14;
+const EINVAL: i64 = 28;
+const EAFNOSUPPORT: i64 = 5;
+const EFAULT: i64 = 21;
+/// `listen`'s and `dial`'s network argument for TCP (1 is UDP, not simulated yet).
+const NETWORK_TCP: u64 = 0;
+
+fn link<'a>(c: &'a mut Caller<'_, Node>) -> &'a mut SimLink {
+    c.data_mut().sim.as_mut().expect("the seedfall module is bound only in the simulated world")
+}
+
+/// Binds `name`, tracing its arguments and result like a WASI call.
+fn bind(
+    linker: &mut Linker<Node>,
+    name: &'static str,
+    params: &[ValType],
+    results: &[ValType],
+    body: fn(&mut Caller<'_, Node>, &[u64]) -> Result<i64, HostError>,
+) {
+    let arity = params.len();
+    let has_result = !results.is_empty();
+    linker.func(MODULE, name, params, results, move |c, values| {
+        let args: Vec<u64> = values[..arity].to_vec();
+        let result = body(c, &args)?;
+        c.data_mut().trace.host_call(name, &args, result as u64);
+        if has_result {
+            values[0] = result as u64;
+        }
+        Ok(())
+    });
+}
+
+fn read_string(c: &Caller<'_, Node>, ptr: u64, len: u64) -> Option<String> {
+    let bytes = c.read(ptr as u32, len as u32).ok()?;
+    Some(String::from_utf8_lossy(bytes).into_owned())
+}
+
+fn node_name(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
+    let name = c.data().name.clone();
+    let (buf, cap) = (v[0] as u32, v[1] as u32 as usize);
+    if name.len() <= cap && c.write(buf, name.as_bytes()).is_err() {
+        return Ok(-EFAULT);
+    }
+    Ok(name.len() as i64)
+}
+
+fn listen(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
+    if v[0] != NETWORK_TCP {
+        return Ok(-EAFNOSUPPORT);
+    }
+    let Ok(port) = u16::try_from(v[1] as u32) else { return Ok(-EINVAL) };
+    let now = c.data().clock.now_ns();
+    let sim = link(c);
+    let listened = sim.net.borrow_mut().listen(sim.net_node, port, now);
+    Ok(match listened {
+        Ok(listener) => c.data_mut().fds.insert(FdKind::Listener(listener), FDFLAG_NONBLOCK) as i64,
+        Err(e) => -(e as i64),
+    })
+}
+
+fn dial(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
+    if v[0] != NETWORK_TCP {
+        return Ok(-EAFNOSUPPORT);
+    }
+    let Some(addr) = read_string(c, v[1], v[2]) else { return Ok(-EFAULT) };
+    let Some((host, port)) = addr.rsplit_once(':') else { return Ok(-EINVAL) };
+    let Ok(port) = port.parse::<u16>() else { return Ok(-EINVAL) };
+    let now = c.data().clock.now_ns();
+    let sim = link(c);
+    let net = sim.net.clone();
+    let ep = match net.borrow_mut().connect(sim.net_node, host, port, now) {
+        Ok(ep) => ep,
+        Err(e) => return Ok(-(e as i64)),
+    };
+    loop {
+        let now = c.data().clock.now_ns();
+        let status = net.borrow_mut().connect_status(ep, now);
+        match status {
+            Ok(ConnectStatus::Pending) => {
+                c.data_mut().waits = vec![Wait::Connect(ep)];
+                c.suspend(u64::MAX);
+                c.data_mut().waits.clear();
+            }
+            Ok(ConnectStatus::Connected) => {
+                return Ok(c.data_mut().fds.insert(FdKind::Socket(ep), FDFLAG_NONBLOCK) as i64);
+            }
+            Ok(ConnectStatus::Refused) | Err(_) => {
+                let _ = net.borrow_mut().close(ep, now);
+                return Ok(-ECONNREFUSED);
+            }
+        }
+    }
+}
+
+fn property(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
+    let Some(kind) = PropertyKind::from_abi(v[0] as u32) else {
+        return Err(HostError::Fail(format!("seedfall.property: unknown kind {}", v[0] as u32)));
+    };
+    let cond = v[1] as u32 != 0;
+    let message = read_string(c, v[2], v[3])
+        .ok_or_else(|| HostError::Fail("seedfall.property: message out of bounds".into()))?;
+    link(c).reports.push(Report::Property { kind, cond, message });
+    if kind.fails(cond) {
+        let now = c.data().clock.now_ns();
+        c.suspend(now);
+    }
+    Ok(0)
+}
+
+fn budget(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
+    let default = v[0] as i64;
+    Ok(match link(c).budget_cap {
+        Some(cap) => default.min(cap as i64),
+        None => default,
+    })
+}
+
+/// Binds the `seedfall` module (docs/sdk-abi.md).
+pub fn register(l: &mut Linker<Node>) {
+    bind(l, "node_name", &[I32, I32], &[I32], node_name);
+    bind(l, "incarnation", &[], &[I32], |c, _| Ok(link(c).incarnation as i64));
+    bind(l, "listen", &[I32, I32], &[I32], listen);
+    bind(l, "dial", &[I32, I32, I32], &[I32], dial);
+    bind(l, "property", &[I32, I32, I32, I32], &[], property);
+    bind(l, "budget", &[I64], &[I64], budget);
+    bind(l, "quiet_for", &[I64], &[], |c, v| {
+        link(c).reports.push(Report::QuietFor { ns: v[0] });
+        Ok(0)
+    });
+    bind(l, "setup_complete", &[], &[], |c, _| {
+        link(c).reports.push(Report::SetupComplete);
+        Ok(0)
+    });
+}

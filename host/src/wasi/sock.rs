@@ -1,0 +1,160 @@
+//! WASI calls on socket descriptors, over the simulated network (`net/`):
+//! reads, writes, accept, shutdown, close and readiness. Sockets exist only
+//! in the simulated world (the `seedfall.listen`/`dial` calls make them);
+//! under `seedfall exec` no descriptor is ever a socket.
+//!
+//! A socket whose descriptor has FDFLAG_NONBLOCK answers EAGAIN when a call
+//! cannot complete, which is what Go's netpoll expects. Without the flag the
+//! call parks the node until the socket is ready, then tries again: a
+//! blocking socket blocks its node (every goroutine), as on a real host.
+
+use super::abi::*;
+use crate::fdtable::{FdEntry, FdKind};
+use crate::net::{EndpointId, Net, ShutdownHow};
+use crate::node::{Node, Wait};
+use seedfall_engine::Caller;
+use std::cell::RefMut;
+
+pub const FILETYPE_SOCKET_STREAM: u8 = 6;
+pub const FDFLAG_NONBLOCK: u16 = 4;
+const ENOTCONN: Errno = 53;
+const EAGAIN: Errno = 6;
+const SHUT_RD: u64 = 1;
+const SHUT_WR: u64 = 2;
+
+/// The network of a node in the simulated world.
+pub fn net<'a>(node: &'a Node) -> RefMut<'a, Net> {
+    node.sim.as_ref().expect("socket descriptors exist only in the simulated world").net.borrow_mut()
+}
+
+/// Retries `attempt` until it stops answering EAGAIN, parking the node on
+/// `wait` in between, unless the descriptor is non-blocking.
+fn blocking<R>(
+    c: &mut Caller<'_, Node>,
+    entry: &FdEntry,
+    wait: Wait,
+    mut attempt: impl FnMut(&mut Caller<'_, Node>) -> Result<R, Errno>,
+) -> Result<R, Errno> {
+    loop {
+        match attempt(c) {
+            Err(EAGAIN) if entry.flags & FDFLAG_NONBLOCK == 0 => {
+                c.data_mut().waits = vec![wait];
+                c.suspend(u64::MAX);
+                c.data_mut().waits.clear();
+            }
+            other => return other,
+        }
+    }
+}
+
+fn errno(e: crate::fs::Errno) -> Errno {
+    e as Errno
+}
+
+/// fd_read on a socket descriptor: at most `wanted` bytes.
+pub fn read(c: &mut Caller<'_, Node>, fd: u32, entry: &FdEntry, wanted: usize) -> Result<Vec<u8>, Errno> {
+    let FdKind::Socket(ep) = entry.kind else { return Err(ENOTCONN) };
+    blocking(c, entry, Wait::Readable(fd), |c| {
+        let node = c.data();
+        let mut buf = vec![0u8; wanted];
+        let n = net(node).read(ep, &mut buf, node.clock.now_ns()).map_err(errno)?;
+        buf.truncate(n);
+        Ok(buf)
+    })
+}
+
+/// fd_write on a socket descriptor.
+pub fn write(c: &mut Caller<'_, Node>, fd: u32, entry: &FdEntry, data: &[u8]) -> Result<usize, Errno> {
+    let FdKind::Socket(ep) = entry.kind else { return Err(ENOTCONN) };
+    blocking(c, entry, Wait::Writable(fd), |c| {
+        let node = c.data();
+        net(node).write(ep, data, node.clock.now_ns()).map_err(errno)
+    })
+}
+
+/// sock_accept(fd, flags, *newfd).
+pub fn accept(c: &mut Caller<'_, Node>, v: &[u64]) -> WasiResult {
+    let (fd, flags, result_ptr) = (v[0] as u32, v[1] as u16, v[2] as u32);
+    let entry = c.data().fds.get(fd).cloned().ok_or(EBADF)?;
+    let FdKind::Listener(listener) = entry.kind else {
+        return Err(if matches!(entry.kind, FdKind::Socket(_)) { EINVAL } else { ENOTSOCK })
+    };
+    let ep = blocking(c, &entry, Wait::Readable(fd), |c| {
+        let node = c.data();
+        net(node).accept(listener, node.clock.now_ns()).map_err(errno)
+    })?;
+    let new_fd = c.data_mut().fds.insert(FdKind::Socket(ep), flags & FDFLAG_NONBLOCK);
+    write_u32(c, result_ptr, new_fd)
+}
+
+/// sock_shutdown(fd, how).
+pub fn shutdown(c: &mut Caller<'_, Node>, v: &[u64]) -> WasiResult {
+    let ep = endpoint(c.data(), v[0] as u32)?;
+    let how = match v[1] {
+        SHUT_RD => ShutdownHow::Read,
+        SHUT_WR => ShutdownHow::Write,
+        x if x == SHUT_RD | SHUT_WR => ShutdownHow::Both,
+        _ => return Err(EINVAL),
+    };
+    let node = c.data();
+    net(node).shutdown(ep, how, node.clock.now_ns()).map_err(errno)
+}
+
+fn endpoint(node: &Node, fd: u32) -> Result<EndpointId, Errno> {
+    match node.fds.get(fd).map(|e| &e.kind) {
+        None => Err(EBADF),
+        Some(FdKind::Socket(ep)) => Ok(*ep),
+        Some(FdKind::Listener(_)) => Err(ENOTCONN),
+        Some(_) => Err(ENOTSOCK),
+    }
+}
+
+/// Closes the network side of a removed descriptor (nothing for non-sockets).
+pub fn close(node: &Node, kind: &FdKind) {
+    let now = node.clock.now_ns();
+    // A socket the network already forgot (its node crashed and came back
+    // cannot hold it) answers EBADF; closing is then a no-op.
+    let _ = match kind {
+        FdKind::Socket(ep) => net(node).close(*ep, now),
+        FdKind::Listener(l) => net(node).close_listener(*l, now),
+        _ => Ok(()),
+    };
+}
+
+/// poll_oneoff readiness of a socket descriptor: `Some((error, hangup))` when
+/// ready now, `None` when not yet. `write` is the FD_WRITE subscription.
+pub fn ready(node: &Node, kind: &FdKind, write: bool) -> Option<(Errno, bool)> {
+    let now = node.clock.now_ns();
+    let mut net = net(node);
+    let answer = match (kind, write) {
+        (FdKind::Listener(l), false) => net.acceptable(*l, now).map(|r| (r, false)),
+        (FdKind::Listener(_), true) => Ok((true, false)),
+        (FdKind::Socket(ep), _) => {
+            let ready = if write { net.writable(*ep, now) } else { net.readable(*ep, now) };
+            ready.and_then(|r| Ok((r, r && net.peer_hung_up(*ep, now)?)))
+        }
+        _ => Ok((true, false)),
+    };
+    match answer {
+        Ok((true, hangup)) => Some((SUCCESS, hangup)),
+        Ok((false, _)) => None,
+        Err(e) => Some((errno(e), false)),
+    }
+}
+
+/// When a parked node's wait on a socket would end, if nothing else
+/// happens: now, a delivery time, or `None` (only another node's action or a
+/// heal can end it). A descriptor that is gone or not a socket is ready now.
+pub fn ready_at_ns(node: &Node, wait: Wait, now: u64) -> Option<u64> {
+    let mut net = net(node);
+    let at = match wait {
+        Wait::Connect(ep) => net.writable_at_ns(ep, now),
+        Wait::Readable(fd) | Wait::Writable(fd) => match node.fds.get(fd).map(|e| &e.kind) {
+            Some(FdKind::Listener(l)) if matches!(wait, Wait::Readable(_)) => net.acceptable_at_ns(*l, now),
+            Some(FdKind::Socket(ep)) if matches!(wait, Wait::Readable(_)) => net.readable_at_ns(*ep, now),
+            Some(FdKind::Socket(ep)) => net.writable_at_ns(*ep, now),
+            _ => Ok(Some(now)),
+        },
+    };
+    at.unwrap_or(Some(now))
+}

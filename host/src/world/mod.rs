@@ -1,0 +1,651 @@
+//! The simulated world: service nodes and a workload on one virtual clock,
+//! one network, each node with its own disk; planned faults; verdicts.
+//!
+//! Scheduling. Exactly one node runs at a time. Each parked node has a
+//! wake-up time: its timer, or when the network makes one of the sockets it
+//! waits on ready (`Node::waits`); a node that is down has its boot time.
+//! The world runs the earliest; ties go to a seeded draw (the "schedule"
+//! stream), drawn only when there is a tie. Planned faults due at or before
+//! that time happen first. When nothing is runnable virtual time jumps to
+//! the next event; a run ends when the workload exits, at `duration`
+//! (`horizon`), at the first failure, or in deadlock: no node can wake, no
+//! boot or planned fault is pending and nothing is in flight.
+//!
+//! Faults start when the workload calls `sim.SetupComplete()`, or at time 0
+//! if its module does not import `seedfall.setup_complete`. The workload
+//! itself is never crashed and its disk has no durability model.
+//!
+//! Determinism: no hash map is iterated, the real clock is read only for
+//! the timings (never hashed), and the trace hash covers every scheduler
+//! step (node, incarnation, virtual time), every fault, boot and exit, and
+//! each incarnation's own trace (host calls with arguments and results,
+//! final memory).
+
+mod plan;
+mod slot;
+pub mod verdict;
+pub mod vtime;
+
+pub use plan::FaultConfig;
+pub use verdict::{Class, Failure, Properties, PropertySeen, Verdict};
+
+use crate::clock::{VirtualClock, MONOTONIC_START_NS};
+use crate::fs::DiskFaultKind;
+use crate::net::{Net, NetConfig, NodeId};
+use crate::node::Report;
+use crate::preempt::goruntime::GoOffsets;
+use crate::preempt::strategy::PreemptConfig;
+use crate::random::RandomStream;
+use crate::watchdog::{Progress, Watchdog};
+use crate::{preempt, sdk, wasi};
+use plan::Arrivals;
+use seedfall_engine::{Code, Instance, Run, TrapKind};
+use slot::{BootContext, Slot, State};
+use std::cell::RefCell;
+use std::io::Write;
+use std::rc::Rc;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// How long a supervised node stays down after it exits with an error
+/// (systemd's default RestartSec).
+pub const SUPERVISE_RESTART_NS: u64 = 100_000_000;
+
+/// One program of the cluster, ready to instantiate.
+pub struct NodeProgram {
+    pub name: String,
+    pub code: Arc<Code>,
+    /// The instrumentation's counter global (None: not instrumented).
+    pub counter_global: Option<u32>,
+    pub go_offsets: Option<GoOffsets>,
+    pub args: Vec<String>,
+    /// `KEY=VALUE` strings.
+    pub env: Vec<String>,
+    pub supervise: bool,
+    pub workload: bool,
+}
+
+impl NodeProgram {
+    /// Whether the module imports `seedfall.setup_complete` (then faults
+    /// wait for the call).
+    pub fn imports_setup_complete(&self) -> bool {
+        self.code.info().imports.iter().any(|i| i.module == sdk::MODULE && i.name == "setup_complete")
+    }
+}
+
+/// Everything one run needs.
+pub struct RunSpec {
+    pub seed: u64,
+    /// Services in config order, then the workload (last).
+    pub programs: Vec<NodeProgram>,
+    pub duration_ns: u64,
+    pub watchdog: Duration,
+    pub preempt: PreemptConfig,
+    pub faults: FaultConfig,
+    pub net: NetConfig,
+    /// Shrink's cap on `sim.Budget`.
+    pub budget_cap: Option<u64>,
+}
+
+/// A fault the run injected (issue 7 turns these into schedules).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FaultRecord {
+    /// Virtual time since the start of the run.
+    pub at_ns: u64,
+    pub kind: &'static str,
+    /// A node name, or the cut side of a partition ("a,b").
+    pub node: String,
+    /// When it ends (a crash's restart, a partition's heal).
+    pub until_ns: Option<u64>,
+    /// The node's disk-operation number for faults drawn at a disk operation.
+    pub op: Option<u64>,
+}
+
+/// Where the real time of a run went.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RunTimings {
+    /// Instantiating nodes (not Go's runtime init, which is guest time).
+    pub boot: Duration,
+    /// Running guests, host calls included.
+    pub guest: Duration,
+    pub total: Duration,
+    pub boots: u32,
+    pub host_calls: u64,
+}
+
+pub struct RunResult {
+    pub verdict: Verdict,
+    /// Virtual time since the start when the run ended.
+    pub end_ns: u64,
+    pub steps: u64,
+    pub trace_hash: String,
+    pub faults: Vec<FaultRecord>,
+    pub properties: Properties,
+    pub timings: RunTimings,
+}
+
+/// Runs one seed. `log`, when given, receives the full trace as text: boots,
+/// faults, exits and every line the nodes print, prefixed by node#k and
+/// virtual time (`seedfall replay`).
+pub fn run<'a>(spec: &'a RunSpec, log: Option<&'a mut dyn Write>) -> Result<RunResult, seedfall_engine::Error> {
+    World::new(spec, log).run()
+}
+
+struct World<'a> {
+    spec: &'a RunSpec,
+    log: Option<&'a mut dyn Write>,
+    clock: VirtualClock,
+    net: Rc<RefCell<Net>>,
+    linker: seedfall_engine::Linker<crate::node::Node>,
+    progress: Progress,
+    slots: Vec<Slot<'a>>,
+    /// Planned crash arrivals, per slot (None for the workload).
+    crashes: Vec<Option<Arrivals>>,
+    downtimes: Vec<RandomStream>,
+    partitions: Arrivals,
+    partition_draws: RandomStream,
+    /// The end of the partition in force.
+    heal_at_ns: Option<u64>,
+    faults_started: bool,
+    quiet_until_ns: u64,
+    schedule: RandomStream,
+    hasher: blake3::Hasher,
+    steps: u64,
+    faults: Vec<FaultRecord>,
+    properties: Properties,
+    failures: Vec<Failure>,
+    graveyard: Vec<Instance<crate::node::Node>>,
+    timings: RunTimings,
+}
+
+/// What the world does next.
+enum Next {
+    Step(usize),
+    Boot(usize),
+    Crash(usize),
+    Partition,
+    Heal,
+}
+
+impl<'a> World<'a> {
+    fn new(spec: &'a RunSpec, log: Option<&'a mut dyn Write>) -> World<'a> {
+        let seed = spec.seed;
+        let mut net = Net::new(spec.net, RandomStream::new(seed, "net latency", "", 0));
+        let slots: Vec<Slot> =
+            spec.programs.iter().map(|p| Slot::new(p, net.add_node(&p.name))).collect();
+        let mut linker = wasi::linker();
+        preempt::register(&mut linker);
+        sdk::register(&mut linker);
+        let crashes = spec
+            .programs
+            .iter()
+            .map(|p| {
+                let stream = RandomStream::new(seed, "crash", &p.name, 0);
+                (!p.workload).then(|| Arrivals::new(spec.faults.crash_per_sec, stream))
+            })
+            .collect();
+        let downtimes = spec.programs.iter().map(|p| RandomStream::new(seed, "crash downtime", &p.name, 0)).collect();
+        World {
+            spec,
+            log,
+            clock: VirtualClock::default(),
+            net: Rc::new(RefCell::new(net)),
+            linker,
+            progress: Progress::default(),
+            slots,
+            crashes,
+            downtimes,
+            partitions: Arrivals::new(spec.faults.partition_per_sec, RandomStream::new(seed, "partition", "", 0)),
+            partition_draws: RandomStream::new(seed, "partition shape", "", 0),
+            heal_at_ns: None,
+            faults_started: false,
+            quiet_until_ns: 0,
+            schedule: RandomStream::new(seed, "schedule", "", 0),
+            hasher: blake3::Hasher::new(),
+            steps: 0,
+            faults: Vec::new(),
+            properties: Properties::new(),
+            failures: Vec::new(),
+            graveyard: Vec::new(),
+            timings: RunTimings::default(),
+        }
+    }
+
+    fn now_ns(&self) -> u64 {
+        self.clock.now_ns()
+    }
+
+    fn since_start(&self) -> u64 {
+        vtime::since_start_ns(self.now_ns())
+    }
+
+    fn run(mut self) -> Result<RunResult, seedfall_engine::Error> {
+        let started = Instant::now();
+        let watchdog = Watchdog::start(self.progress.clone(), self.spec.watchdog);
+        let workload_waits = self.slots.last().is_some_and(|s| s.program.imports_setup_complete());
+        if !workload_waits {
+            self.start_faults();
+        }
+        let horizon_ns = MONOTONIC_START_NS + self.spec.duration_ns;
+        let verdict = loop {
+            if !self.failures.is_empty() {
+                break Verdict::Fail(std::mem::take(&mut self.failures));
+            }
+            let Some((at_ns, next)) = self.next()? else {
+                break Verdict::Fail(vec![Failure {
+                    class: Class::Deadlock,
+                    node: "world".into(),
+                    incarnation: 0,
+                    property: None,
+                    message: format!("deadlock: every node is blocked and nothing is pending ({})", self.blocked_summary()),
+                }]);
+            };
+            if at_ns > horizon_ns {
+                self.clock.advance_to(horizon_ns);
+                break Verdict::Horizon;
+            }
+            self.clock.advance_to(at_ns);
+            self.net.borrow_mut().advance(self.now_ns());
+            match next {
+                Next::Step(i) => {
+                    if let Some(verdict) = self.step(i)? {
+                        break verdict;
+                    }
+                }
+                Next::Boot(i) => {
+                    self.boot(i)?;
+                    if let Some(verdict) = self.step(i)? {
+                        break verdict;
+                    }
+                }
+                Next::Crash(i) => self.planned_crash(i),
+                Next::Partition => self.partition(),
+                Next::Heal => self.heal(),
+            }
+        };
+        drop(watchdog);
+        let end_ns = self.since_start();
+        self.hash_event(b"end", &[end_ns]);
+        for i in 0..self.slots.len() {
+            if self.slots[i].instance.is_some() {
+                let hash = self.slots[i].retire(&mut self.graveyard);
+                self.hasher.update(hash.as_bytes());
+            }
+        }
+        self.timings.total = started.elapsed();
+        self.timings.host_calls = self.progress.host_calls();
+        Ok(RunResult {
+            verdict,
+            end_ns,
+            steps: self.steps,
+            trace_hash: self.hasher.finalize().to_hex().to_string(),
+            faults: self.faults,
+            properties: self.properties,
+            timings: self.timings,
+        })
+    }
+
+    /// The earliest thing to happen, or None in deadlock.
+    fn next(&mut self) -> Result<Option<(u64, Next)>, seedfall_engine::Error> {
+        let now = self.now_ns();
+        // Planned faults first: on a tie they happen before any node runs.
+        let mut fault: Option<(u64, Next)> = None;
+        let consider = |at: Option<u64>, next: Next, fault: &mut Option<(u64, Next)>| {
+            if let Some(at) = at {
+                if fault.as_ref().is_none_or(|(t, _)| at < *t) {
+                    *fault = Some((at.max(now), next));
+                }
+            }
+        };
+        consider(self.heal_at_ns, Next::Heal, &mut fault);
+        for (i, crashes) in self.crashes.iter().enumerate() {
+            consider(crashes.as_ref().and_then(|a| a.next_ns), Next::Crash(i), &mut fault);
+        }
+        consider(self.partitions.next_ns, Next::Partition, &mut fault);
+
+        let mut earliest: Option<u64> = None;
+        let mut tied: Vec<usize> = Vec::new();
+        for i in 0..self.slots.len() {
+            let Some(at) = self.wake_ns(i, now) else { continue };
+            match earliest {
+                Some(t) if at > t => {}
+                Some(t) if at == t => tied.push(i),
+                _ => {
+                    earliest = Some(at);
+                    tied = vec![i];
+                }
+            }
+        }
+        if let Some((at, _)) = &fault {
+            if earliest.is_none_or(|t| *at <= t) {
+                return Ok(fault);
+            }
+        }
+        let Some(at) = earliest else {
+            // Nothing can wake a node now; something in flight may change that.
+            let in_flight = self.net.borrow_mut().next_event_ns_any(now);
+            return match in_flight {
+                Some(t) => {
+                    self.clock.advance_to(t);
+                    self.net.borrow_mut().advance(t);
+                    self.next()
+                }
+                None => Ok(None),
+            };
+        };
+        let pick = if tied.len() > 1 { tied[self.schedule.below(tied.len() as u64) as usize] } else { tied[0] };
+        let next = if matches!(self.slots[pick].state, State::Down { .. }) { Next::Boot(pick) } else { Next::Step(pick) };
+        Ok(Some((at, next)))
+    }
+
+    /// When slot `i` can next run: its boot time, or the earliest of its
+    /// timer and the readiness of what it waits on.
+    fn wake_ns(&self, i: usize, now: u64) -> Option<u64> {
+        let slot = &self.slots[i];
+        match slot.state {
+            State::Stopped => None,
+            State::Down { boot_at_ns } => Some(boot_at_ns.max(now)),
+            State::Up { timer_ns, .. } => {
+                let node = slot.node();
+                let timer = (timer_ns != u64::MAX).then(|| timer_ns.max(now));
+                node.waits.iter().filter_map(|w| wasi::sock::ready_at_ns(node, *w, now)).chain(timer).min()
+            }
+        }
+    }
+
+    fn blocked_summary(&self) -> String {
+        let parts: Vec<String> = self
+            .slots
+            .iter()
+            .filter(|s| matches!(s.state, State::Up { .. }))
+            .map(|s| format!("{}#{} waits on {}", s.name(), s.incarnation, describe_waits(s.node())))
+            .collect();
+        parts.join("; ")
+    }
+
+    fn hash_event(&mut self, tag: &[u8], values: &[u64]) {
+        self.hasher.update(tag);
+        for v in values {
+            self.hasher.update(&v.to_le_bytes());
+        }
+    }
+
+    fn say(&mut self, line: String) {
+        let t = vtime::go_duration(self.since_start());
+        if let Some(log) = self.log.as_mut() {
+            let _ = writeln!(log, "[{t}] * {line}");
+        }
+    }
+
+    fn boot(&mut self, i: usize) -> Result<(), seedfall_engine::Error> {
+        let ctx = BootContext {
+            seed: self.spec.seed,
+            linker: &self.linker,
+            net: &self.net,
+            progress: &self.progress,
+            preempt: &self.spec.preempt,
+            disk: self.spec.faults.disk,
+            budget_cap: self.spec.budget_cap,
+        };
+        let started = Instant::now();
+        self.slots[i].boot(&ctx, &self.clock)?;
+        self.timings.boot += started.elapsed();
+        self.timings.boots += 1;
+        let k = self.slots[i].incarnation;
+        self.hash_event(b"boot", &[i as u64, k as u64, self.now_ns()]);
+        let name = self.slots[i].name().to_string();
+        self.say(format!("boot {name}#{k}"));
+        Ok(())
+    }
+
+    /// Resumes slot `i` until it parks or ends, then deals with what it did.
+    fn step(&mut self, i: usize) -> Result<Option<Verdict>, seedfall_engine::Error> {
+        self.steps += 1;
+        let now = self.now_ns();
+        let k = self.slots[i].incarnation;
+        self.hash_event(b"step", &[i as u64, k as u64, now]);
+        let State::Up { started, .. } = self.slots[i].state else { unreachable!("only up nodes step") };
+        let clock = self.clock.clone();
+        let instance = self.slots[i].instance.as_mut().expect("up");
+        instance.data_mut().clock = clock;
+        if let Some(index) = instance.data().preempt.as_ref().map(|p| p.counter_global()) {
+            // SAFETY: instances are kept (in a slot or the graveyard) until
+            // the watchdog has stopped.
+            unsafe { self.progress.watch_counter(instance.global_ref(index).slot) };
+        }
+        let started_at = Instant::now();
+        let run = if started { instance.resume(0)? } else { instance.call("_start", &[])? };
+        self.timings.guest += started_at.elapsed();
+        self.clock = instance.data().clock.clone();
+        self.net.borrow_mut().advance(self.now_ns());
+
+        self.forward_output(i);
+        self.take_reports(i);
+        if !self.failures.is_empty() {
+            return Ok(None);
+        }
+        if let Some(fault) = self.slots[i].node().fs.crash_requested() {
+            self.record_disk_faults(i);
+            let until = self.crash(i, "crash_on_io", Some(fault.op));
+            self.say(format!("crash {}#{k} in the middle of {fault}; restart at {}", self.slots[i].name(), vtime::go_duration(until)));
+            return Ok(None);
+        }
+        self.record_disk_faults(i);
+        match run {
+            Run::Suspended(timer_ns) => {
+                self.slots[i].state = State::Up { timer_ns, started: true };
+                Ok(None)
+            }
+            Run::Returned(_) => Ok(self.exited(i, 0)),
+            Run::Exited(code) => Ok(self.exited(i, code)),
+            Run::Trapped(trap) => {
+                let (class, message) = if trap.kind == TrapKind::Interrupted {
+                    let limit = vtime::go_duration(self.spec.watchdog.as_nanos() as u64);
+                    (Class::Watchdog, format!("stopped by the watchdog after {limit} of real time without yielding: {trap}"))
+                } else {
+                    (Class::Trap, format!("trapped: {trap}"))
+                };
+                Ok(self.ended(i, class, message))
+            }
+        }
+    }
+
+    /// Prints (replay) what the node wrote, prefixed by node#k and time.
+    fn forward_output(&mut self, i: usize) {
+        let (out, err) = self.slots[i].take_output();
+        let Some(log) = self.log.as_mut() else { return };
+        let slot = &self.slots[i];
+        let t = vtime::go_duration(vtime::since_start_ns(self.clock.now_ns()));
+        for (bytes, stream) in [(out, ""), (err, " (stderr)")] {
+            for line in String::from_utf8_lossy(&bytes).lines() {
+                let _ = writeln!(log, "[{t}] {}#{}{stream} | {line}", slot.name(), slot.incarnation);
+            }
+        }
+    }
+
+    fn take_reports(&mut self, i: usize) {
+        let reports = std::mem::take(&mut self.slots[i].node_mut().sim.as_mut().expect("world node").reports);
+        let (name, k) = (self.slots[i].name().to_string(), self.slots[i].incarnation);
+        for report in reports {
+            match report {
+                Report::Property { kind, cond, message } => {
+                    self.hash_event(b"property", &[kind as u64, cond as u64]);
+                    self.hasher.update(message.as_bytes());
+                    let seen = self.properties.entry(message.clone()).or_insert(PropertySeen { kind, ever_true: false });
+                    seen.ever_true |= cond;
+                    if kind.fails(cond) {
+                        self.say(format!("{name}#{k}: {} failed: {message}", kind.name()));
+                        self.failures.push(Failure { class: Class::Property, node: name.clone(), incarnation: k, property: Some(kind), message });
+                    }
+                }
+                Report::SetupComplete => {
+                    if !self.faults_started {
+                        self.say(format!("{name}#{k}: setup complete, faults start"));
+                        self.start_faults();
+                    }
+                }
+                Report::QuietFor { ns } => {
+                    let now = self.now_ns();
+                    self.quiet_until_ns = self.quiet_until_ns.max(now.saturating_add(ns));
+                    self.hash_event(b"quiet", &[now, ns]);
+                    self.say(format!("{name}#{k}: quiet for {}", vtime::go_duration(ns)));
+                    if self.heal_at_ns.is_some() {
+                        self.heal();
+                    }
+                }
+            }
+        }
+    }
+
+    fn start_faults(&mut self) {
+        self.faults_started = true;
+        let now = self.now_ns();
+        for arrivals in self.crashes.iter_mut().flatten() {
+            arrivals.start(now);
+        }
+        self.partitions.start(now);
+    }
+
+    fn quiet(&self) -> bool {
+        self.now_ns() < self.quiet_until_ns
+    }
+
+    /// Logs the disk faults (fsync EIO) the node's disk drew since last time.
+    fn record_disk_faults(&mut self, i: usize) {
+        let at_ns = self.since_start();
+        let slot = &mut self.slots[i];
+        let log = slot.node().fs.disk_faults();
+        let new: Vec<_> = log[slot.disk_faults_seen..].to_vec();
+        slot.disk_faults_seen = log.len();
+        let name = slot.name().to_string();
+        for fault in new {
+            if fault.kind == DiskFaultKind::SyncEio {
+                self.hash_event(b"fsync_eio", &[i as u64, fault.op]);
+                self.faults.push(FaultRecord { at_ns, kind: "fsync_eio", node: name.clone(), until_ns: None, op: Some(fault.op) });
+                self.say(format!("{name}: {fault}"));
+            }
+        }
+    }
+
+    /// Crashes slot `i` now; returns when it boots again (since start).
+    fn crash(&mut self, i: usize, kind: &'static str, op: Option<u64>) -> u64 {
+        let now = self.now_ns();
+        let (min, max) = self.spec.faults.crash_downtime_ns;
+        let downtime = self.downtimes[i].between(min, max);
+        let (hash, report) = {
+            let mut net = self.net.borrow_mut();
+            self.slots[i].crash(self.spec.seed, now, &mut net, &mut self.graveyard)
+        };
+        self.hasher.update(hash.as_bytes());
+        self.hash_event(b"crash", &[i as u64, now, downtime]);
+        self.slots[i].state = State::Down { boot_at_ns: now + downtime };
+        self.slots[i].disk_faults_seen = self.slots[i].disk.as_ref().map_or(0, |fs| fs.disk_faults().len());
+        let at_ns = vtime::since_start_ns(now);
+        let until = at_ns + downtime;
+        let node = self.slots[i].name().to_string();
+        self.faults.push(FaultRecord { at_ns, kind, node, until_ns: Some(until), op });
+        for file in &report.files {
+            self.say(format!("  {}: kept {} of {} pending writes (+{} bytes)", file.path, file.kept.ops, file.pending, file.kept.bytes));
+        }
+        for path in &report.vanished {
+            self.say(format!("  {path}: never durable, gone"));
+        }
+        until
+    }
+
+    fn planned_crash(&mut self, i: usize) {
+        self.crashes[i].as_mut().expect("services only").advance();
+        if self.quiet() || !matches!(self.slots[i].state, State::Up { .. }) {
+            return;
+        }
+        let k = self.slots[i].incarnation;
+        let until = self.crash(i, "crash", None);
+        self.say(format!("crash {}#{k}; restart at {}", self.slots[i].name(), vtime::go_duration(until)));
+    }
+
+    fn partition(&mut self) {
+        self.partitions.advance();
+        let n = self.slots.len();
+        if self.quiet() || self.heal_at_ns.is_some() || n < 2 || n > 63 {
+            return;
+        }
+        // A non-empty proper subset of the nodes is cut off from the rest.
+        let mask = 1 + self.partition_draws.below((1u64 << n) - 2);
+        let (min, max) = self.spec.faults.partition_length_ns;
+        let length = self.partition_draws.between(min, max);
+        let side: Vec<usize> = (0..n).filter(|b| mask & (1 << b) != 0).collect();
+        let ids: Vec<NodeId> = side.iter().map(|&b| self.slots[b].net_id).collect();
+        let now = self.now_ns();
+        self.net.borrow_mut().partition(&ids, now);
+        self.heal_at_ns = Some(now + length);
+        self.hash_event(b"partition", &[mask, now, length]);
+        let names: Vec<&str> = side.iter().map(|&b| self.slots[b].name()).collect();
+        let node = names.join(",");
+        let at_ns = self.since_start();
+        self.say(format!("partition {node} from the rest until {}", vtime::go_duration(at_ns + length)));
+        self.faults.push(FaultRecord { at_ns, kind: "partition", node, until_ns: Some(at_ns + length), op: None });
+    }
+
+    fn heal(&mut self) {
+        self.heal_at_ns = None;
+        let now = self.now_ns();
+        self.net.borrow_mut().heal_all(now);
+        self.hash_event(b"heal", &[now]);
+        self.say(format!("heal the network"));
+    }
+
+    /// Slot `i` exited with `code`.
+    fn exited(&mut self, i: usize, code: i32) -> Option<Verdict> {
+        let slot = &self.slots[i];
+        let (name, k, workload, panic) = (slot.name().to_string(), slot.incarnation, slot.program.workload, slot.panic_line());
+        self.hash_event(b"exit", &[i as u64, code as u32 as u64]);
+        if workload {
+            self.say(format!("{name}#{k} exited with status {code}"));
+            if code == 0 {
+                return Some(Verdict::Pass);
+            }
+            let message = with_panic(format!("exited with status {code}"), panic);
+            return self.ended(i, Class::Workload, message);
+        }
+        if code == 0 {
+            self.say(format!("{name}#{k} exited with status 0"));
+            let hash = self.slots[i].exit(&mut self.graveyard);
+            self.hasher.update(hash.as_bytes());
+            self.slots[i].state = State::Stopped;
+            return None;
+        }
+        let message = with_panic(format!("exited with status {code}"), panic);
+        self.ended(i, Class::Exit, message)
+    }
+
+    /// Slot `i` ended abnormally: restarted if supervised, else a failure.
+    fn ended(&mut self, i: usize, class: Class, message: String) -> Option<Verdict> {
+        let slot = &self.slots[i];
+        let (name, k) = (slot.name().to_string(), slot.incarnation);
+        if slot.program.supervise && class != Class::Watchdog {
+            let boot_at_ns = self.now_ns() + SUPERVISE_RESTART_NS;
+            self.say(format!("{name}#{k} {message}; supervised: restart at {}", vtime::go_duration(vtime::since_start_ns(boot_at_ns))));
+            let hash = self.slots[i].exit(&mut self.graveyard);
+            self.hasher.update(hash.as_bytes());
+            self.slots[i].state = State::Down { boot_at_ns };
+            return None;
+        }
+        self.say(format!("{name}#{k} {message}"));
+        Some(Verdict::Fail(vec![Failure { class, node: name, incarnation: k, property: None, message }]))
+    }
+}
+
+fn with_panic(message: String, panic: Option<String>) -> String {
+    match panic {
+        Some(line) => format!("{message}: {line}"),
+        None => message,
+    }
+}
+
+fn describe_waits(node: &crate::node::Node) -> String {
+    if node.waits.is_empty() {
+        return "nothing it can name".into();
+    }
+    let parts: Vec<String> = node.waits.iter().map(|w| format!("{w:?}")).collect();
+    parts.join(", ")
+}

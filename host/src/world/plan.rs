@@ -1,0 +1,80 @@
+//! Planned faults: crashes of service nodes and network partitions, drawn
+//! as Poisson arrivals at `crash_per_sec` (per node) and `partition_per_sec`
+//! (for the cluster) from the moment faults start. Each node's crash times,
+//! each node's downtimes, partition times, partition sides and lengths are
+//! separate seeded streams (DESIGN.md §5), and arrivals are drawn whether or
+//! not they fire (a quiet window or a node already down skips one), so one
+//! fault never shifts the timing of another.
+
+use crate::random::RandomStream;
+
+/// The fault options of a run (the config's `faults`, in nanoseconds).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct FaultConfig {
+    pub crash_per_sec: f64,
+    pub crash_downtime_ns: (u64, u64),
+    pub partition_per_sec: f64,
+    pub partition_length_ns: (u64, u64),
+    pub disk: crate::fs::DiskConfig,
+}
+
+/// A Poisson process on virtual time.
+pub struct Arrivals {
+    per_sec: f64,
+    stream: RandomStream,
+    /// The next arrival; `None` when the rate is 0 or faults have not started.
+    pub next_ns: Option<u64>,
+}
+
+impl Arrivals {
+    pub fn new(per_sec: f64, stream: RandomStream) -> Arrivals {
+        Arrivals { per_sec, stream, next_ns: None }
+    }
+
+    /// Faults start at `now_ns`: the first arrival is drawn from there.
+    pub fn start(&mut self, now_ns: u64) {
+        if self.per_sec > 0.0 && self.next_ns.is_none() {
+            self.next_ns = Some(now_ns + self.gap_ns());
+        }
+    }
+
+    /// The arrival at `next_ns` happened (or was skipped): draw the next.
+    pub fn advance(&mut self) {
+        if let Some(at) = self.next_ns {
+            self.next_ns = Some(at + self.gap_ns());
+        }
+    }
+
+    /// An exponential gap of mean `1 / per_sec` seconds, at least 1 ns.
+    fn gap_ns(&mut self) -> u64 {
+        let seconds = -(1.0 - self.stream.unit()).ln() / self.per_sec;
+        ((seconds * 1e9) as u64).max(1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arrivals_are_seeded_with_the_given_rate() {
+        let arrivals = |seed| {
+            let mut a = Arrivals::new(2.0, RandomStream::new(seed, "crash", "n", 0));
+            a.start(0);
+            (0..2000)
+                .map(|_| {
+                    let at = a.next_ns.unwrap();
+                    a.advance();
+                    at
+                })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(arrivals(1), arrivals(1));
+        assert_ne!(arrivals(1), arrivals(2));
+        let last = *arrivals(3).last().unwrap() as f64 / 1e9;
+        assert!((900.0..1100.0).contains(&last), "2000 arrivals at 2/s take about 1000 s, not {last}");
+        let mut off = Arrivals::new(0.0, RandomStream::new(1, "crash", "n", 0));
+        off.start(0);
+        assert_eq!(off.next_ns, None, "rate 0 never fires");
+    }
+}

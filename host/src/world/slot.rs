@@ -1,0 +1,168 @@
+//! One node's place in the world across its incarnations: booting a fresh
+//! instance over the surviving disk, crashing it (the disk model and the
+//! network reset applied), and a clean exit (descriptors closed, page cache
+//! kept). The scheduling decisions live in `mod.rs`; this file only does
+//! what they decide.
+
+use super::NodeProgram;
+use crate::clock::{VirtualClock, EPOCH_UNIX_NS};
+use crate::fs::{CrashReport, DiskFaults, Fs};
+use crate::net::{Net, NodeId};
+use crate::node::{Node, Output, SimLink};
+use crate::preempt::strategy::{PreemptConfig, Schedule};
+use crate::preempt::Preemption;
+use crate::random::RandomStream;
+use crate::watchdog::Progress;
+use seedfall_engine::{Instance, Linker};
+use std::cell::RefCell;
+use std::rc::Rc;
+
+pub enum State {
+    /// Running or parked; `timer_ns` is the time it asked to be woken at
+    /// (u64::MAX: only by I/O), `started` whether `_start` was called.
+    Up { timer_ns: u64, started: bool },
+    /// Crashed, exited under supervision, or not booted yet.
+    Down { boot_at_ns: u64 },
+    /// Exited for good (a service that exited 0).
+    Stopped,
+}
+
+pub struct Slot<'a> {
+    pub program: &'a NodeProgram,
+    pub net_id: NodeId,
+    pub incarnation: u32,
+    pub state: State,
+    pub instance: Option<Instance<Node>>,
+    /// The disk while the node is down (None before the first boot).
+    pub disk: Option<Fs>,
+    /// Disk faults already logged into the run's fault list.
+    pub disk_faults_seen: usize,
+    /// The end of the node's stderr, for the message of a panic.
+    pub stderr_tail: Vec<u8>,
+}
+
+/// What every boot of every node of a run shares.
+pub struct BootContext<'a> {
+    pub seed: u64,
+    pub linker: &'a Linker<Node>,
+    pub net: &'a Rc<RefCell<Net>>,
+    pub progress: &'a Progress,
+    pub preempt: &'a PreemptConfig,
+    pub disk: crate::fs::DiskConfig,
+    pub budget_cap: Option<u64>,
+}
+
+const STDERR_TAIL_BYTES: usize = 4096;
+
+impl<'a> Slot<'a> {
+    pub fn new(program: &'a NodeProgram, net_id: NodeId) -> Slot<'a> {
+        Slot {
+            program,
+            net_id,
+            incarnation: 0,
+            state: State::Down { boot_at_ns: 0 },
+            instance: None,
+            disk: None,
+            disk_faults_seen: 0,
+            stderr_tail: Vec::new(),
+        }
+    }
+
+    pub fn name(&self) -> &str {
+        &self.program.name
+    }
+
+    /// A fresh instance over the surviving disk, as the next incarnation.
+    /// The workload's disk has no durability model: it is never crashed.
+    pub fn boot(&mut self, ctx: &BootContext, clock: &VirtualClock) -> Result<(), seedfall_engine::Error> {
+        self.incarnation += 1;
+        let p = self.program;
+        let fs = self.disk.take().unwrap_or_else(|| {
+            let mut fs = Fs::new(EPOCH_UNIX_NS);
+            if !p.workload {
+                fs.start_disk_model(DiskFaults::seeded(ctx.disk, ctx.seed, &p.name));
+            }
+            fs
+        });
+        let mut argv = vec![p.name.clone()];
+        argv.extend(p.args.iter().cloned());
+        let mut node = Node::new(&p.name, ctx.seed, argv, p.env.clone(), fs);
+        node.random = RandomStream::new(ctx.seed, "random_get", &p.name, self.incarnation);
+        node.clock = clock.clone();
+        node.stdout = Output::Capture(Vec::new());
+        node.stderr = Output::Capture(Vec::new());
+        node.trace.progress = ctx.progress.clone();
+        node.preempt = p.counter_global.map(|counter| {
+            let stream = RandomStream::new(ctx.seed, "preempt", &p.name, self.incarnation);
+            let schedule = Schedule::new(&ctx.preempt.strategy, stream);
+            Preemption::new(counter, p.go_offsets, schedule, ctx.preempt.loops)
+        });
+        node.sim = Some(SimLink {
+            net: ctx.net.clone(),
+            net_node: self.net_id,
+            incarnation: self.incarnation,
+            budget_cap: if p.workload { ctx.budget_cap } else { None },
+            reports: Vec::new(),
+        });
+        self.instance = Some(Instance::new(p.code.clone(), ctx.linker, node)?);
+        self.state = State::Up { timer_ns: clock.now_ns(), started: false };
+        self.stderr_tail.clear();
+        Ok(())
+    }
+
+    /// The running incarnation's node.
+    pub fn node(&self) -> &Node {
+        self.instance.as_ref().expect("an up node has an instance").data()
+    }
+
+    pub fn node_mut(&mut self) -> &mut Node {
+        self.instance.as_mut().expect("an up node has an instance").data_mut()
+    }
+
+    /// Takes the node's output since the last call, keeping the stderr tail.
+    pub fn take_output(&mut self) -> (Vec<u8>, Vec<u8>) {
+        let node = self.node_mut();
+        let (out, err) = (node.stdout.take(), node.stderr.take());
+        self.stderr_tail.extend_from_slice(&err);
+        let excess = self.stderr_tail.len().saturating_sub(STDERR_TAIL_BYTES);
+        self.stderr_tail.drain(..excess);
+        (out, err)
+    }
+
+    /// The last `panic:` or `fatal error:` line of stderr, if any.
+    pub fn panic_line(&self) -> Option<String> {
+        let text = String::from_utf8_lossy(&self.stderr_tail);
+        text.lines().rev().find(|l| l.starts_with("panic: ") || l.starts_with("fatal error: ")).map(str::to_string)
+    }
+
+    /// Ends the incarnation: its trace hash (host calls and final memory),
+    /// and the instance, which goes to `graveyard` (the watchdog may still
+    /// be reading its counter slot until the run ends).
+    pub fn retire(&mut self, graveyard: &mut Vec<Instance<Node>>) -> String {
+        let mut instance = self.instance.take().expect("an up node has an instance");
+        instance.abandon();
+        let memory = instance.memory().map(|m| m.bytes()).unwrap_or(&[]);
+        let hash = instance.data().trace.finish(memory);
+        // The disk outlives the process; the page cache too, unless crashed.
+        self.disk = Some(std::mem::replace(&mut instance.data_mut().fs, Fs::new(EPOCH_UNIX_NS)));
+        graveyard.push(instance);
+        hash
+    }
+
+    /// The process exited: its descriptors close (FINs go out), the page
+    /// cache stays.
+    pub fn exit(&mut self, graveyard: &mut Vec<Instance<Node>>) -> String {
+        self.node_mut().close_all();
+        self.retire(graveyard)
+    }
+
+    /// The machine crashed: connections reset, only the durable disk
+    /// survives (torn as the disk model says).
+    pub fn crash(&mut self, seed: u64, now_ns: u64, net: &mut Net, graveyard: &mut Vec<Instance<Node>>) -> (String, CrashReport) {
+        let hash = self.retire(graveyard);
+        net.crash(self.net_id, now_ns);
+        let mut torn = RandomStream::new(seed, "disk torn_writes", self.name(), self.incarnation);
+        let report = self.disk.as_mut().expect("retired above").crash(&mut torn);
+        (hash, report)
+    }
+}
