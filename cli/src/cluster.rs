@@ -61,7 +61,9 @@ impl Cluster {
             }
         }
         let build_started = Instant::now();
-        let build_dir = state_dir.join("build");
+        // Absolute: `go build` runs in each package's directory.
+        let build_dir = std::path::absolute(state_dir.join("build"))
+            .map_err(|e| SetupError(format!("cannot resolve {}: {e}", state_dir.display())))?;
         let mut files = Vec::new();
         for (i, source) in unique.iter().enumerate() {
             files.push(match source {
@@ -161,9 +163,12 @@ fn go_build(dir: &Path, build_dir: &Path, index: usize) -> Result<PathBuf, Setup
         .map_err(|e| SetupError(format!("cannot create {}: {e}", build_dir.display())))?;
     let stem = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "main".into());
     let out = build_dir.join(format!("{index}-{stem}.wasm"));
+    // Built beside and renamed into place, so runs of other configs in the
+    // same folder never read a half-written module.
+    let partial = build_dir.join(format!("{index}-{stem}.wasm.{}.partial", std::process::id()));
     let output = Command::new("go")
         .args(["build", "-o"])
-        .arg(&out)
+        .arg(&partial)
         .arg(".")
         .current_dir(dir)
         .env("GOOS", "wasip1")
@@ -177,5 +182,6 @@ fn go_build(dir: &Path, build_dir: &Path, index: usize) -> Result<PathBuf, Setup
             String::from_utf8_lossy(&output.stderr).trim_end()
         )));
     }
+    std::fs::rename(&partial, &out).map_err(|e| SetupError(format!("cannot write {}: {e}", out.display())))?;
     Ok(out)
 }

@@ -28,8 +28,10 @@ pub struct PropertyTable {
 }
 
 impl PropertyTable {
+    /// Adds a run's properties; `sim.Fail` messages describe one failure
+    /// each (often with its numbers), so they are not tabled.
     pub fn add(&mut self, run: &RunResult) {
-        for (message, seen) in &run.properties {
+        for (message, seen) in run.properties.iter().filter(|(_, seen)| seen.kind != PropertyKind::Fail) {
             let row = self.rows.entry(message.clone()).or_default();
             row.0 = Some(seen.kind);
             row.1 += 1;
@@ -84,6 +86,8 @@ pub struct Tally {
     pub errors: Vec<(u64, String)>,
     pub properties: PropertyTable,
     pub timings: RunTimings,
+    /// Each seed's trace hash, for the sweep's digest.
+    pub trace_hashes: BTreeMap<u64, String>,
 }
 
 impl Tally {
@@ -99,6 +103,7 @@ impl Tally {
         if outcome.diverged() {
             self.diverged.push(outcome.seed);
         }
+        self.trace_hashes.insert(outcome.seed, run.trace_hash.clone());
         self.properties.add(run);
         let t = &mut self.timings;
         t.boot += run.timings.boot;
@@ -125,6 +130,17 @@ impl Tally {
     /// Whether the sweep found anything (exit code 1).
     pub fn found_something(&self) -> bool {
         !self.failed.is_empty() || !self.diverged.is_empty() || !self.properties.never_true().is_empty()
+    }
+
+    /// One hash over every seed's trace hash, in seed order: equal digests
+    /// mean every run behaved the same (whatever the worker count).
+    pub fn trace_digest(&self) -> String {
+        let mut hasher = blake3::Hasher::new();
+        for (seed, hash) in &self.trace_hashes {
+            hasher.update(&seed.to_le_bytes());
+            hasher.update(hash.as_bytes());
+        }
+        hasher.finalize().to_hex().to_string()
     }
 
     /// Where the real time went, summed over runs.
@@ -156,7 +172,8 @@ impl Tally {
                     })
                     .collect();
                 json!({"seed": seed, "virtual_time": go_duration(*end_ns), "steps": steps,
-                       "real_ms": real.as_millis() as u64, "failures": list})
+                       "real_ms": real.as_millis() as u64, "trace_hash": self.trace_hashes.get(seed),
+                       "failures": list})
             })
             .collect();
         json!({
@@ -171,6 +188,7 @@ impl Tally {
             "errors": self.errors.iter().map(|(s, e)| json!({"seed": s, "error": e})).collect::<Vec<_>>(),
             "sometimes_never_true": self.properties.never_true(),
             "properties": self.properties.json(),
+            "trace_digest": self.trace_digest(),
             "exit_code": exit_code,
         })
     }

@@ -94,6 +94,18 @@ impl PropertyKind {
         }
     }
 
+    /// The SDK function that reports this kind.
+    pub fn sdk_name(self) -> &'static str {
+        match self {
+            PropertyKind::Assert => "sim.Assert",
+            PropertyKind::Always => "sim.Always",
+            PropertyKind::Sometimes => "sim.Sometimes",
+            PropertyKind::Reachable => "sim.Reachable",
+            PropertyKind::Unreachable => "sim.Unreachable",
+            PropertyKind::Fail => "sim.Fail",
+        }
+    }
+
     /// Whether reaching the property with this condition fails the run.
     pub fn fails(self, cond: bool) -> bool {
         match self {

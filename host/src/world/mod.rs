@@ -426,8 +426,7 @@ impl<'a> World<'a> {
         }
         if let Some(fault) = self.slots[i].node().fs.crash_requested() {
             self.record_disk_faults(i);
-            let until = self.crash(i, "crash_on_io", Some(fault.op));
-            self.say(format!("crash {}#{k} in the middle of {fault}; restart at {}", self.slots[i].name(), vtime::go_duration(until)));
+            self.crash(i, "crash_on_io", Some(fault.op), format!(" in the middle of {fault}"));
             return Ok(None);
         }
         self.record_disk_faults(i);
@@ -474,7 +473,7 @@ impl<'a> World<'a> {
                     let seen = self.properties.entry(message.clone()).or_insert(PropertySeen { kind, ever_true: false });
                     seen.ever_true |= cond;
                     if kind.fails(cond) {
-                        self.say(format!("{name}#{k}: {} failed: {message}", kind.name()));
+                        self.say(format!("{name}#{k}: {} failed: {message}", kind.sdk_name()));
                         self.failures.push(Failure { class: Class::Property, node: name.clone(), incarnation: k, property: Some(kind), message });
                     }
                 }
@@ -527,8 +526,8 @@ impl<'a> World<'a> {
         }
     }
 
-    /// Crashes slot `i` now; returns when it boots again (since start).
-    fn crash(&mut self, i: usize, kind: &'static str, op: Option<u64>) -> u64 {
+    /// Crashes slot `i` now (`how` completes the log line).
+    fn crash(&mut self, i: usize, kind: &'static str, op: Option<u64>, how: String) {
         let now = self.now_ns();
         let (min, max) = self.spec.faults.crash_downtime_ns;
         let downtime = self.downtimes[i].between(min, max);
@@ -543,6 +542,8 @@ impl<'a> World<'a> {
         let at_ns = vtime::since_start_ns(now);
         let until = at_ns + downtime;
         let node = self.slots[i].name().to_string();
+        let k = self.slots[i].incarnation;
+        self.say(format!("crash {node}#{k}{how}; restart at {}", vtime::go_duration(until)));
         self.faults.push(FaultRecord { at_ns, kind, node, until_ns: Some(until), op });
         for file in &report.files {
             self.say(format!("  {}: kept {} of {} pending writes (+{} bytes)", file.path, file.kept.ops, file.pending, file.kept.bytes));
@@ -550,7 +551,6 @@ impl<'a> World<'a> {
         for path in &report.vanished {
             self.say(format!("  {path}: never durable, gone"));
         }
-        until
     }
 
     fn planned_crash(&mut self, i: usize) {
@@ -558,9 +558,7 @@ impl<'a> World<'a> {
         if self.quiet() || !matches!(self.slots[i].state, State::Up { .. }) {
             return;
         }
-        let k = self.slots[i].incarnation;
-        let until = self.crash(i, "crash", None);
-        self.say(format!("crash {}#{k}; restart at {}", self.slots[i].name(), vtime::go_duration(until)));
+        self.crash(i, "crash", None, String::new());
     }
 
     fn partition(&mut self) {

@@ -75,7 +75,11 @@ impl Failure {
 
 impl fmt::Display for Failure {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        write!(f, "{}#{}: {}", self.node, self.incarnation, self.message)
+        match self.incarnation {
+            // The world itself (a deadlock names no node).
+            0 => write!(f, "{}: {}", self.node, self.message),
+            k => write!(f, "{}#{k}: {}", self.node, self.message),
+        }
     }
 }
 

@@ -1,0 +1,76 @@
+// Command node is the guest of the world tests (cli/tests/world.rs): one
+// program whose -mode picks a behaviour, so every config builds it once.
+//
+//	accept     listen on :7000 and wait for a connection that never comes
+//	panic      panic after 10ms of virtual time
+//	flaky      exit 1 on the first two incarnations; from the third, answer
+//	           every connection on :7000 with the incarnation number
+//	ask        (workload) dial server:7000 until it answers; fail unless it says 3
+//	sometimes  (workload) report a Sometimes that is never true, then exit 0
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"seedfall.dev/sdk/sim"
+)
+
+func main() {
+	mode := flag.String("mode", "", "behaviour (see the package doc)")
+	flag.Parse()
+	switch *mode {
+	case "accept":
+		l, err := sim.Listen("tcp", ":7000")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		l.Accept()
+	case "panic":
+		time.Sleep(10 * time.Millisecond)
+		panic("boom")
+	case "flaky":
+		if sim.Incarnation() < 3 {
+			fmt.Fprintf(os.Stderr, "flaky: incarnation %d gives up\n", sim.Incarnation())
+			os.Exit(1)
+		}
+		l, err := sim.Listen("tcp", ":7000")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			fmt.Fprintf(c, "%d\n", sim.Incarnation())
+			c.Close()
+		}
+	case "ask":
+		for {
+			c, err := sim.Dial("tcp", "server:7000")
+			if err != nil {
+				time.Sleep(20 * time.Millisecond)
+				continue
+			}
+			line, _ := bufio.NewReader(c).ReadString('\n')
+			c.Close()
+			if got := strings.TrimSpace(line); got != "3" {
+				sim.Fail("server answered incarnation " + got + ", want 3")
+			}
+			fmt.Println("server is up in incarnation 3")
+			return
+		}
+	case "sometimes":
+		sim.Sometimes(false, "never true")
+	default:
+		fmt.Fprintf(os.Stderr, "unknown -mode %q\n", *mode)
+		os.Exit(2)
+	}
+}

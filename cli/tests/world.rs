@@ -1,0 +1,154 @@
+//! The simulated world through `seedfall run` and `replay`: verdicts for a
+//! deadlock, a panicking node, a supervised node that restarts, a
+//! `Sometimes` never true; clear errors for a config typo, a missing package
+//! and a build failure; and determinism: the same seed gives the same trace
+//! across processes, worker counts and a cold or warm cache, and `-check`
+//! passes on a sweep with crashes, torn writes and fsync errors.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn world_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/go/world")
+}
+
+fn kvlog_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/kvlog")
+}
+
+fn shared_cache() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join("world-tests-cache")
+}
+
+fn seedfall_with_cache(cache: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_seedfall")).args(args).env("SEEDFALL_CACHE_DIR", cache).output().unwrap()
+}
+
+fn seedfall(args: &[&str]) -> Output {
+    seedfall_with_cache(&shared_cache(), args)
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn config(dir: &Path, name: &str) -> String {
+    dir.join(name).display().to_string()
+}
+
+fn run(config_file: &str, extra: &[&str]) -> (i32, String, String) {
+    let mut args = vec!["run", "-c", config_file];
+    args.extend_from_slice(extra);
+    let out = seedfall(&args);
+    (out.status.code().unwrap_or(-1), text(&out.stdout), text(&out.stderr))
+}
+
+#[test]
+fn deadlock_fails_the_run_and_names_what_nodes_wait_on() {
+    let (code, stdout, stderr) = run(&config(&world_dir(), "deadlock.json"), &["-seeds", "1"]);
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert!(stdout.contains("FAIL seed 1 at t="), "{stdout}");
+    assert!(stdout.contains("  world: deadlock: every node is blocked and nothing is pending"), "{stdout}");
+    assert!(stdout.contains("server#1 waits on Readable(") && stdout.contains("client#1 waits on"), "{stdout}");
+}
+
+#[test]
+fn a_panicking_node_fails_the_run_with_its_panic() {
+    let (code, stdout, stderr) = run(&config(&world_dir(), "panic.json"), &["-seeds", "1-2"]);
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert!(stdout.contains("FAIL seed 1 at t=1"), "{stdout}");
+    assert!(stdout.contains("  server#1: exited with status 2: panic: boom"), "{stdout}");
+    assert!(stdout.contains("lowest failing seed: 1"), "{stdout}");
+}
+
+#[test]
+fn supervise_restarts_a_node_that_exits_with_an_error() {
+    let file = config(&world_dir(), "supervise.json");
+    let (code, stdout, stderr) = run(&file, &["-seeds", "1-3"]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let out = seedfall(&["replay", "-c", &file, "-seed", "2"]);
+    let trace = text(&out.stdout);
+    assert!(out.status.success(), "{trace}");
+    for line in [
+        "server#1 exited with status 1; supervised: restart at 100.0000",
+        "server#2 exited with status 1; supervised: restart at 200.0000",
+        "* boot server#3",
+        "client#1 | server is up in incarnation 3",
+        "PASS seed 2",
+    ] {
+        assert!(trace.contains(line), "missing {line:?} in\n{trace}");
+    }
+}
+
+#[test]
+fn a_sometimes_never_true_fails_the_sweep() {
+    let json = Path::new(env!("CARGO_TARGET_TMPDIR")).join("sometimes.json");
+    let (code, stdout, stderr) =
+        run(&config(&world_dir(), "sometimes.json"), &["-seeds", "1-3", "--json", json.to_str().unwrap()]);
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert!(stdout.contains("3 passed, 0 failed"), "every seed passes on its own: {stdout}");
+    assert!(stdout.contains("FAIL sometimes never true in any seed: never true"), "{stdout}");
+    assert!(stdout.contains("sometimes           3        0  never true"), "the property table: {stdout}");
+    let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(doc["sometimes_never_true"][0], "never true");
+    assert_eq!(doc["exit_code"], 1);
+}
+
+#[test]
+fn config_mistakes_and_build_failures_are_clear_errors() {
+    let (code, _, stderr) = run(&config(&world_dir(), "typo.json"), &["-seeds", "1"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("unknown field `faults.crash_per_secc`; did you mean `crash_per_sec`?"), "{stderr}");
+    let (code, _, stderr) = run(&config(&world_dir(), "missing.json"), &["-seeds", "1"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("no-such-package: no such directory"), "{stderr}");
+    let (code, _, stderr) = run(&config(&world_dir(), "broken.json"), &["-seeds", "1"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("go build") && stderr.contains("undefined: undefinedFunction"), "Go's own error: {stderr}");
+    let (code, _, stderr) = run(&config(&world_dir(), "no-such-config.json"), &["-seeds", "1"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("no-such-config.json: no such file"), "{stderr}");
+    let (code, _, stderr) = run(&config(&world_dir(), "deadlock.json"), &["-seeds", "9-1"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("runs backwards"), "{stderr}");
+}
+
+fn trace_hash(replay_stdout: &str) -> String {
+    replay_stdout.lines().find_map(|l| l.strip_prefix("trace hash ")).expect("a trace hash line").to_string()
+}
+
+#[test]
+fn same_seed_same_trace_across_processes_workers_and_caches() {
+    let file = config(&kvlog_dir(), "seedfall.json");
+    let cold = Path::new(env!("CARGO_TARGET_TMPDIR")).join("world-tests-cold-cache");
+    let _ = std::fs::remove_dir_all(&cold);
+    let replay = |cache: &Path| {
+        let out = seedfall_with_cache(cache, &["replay", "-c", &file, "-seed", "3"]);
+        assert_eq!(out.status.code(), Some(1), "seed 3 of the ack-before-fsync store fails: {}", text(&out.stdout));
+        text(&out.stdout)
+    };
+    let (first, cold_run, warm_run) = (replay(&shared_cache()), replay(&cold), replay(&cold));
+    assert!(first.contains("crash server#1"), "the run has faults: {first}");
+    assert_eq!(trace_hash(&first), trace_hash(&cold_run), "a cold cache changes nothing");
+    assert_eq!(trace_hash(&first), trace_hash(&warm_run), "a warm cache changes nothing");
+    let strip_real = |s: &str| s.lines().filter(|l| !l.starts_with("real time") && !l.starts_with("FAIL")).collect::<Vec<_>>().join("\n");
+    assert_eq!(strip_real(&first), strip_real(&warm_run), "the whole replay output is the same");
+
+    let tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let sweep = |jobs: &str| {
+        let json = tmp.join(format!("kvlog-j{jobs}.json"));
+        let (code, stdout, _) = run(&file, &["-seeds", "1-6", "-j", jobs, "--json", json.to_str().unwrap()]);
+        assert_eq!(code, 1, "{stdout}");
+        let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        (doc["trace_digest"].clone(), doc["failures"].as_array().unwrap().iter().map(|f| f["failures"].clone()).collect::<Vec<_>>())
+    };
+    assert_eq!(sweep("1"), sweep("2"), "-j 1 and -j 2 give the same runs");
+}
+
+#[test]
+fn check_runs_every_seed_twice_and_passes_when_they_agree() {
+    let (code, stdout, stderr) = run(&config(&kvlog_dir(), "seedfall.fixed.json"), &["-seeds", "1-4", "-check"]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stdout.contains("4 seeds in") && stdout.contains("0 failed"), "{stdout}");
+    assert!(!stdout.contains("not deterministic"), "{stdout}");
+}
