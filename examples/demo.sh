@@ -1,16 +1,29 @@
 #!/usr/bin/env bash
-# The README's main command: build the example Go program for wasip1 with the
-# stock toolchain and run it in seedfall's deterministic world, twice with the
-# same seed (identical output) and once with another seed.
-set -euo pipefail
+# The README's main command: find a real durability bug. Builds seedfall, then
+# sweeps 500 seeds of examples/kvlog (a log-structured key-value store that
+# acknowledges writes before they are fsynced) under crashes with torn writes,
+# replays the lowest failing seed with its full trace, and sweeps the fixed
+# store, which passes. Go builds the services for wasip1 with the stock
+# toolchain; the first run compiles them to native code, later runs load
+# them from .seedfall/cache.
+set -uo pipefail
 cd "$(dirname "$0")/.."
-mkdir -p target/examples
-(cd examples && GOOS=wasip1 GOARCH=wasm go build -o ../target/examples/tour.wasm ./tour)
-cargo build --release -q -p seedfall
+cargo build --release -q -p seedfall || exit 2
 seedfall=target/release/seedfall
-for seed in 7 7 8; do
-  echo "== seedfall exec --seed $seed tour.wasm"
-  start=$(date +%s%N)
-  "$seedfall" exec --seed "$seed" target/examples/tour.wasm
-  echo "   ($(( ($(date +%s%N) - start) / 1000000 )) ms of real time, including compiling or loading from the cache)"
-done
+
+echo "== seedfall run -c examples/kvlog/seedfall.json -seeds 1-500   (the buggy store)"
+"$seedfall" run -c examples/kvlog/seedfall.json -seeds 1-500 --json target/demo-sweep.json | tail -n 12
+status=${PIPESTATUS[0]}
+if [ "$status" != 1 ]; then
+  echo "demo: expected the sweep to find the bug (exit 1), got exit $status" >&2
+  exit 2
+fi
+seed=$(python3 -c 'import json; print(json.load(open("target/demo-sweep.json"))["lowest_failing_seed"])')
+
+echo
+echo "== seedfall replay -c examples/kvlog/seedfall.json -seed $seed   (the last lines of the full trace)"
+"$seedfall" replay -c examples/kvlog/seedfall.json -seed "$seed" | grep -v 'client#1 (stderr)' | tail -n 14
+
+echo
+echo "== seedfall run -c examples/kvlog/seedfall.fixed.json -seeds 1-100 -check   (the fixed store, every seed twice)"
+"$seedfall" run -c examples/kvlog/seedfall.fixed.json -seeds 1-100 -check | tail -n 6

@@ -21,7 +21,7 @@
 #
 # Environment:
 #   SEEDFALL           the seedfall binary (default target/release/seedfall,
-#                      built with `cargo build --release -p seedfall` if missing)
+#                      brought up to date with `cargo build --release -p seedfall`)
 #   REGRESS_SEEDS_MAX  run at most this many seeds per entry, the first ones of
 #                      its range (default: the whole range). A fail entry whose
 #                      first failing seed lies beyond the cap then fails here.
@@ -32,10 +32,8 @@ root=$PWD
 
 if [[ -z ${SEEDFALL:-} ]]; then
   SEEDFALL=target/release/seedfall
-  if [[ ! -x $SEEDFALL ]]; then
-    echo "regress: building $SEEDFALL" >&2
-    cargo build --release -q -p seedfall || exit 2
-  fi
+  # Always through cargo, so a stale binary is never what gets checked.
+  cargo build --release -q -p seedfall || exit 2
 fi
 if [[ ! -x $SEEDFALL ]]; then
   echo "regress: $SEEDFALL is not an executable (set SEEDFALL)" >&2

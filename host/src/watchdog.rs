@@ -7,8 +7,8 @@
 //! only here, never in the simulation, and never affects a run that finishes.
 
 use seedfall_engine::Interrupter;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -21,7 +21,10 @@ pub const DEFAULT_LIMIT: Duration = Duration::from_secs(10);
 #[derive(Debug, Clone, Default)]
 pub struct Progress {
     host_calls: Arc<AtomicU64>,
-    counter: Arc<AtomicUsize>,
+    /// The address of the watched counter (0: none). Locked while the
+    /// watchdog reads through it, so `unwatch_counter` returning means the
+    /// instance that owns it may be dropped.
+    counter: Arc<Mutex<usize>>,
 }
 
 impl Progress {
@@ -37,17 +40,23 @@ impl Progress {
     /// Also watch the 8-byte counter at `slot` (a global of the running instance).
     ///
     /// # Safety
-    /// `slot` must stay valid and 8-byte aligned until the watchdog stops.
+    /// `slot` must stay valid and 8-byte aligned until `unwatch_counter` or
+    /// another `watch_counter` returns, or the watchdog stops.
     pub unsafe fn watch_counter(&self, slot: *mut u64) {
-        self.counter.store(slot as usize, Ordering::Relaxed);
+        *self.counter.lock().unwrap_or_else(|e| e.into_inner()) = slot as usize;
+    }
+
+    /// Stop watching the counter; afterwards its instance may be dropped.
+    pub fn unwatch_counter(&self) {
+        *self.counter.lock().unwrap_or_else(|e| e.into_inner()) = 0;
     }
 
     fn get(&self) -> (u64, u64) {
-        let slot = self.counter.load(Ordering::Relaxed);
+        let slot = self.counter.lock().unwrap_or_else(|e| e.into_inner());
         // The guest thread writes the slot with plain aligned 8-byte stores;
         // an atomic load of it from here reads a whole value, stale at worst.
-        // SAFETY: see `watch_counter`.
-        let counter = if slot == 0 { 0 } else { unsafe { (*(slot as *const AtomicU64)).load(Ordering::Relaxed) } };
+        // SAFETY: see `watch_counter`; the lock keeps it valid while read.
+        let counter = if *slot == 0 { 0 } else { unsafe { (*(*slot as *const AtomicU64)).load(Ordering::Relaxed) } };
         (self.host_calls.load(Ordering::Relaxed), counter)
     }
 }

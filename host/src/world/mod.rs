@@ -39,7 +39,7 @@ use crate::random::RandomStream;
 use crate::watchdog::{Progress, Watchdog};
 use crate::{preempt, sdk, wasi};
 use plan::Arrivals;
-use seedfall_engine::{Code, Instance, Run, TrapKind};
+use seedfall_engine::{Code, Run, TrapKind};
 use slot::{BootContext, Slot, State};
 use std::cell::RefCell;
 use std::io::Write;
@@ -154,7 +154,6 @@ struct World<'a> {
     faults: Vec<FaultRecord>,
     properties: Properties,
     failures: Vec<Failure>,
-    graveyard: Vec<Instance<crate::node::Node>>,
     timings: RunTimings,
 }
 
@@ -206,7 +205,6 @@ impl<'a> World<'a> {
             faults: Vec::new(),
             properties: Properties::new(),
             failures: Vec::new(),
-            graveyard: Vec::new(),
             timings: RunTimings::default(),
         }
     }
@@ -268,7 +266,7 @@ impl<'a> World<'a> {
         self.hash_event(b"end", &[end_ns]);
         for i in 0..self.slots.len() {
             if self.slots[i].instance.is_some() {
-                let hash = self.slots[i].retire(&mut self.graveyard);
+                let hash = self.slots[i].retire(true);
                 self.hasher.update(hash.as_bytes());
             }
         }
@@ -409,8 +407,8 @@ impl<'a> World<'a> {
         let instance = self.slots[i].instance.as_mut().expect("up");
         instance.data_mut().clock = clock;
         if let Some(index) = instance.data().preempt.as_ref().map(|p| p.counter_global()) {
-            // SAFETY: instances are kept (in a slot or the graveyard) until
-            // the watchdog has stopped.
+            // SAFETY: the instance stays in its slot until it is retired,
+            // and every retirement unwatches the counter first.
             unsafe { self.progress.watch_counter(instance.global_ref(index).slot) };
         }
         let started_at = Instant::now();
@@ -533,7 +531,8 @@ impl<'a> World<'a> {
         let downtime = self.downtimes[i].between(min, max);
         let (hash, report) = {
             let mut net = self.net.borrow_mut();
-            self.slots[i].crash(self.spec.seed, now, &mut net, &mut self.graveyard)
+            self.progress.unwatch_counter();
+            self.slots[i].crash(self.spec.seed, now, &mut net)
         };
         self.hasher.update(hash.as_bytes());
         self.hash_event(b"crash", &[i as u64, now, downtime]);
@@ -607,7 +606,8 @@ impl<'a> World<'a> {
         }
         if code == 0 {
             self.say(format!("{name}#{k} exited with status 0"));
-            let hash = self.slots[i].exit(&mut self.graveyard);
+            self.progress.unwatch_counter();
+            let hash = self.slots[i].exit();
             self.hasher.update(hash.as_bytes());
             self.slots[i].state = State::Stopped;
             return None;
@@ -623,7 +623,8 @@ impl<'a> World<'a> {
         if slot.program.supervise && class != Class::Watchdog {
             let boot_at_ns = self.now_ns() + SUPERVISE_RESTART_NS;
             self.say(format!("{name}#{k} {message}; supervised: restart at {}", vtime::go_duration(vtime::since_start_ns(boot_at_ns))));
-            let hash = self.slots[i].exit(&mut self.graveyard);
+            self.progress.unwatch_counter();
+            let hash = self.slots[i].exit();
             self.hasher.update(hash.as_bytes());
             self.slots[i].state = State::Down { boot_at_ns };
             return None;

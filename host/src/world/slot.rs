@@ -135,31 +135,36 @@ impl<'a> Slot<'a> {
         text.lines().rev().find(|l| l.starts_with("panic: ") || l.starts_with("fatal error: ")).map(str::to_string)
     }
 
-    /// Ends the incarnation: its trace hash (host calls and final memory),
-    /// and the instance, which goes to `graveyard` (the watchdog may still
-    /// be reading its counter slot until the run ends).
-    pub fn retire(&mut self, graveyard: &mut Vec<Instance<Node>>) -> String {
+    /// Ends the incarnation and returns its trace hash. The hash covers the host calls, and the memory only
+    /// with `final_memory` (at the end of the run): a crashed incarnation's
+    /// memory follows from its calls, and hashing megabytes of Go heap at
+    /// every crash cost more than a tenth of a sweep.
+    /// The caller must have stopped the watchdog from reading its counter
+    /// (`Progress::unwatch_counter`).
+    pub fn retire(&mut self, final_memory: bool) -> String {
         let mut instance = self.instance.take().expect("an up node has an instance");
         instance.abandon();
-        let memory = instance.memory().map(|m| m.bytes()).unwrap_or(&[]);
+        let memory = match instance.memory() {
+            Some(m) if final_memory => m.bytes(),
+            _ => &[],
+        };
         let hash = instance.data().trace.finish(memory);
         // The disk outlives the process; the page cache too, unless crashed.
         self.disk = Some(std::mem::replace(&mut instance.data_mut().fs, Fs::new(EPOCH_UNIX_NS)));
-        graveyard.push(instance);
         hash
     }
 
     /// The process exited: its descriptors close (FINs go out), the page
     /// cache stays.
-    pub fn exit(&mut self, graveyard: &mut Vec<Instance<Node>>) -> String {
+    pub fn exit(&mut self) -> String {
         self.node_mut().close_all();
-        self.retire(graveyard)
+        self.retire(false)
     }
 
     /// The machine crashed: connections reset, only the durable disk
     /// survives (torn as the disk model says).
-    pub fn crash(&mut self, seed: u64, now_ns: u64, net: &mut Net, graveyard: &mut Vec<Instance<Node>>) -> (String, CrashReport) {
-        let hash = self.retire(graveyard);
+    pub fn crash(&mut self, seed: u64, now_ns: u64, net: &mut Net) -> (String, CrashReport) {
+        let hash = self.retire(false);
         net.crash(self.net_id, now_ns);
         let mut torn = RandomStream::new(seed, "disk torn_writes", self.name(), self.incarnation);
         let report = self.disk.as_mut().expect("retired above").crash(&mut torn);

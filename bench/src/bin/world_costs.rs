@@ -1,0 +1,137 @@
+//! Costs of the simulated world's building blocks (a benchmark, not a test):
+//!
+//!     world-costs boot --cache-dir DIR [--iterations N] FILE.wasm [ARGS...]
+//!     world-costs switch [--iterations N]
+//!
+//! `boot` loads FILE (instrumented, through the cache, like `seedfall run`)
+//! and runs it N times as the only node of a world until it parks for good
+//! (a server waiting for connections): one JSON line per iteration with
+//! `instantiate_ms` (Instance::new: memory, tables, data segments) and
+//! `init_ms` (Go's runtime init and main up to the first park: guest time).
+//! `switch` measures one node switch: a guest that calls a suspending host
+//! function in a loop, resumed by the host each time (fiber resume plus
+//! suspend, the engine's part of a scheduler step); prints ns per switch.
+
+use seedfall_cache::{Cache, Key};
+use seedfall_engine::{compile, CompileConfig, Instance, Linker, Run, Val};
+use seedfall_host::preempt::goruntime;
+use seedfall_host::world::{self, NodeProgram, RunSpec};
+use seedfall_instrument::{config_bytes, instrument, Config};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+fn boot(dir: PathBuf, iterations: usize, file: PathBuf, args: Vec<String>) -> Result<(), String> {
+    let wasm = std::fs::read(&file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+    let instrumentation = Config { loops: false };
+    let config = CompileConfig::default();
+    let key = Key::compute(&wasm, &config, &config_bytes(&instrumentation));
+    let fetched = Cache::open(&dir)
+        .get_or_compile(&key, || {
+            let instrumented = instrument(&wasm, &instrumentation)
+                .map_err(|e| seedfall_engine::Error::Unsupported { feature: format!("instrumentation: {e}"), function: None })?;
+            compile(&instrumented.wasm, &config)
+        })
+        .map_err(|e| e.to_string())?;
+    let code = Arc::new(fetched.code);
+    let go_offsets = goruntime::go_version(code.info()).map(|v| goruntime::offsets_for(&v)).transpose()?;
+    let counter_global = Some(code.info().globals.len() as u32 - 1);
+    for i in 0..iterations {
+        let spec = RunSpec {
+            seed: i as u64 + 1,
+            programs: vec![NodeProgram {
+                name: "node".into(),
+                code: code.clone(),
+                counter_global,
+                go_offsets,
+                args: args.clone(),
+                env: Vec::new(),
+                supervise: false,
+                workload: true,
+            }],
+            duration_ns: 60_000_000_000,
+            watchdog: Duration::from_secs(10),
+            preempt: Default::default(),
+            faults: Default::default(),
+            net: Default::default(),
+            budget_cap: None,
+        };
+        let result = world::run(&spec, None).map_err(|e| e.to_string())?;
+        let t = result.timings;
+        println!(
+            "{{\"iteration\":{i},\"instantiate_ms\":{:.4},\"init_ms\":{:.4},\"boot_ms\":{:.4},\"steps\":{},\"host_calls\":{}}}",
+            ms(t.boot),
+            ms(t.guest),
+            ms(t.boot + t.guest),
+            result.steps,
+            t.host_calls
+        );
+    }
+    Ok(())
+}
+
+const SWITCH_WAT: &str = r#"
+(module
+  (import "host" "park" (func $park))
+  (func (export "run") (param $n i32)
+    (loop $again
+      (call $park)
+      (local.tee $n (i32.sub (local.get $n) (i32.const 1)))
+      (br_if $again))))
+"#;
+
+fn switch(iterations: usize) -> Result<(), String> {
+    let wasm = wat::parse_str(SWITCH_WAT).map_err(|e| e.to_string())?;
+    let code = Arc::new(seedfall_engine::Code::load(&compile(&wasm, &CompileConfig::default()).map_err(|e| e.to_string())?).map_err(|e| e.to_string())?);
+    let mut linker: Linker<()> = Linker::new();
+    linker.func("host", "park", &[], &[], |c, _| {
+        c.suspend(0);
+        Ok(())
+    });
+    for round in 0..5 {
+        let mut instance = Instance::new(code.clone(), &linker, ()).map_err(|e| e.to_string())?;
+        let start = Instant::now();
+        let mut run = instance.call("run", &[Val::I32(iterations as i32)]).map_err(|e| e.to_string())?;
+        let mut switches = 0u64;
+        while let Run::Suspended(_) = run {
+            switches += 1;
+            run = instance.resume(0).map_err(|e| e.to_string())?;
+        }
+        let ns = start.elapsed().as_nanos() as f64 / switches as f64;
+        println!("{{\"round\":{round},\"switches\":{switches},\"ns_per_switch\":{ns:.1}}}");
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    let mut args = std::env::args().skip(1);
+    let command = args.next().unwrap_or_default();
+    let (mut dir, mut iterations, mut rest) = (None, 10usize, Vec::new());
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--cache-dir" if rest.is_empty() => dir = args.next().map(PathBuf::from),
+            "--iterations" if rest.is_empty() => iterations = args.next().and_then(|n| n.parse().ok()).unwrap_or(10),
+            _ => rest.push(a),
+        }
+    }
+    let result = match (command.as_str(), dir) {
+        ("boot", Some(dir)) if !rest.is_empty() => {
+            let file = PathBuf::from(rest.remove(0));
+            boot(dir, iterations, file, rest)
+        }
+        ("switch", _) => switch(iterations.max(1000)),
+        _ => Err("usage: world-costs boot --cache-dir DIR [--iterations N] FILE.wasm [ARGS...] | switch [--iterations N]".into()),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("world-costs: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
