@@ -87,7 +87,8 @@ const SWITCH_WAT: &str = r#"
 
 fn switch(iterations: usize) -> Result<(), String> {
     let wasm = wat::parse_str(SWITCH_WAT).map_err(|e| e.to_string())?;
-    let code = Arc::new(seedfall_engine::Code::load(&compile(&wasm, &CompileConfig::default()).map_err(|e| e.to_string())?).map_err(|e| e.to_string())?);
+    let artifact = compile(&wasm, &CompileConfig::default()).map_err(|e| e.to_string())?;
+    let code = Arc::new(seedfall_engine::Code::load(artifact).map_err(|e| e.to_string())?);
     let mut linker: Linker<()> = Linker::new();
     linker.func("host", "park", &[], &[], |c, _| {
         c.suspend(0);

@@ -11,11 +11,14 @@ use crate::artifact::{apply_relocations, Artifact};
 use crate::error::{Error, Result};
 use crate::runtime::registry::{self, Registration};
 use crate::runtime::trap::{Trap, TrapKind};
-use std::sync::{Arc, Mutex, Weak};
+use crate::runtime::image::Prepared;
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 pub struct Code {
     artifact: Arc<Artifact>,
     exec: memmap2::Mmap,
+    /// The memory image and table template, built at the first instantiation.
+    prepared: OnceLock<Prepared>,
     _registration: Registration,
 }
 
@@ -84,7 +87,12 @@ impl Code {
             .ok_or_else(|| Error::Os("too many modules loaded at once".into()))?;
         let artifact = Arc::new(artifact);
         loaded().push(Loaded { start, end: start + len, artifact: Arc::downgrade(&artifact) });
-        Ok(Code { artifact, exec, _registration: registration })
+        Ok(Code { artifact, exec, prepared: OnceLock::new(), _registration: registration })
+    }
+
+    /// What instantiation reuses (built once, on first use).
+    pub(crate) fn prepared(&self) -> &Prepared {
+        self.prepared.get_or_init(|| Prepared::build(self))
     }
 
     /// The machine code as loaded.

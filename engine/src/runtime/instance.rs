@@ -317,7 +317,8 @@ impl<T: 'static> Instance<T> {
     fn init_table(&mut self, exposed: &mut bool) -> Result<()> {
         let code = self.inner.code.clone();
         let vmctx = self.inner.vmctx_ptr();
-        for segment in &code.info().elements {
+        let prepared = code.prepared();
+        for (segment, template) in code.info().elements.iter().zip(&prepared.elements) {
             let Some(offset) = &segment.offset else { continue };
             let start = self.eval(offset)? as u32 as usize;
             let table = self.inner.table.as_ref().ok_or_else(|| Error::Link("element segment without a table".into()))?;
@@ -331,13 +332,9 @@ impl<T: 'static> Instance<T> {
                 }));
             }
             let entries = table.entries.as_ptr() as *mut TableEntry;
-            for (i, func) in segment.funcs.iter().enumerate() {
-                let entry = match func {
-                    Some(f) => TableEntry {
-                        code: code.function_address(*f),
-                        vmctx,
-                        signature: code.info().func_type(*f).signature_id(),
-                    },
+            for (i, func) in template.iter().enumerate() {
+                let entry = match *func {
+                    Some((code, signature)) => TableEntry { code, vmctx, signature },
                     None => TableEntry::NULL,
                 };
                 // SAFETY: bounds checked above; tables are only written here,
@@ -351,6 +348,13 @@ impl<T: 'static> Instance<T> {
 
     fn init_memory(&mut self) -> Result<()> {
         let code = self.inner.code.clone();
+        if let (Some(image), Some(memory)) = (&code.prepared().memory, &self.inner.core.memory) {
+            // SAFETY: the image exists only for a memory this instance
+            // created (not imported), just now, with no guest code run yet.
+            if unsafe { image.map_at(memory.base(), memory.size_bytes()) } {
+                return Ok(());
+            }
+        }
         for segment in &code.info().data {
             let Some(offset) = &segment.offset else { continue };
             let start = self.eval(offset)? as u32 as usize;

@@ -4,6 +4,7 @@
 pub mod code;
 pub(crate) mod fiber;
 pub mod host;
+pub(crate) mod image;
 pub mod instance;
 pub mod interrupt;
 pub(crate) mod libcalls;

@@ -1,0 +1,117 @@
+//! Per-module initial state built once and shared by every instance, so that
+//! booting a node does not redo work the module fixes:
+//! - the memory image: the data segments laid out in a memfd, mapped
+//!   copy-on-write over a new linear memory instead of copying megabytes of
+//!   Go data into fresh pages on every instantiation (pages the guest never
+//!   writes stay shared with the page cache);
+//! - the table template: each element's code address and signature, so a
+//!   table is filled without looking functions up one by one.
+//! Only modules whose segments have constant offsets get an image; the others
+//! (imported globals in offsets, out-of-bounds segments, whose traps must
+//! happen in order) take the general path in `Instance::initialize`.
+
+use crate::module::{ConstExpr, ConstOp, ModuleInfo};
+use crate::runtime::code::Code;
+use crate::runtime::memory::PAGE_SIZE;
+use std::fs::File;
+use std::os::fd::{AsRawFd, FromRawFd};
+use std::os::unix::fs::FileExt;
+
+/// The host page: the granularity of a copy-on-write mapping.
+const HOST_PAGE: usize = 4096;
+
+/// What instantiation reuses, built on a module's first instantiation.
+pub struct Prepared {
+    pub memory: Option<MemoryImage>,
+    /// Per element segment, per entry: the function's code address and
+    /// signature id (None for a null entry).
+    pub elements: Vec<Vec<Option<(usize, u64)>>>,
+}
+
+impl Prepared {
+    pub fn build(code: &Code) -> Prepared {
+        let info = code.info();
+        let elements = info
+            .elements
+            .iter()
+            .map(|segment| {
+                segment
+                    .funcs
+                    .iter()
+                    .map(|f| f.map(|f| (code.function_address(f), info.func_type(f).signature_id())))
+                    .collect()
+            })
+            .collect();
+        Prepared { memory: MemoryImage::build(info), elements }
+    }
+}
+
+/// The data segments of a module as one file to map.
+pub struct MemoryImage {
+    file: File,
+    /// Bytes mapped from the start of memory (a multiple of the host page).
+    len: usize,
+}
+
+/// A constant offset, or None when it reads a global.
+fn constant(expr: &ConstExpr) -> Option<u64> {
+    match expr.ops() {
+        [ConstOp::I32(v)] => Some(*v as u32 as u64),
+        _ => None,
+    }
+}
+
+impl MemoryImage {
+    /// The image of `info`'s data segments, if they all have constant offsets
+    /// and fit in the memory's minimum size (else None: the general path).
+    pub fn build(info: &ModuleInfo) -> Option<MemoryImage> {
+        let memory = info.memory?;
+        if info.memory_imported || info.data.is_empty() {
+            return None;
+        }
+        let min_bytes = memory.min_pages * PAGE_SIZE;
+        let mut end = 0u64;
+        for segment in &info.data {
+            let start = constant(segment.offset.as_ref()?)?;
+            end = end.max(start.checked_add(segment.bytes.len() as u64).filter(|e| *e <= min_bytes)?);
+        }
+        let len = (end as usize).div_ceil(HOST_PAGE) * HOST_PAGE;
+        // SAFETY: plain syscall; the name is a NUL-terminated literal.
+        let fd = unsafe { libc::memfd_create(c"seedfall-memory-image".as_ptr(), libc::MFD_CLOEXEC) };
+        if fd < 0 {
+            return None;
+        }
+        // SAFETY: a fresh descriptor this File now owns.
+        let file = unsafe { File::from_raw_fd(fd) };
+        file.set_len(len as u64).ok()?;
+        for segment in &info.data {
+            let start = constant(segment.offset.as_ref()?)?;
+            file.write_all_at(&segment.bytes, start).ok()?;
+        }
+        Some(MemoryImage { file, len })
+    }
+
+    /// Maps the image copy-on-write at `base`, the start of a linear memory
+    /// whose first `accessible` bytes are read-write.
+    ///
+    /// # Safety
+    /// `base` must be a fresh linear memory's base with at least `len`
+    /// accessible bytes, and no guest code may run concurrently.
+    pub unsafe fn map_at(&self, base: *mut u8, accessible: u64) -> bool {
+        if (self.len as u64) > accessible {
+            return false;
+        }
+        // SAFETY: replaces the first `len` bytes of the caller's own mapping.
+        let mapped = unsafe {
+            libc::mmap(
+                base as *mut libc::c_void,
+                self.len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_FIXED,
+                self.file.as_raw_fd(),
+                0,
+            )
+        };
+        mapped == base as *mut libc::c_void
+    }
+}
