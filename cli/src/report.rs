@@ -88,6 +88,9 @@ pub struct Tally {
     pub timings: RunTimings,
     /// Each seed's trace hash, for the sweep's digest.
     pub trace_hashes: BTreeMap<u64, String>,
+    /// Scheduler steps and virtual time over all runs.
+    pub steps: u64,
+    pub virtual_ns: u64,
 }
 
 impl Tally {
@@ -104,6 +107,8 @@ impl Tally {
             self.diverged.push(outcome.seed);
         }
         self.trace_hashes.insert(outcome.seed, run.trace_hash.clone());
+        self.steps += run.steps;
+        self.virtual_ns += run.end_ns;
         self.properties.add(run);
         let t = &mut self.timings;
         t.boot += run.timings.boot;
@@ -189,6 +194,15 @@ impl Tally {
             "sometimes_never_true": self.properties.never_true(),
             "properties": self.properties.json(),
             "trace_digest": self.trace_digest(),
+            "totals": {
+                "steps": self.steps,
+                "virtual_ms": self.virtual_ns / 1_000_000,
+                "real_ms": self.timings.total.as_millis() as u64,
+                "boot_ms": self.timings.boot.as_millis() as u64,
+                "boots": self.timings.boots,
+                "guest_ms": self.timings.guest.as_millis() as u64,
+                "host_calls": self.timings.host_calls,
+            },
             "exit_code": exit_code,
         })
     }

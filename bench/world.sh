@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Costs of the simulated world (a benchmark, not a test). See bench/README.md.
+#
+#   bench/world.sh [--seeds 1-200]
+#
+# 1. Node switch: world-costs switch (a guest parks in a host call, the host
+#    resumes it: one fiber round trip).
+# 2. Boot of the kvlog server: seedfall's instantiate (Instance::new) and
+#    instantiate + Go runtime init up to the first park, against wasmtime's
+#    Linker.instantiate of the same module (Python binding, installed if
+#    missing), medians.
+# 3. Sweep throughput: `seedfall run` of examples/kvlog/seedfall.json with
+#    -j 1 and -j 2 (warm cache, one untimed warm-up run), seeds per second,
+#    real ms per seed and per scheduler step, from the --json totals.
+# Prints a markdown table; raw output in target/bench/world/.
+set -euo pipefail
+SEEDS=1-200
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --seeds) SEEDS="$2"; shift 2 ;;
+        *) echo "usage: $0 [--seeds LIST]" >&2; exit 2 ;;
+    esac
+done
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+OUT="$ROOT/target/bench/world"
+mkdir -p "$OUT"
+cd "$ROOT"
+cargo build --release -q -p seedfall -p seedfall-bench
+SEEDFALL="$ROOT/target/release/seedfall"
+PY=python3
+"$PY" -c 'import wasmtime' 2>/dev/null || "$PY" -m pip install -q wasmtime >&2
+CONFIG=examples/kvlog/seedfall.json
+
+echo "== warm-up (builds the kvlog programs, fills the cache)" >&2
+"$SEEDFALL" run -c "$CONFIG" -seeds 1-2 >/dev/null || true
+SERVER=examples/kvlog/.seedfall/build/0-server.wasm
+
+echo "== node switch" >&2
+target/release/world-costs switch --iterations 2000000 > "$OUT/switch.jsonl"
+echo "== boot" >&2
+target/release/world-costs boot --cache-dir "$OUT/cache" --iterations 101 "$SERVER" -data /data > "$OUT/boot.jsonl"
+"$PY" bench/wasmtime_instantiate.py --runs 201 "$SERVER" > "$OUT/wasmtime-instantiate.json"
+for j in 1 2; do
+    echo "== sweep $SEEDS -j $j" >&2
+    "$SEEDFALL" run -c "$CONFIG" -seeds "$SEEDS" -j "$j" --json "$OUT/sweep-j$j.json" > "$OUT/sweep-j$j.txt" || true
+done
+
+"$PY" - "$OUT" <<'PY' | tee "$OUT/table.md"
+import json, statistics, sys
+out = sys.argv[1]
+lines = lambda f: [json.loads(l) for l in open(f"{out}/{f}") if l.strip()]
+switch = statistics.median(r["ns_per_switch"] for r in lines("switch.jsonl"))
+boot = lines("boot.jsonl")[1:]  # the first builds the module's image
+inst = statistics.median(r["instantiate_ms"] for r in boot)
+full = statistics.median(r["boot_ms"] for r in boot)
+wt = json.load(open(f"{out}/wasmtime-instantiate.json"))["instantiate_ms_median"]
+print("| measure | seedfall | peer | ratio | goal |")
+print("|---|---|---|---|---|")
+print(f"| node switch (fiber round trip) | {switch:.0f} ns | | | <= 50 ns |")
+print(f"| instantiate kvlog server | {inst*1e3:.0f} µs | wasmtime {wt*1e3:.0f} µs | {inst/wt:.2f} | |")
+print(f"| boot: instantiate + Go runtime init to first park | {full:.2f} ms | | | <= 0.45 ms |")
+for j in (1, 2):
+    d = json.load(open(f"{out}/sweep-j{j}.json"))
+    t = d["totals"]
+    seeds = d["seeds"]
+    wall = float(open(f"{out}/sweep-j{j}.txt").read().split(" seeds in ")[1].split("s")[0])
+    print(f"| kvlog sweep -j {j}: {seeds} seeds | {seeds/wall:.1f} seeds/s, "
+          f"{t['real_ms']/seeds:.1f} ms real per seed ({t['steps']/seeds:.0f} steps, "
+          f"{t['virtual_ms']/seeds/1e3:.2f} s virtual, {t['boots']/seeds:.1f} boots), "
+          f"{t['real_ms']*1e3/t['steps']:.1f} µs per step | | | 900-step seed <= 20 ms |")
+PY
