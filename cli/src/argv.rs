@@ -6,7 +6,8 @@
 
 /// Long flags documented with a single dash.
 const SINGLE_DASH_LONG: &[&str] = &[
-    "seeds", "seed", "check", "faults", "budget", "report", "json", "dir", "env", "preempt", "cache-dir",
+    "seeds", "seed", "check", "faults", "budget", "report", "json", "dir", "env", "preempt", "cache-dir", "shift",
+    "remove",
 ];
 
 pub fn normalize(args: Vec<String>) -> Vec<String> {

@@ -110,8 +110,9 @@ impl Cluster {
         Ok(Cluster { config, nodes, programs, build_time, load_time })
     }
 
-    /// The run of one seed.
-    pub fn spec(&self, seed: u64, budget_cap: Option<u64>) -> RunSpec {
+    /// The run of one seed, its faults drawn from the seed (callers set
+    /// `schedule`, `budget_cap` or `duration_ns` to replay or shrink).
+    pub fn spec(&self, seed: u64) -> RunSpec {
         let f = &self.config.faults;
         let ns = |d: Duration| d.as_nanos() as u64;
         RunSpec {
@@ -149,7 +150,8 @@ impl Cluster {
                 },
             },
             net: NetConfig::default(),
-            budget_cap,
+            budget_cap: None,
+            schedule: None,
         }
     }
 }

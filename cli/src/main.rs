@@ -14,7 +14,11 @@ mod progress;
 mod replay_cmd;
 mod report;
 mod run_cmd;
+mod schedule;
+mod schedule_cmd;
 mod seeds;
+mod shrink;
+mod shrink_cmd;
 mod sweep;
 
 use clap::{Parser, Subcommand};
@@ -31,8 +35,16 @@ struct Cli {
 enum Command {
     /// Run seeds of a config in parallel; report failures and the lowest failing seed.
     Run(run_cmd::RunArgs),
-    /// Run one seed of a config with the full trace.
+    /// Run one seed of a config with the full trace (or a saved fault schedule, exactly).
     Replay(replay_cmd::ReplayArgs),
+    /// Cut a failing seed's fault schedule down to the faults that matter.
+    Shrink(shrink_cmd::ShrinkArgs),
+    /// Replay a fault schedule over the config's full duration: proof of a fix, or not.
+    Verify(schedule_cmd::VerifyArgs),
+    /// Print a fault schedule readably.
+    Inspect(schedule_cmd::InspectArgs),
+    /// Edit a fault schedule: shift or remove faults.
+    Faults(schedule_cmd::FaultsArgs),
     /// Run one wasip1 program in the deterministic world (works as `go test -exec`).
     Exec(exec_cmd::ExecArgs),
     /// Inspect and manage the compiled-code cache.
@@ -51,6 +63,10 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Run(args) => run_cmd::run(args),
         Command::Replay(args) => replay_cmd::run(args),
+        Command::Shrink(args) => shrink_cmd::run(args),
+        Command::Verify(args) => schedule_cmd::verify(args),
+        Command::Inspect(args) => schedule_cmd::inspect(args),
+        Command::Faults(args) => schedule_cmd::edit(args),
         Command::Exec(args) => exec_cmd::run(args),
         Command::Cache(args) => cache_cmd::run(args),
     }

@@ -1,12 +1,16 @@
-//! `seedfall replay -c CONFIG -seed N`: one seed with the full trace on
+//! `seedfall replay -c CONFIG -seed N [-faults FILE]`: one seed with the full trace on
 //! stdout: boots, faults, crashes, restarts, property failures and every
 //! line the nodes print, prefixed by virtual time and node#incarnation; then
 //! the verdict (the same FAIL block a sweep prints) and the trace hash.
+//! With `-faults`, the faults come from the schedule instead of the seed, with
+//! its duration and workload cap; a pass that only reached a duration shorter
+//! than the config's is said not to be proof of anything (`verify` is).
 //! Exit codes as for `run`.
 
 use crate::report::fail_block;
 use crate::run_cmd::setup;
-use seedfall_host::world::{self, vtime::go_duration_ms, Verdict};
+use crate::schedule::Schedule;
+use seedfall_host::world::{self, vtime::go_duration, vtime::go_duration_ms, Verdict};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -19,6 +23,9 @@ pub struct ReplayArgs {
     /// The seed to replay.
     #[arg(long)]
     seed: u64,
+    /// Replay exactly this fault schedule (a file `shrink` saved, or a bare array of faults).
+    #[arg(long, value_name = "FILE")]
+    faults: Option<PathBuf>,
 }
 
 pub fn run(args: ReplayArgs) -> ExitCode {
@@ -26,7 +33,20 @@ pub fn run(args: ReplayArgs) -> ExitCode {
         Ok(ready) => ready,
         Err(code) => return code,
     };
-    let spec = cluster.spec(args.seed, None);
+    let mut spec = cluster.spec(args.seed);
+    let full_duration = spec.duration_ns;
+    if let Some(file) = &args.faults {
+        let schedule = match Schedule::load(file) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("seedfall replay: {e}");
+                return ExitCode::from(2);
+            }
+        };
+        spec.schedule = Some(schedule.faults);
+        spec.duration_ns = schedule.duration_ns.unwrap_or(spec.duration_ns);
+        spec.budget_cap = schedule.ops;
+    }
     let mut stdout = std::io::stdout().lock();
     let result = match world::run(&spec, Some(&mut stdout)) {
         Ok(result) => result,
@@ -46,6 +66,14 @@ pub fn run(args: ReplayArgs) -> ExitCode {
         Verdict::Fail(_) => fail_block(args.seed, &result),
     };
     let _ = write!(stdout, "{verdict}");
+    if result.verdict == Verdict::Horizon && spec.duration_ns < full_duration {
+        let _ = writeln!(
+            stdout,
+            "note: this run was cut short at {} (the config runs {}): a pass here is not proof of a fix; use `seedfall verify`",
+            go_duration(spec.duration_ns),
+            go_duration(full_duration)
+        );
+    }
     let _ = writeln!(stdout, "trace hash {}", result.trace_hash);
     let t = &result.timings;
     let _ = writeln!(

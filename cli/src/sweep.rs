@@ -30,7 +30,7 @@ impl SeedOutcome {
 }
 
 fn run_seed(cluster: &Cluster, seed: u64, check: bool) -> SeedOutcome {
-    let run = |seed| world::run(&cluster.spec(seed, None), None).map_err(|e| e.to_string());
+    let run = |seed| world::run(&cluster.spec(seed), None).map_err(|e| e.to_string());
     let result = run(seed);
     let check_hash = match (&result, check) {
         (Ok(_), true) => Some(run(seed).map(|r| r.trace_hash).unwrap_or_else(|e| format!("error: {e}"))),

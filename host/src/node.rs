@@ -122,6 +122,8 @@ pub enum Report {
     Property { kind: PropertyKind, cond: bool, message: String },
     SetupComplete,
     QuietFor { ns: u64 },
+    /// The workload's default size, as passed to `sim.Budget`.
+    Budget { default: u64 },
 }
 
 /// A node's link to the simulated world (absent under `seedfall exec`).

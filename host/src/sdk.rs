@@ -127,6 +127,7 @@ fn property(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
 
 fn budget(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
     let default = v[0] as i64;
+    link(c).reports.push(Report::Budget { default: default.max(0) as u64 });
     Ok(match link(c).budget_cap {
         Some(cap) => default.min(cap as i64),
         None => default,

@@ -60,6 +60,7 @@ fn boot(dir: PathBuf, iterations: usize, file: PathBuf, args: Vec<String>) -> Re
             faults: Default::default(),
             net: Default::default(),
             budget_cap: None,
+            schedule: None,
         };
         let result = world::run(&spec, None).map_err(|e| e.to_string())?;
         let t = result.timings;

@@ -22,11 +22,13 @@
 //! final memory).
 
 mod plan;
+pub mod schedule;
 mod slot;
 pub mod verdict;
 pub mod vtime;
 
 pub use plan::FaultConfig;
+pub use schedule::{Fault, FaultKind};
 pub use verdict::{Class, Failure, Properties, PropertySeen, Verdict};
 
 use crate::clock::{VirtualClock, MONOTONIC_START_NS};
@@ -85,20 +87,8 @@ pub struct RunSpec {
     pub net: NetConfig,
     /// Shrink's cap on `sim.Budget`.
     pub budget_cap: Option<u64>,
-}
-
-/// A fault the run injected (issue 7 turns these into schedules).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FaultRecord {
-    /// Virtual time since the start of the run.
-    pub at_ns: u64,
-    pub kind: &'static str,
-    /// A node name, or the cut side of a partition ("a,b").
-    pub node: String,
-    /// When it ends (a crash's restart, a partition's heal).
-    pub until_ns: Option<u64>,
-    /// The node's disk-operation number for faults drawn at a disk operation.
-    pub op: Option<u64>,
+    /// Replay exactly these faults instead of drawing them from the seed.
+    pub schedule: Option<Vec<Fault>>,
 }
 
 /// Where the real time of a run went.
@@ -119,9 +109,11 @@ pub struct RunResult {
     pub end_ns: u64,
     pub steps: u64,
     pub trace_hash: String,
-    pub faults: Vec<FaultRecord>,
+    pub faults: Vec<Fault>,
     pub properties: Properties,
     pub timings: RunTimings,
+    /// What the workload passed to `sim.Budget` (its default size), if it called it.
+    pub budget_default: Option<u64>,
 }
 
 /// Runs one seed. `log`, when given, receives the full trace as text: boots,
@@ -146,12 +138,17 @@ struct World<'a> {
     partition_draws: RandomStream,
     /// The end of the partition in force.
     heal_at_ns: Option<u64>,
+    /// Replay: the planned faults of the schedule still to come, in time order.
+    planned: std::collections::VecDeque<Fault>,
+    /// Replay: the downtime of each crash drawn at a disk operation, by (slot, op).
+    op_downtimes: std::collections::BTreeMap<(usize, u64), u64>,
+    budget_default: Option<u64>,
     faults_started: bool,
     quiet_until_ns: u64,
     schedule: RandomStream,
     hasher: blake3::Hasher,
     steps: u64,
-    faults: Vec<FaultRecord>,
+    faults: Vec<Fault>,
     properties: Properties,
     failures: Vec<Failure>,
     timings: RunTimings,
@@ -164,6 +161,8 @@ enum Next {
     Crash(usize),
     Partition,
     Heal,
+    /// The next fault of a replayed schedule.
+    Planned,
 }
 
 impl<'a> World<'a> {
@@ -175,12 +174,37 @@ impl<'a> World<'a> {
         let mut linker = wasi::linker();
         preempt::register(&mut linker);
         sdk::register(&mut linker);
+        // A schedule replaces every drawn fault: no arrivals, disk faults by op.
+        let (crash_per_sec, partition_per_sec) = match spec.schedule {
+            Some(_) => (0.0, 0.0),
+            None => (spec.faults.crash_per_sec, spec.faults.partition_per_sec),
+        };
+        let mut slots = slots;
+        let mut planned = std::collections::VecDeque::new();
+        let mut op_downtimes = std::collections::BTreeMap::new();
+        if let Some(schedule) = &spec.schedule {
+            for (i, slot) in slots.iter_mut().enumerate() {
+                for f in schedule.iter().filter(|f| f.node == slot.name() && f.kind == FaultKind::CrashOnIo) {
+                    if let (Some(op), Some(until)) = (f.op, f.until_ns) {
+                        op_downtimes.insert((i, op), until.saturating_sub(f.at_ns));
+                    }
+                }
+                let name = slot.name().to_string();
+                let mut disk: Vec<_> = schedule.iter().filter(|f| f.node == name).filter_map(Fault::disk_fault).collect();
+                disk.sort_by_key(|f| f.op);
+                disk.dedup_by_key(|f| f.op);
+                slot.replay_disk = Some(disk);
+            }
+            let mut timed: Vec<Fault> = schedule.iter().filter(|f| !f.kind.by_op()).cloned().collect();
+            timed.sort_by_key(|f| f.at_ns);
+            planned.extend(timed);
+        }
         let crashes = spec
             .programs
             .iter()
             .map(|p| {
                 let stream = RandomStream::new(seed, "crash", &p.name, 0);
-                (!p.workload).then(|| Arrivals::new(spec.faults.crash_per_sec, stream))
+                (!p.workload).then(|| Arrivals::new(crash_per_sec, stream))
             })
             .collect();
         let downtimes = spec.programs.iter().map(|p| RandomStream::new(seed, "crash downtime", &p.name, 0)).collect();
@@ -194,9 +218,12 @@ impl<'a> World<'a> {
             slots,
             crashes,
             downtimes,
-            partitions: Arrivals::new(spec.faults.partition_per_sec, RandomStream::new(seed, "partition", "", 0)),
+            partitions: Arrivals::new(partition_per_sec, RandomStream::new(seed, "partition", "", 0)),
             partition_draws: RandomStream::new(seed, "partition shape", "", 0),
             heal_at_ns: None,
+            planned,
+            op_downtimes,
+            budget_default: None,
             faults_started: false,
             quiet_until_ns: 0,
             schedule: RandomStream::new(seed, "schedule", "", 0),
@@ -259,6 +286,7 @@ impl<'a> World<'a> {
                 Next::Crash(i) => self.planned_crash(i),
                 Next::Partition => self.partition(),
                 Next::Heal => self.heal(),
+                Next::Planned => self.planned_fault(),
             }
         };
         drop(watchdog);
@@ -280,6 +308,7 @@ impl<'a> World<'a> {
             faults: self.faults,
             properties: self.properties,
             timings: self.timings,
+            budget_default: self.budget_default,
         })
     }
 
@@ -300,6 +329,7 @@ impl<'a> World<'a> {
             consider(crashes.as_ref().and_then(|a| a.next_ns), Next::Crash(i), &mut fault);
         }
         consider(self.partitions.next_ns, Next::Partition, &mut fault);
+        consider(self.planned.front().map(|f| MONOTONIC_START_NS + f.at_ns), Next::Planned, &mut fault);
 
         let mut earliest: Option<u64> = None;
         let mut tied: Vec<usize> = Vec::new();
@@ -424,7 +454,8 @@ impl<'a> World<'a> {
         }
         if let Some(fault) = self.slots[i].node().fs.crash_requested() {
             self.record_disk_faults(i);
-            self.crash(i, "crash_on_io", Some(fault.op), format!(" in the middle of {fault}"));
+            let downtime = self.op_downtimes.get(&(i, fault.op)).copied();
+            self.crash(i, Some(fault), downtime, format!(" in the middle of {fault}"));
             return Ok(None);
         }
         self.record_disk_faults(i);
@@ -475,6 +506,9 @@ impl<'a> World<'a> {
                         self.failures.push(Failure { class: Class::Property, node: name.clone(), incarnation: k, property: Some(kind), message });
                     }
                 }
+                Report::Budget { default } => {
+                    self.budget_default.get_or_insert(default);
+                }
                 Report::SetupComplete => {
                     if !self.faults_started {
                         self.say(format!("{name}#{k}: setup complete, faults start"));
@@ -518,17 +552,25 @@ impl<'a> World<'a> {
         for fault in new {
             if fault.kind == DiskFaultKind::SyncEio {
                 self.hash_event(b"fsync_eio", &[i as u64, fault.op]);
-                self.faults.push(FaultRecord { at_ns, kind: "fsync_eio", node: name.clone(), until_ns: None, op: Some(fault.op) });
+                self.faults.push(Fault {
+                    at_ns,
+                    kind: FaultKind::FsyncEio,
+                    node: name.clone(),
+                    until_ns: None,
+                    op: Some(fault.op),
+                    applied: None,
+                });
                 self.say(format!("{name}: {fault}"));
             }
         }
     }
 
-    /// Crashes slot `i` now (`how` completes the log line).
-    fn crash(&mut self, i: usize, kind: &'static str, op: Option<u64>, how: String) {
+    /// Crashes slot `i` now, for `downtime` (drawn when None); `fault`
+    /// says what crashed it (`how` completes the log line).
+    fn crash(&mut self, i: usize, fault: Option<crate::fs::DiskFault>, downtime: Option<u64>, how: String) {
         let now = self.now_ns();
         let (min, max) = self.spec.faults.crash_downtime_ns;
-        let downtime = self.downtimes[i].between(min, max);
+        let downtime = downtime.unwrap_or_else(|| self.downtimes[i].between(min, max));
         let (hash, report) = {
             let mut net = self.net.borrow_mut();
             self.progress.unwatch_counter();
@@ -543,7 +585,14 @@ impl<'a> World<'a> {
         let node = self.slots[i].name().to_string();
         let k = self.slots[i].incarnation;
         self.say(format!("crash {node}#{k}{how}; restart at {}", vtime::go_duration(until)));
-        self.faults.push(FaultRecord { at_ns, kind, node, until_ns: Some(until), op });
+        let (kind, op, applied) = match fault {
+            Some(f) => match f.kind {
+                DiskFaultKind::Crash { applied } => (FaultKind::CrashOnIo, Some(f.op), Some(applied)),
+                DiskFaultKind::SyncEio => unreachable!("an EIO does not crash"),
+            },
+            None => (FaultKind::Crash, None, None),
+        };
+        self.faults.push(Fault { at_ns, kind, node, until_ns: Some(until), op, applied });
         for file in &report.files {
             self.say(format!("  {}: kept {} of {} pending writes (+{} bytes)", file.path, file.kept.ops, file.pending, file.kept.bytes));
         }
@@ -557,7 +606,35 @@ impl<'a> World<'a> {
         if self.quiet() || !matches!(self.slots[i].state, State::Up { .. }) {
             return;
         }
-        self.crash(i, "crash", None, String::new());
+        self.crash(i, None, None, String::new());
+    }
+
+    /// The next fault of a replayed schedule. Like a drawn one, a crash of
+    /// a node that is down, or anything in a quiet window, is skipped.
+    fn planned_fault(&mut self) {
+        let fault = self.planned.pop_front().expect("only when one is due");
+        if self.quiet() {
+            return;
+        }
+        let downtime = fault.until_ns.map(|until| until.saturating_sub(fault.at_ns));
+        match fault.kind {
+            FaultKind::Crash => {
+                let Some(i) = self.slots.iter().position(|s| s.name() == fault.node) else { return };
+                if matches!(self.slots[i].state, State::Up { .. }) && !self.slots[i].program.workload {
+                    self.crash(i, None, downtime, String::new());
+                }
+            }
+            FaultKind::Partition => {
+                let side: Vec<usize> =
+                    fault.nodes().iter().filter_map(|n| self.slots.iter().position(|s| s.name() == *n)).collect();
+                if side.is_empty() || side.len() == self.slots.len() {
+                    return;
+                }
+                let length = downtime.unwrap_or(self.spec.faults.partition_length_ns.0);
+                self.cut(&side, length);
+            }
+            FaultKind::CrashOnIo | FaultKind::FsyncEio => unreachable!("replayed by op, not time"),
+        }
     }
 
     fn partition(&mut self) {
@@ -571,16 +648,29 @@ impl<'a> World<'a> {
         let (min, max) = self.spec.faults.partition_length_ns;
         let length = self.partition_draws.between(min, max);
         let side: Vec<usize> = (0..n).filter(|b| mask & (1 << b) != 0).collect();
+        self.cut(&side, length);
+    }
+
+    /// Cuts the slots in `side` off from the others for `length`.
+    fn cut(&mut self, side: &[usize], length: u64) {
         let ids: Vec<NodeId> = side.iter().map(|&b| self.slots[b].net_id).collect();
         let now = self.now_ns();
         self.net.borrow_mut().partition(&ids, now);
-        self.heal_at_ns = Some(now + length);
+        self.heal_at_ns = Some(self.heal_at_ns.unwrap_or(0).max(now + length));
+        let mask = side.iter().fold(0u64, |m, &b| m | 1 << b);
         self.hash_event(b"partition", &[mask, now, length]);
         let names: Vec<&str> = side.iter().map(|&b| self.slots[b].name()).collect();
         let node = names.join(",");
         let at_ns = self.since_start();
         self.say(format!("partition {node} from the rest until {}", vtime::go_duration(at_ns + length)));
-        self.faults.push(FaultRecord { at_ns, kind: "partition", node, until_ns: Some(at_ns + length), op: None });
+        self.faults.push(Fault {
+            at_ns,
+            kind: FaultKind::Partition,
+            node,
+            until_ns: Some(at_ns + length),
+            op: None,
+            applied: None,
+        });
     }
 
     fn heal(&mut self) {

@@ -39,6 +39,8 @@ pub struct Slot<'a> {
     pub disk_faults_seen: usize,
     /// The end of the node's stderr, for the message of a panic.
     pub stderr_tail: Vec<u8>,
+    /// Replay: exactly these disk faults, by operation number.
+    pub replay_disk: Option<Vec<crate::fs::DiskFault>>,
 }
 
 /// What every boot of every node of a run shares.
@@ -65,6 +67,7 @@ impl<'a> Slot<'a> {
             disk: None,
             disk_faults_seen: 0,
             stderr_tail: Vec::new(),
+            replay_disk: None,
         }
     }
 
@@ -80,7 +83,10 @@ impl<'a> Slot<'a> {
         let fs = self.disk.take().unwrap_or_else(|| {
             let mut fs = Fs::new(EPOCH_UNIX_NS);
             if !p.workload {
-                fs.start_disk_model(DiskFaults::seeded(ctx.disk, ctx.seed, &p.name));
+                fs.start_disk_model(match &self.replay_disk {
+                    Some(faults) => DiskFaults::replay(ctx.disk, faults),
+                    None => DiskFaults::seeded(ctx.disk, ctx.seed, &p.name),
+                });
             }
             fs
         });

@@ -1,0 +1,178 @@
+//! Commands on a saved fault schedule:
+//! - `replay -seed N -faults FILE` (in `replay_cmd.rs`) runs it exactly;
+//! - `verify -faults FILE`: replays it for the config's full duration and
+//!   budget, the only run that counts as proof of a fix (a schedule whose
+//!   duration shrink trimmed can pass only because it was cut short);
+//! - `inspect -faults FILE`: prints it readably;
+//! - `faults -faults FILE -shift I=DELTA | -remove I [-o OUT]`: edits it to
+//!   test an explanation; DELTA is in the fault's own unit (a duration for
+//!   timed faults, a count for faults recorded at a disk operation).
+
+use crate::duration::parse_duration;
+use crate::run_cmd::setup;
+use crate::schedule::Schedule;
+use seedfall_host::world::{self, vtime::go_duration, Fault, Verdict};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(clap::Args)]
+pub struct VerifyArgs {
+    /// The config file (a directory means its seedfall.json).
+    #[arg(short = 'c', long = "config", value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// The schedule to verify.
+    #[arg(long, value_name = "FILE")]
+    faults: PathBuf,
+    /// The seed (default: the schedule's).
+    #[arg(long)]
+    seed: Option<u64>,
+}
+
+#[derive(clap::Args)]
+pub struct InspectArgs {
+    #[arg(long, value_name = "FILE")]
+    faults: PathBuf,
+}
+
+#[derive(clap::Args)]
+pub struct FaultsArgs {
+    #[arg(long, value_name = "FILE")]
+    faults: PathBuf,
+    /// Move fault I by DELTA (-50ms, 1s; or -1000 operations for faults recorded by op).
+    #[arg(long, value_name = "I=DELTA", allow_hyphen_values = true)]
+    shift: Vec<String>,
+    /// Remove fault I (indices as `inspect` prints them, before any removal).
+    #[arg(long, value_name = "I")]
+    remove: Vec<usize>,
+    /// Write the result here instead of over FILE.
+    #[arg(short = 'o', long, value_name = "OUT")]
+    out: Option<PathBuf>,
+}
+
+/// One readable line for a fault.
+pub fn describe(f: &Fault) -> String {
+    let mut line = format!("{:>14}  {:<11} {}", go_duration(f.at_ns), f.kind.name(), f.node);
+    if let Some(until) = f.until_ns {
+        line.push_str(&format!(" until {} ({})", go_duration(until), go_duration(until.saturating_sub(f.at_ns))));
+    }
+    if let Some(op) = f.op {
+        line.push_str(&format!(" at disk op {op}"));
+    }
+    if let Some(p) = f.applied {
+        line.push_str(&format!(", applied {} ops + {} bytes", p.ops, p.bytes));
+    }
+    line
+}
+
+fn fail(command: &str, message: impl std::fmt::Display) -> ExitCode {
+    eprintln!("seedfall {command}: {message}");
+    ExitCode::from(2)
+}
+
+pub fn inspect(args: InspectArgs) -> ExitCode {
+    let schedule = match Schedule::load(&args.faults) {
+        Ok(s) => s,
+        Err(e) => return fail("inspect", e),
+    };
+    let opt = |v: Option<u64>| v.map_or("-".to_string(), |n| n.to_string());
+    println!(
+        "seed {}, duration {}, workload ops {}, {} faults{}",
+        opt(schedule.seed),
+        schedule.duration_ns.map_or("(the config's)".into(), go_duration),
+        opt(schedule.ops),
+        schedule.faults.len(),
+        schedule.shrunk_from.map_or(String::new(), |n| format!(" (shrunk from {n} in {} runs)", opt(schedule.shrink_runs))),
+    );
+    for (i, f) in schedule.faults.iter().enumerate() {
+        println!("[{i}] {}", describe(f));
+    }
+    ExitCode::SUCCESS
+}
+
+pub fn verify(args: VerifyArgs) -> ExitCode {
+    let schedule = match Schedule::load(&args.faults) {
+        Ok(s) => s,
+        Err(e) => return fail("verify", e),
+    };
+    let Some(seed) = args.seed.or(schedule.seed) else {
+        return fail("verify", "the schedule names no seed: pass -seed N");
+    };
+    let (cluster, _) = match setup(args.config.as_deref()) {
+        Ok(ready) => ready,
+        Err(code) => return code,
+    };
+    // The config's full duration and the workload's full size, whatever the
+    // schedule was trimmed to.
+    let mut spec = cluster.spec(seed);
+    spec.schedule = Some(schedule.faults.clone());
+    let result = match world::run(&spec, None) {
+        Ok(r) => r,
+        Err(e) => return fail("verify", e),
+    };
+    let full = go_duration(spec.duration_ns);
+    match &result.verdict {
+        Verdict::Pass => {
+            println!("verified: seed {seed} with {} faults passes over the full run ({full})", schedule.faults.len());
+            ExitCode::SUCCESS
+        }
+        Verdict::Horizon => {
+            println!("verified: seed {seed} with {} faults reaches the full duration {full} without a failure", schedule.faults.len());
+            ExitCode::SUCCESS
+        }
+        Verdict::Fail(_) => {
+            print!("{}", crate::report::fail_block(seed, &result));
+            println!("not verified: the schedule still fails over the full run ({full})");
+            ExitCode::from(1)
+        }
+    }
+}
+
+pub fn edit(args: FaultsArgs) -> ExitCode {
+    let mut schedule = match Schedule::load(&args.faults) {
+        Ok(s) => s,
+        Err(e) => return fail("faults", e),
+    };
+    let count = schedule.faults.len();
+    for shift in &args.shift {
+        let Some((index, delta)) = shift.split_once('=') else {
+            return fail("faults", format!("--shift {shift:?} is not I=DELTA"));
+        };
+        let Some(fault) = index.parse::<usize>().ok().and_then(|i| schedule.faults.get_mut(i)) else {
+            return fail("faults", format!("--shift {shift:?}: no fault {index} (the schedule has {count})"));
+        };
+        let (negative, magnitude) = match delta.strip_prefix('-') {
+            Some(rest) => (true, rest),
+            None => (false, delta.strip_prefix('+').unwrap_or(delta)),
+        };
+        let apply = |value: u64, by: u64| if negative { value.saturating_sub(by) } else { value + by };
+        if fault.kind.by_op() {
+            let Ok(by) = magnitude.parse::<u64>() else {
+                return fail("faults", format!("--shift {shift:?}: fault {index} is recorded by disk operation: DELTA is a count"));
+            };
+            fault.op = fault.op.map(|op| apply(op, by).max(1));
+        } else {
+            let by = match parse_duration(magnitude) {
+                Ok(d) => d.as_nanos() as u64,
+                Err(e) => return fail("faults", format!("--shift {shift:?}: {e}")),
+            };
+            let length = fault.until_ns.map(|u| u.saturating_sub(fault.at_ns));
+            fault.at_ns = apply(fault.at_ns, by);
+            fault.until_ns = length.map(|l| fault.at_ns + l);
+        }
+    }
+    let mut remove = args.remove.clone();
+    remove.sort_unstable();
+    remove.dedup();
+    for &i in remove.iter().rev() {
+        if i >= count {
+            return fail("faults", format!("--remove {i}: no such fault (the schedule has {count})"));
+        }
+        schedule.faults.remove(i);
+    }
+    let out = args.out.unwrap_or(args.faults);
+    if let Err(e) = schedule.save(&out) {
+        return fail("faults", e);
+    }
+    println!("{} faults written to {}", schedule.faults.len(), out.display());
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,142 @@
+//! `seedfall shrink -c CONFIG -seed N [-j N] [-budget 300|10m]`: cuts a
+//! failing seed's fault schedule down to the faults that matter (see
+//! `shrink.rs`), printing each improvement with the runs used and the faults
+//! left, then the sizes before and after, and saves the schedule to
+//! `.seedfall/[X.]seed-N.faults.json` beside the config.
+
+use crate::config;
+use crate::duration::parse_duration;
+use crate::run_cmd::setup;
+use crate::schedule::Schedule;
+use crate::shrink::{signature, Budget, Candidate, Shrinker};
+use seedfall_host::world::{self, vtime::go_duration, Verdict};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+#[derive(clap::Args)]
+pub struct ShrinkArgs {
+    /// The config file (a directory means its seedfall.json).
+    #[arg(short = 'c', long = "config", value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// The failing seed.
+    #[arg(long)]
+    seed: u64,
+    /// Worker threads (default: all cores); the result is the same for any count.
+    #[arg(short = 'j', long = "jobs", value_name = "N")]
+    jobs: Option<usize>,
+    /// Stop early after this many runs (300) or this much wall time (10m).
+    #[arg(long, value_name = "RUNS|DURATION")]
+    budget: Option<String>,
+}
+
+fn parse_budget(text: &str) -> Result<Budget, String> {
+    if let Ok(runs) = text.parse::<u64>() {
+        return Ok(Budget::Runs(runs));
+    }
+    parse_duration(text).map(Budget::Time).map_err(|e| format!("--budget: {e} (or a number of runs)"))
+}
+
+fn sizes(c: &Candidate, default_ops: Option<u64>) -> String {
+    let ops = c.ops.or(default_ops).map_or("default".to_string(), |n| n.to_string());
+    format!("{} faults, duration {}, workload ops {ops}", c.faults.len(), go_duration(c.duration_ns))
+}
+
+fn fail(message: impl std::fmt::Display) -> ExitCode {
+    eprintln!("seedfall shrink: {message}");
+    ExitCode::from(2)
+}
+
+pub fn run(args: ShrinkArgs) -> ExitCode {
+    let budget = match args.budget.as_deref().map(parse_budget).transpose() {
+        Ok(b) => b.unwrap_or(Budget::Unlimited),
+        Err(e) => return fail(e),
+    };
+    let (cluster, path) = match setup(args.config.as_deref()) {
+        Ok(ready) => ready,
+        Err(code) => return code,
+    };
+    let started = Instant::now();
+    let first = match world::run(&cluster.spec(args.seed), None) {
+        Ok(run) => run,
+        Err(e) => return fail(e),
+    };
+    let (Some(target), Verdict::Fail(failures)) = (signature(&first), &first.verdict) else {
+        return fail(format!("seed {} passes: nothing to shrink", args.seed));
+    };
+    let default_ops = first.budget_default;
+    let mut best = Candidate { faults: first.faults.clone(), duration_ns: cluster.spec(args.seed).duration_ns, ops: None };
+    println!("shrink seed {}: {}", args.seed, failures[0]);
+    let workers = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let mut shrinker = Shrinker::new(&cluster, args.seed, target, workers, budget, first.end_ns);
+    match shrinker.run(&best).map(|r| signature(&r)) {
+        Ok(Some(s)) if s == signature(&first).unwrap_or_default() => shrinker.runs += 1,
+        Ok(_) => return fail(format!("seed {} does not fail the same way when its schedule is replayed", args.seed)),
+        Err(e) => return fail(e),
+    }
+    let before = best.clone();
+    let mut round = 0;
+    loop {
+        round += 1;
+        let mut changed = false;
+        if shrinker.remove_faults(&mut best) {
+            println!("  round {round}: removed faults, {} left (runs {})", best.faults.len(), shrinker.runs);
+            changed = true;
+        }
+        if shrinker.cap_ops(&mut best, default_ops) {
+            println!("  round {round}: workload capped at {} ops (runs {})", best.ops.unwrap_or(0), shrinker.runs);
+            changed = true;
+        }
+        if shrinker.trim_duration(&mut best) {
+            println!("  round {round}: duration trimmed to {} (runs {})", go_duration(best.duration_ns), shrinker.runs);
+            changed = true;
+        }
+        if shrinker.simplify(&mut best) {
+            println!("  round {round}: faults simplified (runs {})", shrinker.runs);
+            changed = true;
+        }
+        if !changed || shrinker.stopped_early {
+            break;
+        }
+    }
+    let elapsed = started.elapsed();
+    println!("  before: {}", sizes(&before, default_ops));
+    println!("  after:  {}", sizes(&best, default_ops));
+    println!(
+        "  {} runs in {:.1}s ({:.1} runs/s)",
+        shrinker.runs,
+        elapsed.as_secs_f64(),
+        shrinker.runs as f64 / elapsed.as_secs_f64().max(1e-9)
+    );
+    if shrinker.stopped_early {
+        println!("  stopped early (budget): the schedule may not be minimal");
+    }
+    // Faults recorded at a disk operation keep their op; their times are
+    // only for people, so take them from the final run.
+    if let Ok(last) = shrinker.run(&best) {
+        for f in best.faults.iter_mut().filter(|f| f.kind.by_op()) {
+            if let Some(seen) = last.faults.iter().find(|g| g.kind == f.kind && g.node == f.node && g.op == f.op) {
+                let length = f.until_ns.map(|u| u.saturating_sub(f.at_ns));
+                f.at_ns = seen.at_ns;
+                f.until_ns = length.map(|l| seen.at_ns + l);
+            }
+        }
+    }
+    let schedule = Schedule {
+        seed: Some(args.seed),
+        faults: best.faults.clone(),
+        duration_ns: Some(best.duration_ns),
+        ops: best.ops.or(default_ops),
+        shrunk_from: Some(before.faults.len()),
+        shrink_runs: Some(shrinker.runs),
+    };
+    let file = config::schedule_path(&path, args.seed);
+    if let Err(e) = schedule.save(&file) {
+        return fail(e);
+    }
+    for (i, f) in best.faults.iter().enumerate() {
+        println!("  [{i}] {}", crate::schedule_cmd::describe(f));
+    }
+    println!("saved {}", file.display());
+    ExitCode::SUCCESS
+}

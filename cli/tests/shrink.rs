@@ -1,0 +1,184 @@
+//! `seedfall shrink`, fault schedules, `replay -faults`, `verify`, `inspect`
+//! and `faults`, on the buggy kvlog variants under hostile configs: each
+//! first failing seed (at least 10 faults) shrinks to at most 3; the saved
+//! schedule replays to the same failure; removing any one remaining fault
+//! makes the run pass or fail differently (1-minimal); `-j 1` and `-j 2` give
+//! the same schedule and run count; a schedule that passes only because its
+//! duration was cut short is not accepted by `verify`.
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+fn kvlog() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/kvlog")
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("shrink-tests");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+fn seedfall(args: &[&str]) -> Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_seedfall"))
+        .args(args)
+        .env("SEEDFALL_CACHE_DIR", Path::new(env!("CARGO_TARGET_TMPDIR")).join("world-tests-cache"))
+        .output()
+        .unwrap()
+}
+
+fn text(out: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+}
+
+/// The `  client#1: …` line of a failing replay, numbers kept.
+fn failure_line(out: &str) -> Option<String> {
+    let mut lines = out.lines().skip_while(|l| !l.starts_with("FAIL seed"));
+    lines.next()?;
+    lines.next().map(|l| l.trim().to_string())
+}
+
+/// The message with every number replaced, as shrink compares failures.
+fn without_numbers(line: &str) -> String {
+    let mut out = String::new();
+    let mut digits = false;
+    for c in line.chars() {
+        if c.is_ascii_digit() {
+            if !digits {
+                out.push('N');
+            }
+            digits = true;
+        } else {
+            out.push(c);
+            digits = false;
+        }
+    }
+    out
+}
+
+fn faults_in(out: &str, label: &str) -> usize {
+    let line = out.lines().find(|l| l.trim_start().starts_with(label)).unwrap_or_else(|| panic!("no {label} in {out}"));
+    line.trim_start()[label.len()..].trim().split(' ').next().unwrap().parse().unwrap()
+}
+
+fn shrink_and_check(config_name: &str) {
+    let config = kvlog().join(format!("{config_name}.json"));
+    let config = config.to_str().unwrap();
+    let out = seedfall(&["shrink", "-c", config, "-seed", "1"]);
+    let report = text(&out);
+    assert!(out.status.success(), "{report}");
+    let before = faults_in(&report, "before:");
+    let after = faults_in(&report, "after:");
+    assert!(before >= 10, "the hostile config's failing run carries at least 10 faults: {report}");
+    assert!(after <= 3, "shrunk to at most 3 faults: {report}");
+    let schedule = kvlog().join(format!(".seedfall/{config_name}.seed-1.faults.json"));
+    assert!(report.contains(&format!("saved {}", schedule.display())) || report.contains("saved "), "{report}");
+    let schedule_text = std::fs::read_to_string(&schedule).unwrap();
+    assert!(schedule_text.contains(&format!("\"shrunk_from\": {before}")), "{schedule_text}");
+
+    let original = failure_line(&text(&seedfall(&["replay", "-c", config, "-seed", "1"]))).expect("seed 1 fails");
+    let replayed = seedfall(&["replay", "-c", config, "-seed", "1", "-faults", schedule.to_str().unwrap()]);
+    assert_eq!(replayed.status.code(), Some(1), "{}", text(&replayed));
+    let replayed_line = failure_line(&text(&replayed)).expect("the schedule fails");
+    assert_eq!(without_numbers(&replayed_line), without_numbers(&original), "fails the same way");
+
+    for i in 0..after {
+        let edited = tmp(&format!("{config_name}-without-{i}.json"));
+        let out = seedfall(&["faults", "-faults", schedule.to_str().unwrap(), "-remove", &i.to_string(), "-o", edited.to_str().unwrap()]);
+        assert!(out.status.success(), "{}", text(&out));
+        let run = text(&seedfall(&["replay", "-c", config, "-seed", "1", "-faults", edited.to_str().unwrap()]));
+        let same = failure_line(&run).is_some_and(|l| without_numbers(&l) == without_numbers(&original));
+        assert!(!same, "removing fault {i} must change the outcome (1-minimal), but it still fails the same way:\n{run}");
+    }
+}
+
+#[test]
+fn ack_before_fsync_shrinks_to_a_minimal_schedule() {
+    shrink_and_check("hostile");
+}
+
+#[test]
+fn torn_tail_shrinks_to_a_minimal_schedule() {
+    shrink_and_check("hostile-torn-tail");
+}
+
+#[test]
+fn fsync_retry_shrinks_to_a_minimal_schedule() {
+    shrink_and_check("hostile-fsync-retry");
+}
+
+#[test]
+fn worker_count_changes_neither_the_schedule_nor_the_run_count() {
+    // A copy of the config, so this test's saved schedule is its own.
+    let config = kvlog().join("shrink-jobs-test.json");
+    std::fs::copy(kvlog().join("hostile-fsync-retry.json"), &config).unwrap();
+    let saved = kvlog().join(".seedfall/shrink-jobs-test.seed-1.faults.json");
+    let shrink = |jobs: &str| {
+        let out = seedfall(&["shrink", "-c", config.to_str().unwrap(), "-seed", "1", "-j", jobs]);
+        assert!(out.status.success(), "{}", text(&out));
+        let runs = text(&out).lines().find(|l| l.contains(" runs in ")).unwrap().trim().split(' ').next().unwrap().to_string();
+        (std::fs::read_to_string(&saved).unwrap(), runs)
+    };
+    let one = shrink("1");
+    let two = shrink("2");
+    let _ = std::fs::remove_file(&config);
+    assert_eq!(one, two, "-j 1 and -j 2: same schedule, same run count");
+}
+
+#[test]
+fn verify_rejects_a_schedule_that_passes_only_because_it_was_cut_short() {
+    // A copy of the config, so this test's saved schedule is its own.
+    let config_file = kvlog().join("shrink-verify-test.json");
+    std::fs::copy(kvlog().join("hostile.json"), &config_file).unwrap();
+    let config = config_file.to_str().unwrap();
+    // Seed 1's failing run, shrunk, then cut short before its failure.
+    let out = seedfall(&["shrink", "-c", config, "-seed", "1", "-budget", "200"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let shrunk = std::fs::read_to_string(kvlog().join(".seedfall/shrink-verify-test.seed-1.faults.json")).unwrap();
+    let mut doc: serde_json::Value = serde_json::from_str(&shrunk).unwrap();
+    doc["duration"] = "1ms".into();
+    let cut = tmp("cut-short.faults.json");
+    std::fs::write(&cut, doc.to_string()).unwrap();
+
+    let replay = seedfall(&["replay", "-c", config, "-seed", "1", "-faults", cut.to_str().unwrap()]);
+    let replay_text = text(&replay);
+    assert_eq!(replay.status.code(), Some(0), "{replay_text}");
+    assert!(replay_text.contains("hit the time horizon at t=1ms"), "{replay_text}");
+    assert!(replay_text.contains("cut short at 1ms (the config runs 30s): a pass here is not proof of a fix"), "{replay_text}");
+
+    let verify = seedfall(&["verify", "-c", config, "-faults", cut.to_str().unwrap()]);
+    let verify_text = text(&verify);
+    assert_eq!(verify.status.code(), Some(1), "{verify_text}");
+    assert!(verify_text.contains("not verified: the schedule still fails over the full run (30s)"), "{verify_text}");
+
+    let inspect = text(&seedfall(&["inspect", "-faults", cut.to_str().unwrap()]));
+    let _ = std::fs::remove_file(&config_file);
+    assert!(inspect.contains("seed 1, duration 1ms") && inspect.contains("crash"), "{inspect}");
+}
+
+#[test]
+fn schedule_edits_and_bad_files_are_reported() {
+    let file = tmp("edit.faults.json");
+    std::fs::write(
+        &file,
+        r#"[{"at": "100ms", "kind": "crash", "node": "server", "until": "300ms"},
+            {"at": "1s", "kind": "fsync_eio", "node": "server", "op": 5000}]"#,
+    )
+    .unwrap();
+    let f = file.to_str().unwrap();
+    let out = seedfall(&["faults", "-faults", f, "-shift", "0=-50ms", "-shift", "1=-1000"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let edited = std::fs::read_to_string(&file).unwrap();
+    assert!(edited.contains("\"at\": \"50ms\"") && edited.contains("\"until\": \"250ms\""), "{edited}");
+    assert!(edited.contains("\"op\": 4000"), "{edited}");
+    let out = seedfall(&["faults", "-faults", f, "-shift", "1=-5ms"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out).contains("recorded by disk operation: DELTA is a count"), "{}", text(&out));
+    let out = seedfall(&["faults", "-faults", f, "-remove", "7"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out).contains("--remove 7: no such fault (the schedule has 2)"), "{}", text(&out));
+    std::fs::write(&file, r#"{"faults": [{"kind": "crash", "nod": "x"}]}"#).unwrap();
+    let out = seedfall(&["inspect", "-faults", f]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out).contains("fault 0: unknown field `nod`"), "{}", text(&out));
+}
