@@ -502,7 +502,7 @@ impl<'a> World<'a> {
                     let seen = self.properties.entry(message.clone()).or_insert(PropertySeen { kind, ever_true: false });
                     seen.ever_true |= cond;
                     if kind.fails(cond) {
-                        self.say(format!("{name}#{k}: {} failed: {message}", kind.sdk_name()));
+                        self.say(format!("{name}#{k}: {}: {message}", kind.sdk_name()));
                         self.failures.push(Failure { class: Class::Property, node: name.clone(), incarnation: k, property: Some(kind), message });
                     }
                 }
