@@ -165,15 +165,22 @@ impl<'a> Shrinker<'a> {
     /// Pass 2: the smallest workload cap that still fails, by bisection.
     pub fn cap_ops(&mut self, best: &mut Candidate, default: Option<u64>) -> bool {
         let Some(current) = best.ops.or(default) else { return false };
+        self.bisect(best, current, 1, |c, ops| c.ops = Some(ops))
+    }
+
+    /// The smallest `x` in `0..=current` (to within `step`) for which the
+    /// candidate `set` makes from the best one still fails the same way;
+    /// `current` is known to fail. Sequential: each probe depends on the last.
+    fn bisect(&mut self, best: &mut Candidate, current: u64, step: u64, set: impl Fn(&mut Candidate, u64)) -> bool {
         let (mut lo, mut hi) = (0u64, current);
         let mut changed = false;
-        while hi - lo > 1 {
+        while hi - lo > step && !self.stopped_early {
             let mid = lo + (hi - lo) / 2;
-            if self.try_one(best, Candidate { ops: Some(mid), ..best.clone() }) {
+            let mut c = best.clone();
+            set(&mut c, mid);
+            if self.try_one(best, c) {
                 hi = mid;
                 changed = true;
-            } else if self.stopped_early {
-                break;
             } else {
                 lo = mid;
             }
@@ -206,41 +213,18 @@ impl<'a> Shrinker<'a> {
     fn shorten(&mut self, best: &mut Candidate, i: usize) -> bool {
         let Some(until) = best.faults[i].until_ns else { return false };
         let at = best.faults[i].at_ns;
-        let (mut lo, mut hi) = (0u64, until.saturating_sub(at));
-        let mut changed = false;
-        while hi - lo > TIME_STEP_NS && !self.stopped_early {
-            let mid = lo + (hi - lo) / 2;
-            let mut c = best.clone();
-            c.faults[i].until_ns = Some(at + mid);
-            if self.try_one(best, c) {
-                hi = mid;
-                changed = true;
-            } else {
-                lo = mid;
-            }
-        }
-        changed
+        self.bisect(best, until.saturating_sub(at), TIME_STEP_NS, |c, length| c.faults[i].until_ns = Some(at + length))
     }
 
     /// The earliest time (to 2 ms) a planned fault can come and still fail;
     /// its length is kept.
     fn move_earlier(&mut self, best: &mut Candidate, i: usize) -> bool {
-        let (mut lo, mut hi) = (0u64, best.faults[i].at_ns);
-        let mut changed = false;
-        while hi - lo > TIME_STEP_NS && !self.stopped_early {
-            let mid = lo + (hi - lo) / 2;
-            let mut c = best.clone();
+        let at = best.faults[i].at_ns;
+        self.bisect(best, at, TIME_STEP_NS, |c, earlier| {
             let f = &mut c.faults[i];
-            f.until_ns = f.until_ns.map(|u| u - (f.at_ns - mid));
-            f.at_ns = mid;
-            if self.try_one(best, c) {
-                hi = mid;
-                changed = true;
-            } else {
-                lo = mid;
-            }
-        }
-        changed
+            f.until_ns = f.until_ns.map(|u| u - (f.at_ns - earlier));
+            f.at_ns = earlier;
+        })
     }
 
     /// Takes nodes off a partition's cut side while it still fails.

@@ -6,6 +6,7 @@
 //! the same schedule and run count; a schedule that passes only because its
 //! duration was cut short is not accepted by `verify`.
 
+use seedfall_host::world::verdict::without_numbers;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
@@ -36,24 +37,6 @@ fn failure_line(out: &str) -> Option<String> {
     let mut lines = out.lines().skip_while(|l| !l.starts_with("FAIL seed"));
     lines.next()?;
     lines.next().map(|l| l.trim().to_string())
-}
-
-/// The message with every number replaced, as shrink compares failures.
-fn without_numbers(line: &str) -> String {
-    let mut out = String::new();
-    let mut digits = false;
-    for c in line.chars() {
-        if c.is_ascii_digit() {
-            if !digits {
-                out.push('N');
-            }
-            digits = true;
-        } else {
-            out.push(c);
-            digits = false;
-        }
-    }
-    out
 }
 
 fn faults_in(out: &str, label: &str) -> usize {

@@ -55,21 +55,8 @@ impl Failure {
     /// Class, node, property and message with every run of digits replaced
     /// by `N`: what must stay equal for a shrunk run to fail "the same way".
     pub fn signature(&self) -> String {
-        let mut message = String::new();
-        let mut in_digits = false;
-        for ch in self.message.chars() {
-            if ch.is_ascii_digit() {
-                if !in_digits {
-                    message.push('N');
-                }
-                in_digits = true;
-            } else {
-                message.push(ch);
-                in_digits = false;
-            }
-        }
         let property = self.property.map_or("", PropertyKind::name);
-        format!("{}|{}|{}|{}", self.class.name(), self.node, property, message)
+        format!("{}|{}|{}|{}", self.class.name(), self.node, property, without_numbers(&self.message))
     }
 }
 
@@ -81,6 +68,24 @@ impl fmt::Display for Failure {
             k => write!(f, "{}#{k}: {}", self.node, self.message),
         }
     }
+}
+
+/// `text` with every run of digits replaced by `N`.
+pub fn without_numbers(text: &str) -> String {
+    let mut out = String::new();
+    let mut in_digits = false;
+    for ch in text.chars() {
+        if ch.is_ascii_digit() {
+            if !in_digits {
+                out.push('N');
+            }
+            in_digits = true;
+        } else {
+            out.push(ch);
+            in_digits = false;
+        }
+    }
+    out
 }
 
 /// How a run ended.
