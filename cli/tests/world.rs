@@ -152,3 +152,24 @@ fn check_runs_every_seed_twice_and_passes_when_they_agree() {
     assert!(stdout.contains("4 seeds in") && stdout.contains("0 failed"), "{stdout}");
     assert!(!stdout.contains("not deterministic"), "{stdout}");
 }
+
+#[test]
+fn ctrl_c_stops_a_sweep_and_still_reports_the_lowest_failing_seed() {
+    let file = config(&kvlog_dir(), "seedfall.json");
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_seedfall"))
+        .args(["run", "-c", &file, "-seeds", "1-100000", "-j", "1"])
+        .env("SEEDFALL_CACHE_DIR", shared_cache())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Long enough to build, load and run a few seeds (seed 1 fails).
+    std::thread::sleep(std::time::Duration::from_secs(8));
+    let status = std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(status.success());
+    let out = child.wait_with_output().unwrap();
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{}", text(&out.stderr));
+    assert!(stdout.contains("interrupted after ") && stdout.contains(" of 100000 seeds"), "{stdout}");
+    assert!(stdout.contains("lowest failing seed: 1 "), "{stdout}");
+}

@@ -61,6 +61,8 @@ struct InstanceInner<T> {
     /// Header + one slot per global; boxed so compiled code's pointer is stable.
     vmctx: Box<[u64]>,
     global_types: Vec<GlobalType>,
+    /// Globals below this index are imported (their slot holds a pointer).
+    num_imported_globals: u32,
     /// Host function per function import, by function index.
     host_funcs: Vec<(FuncType, HostFunc<T>)>,
     data: T,
@@ -77,7 +79,7 @@ impl<T> InstanceInner<T> {
     }
 
     fn global_slot(&mut self, index: u32) -> *mut u64 {
-        let imported = index < self.code.info().num_imported_globals();
+        let imported = index < self.num_imported_globals;
         // SAFETY: one slot per global after the header.
         unsafe {
             let slot = self.vmctx.as_mut_ptr().add(vmctx::HEADER_SIZE / 8 + index as usize);
@@ -125,7 +127,7 @@ unsafe fn dispatch<T>(core: *mut InstanceCore, index: u32, values: *mut u64) -> 
         memory: inner.core.memory.as_deref(),
         globals,
         global_types: &inner.global_types,
-        num_imported_globals: inner.code.info().num_imported_globals(),
+        num_imported_globals: inner.num_imported_globals,
     };
     match catch_unwind(AssertUnwindSafe(|| func(&mut caller, values))) {
         Ok(result) => result,
@@ -210,6 +212,7 @@ impl<T: 'static> Instance<T> {
             table,
             vmctx: vmctx_storage,
             global_types: info.globals.iter().map(|g| g.ty).collect(),
+            num_imported_globals: info.num_imported_globals(),
             host_funcs,
             data,
         });
