@@ -499,10 +499,17 @@ impl<'a> World<'a> {
                 Report::Property { kind, cond, message } => {
                     self.hash_event(b"property", &[kind as u64, cond as u64]);
                     self.hasher.update(message.as_bytes());
+                    let first = !self.properties.contains_key(&message);
                     let seen = self.properties.entry(message.clone()).or_insert(PropertySeen { kind, ever_true: false });
+                    let first_true = cond && !seen.ever_true;
                     seen.ever_true |= cond;
                     if kind.fails(cond) {
                         self.say(format!("{name}#{k}: {}: {message}", kind.sdk_name()));
+                    } else if first || first_true {
+                        // Replay shows each property's first hit, and when it first holds.
+                        self.say(format!("{name}#{k}: {} {}: {message}", kind.sdk_name(), if cond { "holds" } else { "reached" }));
+                    }
+                    if kind.fails(cond) {
                         self.failures.push(Failure { class: Class::Property, node: name.clone(), incarnation: k, property: Some(kind), message });
                     }
                 }
