@@ -1,5 +1,6 @@
 //! The simulated world through `seedfall run` and `replay`: verdicts for a
-//! deadlock, a panicking node, a supervised node that restarts, a
+//! deadlock, a panicking node, a node spinning without calls (the watchdog),
+//! a supervised node that restarts, a
 //! `Sometimes` never true; clear errors for a config typo, a missing package
 //! and a build failure; and determinism: the same seed gives the same trace
 //! across processes, worker counts and a cold or warm cache, and `-check`
@@ -172,4 +173,12 @@ fn ctrl_c_stops_a_sweep_and_still_reports_the_lowest_failing_seed() {
     assert_eq!(out.status.code(), Some(1), "{stdout}{}", text(&out.stderr));
     assert!(stdout.contains("interrupted after ") && stdout.contains(" of 100000 seeds"), "{stdout}");
     assert!(stdout.contains("lowest failing seed: 1 "), "{stdout}");
+}
+
+#[test]
+fn a_node_spinning_without_calls_is_stopped_by_the_watchdog() {
+    let (code, stdout, stderr) = run(&config(&world_dir(), "spin.json"), &["-seeds", "1"]);
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert!(stdout.contains("  server#1: stopped by the watchdog after 1s of real time without yielding"), "{stdout}");
+    assert!(stdout.contains("main.spin"), "the trap names the spinning function: {stdout}");
 }

@@ -7,6 +7,7 @@
 //	           every connection on :7000 with the incarnation number
 //	ask        (workload) dial server:7000 until it answers; fail unless it says 3
 //	sometimes  (workload) report a Sometimes that is never true, then exit 0
+//	spin       spin in a loop without calls (the watchdog's case)
 package main
 
 import (
@@ -69,8 +70,21 @@ func main() {
 		}
 	case "sometimes":
 		sim.Sometimes(false, "never true")
+	case "spin":
+		spin()
 	default:
 		fmt.Fprintf(os.Stderr, "unknown -mode %q\n", *mode)
 		os.Exit(2)
+	}
+}
+
+// spin loops forever without a call: with no loop counters nothing in it
+// reaches the preemption hook.
+//
+//go:noinline
+func spin() {
+	x := 0
+	for {
+		x++
 	}
 }
