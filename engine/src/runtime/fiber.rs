@@ -57,6 +57,7 @@ thread_local! {
 /// # Safety
 /// Must be called on a fiber (from a host function); no value with a
 /// destructor may be live in guest-called frames if the owner abandons it.
+#[inline]
 pub unsafe fn suspend_current(value: FiberYield) -> u64 {
     let yielder = YIELDER.with(|y| y.get());
     assert!(!yielder.is_null(), "suspend outside a fiber");
@@ -96,6 +97,8 @@ fn return_stack(stack: DefaultStack) {
 impl Fiber {
     /// A fiber that will run `body` (guest code) when first resumed.
     pub fn new(body: impl FnOnce() + 'static) -> std::io::Result<Fiber> {
+        // Before any guest code can fault: once per process, not per resume.
+        crate::runtime::signals::ensure_installed();
         let stack = take_stack()?;
         let stack_limit = stack.limit().get() + HOST_STACK_RESERVE;
         let yielder: Box<Cell<*const GuestYielder>> = Box::new(Cell::new(std::ptr::null()));
@@ -116,11 +119,11 @@ impl Fiber {
     }
 
     /// Run until the guest finishes, suspends or faults.
+    #[inline]
     pub fn resume(&mut self, value: u64) -> FiberStep {
         let coroutine = self.coroutine.as_mut().expect("resume of a finished fiber");
         let previous_handler = TRAP_HANDLER.with(|h| h.replace(Some(coroutine.trap_handler())));
         let previous_yielder = YIELDER.with(|y| y.replace(self.yielder.get()));
-        crate::runtime::signals::ensure_installed();
         let result = coroutine.resume(value);
         TRAP_HANDLER.with(|h| h.set(previous_handler));
         YIELDER.with(|y| y.set(previous_yielder));

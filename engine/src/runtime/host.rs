@@ -213,6 +213,7 @@ impl<T> Caller<'_, T> {
     /// Stop the guest here and hand `value` to whoever resumed it; returns the
     /// value it is resumed with. Hold no value with a destructor across this
     /// call if the owner might abandon the guest instead of resuming it.
+    #[inline]
     pub fn suspend(&mut self, value: u64) -> u64 {
         // SAFETY: host functions only run on a guest fiber.
         unsafe { fiber::suspend_current(FiberYield::Suspend(value)) }

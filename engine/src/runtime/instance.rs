@@ -34,6 +34,7 @@ thread_local! {
 
 /// Resume `fiber` with the thread's guest stack limit set to its stack's, and
 /// put back the previous limit (an outer fiber's) when it stops.
+#[inline]
 fn resume_fiber(fiber: &mut Fiber, value: u64) -> FiberStep {
     let previous = GUEST_STACK_LIMIT.with(|limit| limit.replace(fiber.stack_limit()));
     let step = fiber.resume(value);
@@ -476,6 +477,7 @@ impl<T: 'static> Instance<T> {
         }
     }
 
+    #[inline]
     fn run(&mut self, value: u64) -> Run {
         let call = self.call.as_mut().expect("a pending call");
         let step = resume_fiber(&mut call.fiber, value);
