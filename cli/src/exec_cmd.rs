@@ -138,7 +138,7 @@ pub fn run(args: ExecArgs) -> ExitCode {
         eprintln!("seedfall: trace hash {} ({} events)", exec::trace_hash(&instance), instance.data().trace.events());
     }
     if let Some(preempt) = &instance.data().preempt {
-        let preemptions = &preempt.fired;
+        let preemptions: Vec<u64> = preempt.fired.iter().map(|(counted, _)| *counted).collect();
         if !preemptions.is_empty() && args.timings {
             eprintln!("seedfall: {} strategy preemptions at counted calls {preemptions:?}", preemptions.len());
         }

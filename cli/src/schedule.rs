@@ -112,13 +112,13 @@ fn fault(v: &Value) -> Result<Fault, String> {
     }
     let kind_name = o.get("kind").and_then(Value::as_str).ok_or("`kind` is missing")?;
     let kind = FaultKind::from_name(kind_name)
-        .ok_or(format!("unknown kind {kind_name:?} (crash, crash_on_io, fsync_eio, partition)"))?;
+        .ok_or(format!("unknown kind {kind_name:?} (crash, crash_on_io, fsync_eio, partition, preempt)"))?;
     let node = o.get("node").and_then(Value::as_str).ok_or("`node` is missing")?.to_string();
     let at_ns = o.get("at").map(|v| duration_ns(v, "at")).transpose()?.unwrap_or(0);
     let until_ns = o.get("until").filter(|v| !v.is_null()).map(|v| duration_ns(v, "until")).transpose()?;
     let op = o.get("op").filter(|v| !v.is_null()).map(|v| v.as_u64().ok_or("`op` must be a whole number")).transpose()?;
     if kind.by_op() && op.is_none() {
-        return Err(format!("a {kind_name} fault needs `op`, the node's disk-operation number"));
+        return Err(format!("a {kind_name} fault needs `op` (a disk-operation or counted-call number)"));
     }
     let applied = match o.get("applied") {
         Some(Value::Object(p)) => Some(Prefix {

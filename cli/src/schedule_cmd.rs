@@ -11,7 +11,7 @@
 use crate::duration::parse_duration;
 use crate::run_cmd::setup;
 use crate::schedule::Schedule;
-use seedfall_host::world::{self, vtime::go_duration, Fault, Verdict};
+use seedfall_host::world::{self, vtime::go_duration, Fault, FaultKind, Verdict};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -55,8 +55,10 @@ pub fn describe(f: &Fault) -> String {
     if let Some(until) = f.until_ns {
         line.push_str(&format!(" until {} ({})", go_duration(until), go_duration(until.saturating_sub(f.at_ns))));
     }
-    if let Some(op) = f.op {
-        line.push_str(&format!(" at disk op {op}"));
+    match (f.op, f.kind) {
+        (Some(op), FaultKind::Preempt) => line.push_str(&format!(" at counted call {op}")),
+        (Some(op), _) => line.push_str(&format!(" at disk op {op}")),
+        (None, _) => {}
     }
     if let Some(p) = f.applied {
         line.push_str(&format!(", applied {} ops + {} bytes", p.ops, p.bytes));

@@ -4,7 +4,8 @@
 //! schedule replays to the same failure; removing any one remaining fault
 //! makes the run pass or fail differently (1-minimal); `-j 1` and `-j 2` give
 //! the same schedule and run count; a schedule that passes only because its
-//! duration was cut short is not accepted by `verify`.
+//! duration was cut short is not accepted by `verify`; a pct preemption point
+//! is a schedule entry that replays the race it causes and can be removed.
 
 use seedfall_host::world::verdict::without_numbers;
 use std::path::{Path, PathBuf};
@@ -164,4 +165,23 @@ fn schedule_edits_and_bad_files_are_reported() {
     let out = seedfall(&["inspect", "-faults", f]);
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out).contains("fault 0: unknown field `nod`"), "{}", text(&out));
+}
+
+#[test]
+fn preemption_points_are_schedule_entries_that_replay_and_can_be_removed() {
+    // The check-then-act race of the preemption tests, as a workload under pct.
+    let world = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/go/world");
+    let config = world.join("race.json");
+    let config = config.to_str().unwrap();
+    let out = seedfall(&["shrink", "-c", config, "-seed", "1"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("preempt     race at counted call "), "{}", text(&out));
+    let schedule = world.join(".seedfall/race.seed-1.faults.json");
+    let replayed = seedfall(&["replay", "-c", config, "-seed", "1", "-faults", schedule.to_str().unwrap()]);
+    assert_eq!(replayed.status.code(), Some(1), "the preemption point reproduces the race: {}", text(&replayed));
+    let without = tmp("race-without-preempt.json");
+    let out = seedfall(&["faults", "-faults", schedule.to_str().unwrap(), "-remove", "0", "-o", without.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out));
+    let passed = seedfall(&["replay", "-c", config, "-seed", "1", "-faults", without.to_str().unwrap()]);
+    assert_eq!(passed.status.code(), Some(0), "without the point the race does not happen: {}", text(&passed));
 }

@@ -48,9 +48,9 @@ pub struct Preemption {
     ignored_slices: u32,
     /// Whether loop heads are counted, which makes the busy-loop verdict sound.
     loops: bool,
-    /// Counted calls at which the strategy preempted (pct's change points are
-    /// the `preempt` faults of a run).
-    pub fired: Vec<u64>,
+    /// (counted calls, virtual time) of each point at which the strategy
+    /// preempted: the `preempt` faults of a run.
+    pub fired: Vec<(u64, u64)>,
 }
 
 impl Preemption {
@@ -71,6 +71,11 @@ impl Preemption {
 
     pub fn counter_global(&self) -> u32 {
         self.counter_global
+    }
+
+    /// Counted calls up to the last hook.
+    pub fn counted(&self) -> u64 {
+        self.counted
     }
 
     /// Counted calls so far, given the counter's current value.
@@ -98,12 +103,13 @@ struct Decision {
 }
 
 fn decide(node: &mut Node, memory: &mut [u8], g: u64, counter: i64) -> Decision {
+    let now_ns = node.clock.now_ns();
     let p = node.preempt.as_mut().expect("hook only bound with preemption");
     p.counted = p.counted_now(counter);
     let slice_end = p.counted - p.slice_start >= SLICE_CALLS;
     let strategy_point = p.schedule.reached(p.counted);
     if strategy_point {
-        p.fired.push(p.counted);
+        p.fired.push((p.counted, now_ns));
     }
     let quantum_ok = p.last_request.is_none_or(|last| p.counted - last >= MIN_QUANTUM);
     let mut busy = false;

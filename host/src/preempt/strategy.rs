@@ -87,6 +87,18 @@ impl Schedule {
         schedule
     }
 
+    /// Exactly these points (counted calls), from a replayed fault schedule;
+    /// they are taken in order as pct takes its change points.
+    pub fn fixed(mut points: Vec<u64>) -> Schedule {
+        points.sort_unstable();
+        points.dedup();
+        points.reverse();
+        let strategy = Strategy::Pct { depth: 0, steps: 0 };
+        let mut schedule = Schedule { strategy, random: RandomStream::new(0, "unused", "", 0), points, next: None };
+        schedule.next = schedule.after(0);
+        schedule
+    }
+
     fn draw(&mut self, below: u64) -> u64 {
         let mut bytes = [0u8; 8];
         self.random.fill(&mut bytes);

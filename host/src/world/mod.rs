@@ -169,7 +169,7 @@ impl<'a> World<'a> {
     fn new(spec: &'a RunSpec, log: Option<&'a mut dyn Write>) -> World<'a> {
         let seed = spec.seed;
         let mut net = Net::new(spec.net, RandomStream::new(seed, "net latency", "", 0));
-        let slots: Vec<Slot> =
+        let mut slots: Vec<Slot> =
             spec.programs.iter().map(|p| Slot::new(p, net.add_node(&p.name))).collect();
         let mut linker = wasi::linker();
         preempt::register(&mut linker);
@@ -179,26 +179,20 @@ impl<'a> World<'a> {
             Some(_) => (0.0, 0.0),
             None => (spec.faults.crash_per_sec, spec.faults.partition_per_sec),
         };
-        let mut slots = slots;
-        let mut planned = std::collections::VecDeque::new();
-        let mut op_downtimes = std::collections::BTreeMap::new();
-        if let Some(schedule) = &spec.schedule {
-            for (i, slot) in slots.iter_mut().enumerate() {
-                for f in schedule.iter().filter(|f| f.node == slot.name() && f.kind == FaultKind::CrashOnIo) {
-                    if let (Some(op), Some(until)) = (f.op, f.until_ns) {
-                        op_downtimes.insert((i, op), until.saturating_sub(f.at_ns));
-                    }
+        let replay = spec.schedule.as_deref().map(|schedule| {
+            let names: Vec<&str> = spec.programs.iter().map(|p| p.name.as_str()).collect();
+            schedule::Replay::new(schedule, &names)
+        });
+        let (planned, op_downtimes) = match replay {
+            Some(replay) => {
+                for ((slot, disk), preempt) in slots.iter_mut().zip(replay.disk).zip(replay.preempt) {
+                    slot.replay_disk = Some(disk);
+                    slot.replay_preempt = Some(preempt);
                 }
-                let name = slot.name().to_string();
-                let mut disk: Vec<_> = schedule.iter().filter(|f| f.node == name).filter_map(Fault::disk_fault).collect();
-                disk.sort_by_key(|f| f.op);
-                disk.dedup_by_key(|f| f.op);
-                slot.replay_disk = Some(disk);
+                (replay.planned, replay.op_downtimes)
             }
-            let mut timed: Vec<Fault> = schedule.iter().filter(|f| !f.kind.by_op()).cloned().collect();
-            timed.sort_by_key(|f| f.at_ns);
-            planned.extend(timed);
-        }
+            None => Default::default(),
+        };
         let crashes = spec
             .programs
             .iter()
@@ -256,7 +250,7 @@ impl<'a> World<'a> {
             if !self.failures.is_empty() {
                 break Verdict::Fail(std::mem::take(&mut self.failures));
             }
-            let Some((at_ns, next)) = self.next()? else {
+            let Some((at_ns, next)) = self.next() else {
                 break Verdict::Fail(vec![Failure {
                     class: Class::Deadlock,
                     node: "world".into(),
@@ -294,6 +288,7 @@ impl<'a> World<'a> {
         self.hash_event(b"end", &[end_ns]);
         for i in 0..self.slots.len() {
             if self.slots[i].instance.is_some() {
+                self.record_preemptions(i);
                 let hash = self.slots[i].retire(true);
                 self.hasher.update(hash.as_bytes());
             }
@@ -305,7 +300,12 @@ impl<'a> World<'a> {
             end_ns,
             steps: self.steps,
             trace_hash: self.hasher.finalize().to_hex().to_string(),
-            faults: self.faults,
+            faults: {
+                // Preemption points are logged when their incarnation ends.
+                let mut faults = self.faults;
+                faults.sort_by_key(|f| f.at_ns);
+                faults
+            },
             properties: self.properties,
             timings: self.timings,
             budget_default: self.budget_default,
@@ -313,7 +313,7 @@ impl<'a> World<'a> {
     }
 
     /// The earliest thing to happen, or None in deadlock.
-    fn next(&mut self) -> Result<Option<(u64, Next)>, seedfall_engine::Error> {
+    fn next(&mut self) -> Option<(u64, Next)> {
         let now = self.now_ns();
         // Planned faults first: on a tie they happen before any node runs.
         let mut fault: Option<(u64, Next)> = None;
@@ -346,7 +346,7 @@ impl<'a> World<'a> {
         }
         if let Some((at, _)) = &fault {
             if earliest.is_none_or(|t| *at <= t) {
-                return Ok(fault);
+                return fault;
             }
         }
         let Some(at) = earliest else {
@@ -358,12 +358,12 @@ impl<'a> World<'a> {
                     self.net.borrow_mut().advance(t);
                     self.next()
                 }
-                None => Ok(None),
+                None => None,
             };
         };
         let pick = if tied.len() > 1 { tied[self.schedule.below(tied.len() as u64) as usize] } else { tied[0] };
         let next = if matches!(self.slots[pick].state, State::Down { .. }) { Next::Boot(pick) } else { Next::Step(pick) };
-        Ok(Some((at, next)))
+        Some((at, next))
     }
 
     /// When slot `i` can next run: its boot time, or the earliest of its
@@ -572,12 +572,36 @@ impl<'a> World<'a> {
         }
     }
 
+    /// Logs the preemption points of slot `i`'s running incarnation as
+    /// faults, numbered in counted calls across its incarnations; called
+    /// just before the incarnation ends.
+    fn record_preemptions(&mut self, i: usize) {
+        let slot = &mut self.slots[i];
+        let Some(preempt) = slot.node().preempt.as_ref() else { return };
+        let (base, counted) = (slot.counted_base, preempt.counted());
+        let fired = preempt.fired.clone();
+        slot.counted_base += counted;
+        let node = slot.name().to_string();
+        for (op, at) in fired {
+            self.hash_event(b"preempt", &[i as u64, base + op]);
+            self.faults.push(Fault {
+                at_ns: vtime::since_start_ns(at),
+                kind: FaultKind::Preempt,
+                node: node.clone(),
+                until_ns: None,
+                op: Some(base + op),
+                applied: None,
+            });
+        }
+    }
+
     /// Crashes slot `i` now, for `downtime` (drawn when None); `fault`
     /// says what crashed it (`how` completes the log line).
     fn crash(&mut self, i: usize, fault: Option<crate::fs::DiskFault>, downtime: Option<u64>, how: String) {
         let now = self.now_ns();
         let (min, max) = self.spec.faults.crash_downtime_ns;
         let downtime = downtime.unwrap_or_else(|| self.downtimes[i].between(min, max));
+        self.record_preemptions(i);
         let (hash, report) = {
             let mut net = self.net.borrow_mut();
             self.progress.unwatch_counter();
@@ -640,7 +664,7 @@ impl<'a> World<'a> {
                 let length = downtime.unwrap_or(self.spec.faults.partition_length_ns.0);
                 self.cut(&side, length);
             }
-            FaultKind::CrashOnIo | FaultKind::FsyncEio => unreachable!("replayed by op, not time"),
+            FaultKind::CrashOnIo | FaultKind::FsyncEio | FaultKind::Preempt => unreachable!("replayed by op, not time"),
         }
     }
 
@@ -704,6 +728,7 @@ impl<'a> World<'a> {
         if code == 0 {
             self.say(format!("{name}#{k} exited with status 0"));
             self.progress.unwatch_counter();
+            self.record_preemptions(i);
             let hash = self.slots[i].exit();
             self.hasher.update(hash.as_bytes());
             self.slots[i].state = State::Stopped;
@@ -721,6 +746,7 @@ impl<'a> World<'a> {
             let boot_at_ns = self.now_ns() + SUPERVISE_RESTART_NS;
             self.say(format!("{name}#{k} {message}; supervised: restart at {}", vtime::go_duration(vtime::since_start_ns(boot_at_ns))));
             self.progress.unwatch_counter();
+            self.record_preemptions(i);
             let hash = self.slots[i].exit();
             self.hasher.update(hash.as_bytes());
             self.slots[i].state = State::Down { boot_at_ns };

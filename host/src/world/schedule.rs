@@ -6,6 +6,7 @@
 //! the CLI (`cli/src/schedule.rs`).
 
 use crate::fs::{DiskFault, DiskFaultKind, DiskOp, Prefix};
+use std::collections::{BTreeMap, VecDeque};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum FaultKind {
@@ -17,6 +18,9 @@ pub enum FaultKind {
     FsyncEio,
     /// The nodes in `node` (comma-separated) cut off from the rest until `until`.
     Partition,
+    /// A preemption point of the `preempt` strategy: the node's goroutine
+    /// was preempted at counted call `op` (counted across its incarnations).
+    Preempt,
 }
 
 impl FaultKind {
@@ -26,18 +30,20 @@ impl FaultKind {
             FaultKind::CrashOnIo => "crash_on_io",
             FaultKind::FsyncEio => "fsync_eio",
             FaultKind::Partition => "partition",
+            FaultKind::Preempt => "preempt",
         }
     }
 
     pub fn from_name(name: &str) -> Option<FaultKind> {
-        [FaultKind::Crash, FaultKind::CrashOnIo, FaultKind::FsyncEio, FaultKind::Partition]
+        [FaultKind::Crash, FaultKind::CrashOnIo, FaultKind::FsyncEio, FaultKind::Partition, FaultKind::Preempt]
             .into_iter()
             .find(|k| k.name() == name)
     }
 
-    /// Faults drawn at a disk operation: replayed by `op`, not by time.
+    /// Faults drawn at run time: replayed by `op` (a disk operation or a
+    /// counted call), not by time.
     pub fn by_op(self) -> bool {
-        matches!(self, FaultKind::CrashOnIo | FaultKind::FsyncEio)
+        matches!(self, FaultKind::CrashOnIo | FaultKind::FsyncEio | FaultKind::Preempt)
     }
 }
 
@@ -64,7 +70,7 @@ impl Fault {
         let kind = match self.kind {
             FaultKind::CrashOnIo => DiskFaultKind::Crash { applied: self.applied.unwrap_or_default() },
             FaultKind::FsyncEio => DiskFaultKind::SyncEio,
-            FaultKind::Crash | FaultKind::Partition => return None,
+            FaultKind::Crash | FaultKind::Partition | FaultKind::Preempt => return None,
         };
         // `on` is for reading traces; replay goes by `op` and `kind`.
         Some(DiskFault { op, on: DiskOp::Write, kind })
@@ -73,5 +79,41 @@ impl Fault {
     /// The node names of a partition's cut side (or the one node).
     pub fn nodes(&self) -> Vec<&str> {
         self.node.split(',').filter(|n| !n.is_empty()).collect()
+    }
+}
+
+/// A schedule prepared for the world: what each part of it needs.
+pub struct Replay {
+    /// Planned faults (crashes, partitions) in time order.
+    pub planned: VecDeque<Fault>,
+    /// Per node (by position in `names`): its disk faults, by op.
+    pub disk: Vec<Vec<DiskFault>>,
+    /// The downtime of each crash drawn at a disk operation, by (node position, op).
+    pub op_downtimes: BTreeMap<(usize, u64), u64>,
+    /// Per node: its preemption points, in counted calls across incarnations.
+    pub preempt: Vec<Vec<u64>>,
+}
+
+impl Replay {
+    pub fn new(schedule: &[Fault], names: &[&str]) -> Replay {
+        let mut op_downtimes = BTreeMap::new();
+        let mut disk = Vec::new();
+        let mut preempt = Vec::new();
+        for (i, name) in names.iter().enumerate() {
+            let mine = || schedule.iter().filter(move |f| f.node == *name);
+            for f in mine().filter(|f| f.kind == FaultKind::CrashOnIo) {
+                if let (Some(op), Some(until)) = (f.op, f.until_ns) {
+                    op_downtimes.insert((i, op), until.saturating_sub(f.at_ns));
+                }
+            }
+            let mut faults: Vec<DiskFault> = mine().filter_map(Fault::disk_fault).collect();
+            faults.sort_by_key(|f| f.op);
+            faults.dedup_by_key(|f| f.op);
+            disk.push(faults);
+            preempt.push(mine().filter(|f| f.kind == FaultKind::Preempt).filter_map(|f| f.op).collect());
+        }
+        let mut timed: Vec<Fault> = schedule.iter().filter(|f| !f.kind.by_op()).cloned().collect();
+        timed.sort_by_key(|f| f.at_ns);
+        Replay { planned: timed.into(), disk, op_downtimes, preempt }
     }
 }

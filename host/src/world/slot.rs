@@ -41,6 +41,11 @@ pub struct Slot<'a> {
     pub stderr_tail: Vec<u8>,
     /// Replay: exactly these disk faults, by operation number.
     pub replay_disk: Option<Vec<crate::fs::DiskFault>>,
+    /// Replay: exactly these preemption points, in counted calls across incarnations.
+    pub replay_preempt: Option<Vec<u64>>,
+    /// Counted calls of the previous incarnations: a preemption point's
+    /// number in a schedule is `counted_base` + the incarnation's own count.
+    pub counted_base: u64,
 }
 
 /// What every boot of every node of a run shares.
@@ -68,6 +73,8 @@ impl<'a> Slot<'a> {
             disk_faults_seen: 0,
             stderr_tail: Vec::new(),
             replay_disk: None,
+            replay_preempt: None,
+            counted_base: 0,
         }
     }
 
@@ -98,9 +105,12 @@ impl<'a> Slot<'a> {
         node.stdout = Output::Capture(Vec::new());
         node.stderr = Output::Capture(Vec::new());
         node.trace.progress = ctx.progress.clone();
+        let base = self.counted_base;
         node.preempt = p.counter_global.map(|counter| {
-            let stream = RandomStream::new(ctx.seed, "preempt", &p.name, self.incarnation);
-            let schedule = Schedule::new(&ctx.preempt.strategy, stream);
+            let schedule = match &self.replay_preempt {
+                Some(points) => Schedule::fixed(points.iter().filter(|&&op| op > base).map(|op| op - base).collect()),
+                None => Schedule::new(&ctx.preempt.strategy, RandomStream::new(ctx.seed, "preempt", &p.name, self.incarnation)),
+            };
             Preemption::new(counter, p.go_offsets, schedule, ctx.preempt.loops)
         });
         node.sim = Some(SimLink {
