@@ -146,7 +146,8 @@ struct World<'a> {
     faults_started: bool,
     quiet_until_ns: u64,
     schedule: RandomStream,
-    hasher: blake3::Hasher,
+    /// The run's own events (steps, faults, boots, each incarnation's hash).
+    trace: crate::trace::Trace,
     steps: u64,
     faults: Vec<Fault>,
     properties: Properties,
@@ -221,7 +222,7 @@ impl<'a> World<'a> {
             faults_started: false,
             quiet_until_ns: 0,
             schedule: RandomStream::new(seed, "schedule", "", 0),
-            hasher: blake3::Hasher::new(),
+            trace: crate::trace::Trace::default(),
             steps: 0,
             faults: Vec::new(),
             properties: Properties::new(),
@@ -290,7 +291,7 @@ impl<'a> World<'a> {
             if self.slots[i].instance.is_some() {
                 self.record_preemptions(i);
                 let hash = self.slots[i].retire(true);
-                self.hasher.update(hash.as_bytes());
+                self.trace.record(b"incarnation", hash.as_bytes(), &[]);
             }
         }
         self.timings.total = started.elapsed();
@@ -299,7 +300,7 @@ impl<'a> World<'a> {
             verdict,
             end_ns,
             steps: self.steps,
-            trace_hash: self.hasher.finalize().to_hex().to_string(),
+            trace_hash: self.trace.finish(&[]),
             faults: {
                 // Preemption points are logged when their incarnation ends.
                 let mut faults = self.faults;
@@ -392,10 +393,7 @@ impl<'a> World<'a> {
     }
 
     fn hash_event(&mut self, tag: &[u8], values: &[u64]) {
-        self.hasher.update(tag);
-        for v in values {
-            self.hasher.update(&v.to_le_bytes());
-        }
+        self.trace.record(tag, &[], values);
     }
 
     fn say(&mut self, line: String) {
@@ -497,8 +495,7 @@ impl<'a> World<'a> {
         for report in reports {
             match report {
                 Report::Property { kind, cond, message } => {
-                    self.hash_event(b"property", &[kind as u64, cond as u64]);
-                    self.hasher.update(message.as_bytes());
+                    self.trace.record(b"property", message.as_bytes(), &[kind as u64, cond as u64]);
                     let first = !self.properties.contains_key(&message);
                     let seen = self.properties.entry(message.clone()).or_insert(PropertySeen { kind, ever_true: false });
                     let first_true = cond && !seen.ever_true;
@@ -607,7 +604,7 @@ impl<'a> World<'a> {
             self.progress.unwatch_counter();
             self.slots[i].crash(self.spec.seed, now, &mut net)
         };
-        self.hasher.update(hash.as_bytes());
+        self.trace.record(b"incarnation", hash.as_bytes(), &[]);
         self.hash_event(b"crash", &[i as u64, now, downtime]);
         self.slots[i].state = State::Down { boot_at_ns: now + downtime };
         self.slots[i].disk_faults_seen = self.slots[i].disk.as_ref().map_or(0, |fs| fs.disk_faults().len());
@@ -730,7 +727,7 @@ impl<'a> World<'a> {
             self.progress.unwatch_counter();
             self.record_preemptions(i);
             let hash = self.slots[i].exit();
-            self.hasher.update(hash.as_bytes());
+            self.trace.record(b"incarnation", hash.as_bytes(), &[]);
             self.slots[i].state = State::Stopped;
             return None;
         }
@@ -748,7 +745,7 @@ impl<'a> World<'a> {
             self.progress.unwatch_counter();
             self.record_preemptions(i);
             let hash = self.slots[i].exit();
-            self.hasher.update(hash.as_bytes());
+            self.trace.record(b"incarnation", hash.as_bytes(), &[]);
             self.slots[i].state = State::Down { boot_at_ns };
             return None;
         }
