@@ -79,6 +79,13 @@ fn supervise_restarts_a_node_that_exits_with_an_error() {
     ] {
         assert!(trace.contains(line), "missing {line:?} in\n{trace}");
     }
+    // Connections report node names and real ports on both ends (seedfall.sock_name).
+    let dialed = trace.lines().find_map(|l| l.split("client#1 | dialed ").nth(1)).expect("a dialed line");
+    let (local, remote) = dialed.split_once(" -> ").unwrap();
+    assert_eq!(remote, "server:7000");
+    let port: u16 = local.strip_prefix("client:").and_then(|p| p.parse().ok()).expect("client:PORT");
+    assert!(port >= 49152, "an ephemeral port: {dialed}");
+    assert!(trace.contains(&format!("server#3 | accepted server:7000 <- client:{port}")), "{trace}");
 }
 
 #[test]
@@ -156,21 +163,30 @@ fn check_runs_every_seed_twice_and_passes_when_they_agree() {
 
 #[test]
 fn ctrl_c_stops_a_sweep_and_still_reports_the_lowest_failing_seed() {
+    use std::io::{BufRead, BufReader};
     let file = config(&kvlog_dir(), "seedfall.json");
-    let child = std::process::Command::new(env!("CARGO_BIN_EXE_seedfall"))
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_seedfall"))
         .args(["run", "-c", &file, "-seeds", "1-100000", "-j", "1"])
         .env("SEEDFALL_CACHE_DIR", shared_cache())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    // Long enough to build, load and run a few seeds (seed 1 fails).
-    std::thread::sleep(std::time::Duration::from_secs(8));
+    // Interrupt once the sweep has found something (seed 1 fails).
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut seen = String::new();
+    while !seen.contains("FAIL seed 1 ") {
+        let mut line = String::new();
+        assert!(stdout.read_line(&mut line).unwrap() > 0, "the sweep ended early: {seen}");
+        seen.push_str(&line);
+    }
     let status = std::process::Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
     assert!(status.success());
-    let out = child.wait_with_output().unwrap();
-    let stdout = text(&out.stdout);
-    assert_eq!(out.status.code(), Some(1), "{stdout}{}", text(&out.stderr));
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut stdout, &mut rest).unwrap();
+    let code = child.wait().unwrap().code();
+    let stdout = seen + &rest;
+    assert_eq!(code, Some(1), "{stdout}");
     assert!(stdout.contains("interrupted after ") && stdout.contains(" of 100000 seeds"), "{stdout}");
     assert!(stdout.contains("lowest failing seed: 1 "), "{stdout}");
 }

@@ -1,6 +1,6 @@
 //! The `seedfall` import module the Go SDK (`sdk/go`, package `sim`) calls,
 //! exactly as docs/sdk-abi.md specifies it: the node's name and incarnation,
-//! sockets of the simulated network (`listen`, `dial`), properties, the
+//! sockets of the simulated network (`listen`, `dial`, `sock_name`), properties, the
 //! workload budget, `quiet_for` and `setup_complete`. Only bound in the
 //! simulated world; it records what the guest says in `SimLink::reports`
 //! and leaves the decisions (failing the run, starting faults) to the world.
@@ -20,6 +20,9 @@ const ECONNREFUSED: i64 = 14;
 const EINVAL: i64 = 28;
 const EAFNOSUPPORT: i64 = 5;
 const EFAULT: i64 = 21;
+const EBADF: i64 = 8;
+const ENOTCONN: i64 = 53;
+const ENOTSOCK: i64 = 57;
 /// `listen`'s and `dial`'s network argument for TCP (1 is UDP, not simulated yet).
 const NETWORK_TCP: u64 = 0;
 
@@ -110,6 +113,35 @@ fn dial(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
     }
 }
 
+/// `sock_name(fd, peer, buf, cap)`: the socket's own (peer 0) or its
+/// peer's (peer 1) address as "node:port"; returns the length, which may
+/// exceed `cap` (call again with a bigger buffer).
+fn sock_name(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
+    let (fd, peer, buf, cap) = (v[0] as u32, v[1] as u32 != 0, v[2] as u32, v[3] as u32 as usize);
+    let kind = match c.data().fds.get(fd) {
+        Some(entry) => entry.kind.clone(),
+        None => return Ok(-EBADF),
+    };
+    let addr = {
+        let net = link(c).net.borrow();
+        let addr = match (kind, peer) {
+            (FdKind::Socket(ep), false) => net.local_addr(ep),
+            (FdKind::Socket(ep), true) => net.peer_addr(ep),
+            (FdKind::Listener(l), false) => net.listener_addr(l),
+            (FdKind::Listener(_), true) => return Ok(-ENOTCONN),
+            _ => return Ok(-ENOTSOCK),
+        };
+        match addr {
+            Ok(addr) => net.addr_string(addr),
+            Err(e) => return Ok(-(e as i64)),
+        }
+    };
+    if addr.len() <= cap && c.write(buf, addr.as_bytes()).is_err() {
+        return Ok(-EFAULT);
+    }
+    Ok(addr.len() as i64)
+}
+
 fn property(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
     let Some(kind) = PropertyKind::from_abi(v[0] as u32) else {
         return Err(HostError::Fail(format!("seedfall.property: unknown kind {}", v[0] as u32)));
@@ -140,6 +172,7 @@ pub fn register(l: &mut Linker<Node>) {
     bind(l, "incarnation", &[], &[I32], |c, _| Ok(link(c).incarnation as i64));
     bind(l, "listen", &[I32, I32], &[I32], listen);
     bind(l, "dial", &[I32, I32, I32], &[I32], dial);
+    bind(l, "sock_name", &[I32, I32, I32, I32], &[I32], sock_name);
     bind(l, "property", &[I32, I32, I32, I32], &[], property);
     bind(l, "budget", &[I64], &[I64], budget);
     bind(l, "quiet_for", &[I64], &[], |c, v| {

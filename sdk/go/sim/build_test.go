@@ -21,6 +21,7 @@ var wantImports = map[string]string{
 	"incarnation":    "() -> (i32)",
 	"listen":         "(i32 i32) -> (i32)",
 	"dial":           "(i32 i32 i32) -> (i32)",
+	"sock_name":      "(i32 i32 i32 i32) -> (i32)",
 	"property":       "(i32 i32 i32 i32) -> ()",
 	"budget":         "(i64) -> (i64)",
 	"quiet_for":      "(i64) -> ()",

@@ -52,18 +52,25 @@ func fixErr(err error, local, remote net.Addr) error {
 type tcpListener struct {
 	*net.TCPListener
 	addr *Addr
+	// names gives an accepted connection's addresses (nil: the listener's
+	// address and an unknown peer).
+	names func(c *net.TCPConn, laddr, raddr *Addr) (*Addr, *Addr)
 }
 
 func (l *tcpListener) Addr() net.Addr { return l.addr }
 
-// Accept waits for and returns the next connection; its LocalAddr is the
-// listener's address.
+// Accept waits for and returns the next connection; in the simulator its
+// addresses come from the host (the peer's node and port).
 func (l *tcpListener) Accept() (net.Conn, error) {
 	c, err := l.TCPListener.AcceptTCP()
 	if err != nil {
 		return nil, fixErr(err, nil, l.addr)
 	}
-	return &tcpConn{TCPConn: c, laddr: l.addr, raddr: &Addr{Net: "tcp"}}, nil
+	laddr, raddr := l.addr, &Addr{Net: "tcp"}
+	if l.names != nil {
+		laddr, raddr = l.names(c, laddr, raddr)
+	}
+	return &tcpConn{TCPConn: c, laddr: laddr, raddr: raddr}, nil
 }
 
 func (l *tcpListener) AcceptTCP() (*net.TCPConn, error) {

@@ -31,6 +31,10 @@ func hostListen(network int32, port int32) int32
 //go:noescape
 func hostDial(network int32, addr unsafe.Pointer, addrLen int32) int32
 
+//go:wasmimport seedfall sock_name
+//go:noescape
+func hostSockName(fd int32, peer int32, buf unsafe.Pointer, capacity int32) int32
+
 //go:wasmimport seedfall property
 //go:noescape
 func hostProperty(kind int32, cond int32, msg unsafe.Pointer, msgLen int32)
@@ -159,7 +163,7 @@ func Listen(network, address string) (net.Listener, error) {
 		return nil, &net.OpError{Op: "listen", Net: network, Addr: addr, Err: hostSocketError(int(fd), err)}
 	}
 	setNonblock(int(fd))
-	return &tcpListener{TCPListener: l.(*net.TCPListener), addr: addr}, nil
+	return &tcpListener{TCPListener: l.(*net.TCPListener), addr: sockName(int(fd), false, addr), names: sockNames}, nil
 }
 
 // listenCall names the system call a Linux program would have seen fail.
@@ -202,7 +206,41 @@ func Dial(network, address string) (net.Conn, error) {
 		return nil, &net.OpError{Op: "dial", Net: network, Addr: raddr, Err: hostSocketError(int(fd), err)}
 	}
 	setNonblock(int(fd))
-	return wrapConn(c, &Addr{Net: canon, Node: self}, raddr), nil
+	return wrapConn(c, sockName(int(fd), false, &Addr{Net: canon, Node: self}), raddr), nil
+}
+
+// sockName asks the host for a socket's own (peer false) or its peer's
+// address; fallback is kept when the host cannot say.
+func sockName(fd int, peer bool, fallback *Addr) *Addr {
+	p := int32(0)
+	if peer {
+		p = 1
+	}
+	buf := make([]byte, 64)
+	for {
+		n := hostSockName(int32(fd), p, unsafe.Pointer(&buf[0]), int32(len(buf)))
+		if n < 0 {
+			return fallback
+		}
+		if int(n) > len(buf) {
+			buf = make([]byte, n)
+			continue
+		}
+		host, port, err := splitAddress(string(buf[:n]))
+		if err != nil {
+			return fallback
+		}
+		return &Addr{Net: fallback.Net, Node: host, Port: port}
+	}
+}
+
+// connFD is the descriptor under a connection the net package made.
+func connFD(c syscall.Conn) int {
+	fd := -1
+	if raw, err := c.SyscallConn(); err == nil {
+		_ = raw.Control(func(s uintptr) { fd = int(s) })
+	}
+	return fd
 }
 
 // newSocketFile wraps a host socket in an *os.File for net.FileListener or
@@ -237,3 +275,12 @@ func (e *hostSocketErr) Unwrap() error { return e.err }
 // hostSocketError explains a socket the net package refused, which is a host
 // bug (the fd's filetype must be SOCKET_STREAM or SOCKET_DGRAM).
 func hostSocketError(fd int, err error) error { return &hostSocketErr{fd: fd, err: err} }
+
+// sockNames fills in an accepted connection's addresses from the host.
+func sockNames(c *net.TCPConn, laddr, raddr *Addr) (*Addr, *Addr) {
+	fd := connFD(c)
+	if fd < 0 {
+		return laddr, raddr
+	}
+	return sockName(fd, false, laddr), sockName(fd, true, raddr)
+}

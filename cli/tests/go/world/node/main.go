@@ -50,6 +50,7 @@ func main() {
 			if err != nil {
 				return
 			}
+			fmt.Printf("accepted %v <- %v\n", c.LocalAddr(), c.RemoteAddr())
 			fmt.Fprintf(c, "%d\n", sim.Incarnation())
 			c.Close()
 		}
@@ -60,6 +61,7 @@ func main() {
 				time.Sleep(20 * time.Millisecond)
 				continue
 			}
+			fmt.Printf("dialed %v -> %v\n", c.LocalAddr(), c.RemoteAddr())
 			line, _ := bufio.NewReader(c).ReadString('\n')
 			c.Close()
 			if got := strings.TrimSpace(line); got != "3" {
