@@ -1,6 +1,6 @@
 //! The simulated world through `seedfall run` and `replay`: verdicts for a
 //! deadlock, a panicking node, a node spinning without calls (the watchdog),
-//! a supervised node that restarts, a
+//! a supervised node that restarts, `QuietFor` holding faults off, a
 //! `Sometimes` never true; clear errors for a config typo, a missing package
 //! and a build failure; and determinism: the same seed gives the same trace
 //! across processes, worker counts and a cold or warm cache, and `-check`
@@ -197,4 +197,32 @@ fn a_node_spinning_without_calls_is_stopped_by_the_watchdog() {
     assert_eq!(code, 1, "{stdout}{stderr}");
     assert!(stdout.contains("  server#1: stopped by the watchdog after 1s of real time without yielding"), "{stdout}");
     assert!(stdout.contains("main.spin"), "the trap names the spinning function: {stdout}");
+}
+
+/// A Go duration as replay prints it ("177.956914ms", "1.2s"), in seconds.
+fn seconds(text: &str) -> f64 {
+    for (unit, scale) in [("ns", 1e-9), ("µs", 1e-6), ("ms", 1e-3), ("s", 1.0)] {
+        if let Some(number) = text.strip_suffix(unit) {
+            if let Ok(value) = number.parse::<f64>() {
+                return value * scale;
+            }
+        }
+    }
+    panic!("not a duration: {text}")
+}
+
+#[test]
+fn quiet_for_stops_faults_for_its_window() {
+    let out = seedfall(&["replay", "-c", &config(&world_dir(), "quiet.json"), "-seed", "1"]);
+    let trace = text(&out.stdout);
+    assert!(out.status.success(), "{trace}");
+    assert!(trace.contains("client#1: quiet for 1s"), "{trace}");
+    let fault_times: Vec<f64> = trace
+        .lines()
+        .filter(|l| l.contains("] * crash ") || l.contains("] * partition "))
+        .map(|l| seconds(&l[1..l.find(']').unwrap()]))
+        .collect();
+    assert!(fault_times.iter().any(|t| *t < 0.2), "faults before the window: {trace}");
+    assert!(fault_times.iter().any(|t| *t > 1.2), "faults after it: {trace}");
+    assert!(!fault_times.iter().any(|t| (0.2..1.2).contains(t)), "no fault inside the window: {trace}");
 }

@@ -8,6 +8,7 @@
 //	ask        (workload) dial server:7000 until it answers; fail unless it says 3
 //	sometimes  (workload) report a Sometimes that is never true, then exit 0
 //	spin       spin in a loop without calls (the watchdog's case)
+//	quiet      (workload) ask for 1s without faults, sleep 2s, exit 0
 package main
 
 import (
@@ -74,6 +75,14 @@ func main() {
 		sim.Sometimes(false, "never true")
 	case "spin":
 		spin()
+	case "quiet":
+		sim.SetupComplete()
+		time.Sleep(200 * time.Millisecond)
+		sim.QuietFor(time.Second)
+		fmt.Println("quiet window starts")
+		time.Sleep(time.Second)
+		fmt.Println("quiet window ends")
+		time.Sleep(time.Second)
 	default:
 		fmt.Fprintf(os.Stderr, "unknown -mode %q\n", *mode)
 		os.Exit(2)
