@@ -5,8 +5,9 @@
 //!
 //! Events are encoded into a buffer that is hashed in large blocks (blake3 is
 //! several times faster on long inputs than on many small updates), and the
-//! final memory is hashed as runs of non-zero pages with their positions:
-//! most of a Go node's memory is untouched zeros, which cost nothing to skip.
+//! final memory is hashed as the runs of pages that changed since
+//! instantiation, with their positions: most of a Go node's memory is still
+//! its data image or zeros, which cost a comparison instead of a hash.
 
 use crate::watchdog::Progress;
 
@@ -62,17 +63,21 @@ impl Trace {
         self.events
     }
 
-    /// The final hash, over the events and the node's memory at the end
-    /// (every run of non-zero pages, with its offset; and the size).
-    pub fn finish(&self, memory: &[u8]) -> String {
+    /// The final hash, over the events and the node's memory at the end:
+    /// its size and every run of pages that differ from how they started
+    /// (`initial`, the module's memory image; zeros past it), with offsets.
+    pub fn finish(&self, memory: &[u8], initial: &[u8]) -> String {
         let mut hasher = self.hasher.clone();
         hasher.update(&self.buffer);
         hasher.update(b"memory");
         hasher.update(&(memory.len() as u64).to_le_bytes());
-        let is_zero = |page: &[u8]| page.iter().fold(0u8, |acc, b| acc | b) == 0;
+        let unchanged = |at: usize, page: &[u8]| match initial.get(at..at + page.len()) {
+            Some(start) => start == page,
+            None => page.iter().fold(0u8, |acc, b| acc | b) == 0,
+        };
         let mut run_start: Option<usize> = None;
         for (i, page) in memory.chunks(PAGE).enumerate() {
-            match (is_zero(page), run_start) {
+            match (unchanged(i * PAGE, page), run_start) {
                 (false, None) => run_start = Some(i * PAGE),
                 (true, Some(start)) => {
                     hasher.update(&(start as u64).to_le_bytes());
@@ -99,7 +104,7 @@ mod tests {
         for (name, arg) in events {
             trace.host_call(name, &[*arg], 0);
         }
-        trace.finish(memory)
+        trace.finish(memory, &[])
     }
 
     #[test]
@@ -116,6 +121,15 @@ mod tests {
         memory[3 * PAGE + 7] = 0;
         memory[2 * PAGE + 7] = 1;
         assert_ne!(one, hash(&[("a", 1), ("b", 2)], &memory), "where a byte is counts");
+        let initial = vec![9u8; PAGE];
+        let mut trace = Trace::default();
+        trace.host_call("a", &[1], 0);
+        let mut changed_image = memory.clone();
+        changed_image[7] = 9;
+        assert_ne!(trace.finish(&memory, &initial), trace.finish(&changed_image, &initial), "a page that changed counts");
+        memory[7] = 9;
+        changed_image[7] = 8;
+        assert_ne!(trace.finish(&memory, &initial), trace.finish(&changed_image, &initial), "so does how it changed");
         let many: Vec<(&str, u64)> = (0..20_000).map(|i| ("x", i)).collect();
         let mut changed = many.clone();
         changed[19_999].1 += 1;

@@ -95,6 +95,13 @@ impl Code {
         self.prepared.get_or_init(|| Prepared::build(self))
     }
 
+    /// The module's memory as instantiation leaves it, up to the end of its
+    /// data segments (empty when the module has no memory image: imported
+    /// memory, or segments placed by globals).
+    pub fn initial_memory(&self) -> &[u8] {
+        self.prepared().memory.as_ref().map_or(&[], |image| image.bytes())
+    }
+
     /// The machine code as loaded.
     pub fn code_bytes(&self) -> &[u8] {
         &self.exec

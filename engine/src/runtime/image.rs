@@ -6,6 +6,8 @@
 //!   writes stay shared with the page cache);
 //! - the table template: each element's code address and signature, so a
 //!   table is filled without looking functions up one by one.
+//! The image also tells which pages a run left as they started
+//! (`Code::initial_memory`), which the trace hash skips.
 //! Only modules whose segments have constant offsets get an image; the others
 //! (imported globals in offsets, out-of-bounds segments, whose traps must
 //! happen in order) take the general path in `Instance::initialize`.
@@ -51,6 +53,8 @@ pub struct MemoryImage {
     file: File,
     /// Bytes mapped from the start of memory (a multiple of the host page).
     len: usize,
+    /// A read-only view of the image, for comparing a memory against it.
+    view: memmap2::Mmap,
 }
 
 /// A constant offset, or None when it reads a global.
@@ -88,7 +92,14 @@ impl MemoryImage {
             let start = constant(segment.offset.as_ref()?)?;
             file.write_all_at(&segment.bytes, start).ok()?;
         }
-        Some(MemoryImage { file, len })
+        // SAFETY: the memfd is private to this image and never written again.
+        let view = unsafe { memmap2::Mmap::map(&file) }.ok()?;
+        Some(MemoryImage { file, len, view })
+    }
+
+    /// The initial contents of the first `len` bytes of memory.
+    pub fn bytes(&self) -> &[u8] {
+        &self.view
     }
 
     /// Maps the image copy-on-write at `base`, the start of a linear memory

@@ -300,7 +300,7 @@ impl<'a> World<'a> {
             verdict,
             end_ns,
             steps: self.steps,
-            trace_hash: self.trace.finish(&[]),
+            trace_hash: self.trace.finish(&[], &[]),
             faults: {
                 // Preemption points are logged when their incarnation ends.
                 let mut faults = self.faults;

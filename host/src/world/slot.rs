@@ -164,7 +164,7 @@ impl<'a> Slot<'a> {
             Some(m) if final_memory => m.bytes(),
             _ => &[],
         };
-        let hash = instance.data().trace.finish(memory);
+        let hash = instance.data().trace.finish(memory, instance.code().initial_memory());
         // The disk outlives the process; the page cache too, unless crashed.
         self.disk = Some(std::mem::replace(&mut instance.data_mut().fs, Fs::new(EPOCH_UNIX_NS)));
         hash
