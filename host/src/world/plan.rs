@@ -47,14 +47,48 @@ impl Arrivals {
 
     /// An exponential gap of mean `1 / per_sec` seconds, at least 1 ns.
     fn gap_ns(&mut self) -> u64 {
-        let seconds = -(1.0 - self.stream.unit()).ln() / self.per_sec;
+        let seconds = -portable_ln(1.0 - self.stream.unit()) / self.per_sec;
         ((seconds * 1e9) as u64).max(1)
     }
+}
+
+/// The natural logarithm of `x` in (0, 1], from IEEE-754 additions,
+/// multiplications and divisions only, so every machine computes the same
+/// bits (`f64::ln` calls the platform's libm, whose last bit may differ
+/// between versions, and a crash time one nanosecond off is another run).
+/// `x = m·2^e` with m in [1, 2): ln x = e·ln 2 + 2·atanh((m-1)/(m+1)), the
+/// series converging fast since |(m-1)/(m+1)| < 1/3.
+fn portable_ln(x: f64) -> f64 {
+    debug_assert!(x > 0.0 && x <= 1.0);
+    let bits = x.to_bits();
+    let exponent = ((bits >> 52) & 0x7ff) as i64 - 1023;
+    let mantissa = f64::from_bits((bits & ((1u64 << 52) - 1)) | (1023u64 << 52));
+    let s = (mantissa - 1.0) / (mantissa + 1.0);
+    let s2 = s * s;
+    let (mut term, mut sum) = (s, 0.0);
+    for k in 0..30 {
+        sum += term / (2 * k + 1) as f64;
+        term *= s2;
+    }
+    exponent as f64 * std::f64::consts::LN_2 + 2.0 * sum
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn portable_ln_agrees_with_libm() {
+        let mut x = 1.0f64;
+        while x > 1e-300 {
+            for y in [x, x * 0.7, x * 0.93] {
+                let (ours, libm) = (portable_ln(y), y.ln());
+                assert!((ours - libm).abs() <= 1e-13 * libm.abs().max(1.0), "ln({y}) = {ours}, libm {libm}");
+            }
+            x *= 0.37;
+        }
+        assert_eq!(portable_ln(1.0), 0.0);
+    }
 
     #[test]
     fn arrivals_are_seeded_with_the_given_rate() {
