@@ -84,6 +84,8 @@ else
 fi
 
 command -v go >/dev/null || { log "the go toolchain is required"; exit 2; }
+# The wrapper runs in each package's directory: a relative path would not resolve there.
+[[ -n "${SEEDFALL_BIN:-}" ]] && SEEDFALL_BIN="$(realpath "$SEEDFALL_BIN")"
 if [[ -z "${SEEDFALL_BIN:-}" ]]; then
 	SEEDFALL_BIN="$ROOT/target/release/seedfall"
 	if [[ ! -x "$SEEDFALL_BIN" ]]; then
