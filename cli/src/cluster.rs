@@ -77,7 +77,7 @@ impl Cluster {
         let instrumentation = seedfall_instrument::Config { loops: config.preempt.loops };
         let mut programs = Vec::new();
         for file in &files {
-            let loaded = compiled::load(&cache, file, Some(instrumentation.clone()), false).map_err(SetupError)?;
+            let loaded = compiled::load(&cache, file, Some(instrumentation), false).map_err(SetupError)?;
             let go_offsets = match goruntime::go_version(loaded.code.info()) {
                 Some(version) => Some(goruntime::offsets_for(&version).map_err(|e| SetupError(format!("{}: {e}", file.display())))?),
                 None => None,

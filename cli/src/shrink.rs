@@ -9,6 +9,7 @@
 //! 4. simplify each fault: shorter downtimes and partitions, planned faults
 //!    earlier, nodes off the cut side of a partition (faults recorded at a
 //!    disk operation keep their op); times to within 2 ms.
+//!
 //! No random choices. Candidates of one removal round run at once on the
 //! workers; the first failing one in sequential order wins, and the run
 //! count is what a sequential shrinker would have spent, so the result and

@@ -202,10 +202,8 @@ fn a_node_spinning_without_calls_is_stopped_by_the_watchdog() {
 /// A Go duration as replay prints it ("177.956914ms", "1.2s"), in seconds.
 fn seconds(text: &str) -> f64 {
     for (unit, scale) in [("ns", 1e-9), ("µs", 1e-6), ("ms", 1e-3), ("s", 1.0)] {
-        if let Some(number) = text.strip_suffix(unit) {
-            if let Ok(value) = number.parse::<f64>() {
-                return value * scale;
-            }
+        if let Some(value) = text.strip_suffix(unit).and_then(|n| n.parse::<f64>().ok()) {
+            return value * scale;
         }
     }
     panic!("not a duration: {text}")

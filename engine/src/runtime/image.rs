@@ -6,6 +6,7 @@
 //!   writes stay shared with the page cache);
 //! - the table template: each element's code address and signature, so a
 //!   table is filled without looking functions up one by one.
+//!
 //! The image also tells which pages a run left as they started
 //! (`Code::initial_memory`), which the trace hash skips.
 //! Only modules whose segments have constant offsets get an image; the others

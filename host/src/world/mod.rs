@@ -319,10 +319,8 @@ impl<'a> World<'a> {
         // Planned faults first: on a tie they happen before any node runs.
         let mut fault: Option<(u64, Next)> = None;
         let consider = |at: Option<u64>, next: Next, fault: &mut Option<(u64, Next)>| {
-            if let Some(at) = at {
-                if fault.as_ref().is_none_or(|(t, _)| at < *t) {
-                    *fault = Some((at.max(now), next));
-                }
+            if let Some(at) = at.filter(|at| fault.as_ref().is_none_or(|(t, _)| at < t)) {
+                *fault = Some((at.max(now), next));
             }
         };
         consider(self.heal_at_ns, Next::Heal, &mut fault);
@@ -345,10 +343,8 @@ impl<'a> World<'a> {
                 }
             }
         }
-        if let Some((at, _)) = &fault {
-            if earliest.is_none_or(|t| *at <= t) {
-                return fault;
-            }
+        if fault.as_ref().is_some_and(|(at, _)| earliest.is_none_or(|t| *at <= t)) {
+            return fault;
         }
         let Some(at) = earliest else {
             // Nothing can wake a node now; something in flight may change that.
@@ -668,7 +664,7 @@ impl<'a> World<'a> {
     fn partition(&mut self) {
         self.partitions.advance();
         let n = self.slots.len();
-        if self.quiet() || self.heal_at_ns.is_some() || n < 2 || n > 63 {
+        if self.quiet() || self.heal_at_ns.is_some() || !(2..=63).contains(&n) {
             return;
         }
         // A non-empty proper subset of the nodes is cut off from the rest.
@@ -706,7 +702,7 @@ impl<'a> World<'a> {
         let now = self.now_ns();
         self.net.borrow_mut().heal_all(now);
         self.hash_event(b"heal", &[now]);
-        self.say(format!("heal the network"));
+        self.say("heal the network".to_string());
     }
 
     /// Slot `i` exited with `code`.
