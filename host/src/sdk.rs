@@ -10,21 +10,20 @@
 //! connect is answered, so Go sees a connected or refused socket.
 
 use crate::fdtable::FdKind;
+use crate::fs::Errno;
 use crate::net::ConnectStatus;
 use crate::node::{Node, PropertyKind, Report, SimLink, Wait};
 use crate::wasi::sock::FDFLAG_NONBLOCK;
 use seedfall_engine::{Caller, HostError, Linker, ValType, ValType::*};
 
 pub const MODULE: &str = "seedfall";
-const ECONNREFUSED: i64 = 14;
-const EINVAL: i64 = 28;
-const EAFNOSUPPORT: i64 = 5;
-const EFAULT: i64 = 21;
-const EBADF: i64 = 8;
-const ENOTCONN: i64 = 53;
-const ENOTSOCK: i64 = 57;
 /// `listen`'s and `dial`'s network argument for TCP (1 is UDP, not simulated yet).
 const NETWORK_TCP: u64 = 0;
+
+/// A failed call's result: the errno, negated (docs/sdk-abi.md).
+fn failed(errno: Errno) -> i64 {
+    -(errno as i64)
+}
 
 fn link<'a>(c: &'a mut Caller<'_, Node>) -> &'a mut SimLink {
     c.data_mut().sim.as_mut().expect("the seedfall module is bound only in the simulated world")
@@ -60,38 +59,38 @@ fn node_name(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
     let name = c.data().name.clone();
     let (buf, cap) = (v[0] as u32, v[1] as u32 as usize);
     if name.len() <= cap && c.write(buf, name.as_bytes()).is_err() {
-        return Ok(-EFAULT);
+        return Ok(failed(Errno::FAULT));
     }
     Ok(name.len() as i64)
 }
 
 fn listen(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
     if v[0] != NETWORK_TCP {
-        return Ok(-EAFNOSUPPORT);
+        return Ok(failed(Errno::AFNOSUPPORT));
     }
-    let Ok(port) = u16::try_from(v[1] as u32) else { return Ok(-EINVAL) };
+    let Ok(port) = u16::try_from(v[1] as u32) else { return Ok(failed(Errno::INVAL)) };
     let now = c.data().clock.now_ns();
     let sim = link(c);
     let listened = sim.net.borrow_mut().listen(sim.net_node, port, now);
     Ok(match listened {
         Ok(listener) => c.data_mut().fds.insert(FdKind::Listener(listener), FDFLAG_NONBLOCK) as i64,
-        Err(e) => -(e as i64),
+        Err(e) => failed(e),
     })
 }
 
 fn dial(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
     if v[0] != NETWORK_TCP {
-        return Ok(-EAFNOSUPPORT);
+        return Ok(failed(Errno::AFNOSUPPORT));
     }
-    let Some(addr) = read_string(c, v[1], v[2]) else { return Ok(-EFAULT) };
-    let Some((host, port)) = addr.rsplit_once(':') else { return Ok(-EINVAL) };
-    let Ok(port) = port.parse::<u16>() else { return Ok(-EINVAL) };
+    let Some(addr) = read_string(c, v[1], v[2]) else { return Ok(failed(Errno::FAULT)) };
+    let Some((host, port)) = addr.rsplit_once(':') else { return Ok(failed(Errno::INVAL)) };
+    let Ok(port) = port.parse::<u16>() else { return Ok(failed(Errno::INVAL)) };
     let now = c.data().clock.now_ns();
     let sim = link(c);
     let net = sim.net.clone();
     let ep = match net.borrow_mut().connect(sim.net_node, host, port, now) {
         Ok(ep) => ep,
-        Err(e) => return Ok(-(e as i64)),
+        Err(e) => return Ok(failed(e)),
     };
     loop {
         let now = c.data().clock.now_ns();
@@ -107,7 +106,7 @@ fn dial(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
             }
             Ok(ConnectStatus::Refused) | Err(_) => {
                 let _ = net.borrow_mut().close(ep, now);
-                return Ok(-ECONNREFUSED);
+                return Ok(failed(Errno::CONNREFUSED));
             }
         }
     }
@@ -120,7 +119,7 @@ fn sock_name(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
     let (fd, peer, buf, cap) = (v[0] as u32, v[1] as u32 != 0, v[2] as u32, v[3] as u32 as usize);
     let kind = match c.data().fds.get(fd) {
         Some(entry) => entry.kind.clone(),
-        None => return Ok(-EBADF),
+        None => return Ok(failed(Errno::BADF)),
     };
     let addr = {
         let net = link(c).net.borrow();
@@ -128,16 +127,16 @@ fn sock_name(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
             (FdKind::Socket(ep), false) => net.local_addr(ep),
             (FdKind::Socket(ep), true) => net.peer_addr(ep),
             (FdKind::Listener(l), false) => net.listener_addr(l),
-            (FdKind::Listener(_), true) => return Ok(-ENOTCONN),
-            _ => return Ok(-ENOTSOCK),
+            (FdKind::Listener(_), true) => return Ok(failed(Errno::NOTCONN)),
+            _ => return Ok(failed(Errno::NOTSOCK)),
         };
         match addr {
             Ok(addr) => net.addr_string(addr),
-            Err(e) => return Ok(-(e as i64)),
+            Err(e) => return Ok(failed(e)),
         }
     };
     if addr.len() <= cap && c.write(buf, addr.as_bytes()).is_err() {
-        return Ok(-EFAULT);
+        return Ok(failed(Errno::FAULT));
     }
     Ok(addr.len() as i64)
 }

@@ -15,6 +15,8 @@ pub const ENOTDIR: Errno = 54;
 pub const ENOTSUP: Errno = 58;
 pub const ESPIPE: Errno = 70;
 pub const ENOTSOCK: Errno = 57;
+pub const ENOTCONN: Errno = 53;
+pub const EAGAIN: Errno = 6;
 pub const ENOTCAPABLE: Errno = 76;
 
 pub const FILETYPE_CHARACTER_DEVICE: u8 = 2;

@@ -17,8 +17,6 @@ use std::cell::RefMut;
 
 pub const FILETYPE_SOCKET_STREAM: u8 = 6;
 pub const FDFLAG_NONBLOCK: u16 = 4;
-const ENOTCONN: Errno = 53;
-const EAGAIN: Errno = 6;
 const SHUT_RD: u64 = 1;
 const SHUT_WR: u64 = 2;
 
