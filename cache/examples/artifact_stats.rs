@@ -5,6 +5,24 @@ fn main() {
     let a = seedfall_engine::Artifact::decode(&bytes[seedfall_cache::HEADER_LEN..]).expect("decodes");
     let names: usize = a.info.func_names.iter().flatten().map(|n| n.len()).sum();
     let data: usize = a.info.data.iter().map(|d| d.bytes.len()).sum();
-    println!("code {} B, functions {}, trampolines {}, relocations {}, traps {}, srclocs {}", a.code.len(), a.functions.len(), a.trampolines.len(), a.relocations.len(), a.trap_count(), a.srcloc_count());
-    println!("names {} ({} B), data segments {} ({} B), types {}, imports {}, exports {}, elements {}", a.info.func_names.len(), names, a.info.data.len(), data, a.info.types.len(), a.info.imports.len(), a.info.exports.len(), a.info.elements.iter().map(|e| e.funcs.len()).sum::<usize>());
+    println!(
+        "code {} B, functions {}, trampolines {}, relocations {}, traps {}, srclocs {}",
+        a.code.len(),
+        a.functions.len(),
+        a.trampolines.len(),
+        a.relocations.len(),
+        a.trap_count(),
+        a.srcloc_count()
+    );
+    println!(
+        "names {} ({} B), data segments {} ({} B), types {}, imports {}, exports {}, elements {}",
+        a.info.func_names.len(),
+        names,
+        a.info.data.len(),
+        data,
+        a.info.types.len(),
+        a.info.imports.len(),
+        a.info.exports.len(),
+        a.info.elements.iter().map(|e| e.funcs.len()).sum::<usize>()
+    );
 }

@@ -22,7 +22,12 @@ fn main() {
     let show = |name: &str, v: &mut Vec<Duration>| {
         v.sort();
         let ms = |d: Duration| d.as_secs_f64() * 1e3;
-        println!("{name:<14} {:.1} MB: min {:.2} ms, median {:.2} ms", bytes.len() as f64 / 1e6, ms(v[0]), ms(v[v.len() / 2]));
+        println!(
+            "{name:<14} {:.1} MB: min {:.2} ms, median {:.2} ms",
+            bytes.len() as f64 / 1e6,
+            ms(v[0]),
+            ms(v[v.len() / 2])
+        );
     };
     show("single thread", &mut single);
     show("update_rayon", &mut rayon);

@@ -32,7 +32,12 @@ fn main() {
     println!("first fetch: {:?}, {}", first.outcome, first.timings);
     let entry = cache.dir().join(format!("{}.sfc", first.key));
     let entry_len = std::fs::metadata(&entry).map(|m| m.len()).unwrap_or(0);
-    println!("entry {} ({:.1} MB, code {:.1} MB)", entry.display(), entry_len as f64 / 1e6, first.code.code_bytes().len() as f64 / 1e6);
+    println!(
+        "entry {} ({:.1} MB, code {:.1} MB)",
+        entry.display(),
+        entry_len as f64 / 1e6,
+        first.code.code_bytes().len() as f64 / 1e6
+    );
     drop(first);
     if runs == 0 {
         return;

@@ -14,7 +14,7 @@
 //! The checksum covers the header too, so a flipped bit anywhere is caught.
 //! Verification reads nothing but these bytes and never trusts the length.
 
-use crate::{hash_bytes, Key};
+use crate::{Key, hash_bytes};
 
 pub const MAGIC: &[u8; 8] = b"SFCACHE\0";
 /// Bump on any change to the layout above.

@@ -37,8 +37,8 @@ use std::fs::{self, File, OpenOptions};
 use std::io;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 pub use entry::{ENTRY_VERSION, HEADER_LEN};
@@ -399,12 +399,7 @@ impl Cache {
     }
 
     /// Map, verify and decode the entry at `path`. `Ok(None)`: no entry.
-    fn load(
-        &self,
-        key: &Key,
-        path: &Path,
-        timings: &mut Timings,
-    ) -> Result<Option<Code>, (Bad, Option<FileId>)> {
+    fn load(&self, key: &Key, path: &Path, timings: &mut Timings) -> Result<Option<Code>, (Bad, Option<FileId>)> {
         let start = Instant::now();
         let file = match File::open(path) {
             Ok(file) => file,
@@ -511,9 +506,10 @@ impl Cache {
     fn record_locked(&self, set: &index::Set, recorded: &mut Recorded) -> io::Result<()> {
         let index_path = self.dir.join(INDEX_FILE);
         let mut sets = self.read_index().unwrap_or_else(|reason| {
-            recorded
-                .warnings
-                .push(format!("compiled-code cache index {} is corrupt ({reason}); rebuilding it", index_path.display()));
+            recorded.warnings.push(format!(
+                "compiled-code cache index {} is corrupt ({reason}); rebuilding it",
+                index_path.display()
+            ));
             Vec::new()
         });
         sets.retain(|s| s != set);
@@ -560,8 +556,7 @@ impl Cache {
     /// Run `f` holding the directory's index lock (an advisory file lock, so
     /// it is released if the process dies).
     fn with_lock<T>(&self, f: impl FnOnce() -> io::Result<T>) -> io::Result<T> {
-        let lock =
-            OpenOptions::new().create(true).truncate(false).write(true).open(self.dir.join(LOCK_FILE))?;
+        let lock = OpenOptions::new().create(true).truncate(false).write(true).open(self.dir.join(LOCK_FILE))?;
         lock.lock()?;
         let result = f();
         let _ = lock.unlock();

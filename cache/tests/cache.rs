@@ -35,7 +35,10 @@ fn child() {
             assert!(recorded.warnings.is_empty(), "{:?}", recorded.warnings);
             let outcome = format!("{:?}", fetched.outcome);
             let (add, fac, trap) = behaviour(fetched.code);
-            assert_eq!((add, fac, trap), (vec![Val::I32(42)], vec![Val::I64(3628800)], Some(TrapKind::IntegerDivideByZero)));
+            assert_eq!(
+                (add, fac, trap),
+                (vec![Val::I32(42)], vec![Val::I64(3628800)], Some(TrapKind::IntegerDivideByZero))
+            );
             println!("RESULT {outcome} {}", fetched.key);
         }
         "dirs" => {

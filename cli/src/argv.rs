@@ -6,7 +6,18 @@
 
 /// Long flags documented with a single dash.
 const SINGLE_DASH_LONG: &[&str] = &[
-    "seeds", "seed", "check", "faults", "budget", "report", "json", "dir", "env", "preempt", "cache-dir", "shift",
+    "seeds",
+    "seed",
+    "check",
+    "faults",
+    "budget",
+    "report",
+    "json",
+    "dir",
+    "env",
+    "preempt",
+    "cache-dir",
+    "shift",
     "remove",
 ];
 
@@ -26,7 +37,9 @@ pub fn normalize(args: Vec<String>) -> Vec<String> {
         }
         let is_flag = arg.starts_with('-') && arg.len() > 1;
         let normalized = match arg.strip_prefix('-') {
-            Some(name) if !name.starts_with('-') && SINGLE_DASH_LONG.contains(&name.split('=').next().unwrap_or("")) => {
+            Some(name)
+                if !name.starts_with('-') && SINGLE_DASH_LONG.contains(&name.split('=').next().unwrap_or("")) =>
+            {
                 format!("-{arg}")
             }
             _ => arg.clone(),
@@ -45,7 +58,21 @@ pub fn normalize(args: Vec<String>) -> Vec<String> {
 
 /// Flags of `exec` (and the global ones) that take a separate value.
 fn takes_value(flag: &str) -> bool {
-    matches!(flag, "--seed" | "--dir" | "--env" | "--preempt" | "--cache-dir" | "-c" | "--seeds" | "--faults" | "--budget" | "--json" | "--report" | "-j")
+    matches!(
+        flag,
+        "--seed"
+            | "--dir"
+            | "--env"
+            | "--preempt"
+            | "--cache-dir"
+            | "-c"
+            | "--seeds"
+            | "--faults"
+            | "--budget"
+            | "--json"
+            | "--report"
+            | "-j"
+    )
 }
 
 #[cfg(test)]

@@ -79,7 +79,9 @@ impl Cluster {
         for file in &files {
             let loaded = compiled::load(&cache, file, Some(instrumentation), false).map_err(SetupError)?;
             let go_offsets = match goruntime::go_version(loaded.code.info()) {
-                Some(version) => Some(goruntime::offsets_for(&version).map_err(|e| SetupError(format!("{}: {e}", file.display())))?),
+                Some(version) => {
+                    Some(goruntime::offsets_for(&version).map_err(|e| SetupError(format!("{}: {e}", file.display())))?)
+                }
                 None => None,
             };
             programs.push(Loaded { code: loaded.code, counter_global: loaded.counter_global, go_offsets });

@@ -5,8 +5,8 @@
 //! warnings are printed and never stop a run.
 
 use seedfall_cache::{Cache, Key};
-use seedfall_engine::{compile, Code, CompileConfig, Error};
-use seedfall_instrument::{config_bytes, instrument, Config};
+use seedfall_engine::{Code, CompileConfig, Error, compile};
+use seedfall_instrument::{Config, config_bytes, instrument};
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
@@ -23,7 +23,12 @@ pub struct Compiled {
 
 /// Instrument (unless `instrumentation` is `None`), compile (or fetch from
 /// `cache`) and load `file`, recording it as one set.
-pub fn load(cache: &Cache, file: &Path, instrumentation: Option<Config>, print_timings: bool) -> Result<Compiled, String> {
+pub fn load(
+    cache: &Cache,
+    file: &Path,
+    instrumentation: Option<Config>,
+    print_timings: bool,
+) -> Result<Compiled, String> {
     let name = file.display();
     let wasm = std::fs::read(file).map_err(|e| format!("cannot read {name}: {e}"))?;
     let config = CompileConfig::default();
@@ -34,11 +39,12 @@ pub fn load(cache: &Cache, file: &Path, instrumentation: Option<Config>, print_t
     let mut fetched = cache
         .get_or_compile(&key, || {
             let Some(instrumentation) = &instrumentation else { return compile(&wasm, &config) };
-            let instrumented = instrument(&wasm, instrumentation).map_err(|e| match seedfall_engine::module::parse(&wasm) {
-                // Report a bad module the engine's way; the pass only fails on bad input.
-                Err(engine_error) => engine_error,
-                Ok(_) => Error::Unsupported { feature: format!("instrumentation: {e}"), function: None },
-            })?;
+            let instrumented =
+                instrument(&wasm, instrumentation).map_err(|e| match seedfall_engine::module::parse(&wasm) {
+                    // Report a bad module the engine's way; the pass only fails on bad input.
+                    Err(engine_error) => engine_error,
+                    Ok(_) => Error::Unsupported { feature: format!("instrumentation: {e}"), function: None },
+                })?;
             compile(&instrumented.wasm, &config)
         })
         .map_err(|e| format!("{name}: {e}"))?;

@@ -33,11 +33,8 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
         }
         rest = &rest[number_len..];
         // Longest unit first, so "ms" is not read as "m" then "s".
-        let (unit, unit_ns) = UNITS
-            .iter()
-            .filter(|(u, _)| rest.starts_with(u))
-            .max_by_key(|(u, _)| u.len())
-            .ok_or_else(bad)?;
+        let (unit, unit_ns) =
+            UNITS.iter().filter(|(u, _)| rest.starts_with(u)).max_by_key(|(u, _)| u.len()).ok_or_else(bad)?;
         let too_long = || format!("{text:?} is too long a duration");
         let whole: u128 = if whole.is_empty() { 0 } else { whole.parse().map_err(|_| too_long())? };
         let digits = &fraction[..fraction.len().min(18)];

@@ -7,13 +7,13 @@
 use crate::compiled;
 use crate::duration::parse_duration;
 use seedfall_cache::Cache;
-use seedfall_host::preempt::goruntime;
-use seedfall_host::preempt::strategy::{PreemptConfig, Schedule};
-use seedfall_host::preempt::Preemption;
-use seedfall_host::random::RandomStream;
 use seedfall_host::exec::{self, Exit};
 use seedfall_host::fs::Fs;
 use seedfall_host::node::Node;
+use seedfall_host::preempt::Preemption;
+use seedfall_host::preempt::goruntime;
+use seedfall_host::preempt::strategy::{PreemptConfig, Schedule};
+use seedfall_host::random::RandomStream;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 

@@ -10,7 +10,7 @@
 use crate::report::fail_block;
 use crate::run_cmd::setup;
 use crate::schedule::Schedule;
-use seedfall_host::world::{self, vtime::go_duration, vtime::go_duration_ms, Verdict};
+use seedfall_host::world::{self, Verdict, vtime::go_duration, vtime::go_duration_ms};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -6,7 +6,7 @@ use crate::sweep::SeedOutcome;
 use seedfall_host::node::PropertyKind;
 use seedfall_host::world::vtime::{go_duration, go_duration_ms};
 use seedfall_host::world::{Failure, RunResult, RunTimings, Verdict};
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -14,7 +14,8 @@ use std::time::Duration;
 pub fn fail_block(seed: u64, run: &RunResult) -> String {
     let Verdict::Fail(failures) = &run.verdict else { return String::new() };
     let real = go_duration_ms(run.timings.total.as_nanos() as u64);
-    let mut out = format!("FAIL seed {seed} at t={} ({} scheduler steps, {real} real)\n", go_duration_ms(run.end_ns), run.steps);
+    let mut out =
+        format!("FAIL seed {seed} at t={} ({} scheduler steps, {real} real)\n", go_duration_ms(run.end_ns), run.steps);
     for failure in failures {
         out.push_str(&format!("  {failure}\n"));
     }

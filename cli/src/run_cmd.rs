@@ -9,13 +9,13 @@
 use crate::cluster::Cluster;
 use crate::config;
 use crate::progress::Progress;
-use crate::report::{fail_block, Tally};
+use crate::report::{Tally, fail_block};
 use crate::seeds::parse_seeds;
 use crate::sweep::sweep;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 #[derive(clap::Args)]
@@ -101,7 +101,13 @@ pub fn run(args: RunArgs) -> ExitCode {
     let elapsed = started.elapsed();
     let interrupted = stop.load(Ordering::Relaxed) && tally.seeds < seeds.len() as u64;
     let found = tally.found_something();
-    let code: u8 = if !tally.errors.is_empty() { 2 } else if found { 1 } else { 0 };
+    let code: u8 = if !tally.errors.is_empty() {
+        2
+    } else if found {
+        1
+    } else {
+        0
+    };
     let rate = tally.seeds as f64 / elapsed.as_secs_f64().max(1e-9);
     if interrupted {
         println!("interrupted after {} of {} seeds", tally.seeds, seeds.len());

@@ -10,7 +10,7 @@ use crate::duration::parse_duration;
 use seedfall_host::fs::Prefix;
 use seedfall_host::world::vtime::go_duration;
 use seedfall_host::world::{Fault, FaultKind};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 use std::path::Path;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -84,12 +84,14 @@ impl Schedule {
         let number = |name: &str| -> Result<Option<u64>, String> {
             field(name).map(|v| v.as_u64().ok_or(format!("`{name}` must be a whole number"))).transpose()
         };
-        let duration_ns = field("duration")
-            .map(|v| duration_ns(v, "duration"))
-            .transpose()?;
+        let duration_ns = field("duration").map(|v| duration_ns(v, "duration")).transpose()?;
         Ok(Schedule {
             seed: number("seed")?,
-            faults: faults.iter().enumerate().map(|(i, f)| fault(f).map_err(|e| format!("fault {i}: {e}"))).collect::<Result<_, _>>()?,
+            faults: faults
+                .iter()
+                .enumerate()
+                .map(|(i, f)| fault(f).map_err(|e| format!("fault {i}: {e}")))
+                .collect::<Result<_, _>>()?,
             duration_ns,
             ops: number("ops")?,
             shrunk_from: number("shrunk_from")?.map(|n| n as usize),
@@ -116,7 +118,8 @@ fn fault(v: &Value) -> Result<Fault, String> {
     let node = o.get("node").and_then(Value::as_str).ok_or("`node` is missing")?.to_string();
     let at_ns = o.get("at").map(|v| duration_ns(v, "at")).transpose()?.unwrap_or(0);
     let until_ns = o.get("until").filter(|v| !v.is_null()).map(|v| duration_ns(v, "until")).transpose()?;
-    let op = o.get("op").filter(|v| !v.is_null()).map(|v| v.as_u64().ok_or("`op` must be a whole number")).transpose()?;
+    let op =
+        o.get("op").filter(|v| !v.is_null()).map(|v| v.as_u64().ok_or("`op` must be a whole number")).transpose()?;
     if kind.by_op() && op.is_none() {
         return Err(format!("a {kind_name} fault needs `op` (a disk-operation or counted-call number)"));
     }
@@ -139,7 +142,14 @@ mod tests {
         let schedule = Schedule {
             seed: Some(3),
             faults: vec![
-                Fault { at_ns: 427_268_419, kind: FaultKind::Crash, node: "server".into(), until_ns: Some(900_000_000), op: None, applied: None },
+                Fault {
+                    at_ns: 427_268_419,
+                    kind: FaultKind::Crash,
+                    node: "server".into(),
+                    until_ns: Some(900_000_000),
+                    op: None,
+                    applied: None,
+                },
                 Fault {
                     at_ns: 1_000_000_001,
                     kind: FaultKind::CrashOnIo,
@@ -163,6 +173,10 @@ mod tests {
         assert_eq!(parsed.duration_ns, None);
         assert!(Schedule::parse(r#"[{"kind": "crash_on_io", "node": "a"}]"#).unwrap_err().contains("needs `op`"));
         assert!(Schedule::parse(r#"[{"kind": "crsh", "node": "a"}]"#).unwrap_err().contains("unknown kind"));
-        assert!(Schedule::parse(r#"[{"kind": "crash", "node": "a", "whn": 1}]"#).unwrap_err().contains("unknown field `whn`"));
+        assert!(
+            Schedule::parse(r#"[{"kind": "crash", "node": "a", "whn": 1}]"#)
+                .unwrap_err()
+                .contains("unknown field `whn`")
+        );
     }
 }

@@ -11,7 +11,7 @@
 use crate::duration::parse_duration;
 use crate::run_cmd::setup;
 use crate::schedule::Schedule;
-use seedfall_host::world::{self, vtime::go_duration, Fault, FaultKind, Verdict};
+use seedfall_host::world::{self, Fault, FaultKind, Verdict, vtime::go_duration};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -83,7 +83,9 @@ pub fn inspect(args: InspectArgs) -> ExitCode {
         schedule.duration_ns.map_or("(the config's)".into(), go_duration),
         opt(schedule.ops),
         schedule.faults.len(),
-        schedule.shrunk_from.map_or(String::new(), |n| format!(" (shrunk from {n} in {} runs)", opt(schedule.shrink_runs))),
+        schedule
+            .shrunk_from
+            .map_or(String::new(), |n| format!(" (shrunk from {n} in {} runs)", opt(schedule.shrink_runs))),
     );
     for (i, f) in schedule.faults.iter().enumerate() {
         println!("[{i}] {}", describe(f));
@@ -118,7 +120,10 @@ pub fn verify(args: VerifyArgs) -> ExitCode {
             ExitCode::SUCCESS
         }
         Verdict::Horizon => {
-            println!("verified: seed {seed} with {} faults reaches the full duration {full} without a failure", schedule.faults.len());
+            println!(
+                "verified: seed {seed} with {} faults reaches the full duration {full} without a failure",
+                schedule.faults.len()
+            );
             ExitCode::SUCCESS
         }
         Verdict::Fail(_) => {
@@ -149,7 +154,10 @@ pub fn edit(args: FaultsArgs) -> ExitCode {
         let apply = |value: u64, by: u64| if negative { value.saturating_sub(by) } else { value + by };
         if fault.kind.by_op() {
             let Ok(by) = magnitude.parse::<u64>() else {
-                return fail("faults", format!("--shift {shift:?}: fault {index} is recorded by disk operation: DELTA is a count"));
+                return fail(
+                    "faults",
+                    format!("--shift {shift:?}: fault {index} is recorded by disk operation: DELTA is a count"),
+                );
             };
             fault.op = fault.op.map(|op| apply(op, by).max(1));
         } else {

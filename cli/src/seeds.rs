@@ -7,7 +7,8 @@ pub fn parse_seeds(text: &str) -> Result<Vec<u64>, String> {
     let mut seen = std::collections::BTreeSet::new();
     for part in text.split(',') {
         let part = part.trim();
-        let number = |s: &str| s.trim().parse::<u64>().map_err(|_| format!("seed list {text:?}: {s:?} is not a seed number"));
+        let number =
+            |s: &str| s.trim().parse::<u64>().map_err(|_| format!("seed list {text:?}: {s:?} is not a seed number"));
         let (first, last) = match part.split_once('-') {
             Some((a, b)) => (number(a)?, number(b)?),
             None => {

@@ -65,8 +65,25 @@ pub fn signature(run: &RunResult) -> Option<String> {
 }
 
 impl<'a> Shrinker<'a> {
-    pub fn new(cluster: &'a Cluster, seed: u64, signature: String, workers: usize, budget: Budget, fail_ns: u64) -> Self {
-        Shrinker { cluster, seed, signature, workers: workers.max(1), budget, started: Instant::now(), runs: 0, stopped_early: false, fail_ns }
+    pub fn new(
+        cluster: &'a Cluster,
+        seed: u64,
+        signature: String,
+        workers: usize,
+        budget: Budget,
+        fail_ns: u64,
+    ) -> Self {
+        Shrinker {
+            cluster,
+            seed,
+            signature,
+            workers: workers.max(1),
+            budget,
+            started: Instant::now(),
+            runs: 0,
+            stopped_early: false,
+            fail_ns,
+        }
     }
 
     /// Runs `c` (its faults replayed exactly).
@@ -238,7 +255,13 @@ impl<'a> Shrinker<'a> {
                 return changed;
             }
             let mut c = best.clone();
-            c.faults[i].node = nodes.iter().enumerate().filter(|(j, _)| *j != k).map(|(_, n)| n.as_str()).collect::<Vec<_>>().join(",");
+            c.faults[i].node = nodes
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| *j != k)
+                .map(|(_, n)| n.as_str())
+                .collect::<Vec<_>>()
+                .join(",");
             if self.try_one(best, c) {
                 changed = true;
             } else {

@@ -8,8 +8,8 @@ use crate::config;
 use crate::duration::parse_duration;
 use crate::run_cmd::setup;
 use crate::schedule::Schedule;
-use crate::shrink::{signature, Budget, Candidate, Shrinker};
-use seedfall_host::world::{self, vtime::go_duration, Verdict};
+use crate::shrink::{Budget, Candidate, Shrinker, signature};
+use seedfall_host::world::{self, Verdict, vtime::go_duration};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -65,7 +65,8 @@ pub fn run(args: ShrinkArgs) -> ExitCode {
         return fail(format!("seed {} passes: nothing to shrink", args.seed));
     };
     let default_ops = first.budget_default;
-    let mut best = Candidate { faults: first.faults.clone(), duration_ns: cluster.spec(args.seed).duration_ns, ops: None };
+    let mut best =
+        Candidate { faults: first.faults.clone(), duration_ns: cluster.spec(args.seed).duration_ns, ops: None };
     println!("shrink seed {}: {}", args.seed, failures[0]);
     let workers = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let mut shrinker = Shrinker::new(&cluster, args.seed, target, workers, budget, first.end_ns);

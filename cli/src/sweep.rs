@@ -55,14 +55,16 @@ pub fn sweep(
         for _ in 0..workers.max(1).min(seeds.len().max(1)) {
             let send = send.clone();
             let next = &next;
-            scope.spawn(move || loop {
-                if stop.load(Ordering::Relaxed) {
-                    break;
-                }
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(&seed) = seeds.get(i) else { break };
-                if send.send(run_seed(cluster, seed, check)).is_err() {
-                    break;
+            scope.spawn(move || {
+                loop {
+                    if stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(&seed) = seeds.get(i) else { break };
+                    if send.send(run_seed(cluster, seed, check)).is_err() {
+                        break;
+                    }
                 }
             });
         }

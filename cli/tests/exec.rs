@@ -134,8 +134,11 @@ fn bad_input_gives_a_clear_error_and_exit_2() {
     let not_wasm = out_dir().join("not-wasm.txt");
     std::fs::write(&not_wasm, "hello").unwrap();
     let unknown_import = out_dir().join("unknown-import.wasm");
-    std::fs::write(&unknown_import, wat::parse_str(r#"(module (import "env" "mystery" (func)) (func (export "_start")))"#).unwrap())
-        .unwrap();
+    std::fs::write(
+        &unknown_import,
+        wat::parse_str(r#"(module (import "env" "mystery" (func)) (func (export "_start")))"#).unwrap(),
+    )
+    .unwrap();
     let cases = [
         (not_wasm.to_str().unwrap().to_string(), "invalid wasm module"),
         ("/definitely/not/here.wasm".to_string(), "cannot read"),

@@ -87,7 +87,10 @@ fn a_call_free_spin_is_a_busy_loop_with_loop_counters_and_stopped_by_the_watchdo
     let watched = exec(&["--watchdog", "1s"], &wasm);
     assert_eq!(watched.status.code(), Some(2));
     let stderr = text(&watched.stderr);
-    assert!(stderr.contains("busy loop") && stderr.contains("watchdog") && stderr.contains("main.main.func1"), "{stderr}");
+    assert!(
+        stderr.contains("busy loop") && stderr.contains("watchdog") && stderr.contains("main.main.func1"),
+        "{stderr}"
+    );
 }
 
 #[test]

@@ -68,11 +68,22 @@ fn shrink_and_check(config_name: &str) {
 
     for i in 0..after {
         let edited = tmp(&format!("{config_name}-without-{i}.json"));
-        let out = seedfall(&["faults", "-faults", schedule.to_str().unwrap(), "-remove", &i.to_string(), "-o", edited.to_str().unwrap()]);
+        let out = seedfall(&[
+            "faults",
+            "-faults",
+            schedule.to_str().unwrap(),
+            "-remove",
+            &i.to_string(),
+            "-o",
+            edited.to_str().unwrap(),
+        ]);
         assert!(out.status.success(), "{}", text(&out));
         let run = text(&seedfall(&["replay", "-c", config, "-seed", "1", "-faults", edited.to_str().unwrap()]));
         let same = failure_line(&run).is_some_and(|l| without_numbers(&l) == without_numbers(&original));
-        assert!(!same, "removing fault {i} must change the outcome (1-minimal), but it still fails the same way:\n{run}");
+        assert!(
+            !same,
+            "removing fault {i} must change the outcome (1-minimal), but it still fails the same way:\n{run}"
+        );
     }
 }
 
@@ -100,7 +111,8 @@ fn worker_count_changes_neither_the_schedule_nor_the_run_count() {
     let shrink = |jobs: &str| {
         let out = seedfall(&["shrink", "-c", config.to_str().unwrap(), "-seed", "1", "-j", jobs]);
         assert!(out.status.success(), "{}", text(&out));
-        let runs = text(&out).lines().find(|l| l.contains(" runs in ")).unwrap().trim().split(' ').next().unwrap().to_string();
+        let runs =
+            text(&out).lines().find(|l| l.contains(" runs in ")).unwrap().trim().split(' ').next().unwrap().to_string();
         (std::fs::read_to_string(&saved).unwrap(), runs)
     };
     let one = shrink("1");
@@ -128,7 +140,10 @@ fn verify_rejects_a_schedule_that_passes_only_because_it_was_cut_short() {
     let replay_text = text(&replay);
     assert_eq!(replay.status.code(), Some(0), "{replay_text}");
     assert!(replay_text.contains("hit the time horizon at t=1ms"), "{replay_text}");
-    assert!(replay_text.contains("cut short at 1ms (the config runs 30s): a pass here is not proof of a fix"), "{replay_text}");
+    assert!(
+        replay_text.contains("cut short at 1ms (the config runs 30s): a pass here is not proof of a fix"),
+        "{replay_text}"
+    );
 
     let verify = seedfall(&["verify", "-c", config, "-faults", cut.to_str().unwrap()]);
     let verify_text = text(&verify);
@@ -180,7 +195,8 @@ fn preemption_points_are_schedule_entries_that_replay_and_can_be_removed() {
     let replayed = seedfall(&["replay", "-c", config, "-seed", "1", "-faults", schedule.to_str().unwrap()]);
     assert_eq!(replayed.status.code(), Some(1), "the preemption point reproduces the race: {}", text(&replayed));
     let without = tmp("race-without-preempt.json");
-    let out = seedfall(&["faults", "-faults", schedule.to_str().unwrap(), "-remove", "0", "-o", without.to_str().unwrap()]);
+    let out =
+        seedfall(&["faults", "-faults", schedule.to_str().unwrap(), "-remove", "0", "-o", without.to_str().unwrap()]);
     assert!(out.status.success(), "{}", text(&out));
     let passed = seedfall(&["replay", "-c", config, "-seed", "1", "-faults", without.to_str().unwrap()]);
     assert_eq!(passed.status.code(), Some(0), "without the point the race does not happen: {}", text(&passed));

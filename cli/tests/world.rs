@@ -139,7 +139,9 @@ fn same_seed_same_trace_across_processes_workers_and_caches() {
     assert!(first.contains("crash server#1"), "the run has faults: {first}");
     assert_eq!(trace_hash(&first), trace_hash(&cold_run), "a cold cache changes nothing");
     assert_eq!(trace_hash(&first), trace_hash(&warm_run), "a warm cache changes nothing");
-    let strip_real = |s: &str| s.lines().filter(|l| !l.starts_with("real time") && !l.starts_with("FAIL")).collect::<Vec<_>>().join("\n");
+    let strip_real = |s: &str| {
+        s.lines().filter(|l| !l.starts_with("real time") && !l.starts_with("FAIL")).collect::<Vec<_>>().join("\n")
+    };
     assert_eq!(strip_real(&first), strip_real(&warm_run), "the whole replay output is the same");
 
     let tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
@@ -148,7 +150,10 @@ fn same_seed_same_trace_across_processes_workers_and_caches() {
         let (code, stdout, _) = run(&file, &["-seeds", "1-6", "-j", jobs, "--json", json.to_str().unwrap()]);
         assert_eq!(code, 1, "{stdout}");
         let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-        (doc["trace_digest"].clone(), doc["failures"].as_array().unwrap().iter().map(|f| f["failures"].clone()).collect::<Vec<_>>())
+        (
+            doc["trace_digest"].clone(),
+            doc["failures"].as_array().unwrap().iter().map(|f| f["failures"].clone()).collect::<Vec<_>>(),
+        )
     };
     assert_eq!(sweep("1"), sweep("2"), "-j 1 and -j 2 give the same runs");
 }

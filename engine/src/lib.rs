@@ -16,7 +16,7 @@ pub mod runtime;
 pub mod translate;
 
 pub use artifact::Artifact;
-pub use compile::{compile, CompileConfig, IsaBaseline};
+pub use compile::{CompileConfig, IsaBaseline, compile};
 pub use error::{Error, Result};
 pub use module::{FuncType, ValType};
 pub use runtime::code::Code;

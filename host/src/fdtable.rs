@@ -11,9 +11,15 @@ pub enum FdKind {
     Stdin,
     Stdout,
     Stderr,
-    File { ino: Ino, offset: u64 },
+    File {
+        ino: Ino,
+        offset: u64,
+    },
     /// A directory; `preopen` is the guest path it was preopened as.
-    Dir { ino: Ino, preopen: Option<String> },
+    Dir {
+        ino: Ino,
+        preopen: Option<String>,
+    },
     /// A listening TCP socket of the simulated network.
     Listener(ListenerId),
     /// One end of a simulated TCP connection.

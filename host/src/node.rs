@@ -119,11 +119,19 @@ impl PropertyKind {
 /// Something the guest told the world through the `seedfall` module.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Report {
-    Property { kind: PropertyKind, cond: bool, message: String },
+    Property {
+        kind: PropertyKind,
+        cond: bool,
+        message: String,
+    },
     SetupComplete,
-    QuietFor { ns: u64 },
+    QuietFor {
+        ns: u64,
+    },
     /// The workload's default size, as passed to `sim.Budget`.
-    Budget { default: u64 },
+    Budget {
+        default: u64,
+    },
 }
 
 /// A node's link to the simulated world (absent under `seedfall exec`).

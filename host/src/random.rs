@@ -2,8 +2,8 @@
 //! stream derived from (seed, purpose, node, incarnation), so adding or
 //! removing one consumer does not shift the numbers another one sees.
 
-use rand_chacha::rand_core::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use rand_chacha::rand_core::{Rng, SeedableRng};
 
 pub struct RandomStream {
     rng: ChaCha8Rng,

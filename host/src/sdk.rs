@@ -146,8 +146,8 @@ fn property(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
         return Err(HostError::Fail(format!("seedfall.property: unknown kind {}", v[0] as u32)));
     };
     let cond = v[1] as u32 != 0;
-    let message = read_string(c, v[2], v[3])
-        .ok_or_else(|| HostError::Fail("seedfall.property: message out of bounds".into()))?;
+    let message =
+        read_string(c, v[2], v[3]).ok_or_else(|| HostError::Fail("seedfall.property: message out of bounds".into()))?;
     link(c).reports.push(Report::Property { kind, cond, message });
     if kind.fails(cond) {
         let now = c.data().clock.now_ns();

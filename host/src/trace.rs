@@ -126,7 +126,11 @@ mod tests {
         trace.host_call("a", &[1], 0);
         let mut changed_image = memory.clone();
         changed_image[7] = 9;
-        assert_ne!(trace.finish(&memory, &initial), trace.finish(&changed_image, &initial), "a page that changed counts");
+        assert_ne!(
+            trace.finish(&memory, &initial),
+            trace.finish(&changed_image, &initial),
+            "a page that changed counts"
+        );
         memory[7] = 9;
         changed_image[7] = 8;
         assert_ne!(trace.finish(&memory, &initial), trace.finish(&changed_image, &initial), "so does how it changed");

@@ -8,9 +8,7 @@ fn main() {
         eprintln!("usage: instrument IN.wasm OUT.wasm [--loops]");
         std::process::exit(2);
     };
-    let config = seedfall_instrument::Config {
-        loops: args.iter().any(|a| a == "--loops"),
-    };
+    let config = seedfall_instrument::Config { loops: args.iter().any(|a| a == "--loops") };
     let wasm = std::fs::read(input).expect("read input");
     let mut best = f64::INFINITY;
     let mut result = None;

@@ -29,24 +29,9 @@ pub(crate) struct RewrittenCode {
 }
 
 /// Rewrites every body of the input's code section.
-pub(crate) fn rewrite_code(
-    wasm: &[u8],
-    input: &Input<'_>,
-    plan: &Plan,
-    loops: bool,
-) -> Result<RewrittenCode, Error> {
-    let code = Code {
-        wasm,
-        shift: plan.shift,
-        loops,
-        snippet: counter_snippet(plan.counter_global, plan.shift.hook),
-    };
-    let mut rewritten = RewrittenCode {
-        content: None,
-        entry_sites: 0,
-        loop_sites: 0,
-        loop_labels: None,
-    };
+pub(crate) fn rewrite_code(wasm: &[u8], input: &Input<'_>, plan: &Plan, loops: bool) -> Result<RewrittenCode, Error> {
+    let code = Code { wasm, shift: plan.shift, loops, snippet: counter_snippet(plan.counter_global, plan.shift.hook) };
+    let mut rewritten = RewrittenCode { content: None, entry_sites: 0, loop_sites: 0, loop_labels: None };
     let Some(bodies) = input.sections.iter().find_map(|s| match s {
         Section::Code(b) => Some(b),
         _ => None,
@@ -56,11 +41,7 @@ pub(crate) fn rewrite_code(
     let track = input.label_names && loops;
     let mut labels = Vec::with_capacity(if track { bodies.len() } else { 0 });
     let mut content = Vec::with_capacity(
-        bodies
-            .iter()
-            .map(|b| (b.range().end - b.range().start) as usize + code.snippet.len() + 1)
-            .sum::<usize>()
-            + 5,
+        bodies.iter().map(|b| (b.range().end - b.range().start) as usize + code.snippet.len() + 1).sum::<usize>() + 5,
     );
     let mut scratch = Vec::new();
     write_u32(&mut content, bodies.len() as u32);

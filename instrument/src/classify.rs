@@ -55,9 +55,7 @@ macro_rules! classify {
 
 impl<'a> wasmparser::VisitOperator<'a> for Classify {
     type Output = Op;
-    fn simd_visitor(
-        &mut self,
-    ) -> Option<&mut dyn wasmparser::VisitSimdOperator<'a, Output = Self::Output>> {
+    fn simd_visitor(&mut self) -> Option<&mut dyn wasmparser::VisitSimdOperator<'a, Output = Self::Output>> {
         Some(self)
     }
     wasmparser::for_each_visit_operator!(classify);

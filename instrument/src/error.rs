@@ -31,15 +31,11 @@ impl fmt::Display for Error {
                 write!(f, "malformed wasm at byte offset {offset:#x}: {message}")
             }
             Error::Unsupported(what) => write!(f, "cannot instrument: {what}"),
-            Error::AlreadyInstrumented => write!(
-                f,
-                "module already imports {HOOK_MODULE}.{HOOK_FIELD}: it is already instrumented"
-            ),
+            Error::AlreadyInstrumented => {
+                write!(f, "module already imports {HOOK_MODULE}.{HOOK_FIELD}: it is already instrumented")
+            }
             Error::IndexOverflow(space) => {
-                write!(
-                    f,
-                    "cannot instrument: the {space} index space would overflow"
-                )
+                write!(f, "cannot instrument: the {space} index space would overflow")
             }
         }
     }
@@ -49,10 +45,7 @@ impl std::error::Error for Error {}
 
 impl From<wasmparser::BinaryReaderError> for Error {
     fn from(e: wasmparser::BinaryReaderError) -> Self {
-        Error::Malformed {
-            offset: e.offset() as usize,
-            message: e.message().to_string(),
-        }
+        Error::Malformed { offset: e.offset() as usize, message: e.message().to_string() }
     }
 }
 

@@ -7,8 +7,8 @@
 use std::ops::Range;
 
 use wasmparser::{
-    CompositeInnerType, Encoding, FunctionBody, ImportSectionReader, KnownCustom, Name,
-    NameSectionReader, Parser, Payload, TypeRef, TypeSectionReader,
+    CompositeInnerType, Encoding, FunctionBody, ImportSectionReader, KnownCustom, Name, NameSectionReader, Parser,
+    Payload, TypeRef, TypeSectionReader,
 };
 
 use crate::encoding::{CODE, CUSTOM, ELEMENT, EXPORT, GLOBAL, IMPORT, START, TABLE, TYPE};
@@ -78,19 +78,14 @@ pub(crate) fn parse(wasm: &[u8]) -> Result<Input<'_>, Error> {
         label_names: false,
     };
     if wasm.is_empty() {
-        return Err(Error::Malformed {
-            offset: 0,
-            message: "empty input (no wasm header)".into(),
-        });
+        return Err(Error::Malformed { offset: 0, message: "empty input (no wasm header)".into() });
     }
     for payload in Parser::new(0).parse_all(wasm) {
         let payload = payload?;
         match payload {
             Payload::Version { encoding, .. } => {
                 if encoding != Encoding::Module {
-                    return Err(Error::Unsupported(
-                        "the input is a component, not a core wasm module".into(),
-                    ));
+                    return Err(Error::Unsupported("the input is a component, not a core wasm module".into()));
                 }
             }
             Payload::TypeSection(reader) => {
@@ -109,14 +104,12 @@ pub(crate) fn parse(wasm: &[u8]) -> Result<Input<'_>, Error> {
             Payload::ExportSection(reader) => input.sections.push(Section::Export(reader)),
             Payload::StartSection { func, .. } => input.sections.push(Section::Start(func)),
             Payload::ElementSection(reader) => input.sections.push(Section::Element(reader)),
-            Payload::CodeSectionStart { count, .. } => input
-                .sections
-                .push(Section::Code(Vec::with_capacity(count as usize))),
+            Payload::CodeSectionStart { count, .. } => {
+                input.sections.push(Section::Code(Vec::with_capacity(count as usize)))
+            }
             Payload::CodeSectionEntry(body) => match input.sections.last_mut() {
                 Some(Section::Code(bodies)) => bodies.push(body),
-                _ => unreachable!(
-                    "wasmparser yields code entries right after the code section start"
-                ),
+                _ => unreachable!("wasmparser yields code entries right after the code section start"),
             },
             Payload::CustomSection(reader) => match reader.as_known() {
                 KnownCustom::Name(names) => {
@@ -130,17 +123,13 @@ pub(crate) fn parse(wasm: &[u8]) -> Result<Input<'_>, Error> {
                 // Branch hints and other code metadata hold byte offsets into function bodies,
                 // which the pass changes: drop them rather than keep wrong hints.
                 _ if reader.name().starts_with("metadata.code.") => {}
-                _ => input
-                    .sections
-                    .push(Section::Raw(CUSTOM, range(reader.range()))),
+                _ => input.sections.push(Section::Raw(CUSTOM, range(reader.range()))),
             },
             Payload::End(_) => {}
             other => match other.as_section() {
                 Some((id, r)) => input.sections.push(Section::Raw(id, range(r))),
                 None => {
-                    return Err(Error::Unsupported(
-                        "the input contains component-model sections".into(),
-                    ));
+                    return Err(Error::Unsupported("the input contains component-model sections".into()));
                 }
             },
         }
@@ -168,10 +157,7 @@ fn scan_types(reader: TypeSectionReader<'_>, input: &mut Input<'_>) -> Result<()
             if empty && input.empty_func_type.is_none() {
                 input.empty_func_type = Some(input.types);
             }
-            input.types = input
-                .types
-                .checked_add(1)
-                .ok_or(Error::IndexOverflow("type"))?;
+            input.types = input.types.checked_add(1).ok_or(Error::IndexOverflow("type"))?;
         }
     }
     Ok(())

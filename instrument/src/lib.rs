@@ -80,11 +80,8 @@ pub struct Instrumented {
 /// Stable bytes describing the pass and its configuration, for the compiled-code cache key.
 /// Changes whenever the output for the same input would change ([`PASS_VERSION`], the config).
 pub fn config_bytes(config: &Config) -> Vec<u8> {
-    format!(
-        "seedfall-instrument/v{PASS_VERSION};hook={HOOK_MODULE}.{HOOK_FIELD};loops={}",
-        u8::from(config.loops)
-    )
-    .into_bytes()
+    format!("seedfall-instrument/v{PASS_VERSION};hook={HOOK_MODULE}.{HOOK_FIELD};loops={}", u8::from(config.loops))
+        .into_bytes()
 }
 
 /// Instruments `wasm` (a core module). See the crate docs for what is added.

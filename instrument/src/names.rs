@@ -30,8 +30,7 @@ pub(crate) fn rewrite_names(
             Name::Global(map) => names.globals(&global_names(map, counter_global)?),
             other => {
                 let mut s = shift;
-                s.parse_custom_name_subsection(&mut names, other)
-                    .map_err(reencode_error)?;
+                s.parse_custom_name_subsection(&mut names, other).map_err(reencode_error)?;
             }
         }
     }
@@ -39,10 +38,7 @@ pub(crate) fn rewrite_names(
 }
 
 /// Function names, shifted, with the hook's name inserted in index order.
-fn function_names(
-    map: wasmparser::NameMap<'_>,
-    shift: Shift,
-) -> Result<wasm_encoder::NameMap, Error> {
+fn function_names(map: wasmparser::NameMap<'_>, shift: Shift) -> Result<wasm_encoder::NameMap, Error> {
     let mut out = wasm_encoder::NameMap::new();
     let mut inserted = false;
     for naming in map {
@@ -60,10 +56,7 @@ fn function_names(
 }
 
 /// Local names: the function index shifts, the local indices do not (the pass adds no locals).
-fn local_names(
-    map: wasmparser::IndirectNameMap<'_>,
-    shift: Shift,
-) -> Result<wasm_encoder::IndirectNameMap, Error> {
+fn local_names(map: wasmparser::IndirectNameMap<'_>, shift: Shift) -> Result<wasm_encoder::IndirectNameMap, Error> {
     let mut out = wasm_encoder::IndirectNameMap::new();
     for func in map {
         let func = func?;
@@ -100,10 +93,7 @@ fn label_names(
                 // +1 for the `if` at function entry, +1 for the `if` after each
                 // instrumented loop that precedes this label.
                 let before = loops_in_func.partition_point(|&l| l < naming.index);
-                naming
-                    .index
-                    .checked_add(1 + before as u32)
-                    .ok_or(Error::IndexOverflow("label"))?
+                naming.index.checked_add(1 + before as u32).ok_or(Error::IndexOverflow("label"))?
             } else {
                 naming.index
             };
@@ -115,10 +105,7 @@ fn label_names(
 }
 
 /// Global names: unchanged (the counter goes after every global), plus the counter's name.
-fn global_names(
-    map: wasmparser::NameMap<'_>,
-    counter_global: u32,
-) -> Result<wasm_encoder::NameMap, Error> {
+fn global_names(map: wasmparser::NameMap<'_>, counter_global: u32) -> Result<wasm_encoder::NameMap, Error> {
     let mut out = wasm_encoder::NameMap::new();
     for naming in map {
         let naming = naming?;

@@ -11,8 +11,7 @@ use wasm_encoder::reencode::Reencode;
 
 use crate::body::RewrittenCode;
 use crate::encoding::{
-    CODE, GLOBAL, IMPORT, TYPE, read_count, section_rank, write_encoded, write_name, write_section,
-    write_u32,
+    CODE, GLOBAL, IMPORT, TYPE, read_count, section_rank, write_encoded, write_name, write_section, write_u32,
 };
 use crate::error::{Error, reencode_error};
 use crate::input::{Input, Section};
@@ -31,12 +30,7 @@ pub(crate) fn write(
     code: &RewrittenCode,
     loops: bool,
 ) -> Result<Vec<u8>, Error> {
-    let writer = Writer {
-        wasm,
-        plan,
-        code,
-        loops,
-    };
+    let writer = Writer { wasm, plan, code, loops };
     let mut out = Vec::with_capacity(wasm.len() + wasm.len() / 8 + 64);
     out.extend_from_slice(&wasm[..8]); // magic and version (checked by the parser)
     let mut missing = missing_sections(input, plan);
@@ -64,10 +58,7 @@ pub(crate) fn write(
 /// Ids of the sections the input lacks but the output needs, in section order.
 fn missing_sections(input: &Input<'_>, plan: &Plan) -> Vec<u8> {
     let has = |id: u8| input.sections.iter().any(|s| s.id() == id);
-    let mut missing: Vec<u8> = [TYPE, IMPORT, GLOBAL]
-        .into_iter()
-        .filter(|&id| !has(id))
-        .collect();
+    let mut missing: Vec<u8> = [TYPE, IMPORT, GLOBAL].into_iter().filter(|&id| !has(id)).collect();
     if !plan.append_type {
         missing.retain(|&id| id != TYPE);
     }
@@ -102,47 +93,30 @@ impl Writer<'_> {
             }
             Section::Table(reader) => {
                 let mut tables = wasm_encoder::TableSection::new();
-                reencoder
-                    .parse_table_section(&mut tables, reader.clone())
-                    .map_err(reencode_error)?;
+                reencoder.parse_table_section(&mut tables, reader.clone()).map_err(reencode_error)?;
                 write_encoded(out, &tables);
             }
             Section::Global(reader) => {
                 let mut globals = wasm_encoder::GlobalSection::new();
-                reencoder
-                    .parse_global_section(&mut globals, reader.clone())
-                    .map_err(reencode_error)?;
+                reencoder.parse_global_section(&mut globals, reader.clone()).map_err(reencode_error)?;
                 // Last, so the globals before it keep their indices.
                 globals.global(
-                    wasm_encoder::GlobalType {
-                        val_type: wasm_encoder::ValType::I64,
-                        mutable: true,
-                        shared: false,
-                    },
+                    wasm_encoder::GlobalType { val_type: wasm_encoder::ValType::I64, mutable: true, shared: false },
                     &wasm_encoder::ConstExpr::i64_const(0),
                 );
                 write_encoded(out, &globals);
             }
             Section::Export(reader) => {
                 let mut exports = wasm_encoder::ExportSection::new();
-                reencoder
-                    .parse_export_section(&mut exports, reader.clone())
-                    .map_err(reencode_error)?;
+                reencoder.parse_export_section(&mut exports, reader.clone()).map_err(reencode_error)?;
                 write_encoded(out, &exports);
             }
             Section::Start(func) => {
-                write_encoded(
-                    out,
-                    &wasm_encoder::StartSection {
-                        function_index: shift.func(*func)?,
-                    },
-                );
+                write_encoded(out, &wasm_encoder::StartSection { function_index: shift.func(*func)? });
             }
             Section::Element(reader) => {
                 let mut elements = wasm_encoder::ElementSection::new();
-                reencoder
-                    .parse_element_section(&mut elements, reader.clone())
-                    .map_err(reencode_error)?;
+                reencoder.parse_element_section(&mut elements, reader.clone()).map_err(reencode_error)?;
                 write_encoded(out, &elements);
             }
             Section::Code(_) => {
@@ -188,10 +162,7 @@ fn append_entry(
 ) -> Result<(), Error> {
     let (count, entries) = read_count(wasm, content)?;
     let mut new = Vec::new();
-    write_u32(
-        &mut new,
-        count.checked_add(1).ok_or(Error::IndexOverflow(space))?,
-    );
+    write_u32(&mut new, count.checked_add(1).ok_or(Error::IndexOverflow(space))?);
     new.extend_from_slice(&wasm[entries..content.end]);
     new.extend_from_slice(entry);
     write_section(out, id, &new);

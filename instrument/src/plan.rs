@@ -25,9 +25,7 @@ impl Plan {
     pub(crate) fn new(input: &Input<'_>) -> Result<Plan, Error> {
         // Function index space: imports + hook + defined functions must fit; checked per index by
         // `Shift::func`, as indices are rewritten.
-        let shift = Shift {
-            hook: input.func_imports,
-        };
+        let shift = Shift { hook: input.func_imports };
         let counter_global = input
             .global_imports
             .checked_add(input.defined_globals)
@@ -38,11 +36,6 @@ impl Plan {
             None if input.types < u32::MAX => (input.types, true),
             None => return Err(Error::IndexOverflow("type")),
         };
-        Ok(Plan {
-            shift,
-            counter_global,
-            hook_type,
-            append_type,
-        })
+        Ok(Plan { shift, counter_global, hook_type, append_type })
     }
 }

@@ -32,18 +32,13 @@ impl fmt::Display for Overflow {
 impl Shift {
     #[inline]
     pub(crate) fn func(self, f: u32) -> Result<u32, Error> {
-        if f < self.hook {
-            Ok(f)
-        } else {
-            f.checked_add(1).ok_or(Error::IndexOverflow("function"))
-        }
+        if f < self.hook { Ok(f) } else { f.checked_add(1).ok_or(Error::IndexOverflow("function")) }
     }
 }
 
 impl Reencode for Shift {
     type Error = Overflow;
     fn function_index(&mut self, f: u32) -> Result<u32, reencode::Error<Overflow>> {
-        self.func(f)
-            .map_err(|_| reencode::Error::UserError(Overflow))
+        self.func(f).map_err(|_| reencode::Error::UserError(Overflow))
     }
 }

@@ -88,14 +88,7 @@ fn run_wasi(wasm: &[u8], name: &str, rearm: i64) -> (String, String) {
     let path: PathBuf = tmp(name);
     let stdout = tmp(&format!("{name}.stdout"));
     std::fs::write(&path, wasm).unwrap();
-    let report = python(
-        RUN_WASI,
-        &[
-            path.to_str().unwrap(),
-            stdout.to_str().unwrap(),
-            &rearm.to_string(),
-        ],
-    );
+    let report = python(RUN_WASI, &[path.to_str().unwrap(), stdout.to_str().unwrap(), &rearm.to_string()]);
     let printed = std::fs::read_to_string(&stdout).unwrap();
     std::fs::remove_file(&path).ok();
     std::fs::remove_file(&stdout).ok();
@@ -111,20 +104,14 @@ fn go_hello_world() {
     let main_main = *names.iter().find(|(_, n)| *n == "main.main").unwrap().0;
 
     let (original_out, original_report) = run_wasi(&wasm, "hello-orig.wasm", 0);
-    assert!(
-        original_out.starts_with("hello from go "),
-        "{original_out:?}"
-    );
+    assert!(original_out.starts_with("hello from go "), "{original_out:?}");
     assert!(original_report.contains("\"code\": 0"), "{original_report}");
 
     let mut events_by_config = [0u64; 2];
     for loops in [false, true] {
         let out = instrument(&wasm, &Config { loops }).unwrap();
         validate_lime1(&out.wasm);
-        assert_eq!(
-            out.counter_global, 8,
-            "Go has 8 globals; the counter comes after them"
-        );
+        assert_eq!(out.counter_global, 8, "Go has 8 globals; the counter comes after them");
         assert_eq!(out.hook_function, nfi);
         assert!(out.entry_sites > 1000);
         assert_eq!(out.loop_sites > 0, loops);
@@ -143,11 +130,9 @@ fn go_hello_world() {
             wasmparser::Parser::new(0)
                 .parse_all(w)
                 .filter_map(|p| match p.unwrap() {
-                    wasmparser::Payload::DataSection(r) => Some(
-                        r.into_iter()
-                            .map(|d| d.unwrap().data.to_vec())
-                            .collect::<Vec<_>>(),
-                    ),
+                    wasmparser::Payload::DataSection(r) => {
+                        Some(r.into_iter().map(|d| d.unwrap().data.to_vec()).collect::<Vec<_>>())
+                    }
                     _ => None,
                 })
                 .flatten()
@@ -175,23 +160,13 @@ fn go_hello_world() {
         let exported = export_global(&out.wasm, out.counter_global, "counter");
         let mut hooks = [0u64; 2];
         for (k, rearm) in [1i64, 100].into_iter().enumerate() {
-            let (printed, report) =
-                run_wasi(&exported, &format!("hello-{loops}-{rearm}.wasm"), rearm);
+            let (printed, report) = run_wasi(&exported, &format!("hello-{loops}-{rearm}.wasm"), rearm);
             assert_eq!(printed, original_out, "loops={loops}");
             assert!(report.contains("\"code\": 0"), "{report}");
-            hooks[k] = report
-                .split("\"hook\": ")
-                .nth(1)
-                .unwrap()
-                .trim_end()
-                .trim_end_matches('}')
-                .parse()
-                .unwrap();
+            hooks[k] = report.split("\"hook\": ").nth(1).unwrap().trim_end().trim_end_matches('}').parse().unwrap();
         }
         let [events, every_100] = hooks;
-        eprintln!(
-            "go hello loops={loops}: {events} counted events, {every_100} hook calls with re-arm 100"
-        );
+        eprintln!("go hello loops={loops}: {events} counted events, {every_100} hook calls with re-arm 100");
         assert!(events > 1000, "main calls step 1000 times: {events}");
         let expected = 1 + (events - 1) / 100;
         // The two counts come from two runs, and wasmtime seeds Go's hash
@@ -203,17 +178,11 @@ fn go_hello_world() {
         );
         events_by_config[usize::from(loops)] = events;
     }
-    assert!(
-        events_by_config[1] > events_by_config[0] + 1000,
-        "loop heads are counted too: {events_by_config:?}"
-    );
+    assert!(events_by_config[1] > events_by_config[0] + 1000, "loop heads are counted too: {events_by_config:?}");
 
     // A truncated Go binary is an error naming the offset, not a panic.
     for cut in [9, wasm.len() / 3, wasm.len() / 2, wasm.len() - 1] {
         let err = instrument(&wasm[..cut], &Config::default()).unwrap_err();
-        assert!(
-            matches!(err, Error::Malformed { .. }),
-            "cut at {cut}: {err:?}"
-        );
+        assert!(matches!(err, Error::Malformed { .. }), "cut at {cut}: {err:?}");
     }
 }

@@ -89,11 +89,7 @@ mod serde_like {
     fn list(s: &str, key: &str) -> Vec<i64> {
         let start = s.find(&format!("\"{key}\": [")).unwrap() + key.len() + 5;
         let end = start + s[start..].find(']').unwrap();
-        s[start..end]
-            .split(',')
-            .filter(|x| !x.trim().is_empty())
-            .map(|x| x.trim().parse().unwrap())
-            .collect()
+        s[start..end].split(',').filter(|x| !x.trim().is_empty()).map(|x| x.trim().parse().unwrap()).collect()
     }
     fn num(s: &str, key: &str) -> u64 {
         let start = s.find(&format!("\"{key}\": ")).unwrap() + key.len() + 4;
@@ -112,11 +108,7 @@ mod serde_like {
 
 /// Function entries of `fib(n)` in MODULE (fib itself plus one `add` per inner node).
 fn fib_entries(n: i32) -> u64 {
-    if n < 2 {
-        1
-    } else {
-        2 + fib_entries(n - 1) + fib_entries(n - 2)
-    }
+    if n < 2 { 1 } else { 2 + fib_entries(n - 1) + fib_entries(n - 2) }
 }
 
 /// Counted events of RUN_MODULE's calls: (during start, total).
@@ -139,19 +131,14 @@ fn renumbers_names_and_validates() {
         validate_lime1(&out.wasm);
         assert_eq!(out.hook_import, ("seedfall", "preempt"));
         assert_eq!(out.hook_function, 1, "the hook is the last function import");
-        assert_eq!(
-            out.counter_global, 2,
-            "one imported and one defined global before it"
-        );
+        assert_eq!(out.counter_global, 2, "one imported and one defined global before it");
         assert_eq!(out.entry_sites, 7);
         assert_eq!(out.loop_sites, if loops { 1 } else { 0 });
         assert_eq!(func_imports(&out.wasm), 2);
 
         let new_names = function_names(&out.wasm);
-        let mut expected: std::collections::BTreeMap<u32, String> = names
-            .iter()
-            .map(|(&i, n)| (if i < nfi { i } else { i + 1 }, n.clone()))
-            .collect();
+        let mut expected: std::collections::BTreeMap<u32, String> =
+            names.iter().map(|(&i, n)| (if i < nfi { i } else { i + 1 }, n.clone())).collect();
         expected.insert(nfi, "seedfall.preempt".into());
         assert_eq!(new_names, expected);
         assert_eq!(new_names[&0], "log");
@@ -159,10 +146,8 @@ fn renumbers_names_and_validates() {
         assert_eq!(new_names[&4], "fib");
 
         let new_locals = local_names(&out.wasm);
-        let expected_locals: std::collections::BTreeMap<_, _> = locals
-            .iter()
-            .map(|(&i, m)| (if i < nfi { i } else { i + 1 }, m.clone()))
-            .collect();
+        let expected_locals: std::collections::BTreeMap<_, _> =
+            locals.iter().map(|(&i, m)| (if i < nfi { i } else { i + 1 }, m.clone())).collect();
         assert_eq!(new_locals, expected_locals);
         assert_eq!(new_locals[&6][&2], "acc", "sum's locals");
 
@@ -182,10 +167,7 @@ fn renumbers_names_and_validates() {
                             panic!("function list expected")
                         };
                         let fs: Vec<u32> = fs.into_iter().map(Result::unwrap).collect();
-                        assert_eq!(
-                            fs.iter().map(|f| new_names[f].as_str()).collect::<Vec<_>>(),
-                            ["add", "mul"]
-                        );
+                        assert_eq!(fs.iter().map(|f| new_names[f].as_str()).collect::<Vec<_>>(), ["add", "mul"]);
                     }
                 }
                 _ => {}
@@ -210,10 +192,7 @@ fn counts_calls_and_loops_under_wasmtime() {
         assert_eq!(run.results, original.results, "loops={loops}");
         assert_eq!(run.logs, original.logs);
         assert_eq!(run.after_start, start, "the start function is counted");
-        assert_eq!(
-            run.hook, total,
-            "loops={loops}: one hook call per counted event"
-        );
+        assert_eq!(run.hook, total, "loops={loops}: one hook call per counted event");
 
         // A hook that re-arms the counter to N is called at events 1, N+1, 2N+1, ...
         let exported = export_global(&out.wasm, out.counter_global, "counter");
@@ -284,11 +263,8 @@ fn reference_types_tail_calls_and_const_exprs() {
             Payload::CodeSectionEntry(body) => {
                 for op in body.get_operators_reader().unwrap() {
                     match op.unwrap() {
-                        Operator::RefFunc { function_index } => {
-                            refs.push(names[&function_index].clone())
-                        }
-                        Operator::Call { function_index }
-                        | Operator::ReturnCall { function_index } => {
+                        Operator::RefFunc { function_index } => refs.push(names[&function_index].clone()),
+                        Operator::Call { function_index } | Operator::ReturnCall { function_index } => {
                             calls.push(names[&function_index].clone())
                         }
                         _ => {}
@@ -390,25 +366,13 @@ fn adds_missing_sections() {
     for (src, hook, counter) in [
         ("(module)", 0, 0),
         ("(module (func (export \"f\")))", 0, 0),
-        (
-            "(module (memory 1) (func (export \"f\") (result i32) (i32.const 7)))",
-            0,
-            0,
-        ),
-        (
-            "(module (import \"a\" \"b\" (global i64)) (func (export \"f\")) (global (mut i32) (i32.const 0)))",
-            0,
-            2,
-        ),
+        ("(module (memory 1) (func (export \"f\") (result i32) (i32.const 7)))", 0, 0),
+        ("(module (import \"a\" \"b\" (global i64)) (func (export \"f\")) (global (mut i32) (i32.const 0)))", 0, 2),
     ] {
         let wasm = wat::parse_str(src).unwrap();
         let out = instrument(&wasm, &Config { loops: true }).unwrap();
         validate_lime1(&out.wasm);
-        assert_eq!(
-            (out.hook_function, out.counter_global),
-            (hook, counter),
-            "{src}"
-        );
+        assert_eq!((out.hook_function, out.counter_global), (hook, counter), "{src}");
     }
 }
 
@@ -424,8 +388,7 @@ fn reuses_an_existing_empty_function_type() {
             .sum::<u32>()
     };
     let with = wat::parse_str("(module (func (export \"f\")))").unwrap();
-    let without =
-        wat::parse_str("(module (func (export \"f\") (result i32) (i32.const 1)))").unwrap();
+    let without = wat::parse_str("(module (func (export \"f\") (result i32) (i32.const 1)))").unwrap();
     let a = instrument(&with, &Config::default()).unwrap();
     let b = instrument(&without, &Config::default()).unwrap();
     assert_eq!(count_types(&a.wasm), count_types(&with));
@@ -438,10 +401,8 @@ fn reuses_an_existing_empty_function_type() {
 fn keeps_custom_sections() {
     let mut wasm = wat::parse_str(MODULE).unwrap();
     // A custom section at the end and one between sections is not possible with wat; append one.
-    let section = wasm_encoder::CustomSection {
-        name: "producers-like".into(),
-        data: (&b"some bytes\x00\x01"[..]).into(),
-    };
+    let section =
+        wasm_encoder::CustomSection { name: "producers-like".into(), data: (&b"some bytes\x00\x01"[..]).into() };
     use wasm_encoder::Section;
     wasm.push(section.id());
     wasm_encoder::Encode::encode(&section, &mut wasm);
@@ -450,9 +411,7 @@ fn keeps_custom_sections() {
         Parser::new(0)
             .parse_all(w)
             .filter_map(|p| match p.unwrap() {
-                Payload::CustomSection(c) if c.name() != "name" => {
-                    Some((c.name().to_string(), c.data().to_vec()))
-                }
+                Payload::CustomSection(c) if c.name() != "name" => Some((c.name().to_string(), c.data().to_vec())),
                 _ => None,
             })
             .collect::<Vec<_>>()
@@ -469,14 +428,8 @@ fn deterministic_and_config_bytes() {
         let b = instrument(&wasm, &Config { loops }).unwrap();
         assert_eq!(a.wasm, b.wasm);
     }
-    assert_eq!(
-        config_bytes(&Config { loops: false }),
-        b"seedfall-instrument/v1;hook=seedfall.preempt;loops=0"
-    );
-    assert_eq!(
-        config_bytes(&Config { loops: true }),
-        b"seedfall-instrument/v1;hook=seedfall.preempt;loops=1"
-    );
+    assert_eq!(config_bytes(&Config { loops: false }), b"seedfall-instrument/v1;hook=seedfall.preempt;loops=0");
+    assert_eq!(config_bytes(&Config { loops: true }), b"seedfall-instrument/v1;hook=seedfall.preempt;loops=1");
 }
 
 #[test]
@@ -499,29 +452,18 @@ fn bad_input_is_an_error_not_a_panic() {
         (&b""[..], "empty"),
         (&b"\0asm"[..], "truncated header"),
         (&b"hello world, not wasm"[..], "garbage"),
-        (
-            &b"\0asm\x01\0\0\0\x01\x05\x01\x60"[..],
-            "truncated type section",
-        ),
-        (
-            &b"\0asm\x01\0\0\0\x0a\x04\x01\x02\x00\x0b"[..],
-            "short code body",
-        ),
+        (&b"\0asm\x01\0\0\0\x01\x05\x01\x60"[..], "truncated type section"),
+        (&b"\0asm\x01\0\0\0\x0a\x04\x01\x02\x00\x0b"[..], "short code body"),
     ] {
         let err = instrument(input, &Config::default()).unwrap_err();
         assert!(matches!(err, Error::Malformed { .. }), "{what}: {err:?}");
-        assert!(
-            err.to_string().starts_with("malformed wasm at byte offset"),
-            "{what}: {err}"
-        );
+        assert!(err.to_string().starts_with("malformed wasm at byte offset"), "{what}: {err}");
     }
 
     // Every strict prefix of a real module: never a panic; inside a section, an error.
     let wasm = wat::parse_str(MODULE).unwrap();
-    let boundaries: Vec<usize> = Parser::new(0)
-        .parse_all(&wasm)
-        .filter_map(|p| p.unwrap().as_section().map(|(_, r)| r.end as usize))
-        .collect();
+    let boundaries: Vec<usize> =
+        Parser::new(0).parse_all(&wasm).filter_map(|p| p.unwrap().as_section().map(|(_, r)| r.end as usize)).collect();
     for len in 0..wasm.len() {
         let r = instrument(&wasm[..len], &Config { loops: true });
         if len != 8 && !boundaries.contains(&len) {

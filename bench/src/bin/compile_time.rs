@@ -25,7 +25,7 @@
 //! This is a benchmark, not a test: `cargo test` does not run it. See
 //! bench/compile.sh for the comparison with wasmtime.
 
-use seedfall_engine::{compile, Code, CompileConfig};
+use seedfall_engine::{Code, CompileConfig, compile};
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -69,7 +69,11 @@ fn main() -> ExitCode {
         let wasm = match std::fs::read(file) {
             Ok(bytes) => bytes,
             Err(e) => {
-                println!("{{\"engine\":\"seedfall\",\"file\":{},\"error\":{}}}", json_str(file), json_str(&e.to_string()));
+                println!(
+                    "{{\"engine\":\"seedfall\",\"file\":{},\"error\":{}}}",
+                    json_str(file),
+                    json_str(&e.to_string())
+                );
                 failed = true;
                 continue;
             }

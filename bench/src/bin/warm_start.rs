@@ -17,8 +17,8 @@
 //! runnable `Code`, without instantiation).
 
 use seedfall_cache::{Cache, Key, Outcome};
-use seedfall_engine::{compile, CompileConfig};
-use seedfall_instrument::{config_bytes, instrument, Config};
+use seedfall_engine::{CompileConfig, compile};
+use seedfall_instrument::{Config, config_bytes, instrument};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -63,8 +63,9 @@ fn main() -> ExitCode {
         let key = Key::compute(&wasm, &config, &config_bytes(&instrumentation));
         let key_hash = t.elapsed();
         let fetched = cache.get_or_compile(&key, || {
-            let instrumented = instrument(&wasm, &instrumentation)
-                .map_err(|e| seedfall_engine::Error::Unsupported { feature: format!("instrumentation: {e}"), function: None })?;
+            let instrumented = instrument(&wasm, &instrumentation).map_err(|e| {
+                seedfall_engine::Error::Unsupported { feature: format!("instrumentation: {e}"), function: None }
+            })?;
             compile(&instrumented.wasm, &config)
         });
         let total = start.elapsed();

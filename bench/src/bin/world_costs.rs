@@ -13,10 +13,10 @@
 //! suspend, the engine's part of a scheduler step); prints ns per switch.
 
 use seedfall_cache::{Cache, Key};
-use seedfall_engine::{compile, CompileConfig, Instance, Linker, Run, Val};
+use seedfall_engine::{CompileConfig, Instance, Linker, Run, Val, compile};
 use seedfall_host::preempt::goruntime;
 use seedfall_host::world::{self, NodeProgram, RunSpec};
-use seedfall_instrument::{config_bytes, instrument, Config};
+use seedfall_instrument::{Config, config_bytes, instrument};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -33,8 +33,9 @@ fn boot(dir: PathBuf, iterations: usize, file: PathBuf, args: Vec<String>) -> Re
     let key = Key::compute(&wasm, &config, &config_bytes(&instrumentation));
     let fetched = Cache::open(&dir)
         .get_or_compile(&key, || {
-            let instrumented = instrument(&wasm, &instrumentation)
-                .map_err(|e| seedfall_engine::Error::Unsupported { feature: format!("instrumentation: {e}"), function: None })?;
+            let instrumented = instrument(&wasm, &instrumentation).map_err(|e| {
+                seedfall_engine::Error::Unsupported { feature: format!("instrumentation: {e}"), function: None }
+            })?;
             compile(&instrumented.wasm, &config)
         })
         .map_err(|e| e.to_string())?;
@@ -127,7 +128,10 @@ fn main() -> ExitCode {
             boot(dir, iterations, file, rest)
         }
         ("switch", _) => switch(iterations.max(1000)),
-        _ => Err("usage: world-costs boot --cache-dir DIR [--iterations N] FILE.wasm [ARGS...] | switch [--iterations N]".into()),
+        _ => Err(
+            "usage: world-costs boot --cache-dir DIR [--iterations N] FILE.wasm [ARGS...] | switch [--iterations N]"
+                .into(),
+        ),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

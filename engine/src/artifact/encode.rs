@@ -4,10 +4,10 @@
 //! is an `Error::Artifact`, never a panic or a huge allocation.
 
 use super::*;
-use std::ops::Range;
-use std::sync::Arc;
 use crate::error::{Error, Result};
 use crate::module::*;
+use std::ops::Range;
+use std::sync::Arc;
 
 /// Bump on any change to the encoding or to what compiled code expects.
 pub const FORMAT_VERSION: u32 = 3;
@@ -513,7 +513,8 @@ impl Artifact {
             return Err(Error::Artifact(format!("{} trailing bytes", bytes.len() - r.at)));
         }
         let code = Vec::new();
-        let artifact = Artifact { info, trap_mode, baseline, code, functions, trampolines, relocations, traps, srclocs };
+        let artifact =
+            Artifact { info, trap_mode, baseline, code, functions, trampolines, relocations, traps, srclocs };
         Ok((artifact, code_start..r.at))
     }
 }

@@ -144,8 +144,6 @@ impl CompileConfig {
         builder
             .enable(self.baseline.name())
             .map_err(|e| Error::Os(format!("baseline {}: {e}", self.baseline.name())))?;
-        builder
-            .finish(settings::Flags::new(flags))
-            .map_err(|e| Error::Os(format!("building the ISA: {e}")))
+        builder.finish(settings::Flags::new(flags)).map_err(|e| Error::Os(format!("building the ISA: {e}")))
     }
 }

@@ -9,23 +9,23 @@
 
 mod isa;
 
-pub use isa::{target_triple, CompileConfig, IsaBaseline};
+pub use isa::{CompileConfig, IsaBaseline, target_triple};
 
-use crate::artifact::{apply_relocations, Artifact, Blob, FuncLayout, RelocKind, Relocation};
+use crate::artifact::{Artifact, Blob, FuncLayout, RelocKind, Relocation, apply_relocations};
 use crate::error::{Error, Result};
 use crate::module::{self, FuncType, ModuleInfo};
 use crate::runtime::trap::TrapKind;
 use crate::translate::{self, stubs};
+use cranelift_codegen::Context;
+use cranelift_codegen::FinalizedRelocTarget;
 use cranelift_codegen::binemit::Reloc;
 use cranelift_codegen::control::ControlPlane;
 use cranelift_codegen::ir::{self, ExternalName};
 use cranelift_codegen::isa::TargetIsa;
-use cranelift_codegen::FinalizedRelocTarget;
-use cranelift_codegen::Context;
 use cranelift_frontend::FunctionBuilderContext;
-use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 #[derive(Debug, Clone)]
 enum Job {
@@ -116,12 +116,8 @@ fn compile_jobs(
     });
     // Every job ran; report the first failure in job order so the error does
     // not depend on thread timing.
-    slots
-        .into_iter()
-        .map(|slot| slot.into_inner().expect("slot lock").expect("every job ran"))
-        .collect()
+    slots.into_iter().map(|slot| slot.into_inner().expect("slot lock").expect("every job ran")).collect()
 }
-
 
 fn compile_one(
     wasm: &[u8],

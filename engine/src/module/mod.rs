@@ -8,7 +8,7 @@
 
 mod parse;
 
-pub use parse::{parse, ParsedModule};
+pub use parse::{ParsedModule, parse};
 
 /// A wasm numeric value type. Reference types are outside LIME1.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -95,11 +95,7 @@ pub enum ConstExpr {
 
 impl ConstExpr {
     pub fn new(mut ops: Vec<ConstOp>) -> ConstExpr {
-        if ops.len() == 1 {
-            ConstExpr::Single(ops.pop().expect("one op"))
-        } else {
-            ConstExpr::Sequence(ops)
-        }
+        if ops.len() == 1 { ConstExpr::Single(ops.pop().expect("one op")) } else { ConstExpr::Sequence(ops) }
     }
 
     pub fn ops(&self) -> &[ConstOp] {

@@ -9,8 +9,7 @@ use super::*;
 use crate::error::{Error, Result};
 use std::ops::Range;
 use wasmparser::{
-    ElementItems, ElementKind, KnownCustom, Name, Operator, Parser, Payload, TypeRef, Validator,
-    WasmFeatures,
+    ElementItems, ElementKind, KnownCustom, Name, Operator, Parser, Payload, TypeRef, Validator, WasmFeatures,
 };
 
 /// A decoded module: its info plus where each defined function's body lies in the
@@ -46,7 +45,8 @@ pub fn parse(wasm: &[u8]) -> Result<ParsedModule> {
 /// data segments require the bulk-memory proposal", "bulk memory must be
 /// enabled"); anything else is a genuinely invalid module.
 fn is_feature_error(message: &str) -> bool {
-    const MARKERS: [&str; 5] = ["not enabled", "must be enabled", "not supported", "proposal is disabled", "are disallowed"];
+    const MARKERS: [&str; 5] =
+        ["not enabled", "must be enabled", "not supported", "proposal is disabled", "are disallowed"];
     MARKERS.iter().any(|m| message.contains(m)) || (message.contains("require") && message.contains("proposal"))
 }
 
@@ -199,10 +199,8 @@ fn decode(wasm: &[u8]) -> Result<ParsedModule> {
             Payload::GlobalSection(reader) => {
                 for global in reader {
                     let global = global.map_err(invalid)?;
-                    info.globals.push(GlobalDecl {
-                        ty: global_type(global.ty)?,
-                        init: Some(const_expr(&global.init_expr)?),
-                    });
+                    info.globals
+                        .push(GlobalDecl { ty: global_type(global.ty)?, init: Some(const_expr(&global.init_expr)?) });
                 }
             }
             Payload::ExportSection(reader) => {
@@ -251,9 +249,7 @@ fn decode(wasm: &[u8]) -> Result<ParsedModule> {
                 for data in reader {
                     let data = data.map_err(invalid)?;
                     let offset = match &data.kind {
-                        wasmparser::DataKind::Active { memory_index: 0, offset_expr } => {
-                            Some(const_expr(offset_expr)?)
-                        }
+                        wasmparser::DataKind::Active { memory_index: 0, offset_expr } => Some(const_expr(offset_expr)?),
                         wasmparser::DataKind::Active { .. } => {
                             return Err(unsupported("data segment for a memory other than 0"));
                         }

@@ -7,11 +7,11 @@
 //! (`trap_at_any_pc`): a function reached through a shared table can belong to
 //! another module than the instance whose call faulted.
 
-use crate::artifact::{apply_relocations, Artifact};
+use crate::artifact::{Artifact, apply_relocations};
 use crate::error::{Error, Result};
+use crate::runtime::image::Prepared;
 use crate::runtime::registry::{self, Registration};
 use crate::runtime::trap::{Trap, TrapKind};
-use crate::runtime::image::Prepared;
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 pub struct Code {
@@ -184,7 +184,8 @@ fn fault_trap(artifact: &Artifact, base: usize, pc: usize, signal: i32) -> Trap 
         None if signal == libc::SIGFPE => TrapKind::IntegerDivideByZero,
         None => TrapKind::StackOverflow,
     };
-    let detail = (kind == TrapKind::Interrupted).then(|| "no host call within the watchdog's real-time limit".to_string());
+    let detail =
+        (kind == TrapKind::Interrupted).then(|| "no host call within the watchdog's real-time limit".to_string());
     Trap {
         kind,
         func_index,

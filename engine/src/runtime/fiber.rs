@@ -38,7 +38,10 @@ pub enum FiberYield {
 pub enum FiberReturn {
     Finished,
     /// A hardware fault in guest code, redirected by the signal handler.
-    Fault { pc: usize, signal: i32 },
+    Fault {
+        pc: usize,
+        signal: i32,
+    },
 }
 
 pub type GuestYielder = Yielder<u64, FiberYield>;

@@ -16,13 +16,13 @@ use crate::module::{ConstExpr, ConstOp, ExportKind, FuncType, GlobalType, Import
 use crate::runtime::code::{self, Code};
 use crate::runtime::fiber::{Fiber, FiberStep, FiberYield};
 use crate::runtime::host::{Caller, Extern, GlobalRef, HostError, HostFunc, Linker, Val};
+use crate::runtime::libcalls;
 use crate::runtime::memory::LinearMemory;
 use crate::runtime::table::{Table, TableEntry};
 use crate::runtime::trap::{Trap, TrapKind};
 use crate::runtime::vmctx::{self, VmCtx, VmCtxHeader};
-use crate::runtime::libcalls;
 use std::cell::Cell;
-use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 
 thread_local! {
@@ -135,7 +135,6 @@ unsafe fn dispatch<T>(core: *mut InstanceCore, index: u32, values: *mut u64) -> 
         Err(panic) => Err(HostError::Fail(format!("host function panicked: {}", crate::error::panic_message(&*panic)))),
     }
 }
-
 
 fn link_error(module: &str, name: &str, problem: &str) -> Error {
     Error::Link(format!("import {module}.{name}: {problem}"))
@@ -325,7 +324,8 @@ impl<T: 'static> Instance<T> {
         for (segment, template) in code.info().elements.iter().zip(&prepared.elements) {
             let Some(offset) = &segment.offset else { continue };
             let start = self.eval(offset)? as u32 as usize;
-            let table = self.inner.table.as_ref().ok_or_else(|| Error::Link("element segment without a table".into()))?;
+            let table =
+                self.inner.table.as_ref().ok_or_else(|| Error::Link("element segment without a table".into()))?;
             if start + segment.funcs.len() > table.entries.len() {
                 return Err(Error::Trap(Trap {
                     kind: TrapKind::TableAccessOutOfBounds,
@@ -362,7 +362,8 @@ impl<T: 'static> Instance<T> {
         for segment in &code.info().data {
             let Some(offset) = &segment.offset else { continue };
             let start = self.eval(offset)? as u32 as usize;
-            let memory = self.inner.core.memory.as_ref().ok_or_else(|| Error::Link("data segment without a memory".into()))?;
+            let memory =
+                self.inner.core.memory.as_ref().ok_or_else(|| Error::Link("data segment without a memory".into()))?;
             // SAFETY: no guest code runs during instantiation.
             let bytes = unsafe { memory.bytes_mut() };
             let Some(target) = bytes.get_mut(start..start + segment.bytes.len()) else {
@@ -484,7 +485,8 @@ impl<T: 'static> Instance<T> {
         let run = match step {
             FiberStep::Suspended(v) => return Run::Suspended(v),
             FiberStep::Finished => {
-                let results = call.results.iter().zip(call.values.iter()).map(|(t, v)| Val::from_slot(*t, *v)).collect();
+                let results =
+                    call.results.iter().zip(call.values.iter()).map(|(t, v)| Val::from_slot(*t, *v)).collect();
                 Run::Returned(results)
             }
             FiberStep::Fault { pc, signal } => Run::Trapped(fault_trap(&self.inner.code, pc, signal)),

@@ -6,11 +6,11 @@
 //! an import. A table entry carries the callee's vmctx, so tables can hold
 //! functions of other instances.
 
-use super::{func_ref_name, wasm_signature, Translator};
+use super::{Translator, func_ref_name, wasm_signature};
 use crate::runtime::table;
 use crate::runtime::trap::TrapKind;
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::{self, types, AbiParam, InstBuilder, MemFlagsData, Signature, Value};
+use cranelift_codegen::ir::{self, AbiParam, InstBuilder, MemFlagsData, Signature, Value, types};
 use cranelift_codegen::isa::CallConv;
 use wasmparser::Operator;
 
@@ -43,12 +43,8 @@ impl Translator<'_, '_> {
                 let ty = self.info.func_type(function_index).clone();
                 let signature = self.b.import_signature(wasm_signature(&ty));
                 let name = func_ref_name(self.b.func, function_index);
-                let callee = self.b.import_function(ir::ExtFuncData {
-                    name,
-                    signature,
-                    colocated: true,
-                    patchable: false,
-                });
+                let callee =
+                    self.b.import_function(ir::ExtFuncData { name, signature, colocated: true, patchable: false });
                 let mut args = vec![self.vmctx];
                 args.extend(self.pop_n(ty.params.len()));
                 let call = self.b.ins().call(callee, &args);

@@ -6,7 +6,7 @@
 //! parameters are the loop's params. Code after an unconditional branch is
 //! skipped, counting nested blocks so the matching `else`/`end` is found.
 
-use super::{ir_type, Translator};
+use super::{Translator, ir_type};
 use crate::module::ValType;
 use crate::runtime::trap::TrapKind;
 use cranelift_codegen::ir::{self, BlockArg, BlockCall, InstBuilder, JumpTableData};
@@ -18,7 +18,10 @@ pub(crate) enum FrameKind {
     Block,
     Loop,
     /// An `if`; `else_block` is taken when the condition is false.
-    If { else_block: ir::Block, has_else: bool },
+    If {
+        else_block: ir::Block,
+        has_else: bool,
+    },
 }
 
 #[derive(Debug)]

@@ -7,11 +7,11 @@
 //! faults on an inaccessible page. In `Explicit` mode each access compares its
 //! end against the current memory size first. grow/copy/fill are libcalls.
 
-use super::{ir_type, TrapMode, Translator};
+use super::{Translator, TrapMode, ir_type};
 use crate::runtime::trap::TrapKind;
 use crate::runtime::vmctx;
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::{types, Endianness, InstBuilder, MemFlagsData, TrapCode, Type, Value};
+use cranelift_codegen::ir::{Endianness, InstBuilder, MemFlagsData, TrapCode, Type, Value, types};
 use wasmparser::{MemArg, Operator};
 
 impl Translator<'_, '_> {
@@ -86,7 +86,7 @@ impl Translator<'_, '_> {
     }
 
     pub(crate) fn translate_memory(&mut self, op: &Operator<'_>) -> bool {
-        use types::{F32, F64, I16, I32, I64, I8};
+        use types::{F32, F64, I8, I16, I32, I64};
         match *op {
             Operator::I32Load { ref memarg } => self.load(memarg, 4, |t, f, p, o| t.b.ins().load(I32, f, p, o)),
             Operator::I64Load { ref memarg } => self.load(memarg, 8, |t, f, p, o| t.b.ins().load(I64, f, p, o)),

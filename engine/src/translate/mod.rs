@@ -18,7 +18,7 @@ mod traps;
 use crate::module::{ModuleInfo, ValType};
 use crate::runtime::vmctx;
 use control::Frame;
-use cranelift_codegen::ir::{self, types, AbiParam, InstBuilder, Signature, Value};
+use cranelift_codegen::ir::{self, AbiParam, InstBuilder, Signature, Value, types};
 use cranelift_codegen::isa::{CallConv, TargetFrontendConfig};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use wasmparser::{FunctionBody, Operator};

@@ -9,7 +9,7 @@
 use super::Translator;
 use crate::runtime::trap::TrapKind;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
-use cranelift_codegen::ir::{types, InstBuilder, MemFlagsData, Type, Value};
+use cranelift_codegen::ir::{InstBuilder, MemFlagsData, Type, Value, types};
 use wasmparser::Operator;
 
 impl Translator<'_, '_> {
@@ -100,25 +100,18 @@ impl Translator<'_, '_> {
         };
         // For signed targets the lower bound is exactly representable and valid
         // (-2^31, -2^63) when the source is too narrow to hold MIN - 1.
-        let below_cc = if signed && lower_is_inclusive(from, to) {
-            FloatCC::LessThan
-        } else {
-            FloatCC::LessThanOrEqual
-        };
+        let below_cc =
+            if signed && lower_is_inclusive(from, to) { FloatCC::LessThan } else { FloatCC::LessThanOrEqual };
         let below = self.b.ins().fcmp(below_cc, x, lo);
         let above = self.b.ins().fcmp(FloatCC::GreaterThanOrEqual, x, hi);
         let out = self.b.ins().bor(below, above);
         self.trap_if(out, TrapKind::IntegerOverflow);
-        let v = if signed {
-            self.b.ins().fcvt_to_sint_sat(to, x)
-        } else {
-            self.b.ins().fcvt_to_uint_sat(to, x)
-        };
+        let v = if signed { self.b.ins().fcvt_to_sint_sat(to, x) } else { self.b.ins().fcvt_to_uint_sat(to, x) };
         self.push(v);
     }
 
     pub(crate) fn translate_numeric(&mut self, op: &Operator<'_>) -> bool {
-        use types::{F32, F64, I16, I32, I64, I8};
+        use types::{F32, F64, I8, I16, I32, I64};
         match *op {
             Operator::I32Const { value } => {
                 let v = self.b.ins().iconst(I32, value as i64);
@@ -193,9 +186,7 @@ impl Translator<'_, '_> {
             Operator::F32Div | Operator::F64Div => self.binop(|t, a, b| t.b.ins().fdiv(a, b)),
             Operator::F32Min | Operator::F64Min => self.binop(|t, a, b| t.b.ins().fmin(a, b)),
             Operator::F32Max | Operator::F64Max => self.binop(|t, a, b| t.b.ins().fmax(a, b)),
-            Operator::F32Copysign | Operator::F64Copysign => {
-                self.binop(|t, a, b| t.b.ins().fcopysign(a, b))
-            }
+            Operator::F32Copysign | Operator::F64Copysign => self.binop(|t, a, b| t.b.ins().fcopysign(a, b)),
 
             Operator::I32WrapI64 => self.unop(|t, a| t.b.ins().ireduce(I32, a)),
             Operator::I64ExtendI32S => self.unop(|t, a| t.b.ins().sextend(I64, a)),
@@ -206,16 +197,12 @@ impl Translator<'_, '_> {
             Operator::I64Extend16S => self.sign_extend(I16, I64),
             Operator::I64Extend32S => self.sign_extend(I32, I64),
 
-            Operator::I32TruncF32S | Operator::I32TruncF64S => {
-                self.trunc(I32, true, -2147483649.0, 2147483648.0)
-            }
+            Operator::I32TruncF32S | Operator::I32TruncF64S => self.trunc(I32, true, -2147483649.0, 2147483648.0),
             Operator::I32TruncF32U | Operator::I32TruncF64U => self.trunc(I32, false, -1.0, 4294967296.0),
             Operator::I64TruncF32S | Operator::I64TruncF64S => {
                 self.trunc(I64, true, -9223372036854775808.0, 9223372036854775808.0)
             }
-            Operator::I64TruncF32U | Operator::I64TruncF64U => {
-                self.trunc(I64, false, -1.0, 18446744073709551616.0)
-            }
+            Operator::I64TruncF32U | Operator::I64TruncF64U => self.trunc(I64, false, -1.0, 18446744073709551616.0),
             Operator::I32TruncSatF32S | Operator::I32TruncSatF64S => {
                 self.unop(|t, a| t.b.ins().fcvt_to_sint_sat(I32, a))
             }
@@ -228,18 +215,10 @@ impl Translator<'_, '_> {
             Operator::I64TruncSatF32U | Operator::I64TruncSatF64U => {
                 self.unop(|t, a| t.b.ins().fcvt_to_uint_sat(I64, a))
             }
-            Operator::F32ConvertI32S | Operator::F32ConvertI64S => {
-                self.unop(|t, a| t.b.ins().fcvt_from_sint(F32, a))
-            }
-            Operator::F32ConvertI32U | Operator::F32ConvertI64U => {
-                self.unop(|t, a| t.b.ins().fcvt_from_uint(F32, a))
-            }
-            Operator::F64ConvertI32S | Operator::F64ConvertI64S => {
-                self.unop(|t, a| t.b.ins().fcvt_from_sint(F64, a))
-            }
-            Operator::F64ConvertI32U | Operator::F64ConvertI64U => {
-                self.unop(|t, a| t.b.ins().fcvt_from_uint(F64, a))
-            }
+            Operator::F32ConvertI32S | Operator::F32ConvertI64S => self.unop(|t, a| t.b.ins().fcvt_from_sint(F32, a)),
+            Operator::F32ConvertI32U | Operator::F32ConvertI64U => self.unop(|t, a| t.b.ins().fcvt_from_uint(F32, a)),
+            Operator::F64ConvertI32S | Operator::F64ConvertI64S => self.unop(|t, a| t.b.ins().fcvt_from_sint(F64, a)),
+            Operator::F64ConvertI32U | Operator::F64ConvertI64U => self.unop(|t, a| t.b.ins().fcvt_from_uint(F64, a)),
             Operator::F32DemoteF64 => self.unop(|t, a| t.b.ins().fdemote(F32, a)),
             Operator::F64PromoteF32 => self.unop(|t, a| t.b.ins().fpromote(F64, a)),
             Operator::I32ReinterpretF32 => self.reinterpret(I32),

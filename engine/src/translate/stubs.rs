@@ -14,7 +14,7 @@ use super::{enter_function, ir_type, wasm_signature};
 use crate::module::FuncType;
 use crate::runtime::vmctx;
 use cranelift_codegen::ir::{
-    self, types, AbiParam, InstBuilder, MemFlagsData, Signature, StackSlotData, StackSlotKind,
+    self, AbiParam, InstBuilder, MemFlagsData, Signature, StackSlotData, StackSlotKind, types,
 };
 use cranelift_codegen::isa::{CallConv, TargetFrontendConfig};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
@@ -41,7 +41,13 @@ fn load_values(b: &mut FunctionBuilder<'_>, tys: &[crate::module::ValType], buff
 }
 
 /// The stub for import number `import_index` of type `ty`.
-pub fn import_stub(ty: &FuncType, import_index: u32, func: &mut ir::Function, fctx: &mut FunctionBuilderContext, frontend: TargetFrontendConfig) {
+pub fn import_stub(
+    ty: &FuncType,
+    import_index: u32,
+    func: &mut ir::Function,
+    fctx: &mut FunctionBuilderContext,
+    frontend: TargetFrontendConfig,
+) {
     func.signature = wasm_signature(ty);
     let mut b = FunctionBuilder::new(func, fctx);
     let params = enter_function(&mut b);
@@ -72,7 +78,12 @@ pub fn trampoline_signature() -> Signature {
 }
 
 /// The trampoline that calls a function of type `ty`.
-pub fn trampoline(ty: &FuncType, func: &mut ir::Function, fctx: &mut FunctionBuilderContext, frontend: TargetFrontendConfig) {
+pub fn trampoline(
+    ty: &FuncType,
+    func: &mut ir::Function,
+    fctx: &mut FunctionBuilderContext,
+    frontend: TargetFrontendConfig,
+) {
     func.signature = trampoline_signature();
     let mut b = FunctionBuilder::new(func, fctx);
     let [vmctx_value, callee, buffer] = enter_function(&mut b).try_into().expect("three params");

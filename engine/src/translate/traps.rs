@@ -7,12 +7,12 @@
 //! Also the prologue stack check, which both modes share.
 
 use super::memory::trap_code;
-use cranelift_codegen::ir::TrapCode;
-use super::{TrapMode, Translator};
+use super::{Translator, TrapMode};
 use crate::runtime::trap::TrapKind;
 use crate::runtime::vmctx;
+use cranelift_codegen::ir::TrapCode;
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::{types, InstBuilder, MemFlagsData, Value};
+use cranelift_codegen::ir::{InstBuilder, MemFlagsData, Value, types};
 
 impl Translator<'_, '_> {
     /// Trap with `kind` when `cond` is nonzero.

@@ -35,10 +35,7 @@ impl Fs {
             // POSIX: a zero-length write changes nothing, not even the size.
             return self.file_data(ino).map(|_| 0);
         }
-        offset
-            .checked_add(data.len() as u64)
-            .filter(|&end| end <= MAX_FILE_SIZE)
-            .ok_or(Errno::FBIG)?;
+        offset.checked_add(data.len() as u64).filter(|&end| end <= MAX_FILE_SIZE).ok_or(Errno::FBIG)?;
         // Checks the type and reads a host file before it counts as a disk
         // operation; a crash in its middle writes only part (durability.rs).
         self.loaded_file(ino)?;

@@ -397,11 +397,7 @@ impl Fs {
             return Ok(());
         }
         let op = self.begin()?;
-        if filetype == FileType::Directory {
-            self.sync_dir(op, ino)
-        } else {
-            self.sync_file(op, ino)
-        }
+        if filetype == FileType::Directory { self.sync_dir(op, ino) } else { self.sync_file(op, ino) }
     }
 
     fn sync_file(&mut self, op: u64, ino: Ino) -> Result<(), Errno> {
@@ -556,14 +552,8 @@ impl Fs {
                 OnDisk::Symlink(target) => Node::Symlink(target),
                 OnDisk::Device(device) => Node::Device(device),
             };
-            let inode = Inode {
-                node,
-                links: links[&ino],
-                opens: 0,
-                atim: record.atim,
-                mtim: record.mtim,
-                ctim: record.ctim,
-            };
+            let inode =
+                Inode { node, links: links[&ino], opens: 0, atim: record.atim, mtim: record.mtim, ctim: record.ctim };
             map.insert(ino, inode);
         }
         self.inodes = self.inodes.rebuilt(map);

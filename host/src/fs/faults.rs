@@ -140,11 +140,9 @@ impl fmt::Display for DiskFault {
         let (op, on) = (self.op, self.on.name());
         match self.kind {
             DiskFaultKind::SyncEio => write!(f, "disk op {op} ({on}): EIO, pending writes dropped"),
-            DiskFaultKind::Crash { applied } => write!(
-                f,
-                "disk op {op} ({on}): crash, applied {} ops + {} bytes",
-                applied.ops, applied.bytes
-            ),
+            DiskFaultKind::Crash { applied } => {
+                write!(f, "disk op {op} ({on}): crash, applied {} ops + {} bytes", applied.ops, applied.bytes)
+            }
         }
     }
 }

@@ -110,10 +110,8 @@ impl FileData {
 /// The entries of a host directory as unlinked nodes, sorted by name (the
 /// host's order is arbitrary).
 fn list_host_dir(path: &Path) -> Result<Vec<(String, Node)>, Errno> {
-    let mut found: Vec<(String, Node)> = std::fs::read_dir(path)
-        .map_err(|e| host_errno(&e))?
-        .filter_map(|entry| host_node(&entry.ok()?))
-        .collect();
+    let mut found: Vec<(String, Node)> =
+        std::fs::read_dir(path).map_err(|e| host_errno(&e))?.filter_map(|entry| host_node(&entry.ok()?)).collect();
     found.sort_by(|a, b| a.0.cmp(&b.0));
     Ok(found)
 }
@@ -206,11 +204,7 @@ mod tests {
         assert_eq!(names(&mut fs, "/mnt/host"), [".", "..", "a", "b.txt", "c", "link"]);
         assert_eq!(read(&mut fs, "/mnt/host/b.txt"), b"bee");
         assert_eq!(read(&mut fs, "/mnt/host/a/inner.txt"), b"inner");
-        assert_eq!(
-            read(&mut fs, "/mnt/host/link"),
-            b"inner",
-            "host symlinks resolve in the guest"
-        );
+        assert_eq!(read(&mut fs, "/mnt/host/link"), b"inner", "host symlinks resolve in the guest");
         let root = fs.root();
         assert_eq!(fs.readlink(root, "/mnt/host/link"), Ok("a/inner.txt".to_string()));
         let a = fs.lookup(root, "/mnt/host/a", true).unwrap();
@@ -242,11 +236,7 @@ mod tests {
         host.put("x/f", "before");
         assert_eq!(read(&mut fs, "/m/late/file"), b"v1", "made after the mount");
         host.put("late/other", "o");
-        assert_eq!(
-            names(&mut fs, "/m/late"),
-            [".", "..", "file"],
-            "a directory is read once"
-        );
+        assert_eq!(names(&mut fs, "/m/late"), [".", "..", "file"], "a directory is read once");
         let root = fs.root();
         let f = fs.lookup(root, "/m/x/f", true).unwrap();
         assert_eq!(fs.size(f), Ok(6));
@@ -269,18 +259,7 @@ mod tests {
         write(&mut fs, "/new", b"n", T0);
         fs.mkdir(root, "/d/sub", T0).unwrap();
         write(&mut fs, "/d/g", b"rewritten", T0);
-        let truncated = fs
-            .open(
-                root,
-                "/f",
-                OpenFlags {
-                    truncate: true,
-                    ..OpenFlags::default()
-                },
-                true,
-                T0,
-            )
-            .unwrap();
+        let truncated = fs.open(root, "/f", OpenFlags { truncate: true, ..OpenFlags::default() }, true, T0).unwrap();
         assert_eq!(fs.size(truncated), Ok(0));
         assert_eq!(host.get("f").unwrap(), "original");
         assert_eq!(host.get("d/g").unwrap(), "g");
@@ -298,21 +277,13 @@ mod tests {
         let root = fs.root();
         fs.unlink(root, "/f", T0).unwrap();
         fs.rename(root, "/d", root, "/tmp/moved", T0).unwrap();
-        assert_eq!(
-            read(&mut fs, "/tmp/moved/g"),
-            b"g",
-            "a moved host directory still reads through"
-        );
+        assert_eq!(read(&mut fs, "/tmp/moved/g"), b"g", "a moved host directory still reads through");
         fs.unlink(root, "/e/h", T0).unwrap();
         fs.rmdir(root, "/e", T0).unwrap();
         assert_eq!(names(&mut fs, "/"), [".", "..", "dev", "tmp"]);
         assert_eq!(host.names(""), ["d", "e", "f"]);
         assert_eq!(host.get("d/g").unwrap(), "g");
-        assert_eq!(
-            fs.rmdir(root, "/tmp/moved", T0),
-            Err(Errno::NOTEMPTY),
-            "host entries count"
-        );
+        assert_eq!(fs.rmdir(root, "/tmp/moved", T0), Err(Errno::NOTEMPTY), "host entries count");
     }
 
     #[test]
@@ -326,11 +297,7 @@ mod tests {
         fs.mkdir(root, "/etc", T0).unwrap();
         write(&mut fs, "/etc/hosts", b"sim", T0);
         fs.mount_host(&host.0, "/").unwrap();
-        assert_eq!(
-            names(&mut fs, "/tmp"),
-            [".", ".."],
-            "/tmp stays the empty in-memory dir"
-        );
+        assert_eq!(names(&mut fs, "/tmp"), [".", ".."], "/tmp stays the empty in-memory dir");
         assert_eq!(names(&mut fs, "/"), [".", "..", "dev", "etc", "tmp"]);
         assert_eq!(names(&mut fs, "/dev"), [".", "..", "null", "zero"], "the host's /dev stays hidden");
         assert_eq!(read(&mut fs, "/etc/hosts"), b"sim");
@@ -366,10 +333,6 @@ mod tests {
         write(&mut fs, "/tmp/f", b"", T0);
         let err = fs.mount_host(&host.0, "/tmp/f").unwrap_err();
         assert!(err.contains("NOTDIR"), "{err}");
-        assert_eq!(
-            fs.lookup(fs.root(), "/m", true),
-            Err(Errno::NOENT),
-            "failed mounts create nothing"
-        );
+        assert_eq!(fs.lookup(fs.root(), "/m", true), Err(Errno::NOENT), "failed mounts create nothing");
     }
 }

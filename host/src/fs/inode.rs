@@ -60,12 +60,7 @@ pub(super) enum FileData {
 impl Dir {
     /// An empty directory; `attach` sets its parent.
     pub(super) fn new(host: Option<PathBuf>) -> Dir {
-        Dir {
-            entries: BTreeMap::new(),
-            parent: Ino(0),
-            subdirs: 0,
-            host,
-        }
+        Dir { entries: BTreeMap::new(), parent: Ino(0), subdirs: 0, host }
     }
 }
 
@@ -95,10 +90,7 @@ impl Inodes {
     /// A table holding only the root directory, inode 1, which is its own
     /// parent and permanently linked.
     pub(super) fn with_root(root: Ino, now_ns: u64) -> Inodes {
-        let mut inodes = Inodes {
-            map: BTreeMap::new(),
-            next: root.0,
-        };
+        let mut inodes = Inodes { map: BTreeMap::new(), next: root.0 };
         let mut dir = Dir::new(None);
         dir.parent = root;
         let ino = inodes.alloc(Node::Dir(dir), now_ns);
@@ -112,14 +104,7 @@ impl Inodes {
     pub(super) fn alloc(&mut self, node: Node, now_ns: u64) -> Ino {
         let ino = Ino(self.next);
         self.next += 1;
-        let inode = Inode {
-            node,
-            links: 0,
-            opens: 0,
-            atim: now_ns,
-            mtim: now_ns,
-            ctim: now_ns,
-        };
+        let inode = Inode { node, links: 0, opens: 0, atim: now_ns, mtim: now_ns, ctim: now_ns };
         self.map.insert(ino, inode);
         ino
     }
@@ -195,11 +180,7 @@ impl Inodes {
 
     /// Frees `ino` once no name and no open file description refers to it.
     pub(super) fn collect(&mut self, ino: Ino) {
-        if self
-            .map
-            .get(&ino)
-            .is_some_and(|inode| inode.links == 0 && inode.opens == 0)
-        {
+        if self.map.get(&ino).is_some_and(|inode| inode.links == 0 && inode.opens == 0) {
             self.map.remove(&ino);
         }
     }

@@ -114,15 +114,9 @@ impl Fs {
     /// A new tree: `/`, an empty writable `/tmp` and `/dev` with its devices,
     /// all stamped `now_ns`.
     pub fn new(now_ns: u64) -> Fs {
-        let mut fs = Fs {
-            inodes: Inodes::with_root(ROOT, now_ns),
-            host_time: now_ns,
-            disk: None,
-        };
+        let mut fs = Fs { inodes: Inodes::with_root(ROOT, now_ns), host_time: now_ns, disk: None };
         let tmp = fs.inodes.alloc(Node::Dir(Dir::new(None)), now_ns);
-        fs.inodes
-            .attach(ROOT, "tmp".to_string(), tmp)
-            .expect("the root of a new Fs is a directory");
+        fs.inodes.attach(ROOT, "tmp".to_string(), tmp).expect("the root of a new Fs is a directory");
         fs.make_devices(now_ns).expect("the root of a new Fs is a directory");
         fs
     }
@@ -135,15 +129,7 @@ impl Fs {
         let size = self.size(ino)?;
         let nlink = self.nlink(ino)?;
         let inode = self.inodes.get(ino)?;
-        Ok(Stat {
-            ino,
-            filetype: inode.filetype(),
-            nlink,
-            size,
-            atim: inode.atim,
-            mtim: inode.mtim,
-            ctim: inode.ctim,
-        })
+        Ok(Stat { ino, filetype: inode.filetype(), nlink, size, atim: inode.atim, mtim: inode.mtim, ctim: inode.ctim })
     }
 
     /// Sets the given times (WASI's `*_NOW` flags arrive here as

@@ -147,30 +147,14 @@ impl Fs {
             return Ok(Vec::new());
         }
         let parent = self.inodes.parent(dir)?;
-        let names: Vec<(String, Ino)> = self
-            .loaded_dir(dir)?
-            .entries
-            .iter()
-            .map(|(name, &ino)| (name.clone(), ino))
-            .collect();
+        let names: Vec<(String, Ino)> =
+            self.loaded_dir(dir)?.entries.iter().map(|(name, &ino)| (name.clone(), ino)).collect();
         let mut list = vec![
-            DirEntry {
-                name: ".".to_string(),
-                ino: dir,
-                filetype: FileType::Directory,
-            },
-            DirEntry {
-                name: "..".to_string(),
-                ino: parent,
-                filetype: FileType::Directory,
-            },
+            DirEntry { name: ".".to_string(), ino: dir, filetype: FileType::Directory },
+            DirEntry { name: "..".to_string(), ino: parent, filetype: FileType::Directory },
         ];
         for (name, ino) in names {
-            list.push(DirEntry {
-                name,
-                ino,
-                filetype: self.filetype(ino)?,
-            });
+            list.push(DirEntry { name, ino, filetype: self.filetype(ino)? });
         }
         Ok(list)
     }
@@ -286,10 +270,7 @@ mod tests {
         write(&mut fs, "/tmp/f", b"", T0);
         assert_eq!(fs.mkdir(root, "/tmp/f", T0), Err(Errno::EXIST));
         assert_eq!(fs.mkdir(root, "/tmp/f/y", T0), Err(Errno::NOTDIR));
-        assert!(
-            fs.mkdir(root, "/tmp/e/", T0).is_ok(),
-            "a trailing slash is fine for a directory"
-        );
+        assert!(fs.mkdir(root, "/tmp/e/", T0).is_ok(), "a trailing slash is fine for a directory");
         fs.symlink("/tmp/nowhere", root, "/tmp/dangling", T0).unwrap();
         assert_eq!(fs.mkdir(root, "/tmp/dangling", T0), Err(Errno::EXIST));
     }
@@ -307,11 +288,7 @@ mod tests {
         assert_eq!(fs.rmdir(root, "/tmp/d/..", T0), Err(Errno::NOTEMPTY));
         assert_eq!(fs.rmdir(root, "/", T0), Err(Errno::INVAL));
         fs.symlink("d", root, "/tmp/dl", T0).unwrap();
-        assert_eq!(
-            fs.rmdir(root, "/tmp/dl", T0),
-            Err(Errno::NOTDIR),
-            "symlinks are not followed"
-        );
+        assert_eq!(fs.rmdir(root, "/tmp/dl", T0), Err(Errno::NOTDIR), "symlinks are not followed");
         fs.unlink(root, "/tmp/d/f", T0).unwrap();
         fs.rmdir(root, "/tmp/d/", T0 + 4).unwrap();
         assert_eq!(fs.lookup(root, "/tmp/d", true), Err(Errno::NOENT));
@@ -381,11 +358,7 @@ mod tests {
         assert_eq!(fs.lookup(root, "/tmp/b", true), Ok(a));
         assert_eq!(names(&mut fs, "/tmp"), [".", "..", "b"]);
         let mut buf = [0; 3];
-        assert_eq!(
-            fs.read_at(b, 0, &mut buf),
-            Ok(3),
-            "the replaced file stays readable while open"
-        );
+        assert_eq!(fs.read_at(b, 0, &mut buf), Ok(3), "the replaced file stays readable while open");
         assert_eq!(fs.stat(b).unwrap().nlink, 0);
     }
 
@@ -411,11 +384,7 @@ mod tests {
         let full = ino(&mut fs, "/full");
         assert_eq!(fs.lookup(a, "..", true), Ok(full), ".. follows the move");
         assert_eq!(fs.stat(full).unwrap().nlink, 3);
-        assert_eq!(
-            fs.stat(root).unwrap().nlink,
-            5,
-            "subdirectories /tmp, /dev and /full are left"
-        );
+        assert_eq!(fs.stat(root).unwrap().nlink, 5, "subdirectories /tmp, /dev and /full are left");
     }
 
     #[test]
@@ -436,11 +405,7 @@ mod tests {
         let f = write(&mut fs, "/tmp/f", b"", T0);
         fs.link(root, "/tmp/f", root, "/tmp/g", T0).unwrap();
         fs.rename(root, "/tmp/f", root, "/tmp/g", T0).unwrap();
-        assert_eq!(
-            names(&mut fs, "/tmp"),
-            [".", "..", "f", "g"],
-            "same inode: nothing happens"
-        );
+        assert_eq!(names(&mut fs, "/tmp"), [".", "..", "f", "g"], "same inode: nothing happens");
         fs.rename(root, "/tmp/f", root, "/tmp/f", T0).unwrap();
         assert_eq!(fs.stat(f).unwrap().nlink, 2);
         assert_eq!(fs.rename(root, "/tmp/nope", root, "/tmp/x", T0), Err(Errno::NOENT));
@@ -451,11 +416,7 @@ mod tests {
         assert_eq!(fs.rename(root, "/tmp/f", root, "/tmp/..", T0), Err(Errno::INVAL));
         fs.symlink("f", root, "/tmp/l", T0).unwrap();
         fs.rename(root, "/tmp/l", root, "/tmp/m", T0).unwrap();
-        assert_eq!(
-            fs.readlink(root, "/tmp/m"),
-            Ok("f".to_string()),
-            "the symlink itself moves"
-        );
+        assert_eq!(fs.readlink(root, "/tmp/m"), Ok("f".to_string()), "the symlink itself moves");
     }
 
     #[test]
@@ -524,38 +485,10 @@ mod tests {
         let list = fs.read_dir(tmp).unwrap();
         let listed: Vec<&str> = list.iter().map(|e| e.name.as_str()).collect();
         assert_eq!(listed, [".", "..", "Beta", "alpha", "dir", "link", "m", "zeta"]);
-        assert_eq!(
-            list[0],
-            DirEntry {
-                name: ".".into(),
-                ino: tmp,
-                filetype: FileType::Directory
-            }
-        );
-        assert_eq!(
-            list[1],
-            DirEntry {
-                name: "..".into(),
-                ino: root,
-                filetype: FileType::Directory
-            }
-        );
-        assert_eq!(
-            list[4],
-            DirEntry {
-                name: "dir".into(),
-                ino: sub,
-                filetype: FileType::Directory
-            }
-        );
-        assert_eq!(
-            list[5],
-            DirEntry {
-                name: "link".into(),
-                ino: link,
-                filetype: FileType::SymbolicLink
-            }
-        );
+        assert_eq!(list[0], DirEntry { name: ".".into(), ino: tmp, filetype: FileType::Directory });
+        assert_eq!(list[1], DirEntry { name: "..".into(), ino: root, filetype: FileType::Directory });
+        assert_eq!(list[4], DirEntry { name: "dir".into(), ino: sub, filetype: FileType::Directory });
+        assert_eq!(list[5], DirEntry { name: "link".into(), ino: link, filetype: FileType::SymbolicLink });
         assert_eq!(list[6].filetype, FileType::RegularFile);
         assert_eq!(fs.read_dir(root).unwrap()[1].ino, root, "the root is its own parent");
         let file = ino(&mut fs, "/tmp/m");

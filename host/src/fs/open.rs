@@ -36,10 +36,7 @@ impl Fs {
     ) -> Result<Ino, Errno> {
         let at = self.resolve_parent(dir, path, budget)?;
         // A trailing slash asks for a directory and follows a final symlink.
-        let flags = OpenFlags {
-            directory: flags.directory || at.trailing_slash,
-            ..flags
-        };
+        let flags = OpenFlags { directory: flags.directory || at.trailing_slash, ..flags };
         let follow = follow || at.trailing_slash;
         match self.child(at.dir, &at.name)? {
             Some(ino) => self.open_existing(&at, ino, flags, follow, now_ns, budget),
@@ -101,28 +98,10 @@ mod tests {
     use super::super::testutil::*;
     use super::*;
 
-    const EXCL: OpenFlags = OpenFlags {
-        exclusive: true,
-        ..CREATE
-    };
-    const TRUNC: OpenFlags = OpenFlags {
-        create: false,
-        exclusive: false,
-        truncate: true,
-        directory: false,
-    };
-    const DIR: OpenFlags = OpenFlags {
-        create: false,
-        exclusive: false,
-        truncate: false,
-        directory: true,
-    };
-    const PLAIN: OpenFlags = OpenFlags {
-        create: false,
-        exclusive: false,
-        truncate: false,
-        directory: false,
-    };
+    const EXCL: OpenFlags = OpenFlags { exclusive: true, ..CREATE };
+    const TRUNC: OpenFlags = OpenFlags { create: false, exclusive: false, truncate: true, directory: false };
+    const DIR: OpenFlags = OpenFlags { create: false, exclusive: false, truncate: false, directory: true };
+    const PLAIN: OpenFlags = OpenFlags { create: false, exclusive: false, truncate: false, directory: false };
 
     #[test]
     fn create_makes_an_empty_file_and_touches_the_parent() {
@@ -131,17 +110,10 @@ mod tests {
         let file = fs.open(root, "/tmp/f", CREATE, true, T0 + 1).unwrap();
         assert_eq!(fs.lookup(root, "/tmp/f", true), Ok(file));
         let st = fs.stat(file).unwrap();
-        assert_eq!(
-            (st.filetype, st.size, st.nlink, st.ctim),
-            (FileType::RegularFile, 0, 1, T0 + 1)
-        );
+        assert_eq!((st.filetype, st.size, st.nlink, st.ctim), (FileType::RegularFile, 0, 1, T0 + 1));
         let tmp = fs.lookup(root, "/tmp", true).unwrap();
         assert_eq!(fs.stat(tmp).unwrap().mtim, T0 + 1);
-        assert_eq!(
-            fs.open(root, "/tmp/f", CREATE, true, T0),
-            Ok(file),
-            "create opens an existing file"
-        );
+        assert_eq!(fs.open(root, "/tmp/f", CREATE, true, T0), Ok(file), "create opens an existing file");
     }
 
     #[test]
@@ -193,19 +165,7 @@ mod tests {
         assert_eq!(fs.open(root, "/tmp", TRUNC, true, T0), Err(Errno::ISDIR));
         assert_eq!(fs.open(root, "/tmp", CREATE, true, T0), Err(Errno::ISDIR));
         assert_eq!(fs.open(root, "/tmp/new/", CREATE, true, T0), Err(Errno::ISDIR));
-        assert_eq!(
-            fs.open(
-                root,
-                "/tmp/new",
-                OpenFlags {
-                    directory: true,
-                    ..CREATE
-                },
-                true,
-                T0
-            ),
-            Err(Errno::INVAL)
-        );
+        assert_eq!(fs.open(root, "/tmp/new", OpenFlags { directory: true, ..CREATE }, true, T0), Err(Errno::INVAL));
         assert_eq!(fs.size(file), Ok(0));
     }
 
@@ -220,11 +180,7 @@ mod tests {
         assert_eq!(fs.open(root, "/tmp/link", PLAIN, false, T0), Err(Errno::LOOP));
         assert_eq!(fs.open(root, "/tmp/link", DIR, false, T0), Err(Errno::LOOP));
         let tmp = fs.lookup(root, "/tmp", true).unwrap();
-        assert_eq!(
-            fs.open(root, "/dirlink/", PLAIN, false, T0),
-            Ok(tmp),
-            "trailing slash follows"
-        );
+        assert_eq!(fs.open(root, "/dirlink/", PLAIN, false, T0), Ok(tmp), "trailing slash follows");
         fs.symlink("loop", root, "/loop", T0).unwrap();
         assert_eq!(fs.open(root, "/loop", CREATE, true, T0), Err(Errno::LOOP));
     }

@@ -41,11 +41,7 @@ fn parse(path: &str) -> Result<Parsed<'_>, Errno> {
     if names.iter().any(|name| name.len() > NAME_MAX) {
         return Err(Errno::NAMETOOLONG);
     }
-    Ok(Parsed {
-        absolute: path.starts_with('/'),
-        names,
-        trailing_slash: path.ends_with('/'),
-    })
+    Ok(Parsed { absolute: path.starts_with('/'), names, trailing_slash: path.ends_with('/') })
 }
 
 /// The symlinks one resolution may still follow.
@@ -108,11 +104,7 @@ impl Fs {
             cur = self.step(cur, name, true, budget)?;
         }
         self.require_dir(cur)?;
-        Ok(Parent {
-            dir: cur,
-            name: name.to_string(),
-            trailing_slash: parsed.trailing_slash,
-        })
+        Ok(Parent { dir: cur, name: name.to_string(), trailing_slash: parsed.trailing_slash })
     }
 
     /// The inode `name` names in `dir`, or `None` if there is no such entry.
@@ -197,11 +189,7 @@ mod tests {
         assert_eq!(fs.lookup(root, "/nope", true), Err(Errno::NOENT));
         assert_eq!(fs.lookup(root, "/nope/x", true), Err(Errno::NOENT));
         assert_eq!(fs.lookup(root, "/a/b/f/x", true), Err(Errno::NOTDIR));
-        assert_eq!(
-            fs.lookup(root, "/a/b/f/", true),
-            Err(Errno::NOTDIR),
-            "trailing slash needs a dir"
-        );
+        assert_eq!(fs.lookup(root, "/a/b/f/", true), Err(Errno::NOTDIR), "trailing slash needs a dir");
         assert_eq!(fs.lookup(root, "/a/b/f/.", true), Err(Errno::NOTDIR));
         assert!(fs.lookup(root, "/a/b/", true).is_ok());
         let f = fs.lookup(root, "/a/b/f", true).unwrap();
@@ -231,24 +219,12 @@ mod tests {
         let rel = fs.lookup(root, "/a/rel", false).unwrap();
         fs.symlink("/a/b", root, "/abs", T0).unwrap();
         fs.symlink("rel", root, "/a/chain", T0).unwrap();
-        assert_eq!(
-            fs.lookup(root, "/a/rel", true),
-            Ok(f),
-            "relative to the link's directory"
-        );
+        assert_eq!(fs.lookup(root, "/a/rel", true), Ok(f), "relative to the link's directory");
         assert_eq!(fs.lookup(root, "/a/rel", false), Ok(rel));
-        assert_eq!(
-            fs.lookup(root, "/abs/f", false),
-            Ok(f),
-            "intermediate links are always followed"
-        );
+        assert_eq!(fs.lookup(root, "/abs/f", false), Ok(f), "intermediate links are always followed");
         assert_eq!(fs.lookup(root, "/abs/", false), Ok(b), "a trailing slash follows");
         assert_eq!(fs.lookup(root, "/a/chain", true), Ok(f));
-        assert_eq!(
-            fs.lookup(root, "/abs/..", true),
-            fs.lookup(root, "/a", true),
-            ".. is physical"
-        );
+        assert_eq!(fs.lookup(root, "/abs/..", true), fs.lookup(root, "/a", true), ".. is physical");
     }
 
     #[test]

@@ -5,19 +5,11 @@ use super::{Fs, Ino, OpenFlags};
 /// A creation time distinct from zero, so tests see which time was stored.
 pub(super) const T0: u64 = 1_000;
 
-pub(super) const CREATE: OpenFlags = OpenFlags {
-    create: true,
-    exclusive: false,
-    truncate: false,
-    directory: false,
-};
+pub(super) const CREATE: OpenFlags = OpenFlags { create: true, exclusive: false, truncate: false, directory: false };
 
 /// Creates or truncates the file at `path` and writes `data` into it.
 pub(super) fn write(fs: &mut Fs, path: &str, data: &[u8], now_ns: u64) -> Ino {
-    let flags = OpenFlags {
-        truncate: true,
-        ..CREATE
-    };
+    let flags = OpenFlags { truncate: true, ..CREATE };
     let ino = fs.open(fs.root(), path, flags, true, now_ns).unwrap();
     assert_eq!(fs.write_at(ino, 0, data, now_ns), Ok(data.len()));
     ino

@@ -155,7 +155,8 @@ mod tests {
     fn fake(status: u32) -> Vec<u8> {
         let o = GO_1_26_AND_1_27;
         let mut memory = vec![0u8; 0x1000];
-        let put = |mem: &mut Vec<u8>, at: u64, v: u64| mem[at as usize..at as usize + 8].copy_from_slice(&v.to_le_bytes());
+        let put =
+            |mem: &mut Vec<u8>, at: u64, v: u64| mem[at as usize..at as usize + 8].copy_from_slice(&v.to_le_bytes());
         put(&mut memory, 0x100 + o.g_m as u64, 0x200);
         put(&mut memory, 0x300 + o.g_m as u64, 0x200);
         put(&mut memory, 0x200 + o.m_g0 as u64, 0x100);

@@ -58,9 +58,7 @@ pub fn read_str<T>(c: &Caller<'_, T>, ptr: u32, len: u32) -> Result<String, Errn
 
 /// The (ptr, len) pairs of an iovec array.
 pub fn read_iovecs<T>(c: &Caller<'_, T>, iovs: u32, count: u32) -> Result<Vec<(u32, u32)>, Errno> {
-    (0..count)
-        .map(|i| Ok((read_u32(c, iovs + 8 * i)?, read_u32(c, iovs + 8 * i + 4)?)))
-        .collect()
+    (0..count).map(|i| Ok((read_u32(c, iovs + 8 * i)?, read_u32(c, iovs + 8 * i + 4)?))).collect()
 }
 
 /// The bytes an iovec array points at, concatenated.

@@ -22,7 +22,6 @@ fn entry(c: &Caller<'_, Node>, fd: u32) -> Result<FdEntry, Errno> {
     c.data().fds.get(fd).cloned().ok_or(EBADF)
 }
 
-
 /// The 64-byte WASI filestat.
 pub(super) fn encode_filestat(stat: &Stat) -> [u8; 64] {
     let mut out = [0u8; 64];

@@ -24,7 +24,9 @@ const SUBCLOCK_ABSTIME: u16 = 1;
 enum Wait {
     /// Monotonic deadline in ns.
     Clock(u64),
-    Fd { fd: u32 },
+    Fd {
+        fd: u32,
+    },
 }
 
 struct Subscription {
@@ -49,9 +51,7 @@ fn read_subscriptions(c: &mut Caller<'_, Node>, ptr: u32, count: u32) -> Result<
                 let deadline = match (clock_id, flags & SUBCLOCK_ABSTIME != 0) {
                     (_, false) => now.saturating_add(timeout),
                     (CLOCK_MONOTONIC, true) => timeout,
-                    (CLOCK_REALTIME, true) => {
-                        now.saturating_add(timeout.saturating_sub(c.data().clock.realtime_now()))
-                    }
+                    (CLOCK_REALTIME, true) => now.saturating_add(timeout.saturating_sub(c.data().clock.realtime_now())),
                     _ => return Err(EINVAL),
                 };
                 Wait::Clock(deadline)
@@ -126,7 +126,9 @@ fn poll_oneoff(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<Errno, HostError> 
         let earliest = subs.iter().filter_map(|s| if let Wait::Clock(d) = s.wait { Some(d) } else { None }).min();
         let in_world = c.data().sim.is_some();
         if earliest.is_none() && !in_world {
-            return Err(HostError::Fail("deadlock: poll_oneoff waits for descriptors that can never become ready".into()));
+            return Err(HostError::Fail(
+                "deadlock: poll_oneoff waits for descriptors that can never become ready".into(),
+            ));
         }
         if let Some(counter_global) = c.data().preempt.as_ref().map(|p| p.counter_global()) {
             let counter = c.global_get(counter_global) as i64;

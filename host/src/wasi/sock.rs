@@ -75,7 +75,7 @@ pub fn accept(c: &mut Caller<'_, Node>, v: &[u64]) -> WasiResult {
     let (fd, flags, result_ptr) = (v[0] as u32, v[1] as u16, v[2] as u32);
     let entry = c.data().fds.get(fd).cloned().ok_or(EBADF)?;
     let FdKind::Listener(listener) = entry.kind else {
-        return Err(if matches!(entry.kind, FdKind::Socket(_)) { EINVAL } else { ENOTSOCK })
+        return Err(if matches!(entry.kind, FdKind::Socket(_)) { EINVAL } else { ENOTSOCK });
     };
     let ep = blocking(c, &entry, Wait::Readable(fd), |c| {
         let node = c.data();

@@ -5,8 +5,8 @@
 //! crash does to a node's disk and connections is `slot.rs`, the disk and
 //! network models' contracts; this file decides when and records what.
 
-use super::{vtime, Fault, FaultKind, World};
 use super::slot::State;
+use super::{Fault, FaultKind, World, vtime};
 use crate::fs::DiskFaultKind;
 use crate::net::NodeId;
 
@@ -101,7 +101,10 @@ impl World<'_> {
         };
         self.faults.push(Fault { at_ns, kind, node, until_ns: Some(until), op, applied });
         for file in &report.files {
-            self.say(format!("  {}: kept {} of {} pending writes (+{} bytes)", file.path, file.kept.ops, file.pending, file.kept.bytes));
+            self.say(format!(
+                "  {}: kept {} of {} pending writes (+{} bytes)",
+                file.path, file.kept.ops, file.pending, file.kept.bytes
+            ));
         }
         for path in &report.vanished {
             self.say(format!("  {path}: never durable, gone"));

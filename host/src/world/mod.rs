@@ -32,7 +32,7 @@ pub use plan::FaultConfig;
 pub use schedule::{Fault, FaultKind};
 pub use verdict::{Class, Failure, Properties, PropertySeen, Verdict};
 
-use crate::clock::{VirtualClock, MONOTONIC_START_NS};
+use crate::clock::{MONOTONIC_START_NS, VirtualClock};
 use crate::net::{Net, NetConfig};
 use crate::node::Report;
 use crate::preempt::goruntime::GoOffsets;
@@ -170,8 +170,7 @@ impl<'a> World<'a> {
     fn new(spec: &'a RunSpec, log: Option<&'a mut dyn Write>) -> World<'a> {
         let seed = spec.seed;
         let mut net = Net::new(spec.net, RandomStream::new(seed, "net latency", "", 0));
-        let mut slots: Vec<Slot> =
-            spec.programs.iter().map(|p| Slot::new(p, net.add_node(&p.name))).collect();
+        let mut slots: Vec<Slot> = spec.programs.iter().map(|p| Slot::new(p, net.add_node(&p.name))).collect();
         let mut linker = wasi::linker();
         preempt::register(&mut linker);
         sdk::register(&mut linker);
@@ -257,7 +256,10 @@ impl<'a> World<'a> {
                     node: "world".into(),
                     incarnation: 0,
                     property: None,
-                    message: format!("deadlock: every node is blocked and nothing is pending ({})", self.blocked_summary()),
+                    message: format!(
+                        "deadlock: every node is blocked and nothing is pending ({})",
+                        self.blocked_summary()
+                    ),
                 }]);
             };
             if at_ns > horizon_ns {
@@ -359,7 +361,8 @@ impl<'a> World<'a> {
             };
         };
         let pick = if tied.len() > 1 { tied[self.schedule.below(tied.len() as u64) as usize] } else { tied[0] };
-        let next = if matches!(self.slots[pick].state, State::Down { .. }) { Next::Boot(pick) } else { Next::Step(pick) };
+        let next =
+            if matches!(self.slots[pick].state, State::Down { .. }) { Next::Boot(pick) } else { Next::Step(pick) };
         Some((at, next))
     }
 
@@ -463,7 +466,10 @@ impl<'a> World<'a> {
             Run::Trapped(trap) => {
                 let (class, message) = if trap.kind == TrapKind::Interrupted {
                     let limit = vtime::go_duration(self.spec.watchdog.as_nanos() as u64);
-                    (Class::Watchdog, format!("stopped by the watchdog after {limit} of real time without yielding: {trap}"))
+                    (
+                        Class::Watchdog,
+                        format!("stopped by the watchdog after {limit} of real time without yielding: {trap}"),
+                    )
                 } else {
                     (Class::Trap, format!("trapped: {trap}"))
                 };
@@ -493,17 +499,28 @@ impl<'a> World<'a> {
                 Report::Property { kind, cond, message } => {
                     self.trace.record(b"property", message.as_bytes(), &[kind as u64, cond as u64]);
                     let first = !self.properties.contains_key(&message);
-                    let seen = self.properties.entry(message.clone()).or_insert(PropertySeen { kind, ever_true: false });
+                    let seen =
+                        self.properties.entry(message.clone()).or_insert(PropertySeen { kind, ever_true: false });
                     let first_true = cond && !seen.ever_true;
                     seen.ever_true |= cond;
                     if kind.fails(cond) {
                         self.say(format!("{name}#{k}: {}: {message}", kind.sdk_name()));
                     } else if first || first_true {
                         // Replay shows each property's first hit, and when it first holds.
-                        self.say(format!("{name}#{k}: {} {}: {message}", kind.sdk_name(), if cond { "holds" } else { "reached" }));
+                        self.say(format!(
+                            "{name}#{k}: {} {}: {message}",
+                            kind.sdk_name(),
+                            if cond { "holds" } else { "reached" }
+                        ));
                     }
                     if kind.fails(cond) {
-                        self.failures.push(Failure { class: Class::Property, node: name.clone(), incarnation: k, property: Some(kind), message });
+                        self.failures.push(Failure {
+                            class: Class::Property,
+                            node: name.clone(),
+                            incarnation: k,
+                            property: Some(kind),
+                            message,
+                        });
                     }
                 }
                 Report::Budget { default } => {
@@ -531,7 +548,8 @@ impl<'a> World<'a> {
     /// Slot `i` exited with `code`.
     fn exited(&mut self, i: usize, code: i32) -> Option<Verdict> {
         let slot = &self.slots[i];
-        let (name, k, workload, panic) = (slot.name().to_string(), slot.incarnation, slot.program.workload, slot.panic_line());
+        let (name, k, workload, panic) =
+            (slot.name().to_string(), slot.incarnation, slot.program.workload, slot.panic_line());
         self.hash_event(b"exit", &[i as u64, code as u32 as u64]);
         if workload {
             self.say(format!("{name}#{k} exited with status {code}"));
@@ -560,7 +578,10 @@ impl<'a> World<'a> {
         let (name, k) = (slot.name().to_string(), slot.incarnation);
         if slot.program.supervise && class != Class::Watchdog {
             let boot_at_ns = self.now_ns() + SUPERVISE_RESTART_NS;
-            self.say(format!("{name}#{k} {message}; supervised: restart at {}", vtime::go_duration(vtime::since_start_ns(boot_at_ns))));
+            self.say(format!(
+                "{name}#{k} {message}; supervised: restart at {}",
+                vtime::go_duration(vtime::since_start_ns(boot_at_ns))
+            ));
             self.progress.unwatch_counter();
             self.record_preemptions(i);
             let hash = self.slots[i].exit();

@@ -5,12 +5,12 @@
 //! what they decide.
 
 use super::NodeProgram;
-use crate::clock::{VirtualClock, EPOCH_UNIX_NS};
+use crate::clock::{EPOCH_UNIX_NS, VirtualClock};
 use crate::fs::{CrashReport, DiskFaults, Fs};
 use crate::net::{Net, NodeId};
 use crate::node::{Node, Output, SimLink};
-use crate::preempt::strategy::{PreemptConfig, Schedule};
 use crate::preempt::Preemption;
+use crate::preempt::strategy::{PreemptConfig, Schedule};
 use crate::random::RandomStream;
 use crate::watchdog::Progress;
 use seedfall_engine::{Instance, Linker};
@@ -109,7 +109,10 @@ impl<'a> Slot<'a> {
         node.preempt = p.counter_global.map(|counter| {
             let schedule = match &self.replay_preempt {
                 Some(points) => Schedule::fixed(points.iter().filter(|&&op| op > base).map(|op| op - base).collect()),
-                None => Schedule::new(&ctx.preempt.strategy, RandomStream::new(ctx.seed, "preempt", &p.name, self.incarnation)),
+                None => Schedule::new(
+                    &ctx.preempt.strategy,
+                    RandomStream::new(ctx.seed, "preempt", &p.name, self.incarnation),
+                ),
             };
             Preemption::new(counter, p.go_offsets, schedule, ctx.preempt.loops)
         });

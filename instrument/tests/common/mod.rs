@@ -9,8 +9,7 @@ use wasm_encoder::reencode::{Reencode, utils};
 use wasmparser::{KnownCustom, Name, Parser, Payload, Validator, WasmFeatures};
 
 pub fn tmp(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("seedfall-instrument-{}-{name}", std::process::id()))
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("seedfall-instrument-{}-{name}", std::process::id()))
 }
 
 /// Validates with `WasmFeatures::LIME1` (the engine's feature set), panicking with the error.
@@ -21,9 +20,7 @@ pub fn validate_lime1(wasm: &[u8]) {
 }
 
 pub fn validate_default(wasm: &[u8]) {
-    Validator::new()
-        .validate_all(wasm)
-        .unwrap_or_else(|e| panic!("output does not validate: {e}"));
+    Validator::new().validate_all(wasm).unwrap_or_else(|e| panic!("output does not validate: {e}"));
 }
 
 /// The `name` section's function names.
@@ -117,9 +114,7 @@ pub fn export_global(wasm: &[u8], global: u32, name: &str) -> Vec<u8> {
         }
     }
     let mut module = wasm_encoder::Module::new();
-    AddExport { global, name }
-        .parse_core_module(&mut module, Parser::new(0), wasm)
-        .unwrap();
+    AddExport { global, name }.parse_core_module(&mut module, Parser::new(0), wasm).unwrap();
     module.finish()
 }
 
@@ -135,12 +130,7 @@ pub fn python(script: &str, args: &[&str]) -> String {
         "these tests need the Python `wasmtime` package (pip install wasmtime): {}",
         String::from_utf8_lossy(&probe.stderr)
     );
-    let out = Command::new("python3")
-        .arg("-c")
-        .arg(script)
-        .args(args)
-        .output()
-        .expect("run python3");
+    let out = Command::new("python3").arg("-c").arg(script).args(args).output().expect("run python3");
     assert!(
         out.status.success(),
         "python3 failed ({}):\nstdout:\n{}\nstderr:\n{}",
