@@ -10,6 +10,7 @@ use seedfall_cache::Cache;
 use seedfall_engine::Code;
 use seedfall_host::net::NetConfig;
 use seedfall_host::preempt::goruntime::{self, GoOffsets};
+use seedfall_host::world::vtime::SimDuration;
 use seedfall_host::world::{FaultConfig, NodeProgram, RunSpec};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -116,7 +117,7 @@ impl Cluster {
     /// `schedule`, `budget_cap` or `duration_ns` to replay or shrink).
     pub fn spec(&self, seed: u64) -> RunSpec {
         let f = &self.config.faults;
-        let ns = |d: Duration| d.as_nanos() as u64;
+        let span = |d: Duration| SimDuration::from_ns(d.as_nanos() as u64);
         RunSpec {
             seed,
             programs: self
@@ -136,24 +137,27 @@ impl Cluster {
                     }
                 })
                 .collect(),
-            duration_ns: ns(self.config.duration),
+            duration: span(self.config.duration),
             watchdog: self.config.watchdog,
             preempt: self.config.preempt.clone(),
             faults: FaultConfig {
                 crash_per_sec: f.crash_per_sec,
-                crash_downtime_ns: (ns(f.crash_downtime.min), ns(f.crash_downtime.max)),
+                crash_downtime: (span(f.crash_downtime.min), span(f.crash_downtime.max)),
                 partition_per_sec: f.partition_per_sec,
-                partition_length_ns: (ns(f.partition_length.min), ns(f.partition_length.max)),
+                partition_length: (span(f.partition_length.min), span(f.partition_length.max)),
                 disk: seedfall_host::fs::DiskConfig {
                     crash_on_io: f.crash_on_io,
                     torn_writes: f.torn_writes,
                     fsync_eio: f.fsync_eio,
                     strict_dirs: f.strict_dirs,
                 },
+                swarm: false,
             },
             net: NetConfig::default(),
             budget_cap: None,
             schedule: None,
+            hash_log: false,
+            perturb: None,
         }
     }
 }

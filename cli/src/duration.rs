@@ -3,55 +3,8 @@
 
 use std::time::Duration;
 
-/// Units and their length in nanoseconds; exact integer arithmetic, so a
-/// schedule's "427.268419ms" is exactly 427,268,419 ns.
-const UNITS: &[(&str, u128)] = &[
-    ("ns", 1),
-    ("us", 1_000),
-    ("µs", 1_000),
-    ("ms", 1_000_000),
-    ("s", 1_000_000_000),
-    ("m", 60_000_000_000),
-    ("h", 3_600_000_000_000),
-];
-
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
-    let bad = || format!("{text:?} is not a duration like 500ms, 10s or 1m30s");
-    if text == "0" {
-        return Ok(Duration::ZERO);
-    }
-    if text.is_empty() {
-        return Err(bad());
-    }
-    let mut rest = text;
-    let mut total_ns: u128 = 0;
-    while !rest.is_empty() {
-        let number_len = rest.find(|c: char| !(c.is_ascii_digit() || c == '.')).ok_or_else(bad)?;
-        let (whole, fraction) = rest[..number_len].split_once('.').unwrap_or((&rest[..number_len], ""));
-        if whole.is_empty() && fraction.is_empty() || fraction.contains('.') {
-            return Err(bad());
-        }
-        rest = &rest[number_len..];
-        // Longest unit first, so "ms" is not read as "m" then "s".
-        let (unit, unit_ns) =
-            UNITS.iter().filter(|(u, _)| rest.starts_with(u)).max_by_key(|(u, _)| u.len()).ok_or_else(bad)?;
-        let too_long = || format!("{text:?} is too long a duration");
-        let whole: u128 = if whole.is_empty() { 0 } else { whole.parse().map_err(|_| too_long())? };
-        let digits = &fraction[..fraction.len().min(18)];
-        let fraction_ns = if digits.is_empty() {
-            0
-        } else {
-            digits.parse::<u128>().map_err(|_| bad())? * unit_ns / 10u128.pow(digits.len() as u32)
-        };
-        total_ns = whole
-            .checked_mul(*unit_ns)
-            .and_then(|n| n.checked_add(fraction_ns))
-            .and_then(|n| n.checked_add(total_ns))
-            .ok_or_else(too_long)?;
-        rest = &rest[unit.len()..];
-    }
-    let total_ns = u64::try_from(total_ns).map_err(|_| format!("{text:?} is too long a duration"))?;
-    Ok(Duration::from_nanos(total_ns))
+    seedfall_host::world::vtime::parse_go_duration(text).map(Duration::from_nanos)
 }
 
 #[cfg(test)]

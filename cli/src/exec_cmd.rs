@@ -13,7 +13,6 @@ use seedfall_host::node::Node;
 use seedfall_host::preempt::Preemption;
 use seedfall_host::preempt::goruntime;
 use seedfall_host::preempt::strategy::{PreemptConfig, Schedule};
-use seedfall_host::random::RandomStream;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -128,7 +127,7 @@ pub fn run(args: ExecArgs) -> ExitCode {
     let mut argv = vec![args.file.display().to_string()];
     argv.extend(args.args);
     let mut node = Node::new(NODE, args.seed, argv, env, fs);
-    let schedule = Schedule::new(&preempt.strategy, RandomStream::new(args.seed, "preempt", NODE, 1));
+    let schedule = Schedule::new(&preempt.strategy, seedfall_host::world::fault::preempt::stream(args.seed, NODE, 1));
     node.preempt = compiled.counter_global.map(|counter| Preemption::new(counter, offsets, schedule, preempt.loops));
     let (exit, instance) = match exec::run(compiled.code, node, watchdog) {
         Ok(done) => done,

@@ -5,12 +5,16 @@
 //! With `-faults`, the faults come from the schedule instead of the seed, with
 //! its duration and workload cap; a pass that only reached a duration shorter
 //! than the config's is said not to be proof of anything (`verify` is).
+//! `--save-trace FILE` writes the run's per-event hash log; `--against FILE`
+//! compares the run with such a log (from another machine, say) and names
+//! the first event where they part (exit 1 if they do).
 //! Exit codes as for `run`.
 
 use crate::report::fail_block;
 use crate::run_cmd::setup;
 use crate::schedule::Schedule;
-use seedfall_host::world::{self, Verdict, vtime::go_duration, vtime::go_duration_ms};
+use seedfall_host::world::divergence::{first_divergence, from_text, to_text};
+use seedfall_host::world::{self, Verdict, vtime::go_duration_ms};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -26,6 +30,17 @@ pub struct ReplayArgs {
     /// Replay exactly this fault schedule (a file `shrink` saved, or a bare array of faults).
     #[arg(long, value_name = "FILE")]
     faults: Option<PathBuf>,
+    /// Write the per-event hash log of the run here.
+    #[arg(long, value_name = "FILE")]
+    save_trace: Option<PathBuf>,
+    /// Compare the run with a log `--save-trace` wrote; name the first difference.
+    #[arg(long, value_name = "FILE")]
+    against: Option<PathBuf>,
+}
+
+fn fail(message: impl std::fmt::Display) -> ExitCode {
+    eprintln!("seedfall replay: {message}");
+    ExitCode::from(2)
 }
 
 pub fn run(args: ReplayArgs) -> ExitCode {
@@ -34,19 +49,24 @@ pub fn run(args: ReplayArgs) -> ExitCode {
         Err(code) => return code,
     };
     let mut spec = cluster.spec(args.seed);
-    let full_duration = spec.duration_ns;
+    let full_duration = spec.duration;
     if let Some(file) = &args.faults {
         let schedule = match Schedule::load(file) {
             Ok(s) => s,
-            Err(e) => {
-                eprintln!("seedfall replay: {e}");
-                return ExitCode::from(2);
-            }
+            Err(e) => return fail(e),
         };
         spec.schedule = Some(schedule.faults);
-        spec.duration_ns = schedule.duration_ns.unwrap_or(spec.duration_ns);
+        spec.duration = schedule.duration.unwrap_or(spec.duration);
         spec.budget_cap = schedule.ops;
     }
+    let against = match &args.against {
+        Some(file) => match std::fs::read_to_string(file).map_err(|e| e.to_string()).and_then(|t| from_text(&t)) {
+            Ok(log) => Some(log),
+            Err(e) => return fail(format!("{}: {e}", file.display())),
+        },
+        None => None,
+    };
+    spec.hash_log = args.save_trace.is_some() || against.is_some();
     let mut stdout = std::io::stdout().lock();
     let result = match world::run(&spec, Some(&mut stdout)) {
         Ok(result) => result,
@@ -55,7 +75,7 @@ pub fn run(args: ReplayArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let t = go_duration_ms(result.end_ns);
+    let t = go_duration_ms(result.end.ns());
     let real = go_duration_ms(result.timings.total.as_nanos() as u64);
     let verdict = match &result.verdict {
         Verdict::Pass => format!("PASS seed {} at t={t} ({} scheduler steps, {real} real)\n", args.seed, result.steps),
@@ -66,15 +86,33 @@ pub fn run(args: ReplayArgs) -> ExitCode {
         Verdict::Fail(_) => fail_block(args.seed, &result),
     };
     let _ = write!(stdout, "{verdict}");
-    if result.verdict == Verdict::Horizon && spec.duration_ns < full_duration {
+    if result.verdict == Verdict::Horizon && spec.duration < full_duration {
         let _ = writeln!(
             stdout,
-            "note: this run was cut short at {} (the config runs {}): a pass here is not proof of a fix; use `seedfall verify`",
-            go_duration(spec.duration_ns),
-            go_duration(full_duration)
+            "note: this run was cut short at {} (the config runs {full_duration}): a pass here is not proof of a fix; use `seedfall verify`",
+            spec.duration,
         );
     }
     let _ = writeln!(stdout, "trace hash {}", result.trace_hash);
+    let log = result.hash_log.as_deref().unwrap_or_default();
+    if let Some(file) = &args.save_trace {
+        if let Err(e) = std::fs::write(file, to_text(log)) {
+            return fail(format!("cannot write {}: {e}", file.display()));
+        }
+        let _ = writeln!(stdout, "trace log: {} events written to {}", log.len(), file.display());
+    }
+    let mut diverged = false;
+    if let Some(expected) = &against {
+        match first_divergence(expected, log) {
+            Some(d) => {
+                diverged = true;
+                let _ = writeln!(stdout, "differs from {}: {d}", args.against.as_ref().expect("read above").display());
+            }
+            None => {
+                let _ = writeln!(stdout, "same {} events as {}", log.len(), args.against.as_ref().expect("read").display());
+            }
+        }
+    }
     let t = &result.timings;
     let _ = writeln!(
         stdout,
@@ -87,5 +125,5 @@ pub fn run(args: ReplayArgs) -> ExitCode {
         t.host_calls,
         go_duration_ms(t.total.saturating_sub(t.boot + t.guest).as_nanos() as u64),
     );
-    ExitCode::from(if matches!(result.verdict, Verdict::Fail(_)) { 1 } else { 0 })
+    ExitCode::from(if diverged || matches!(result.verdict, Verdict::Fail(_)) { 1 } else { 0 })
 }

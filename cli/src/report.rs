@@ -15,7 +15,7 @@ pub fn fail_block(seed: u64, run: &RunResult) -> String {
     let Verdict::Fail(failures) = &run.verdict else { return String::new() };
     let real = go_duration_ms(run.timings.total.as_nanos() as u64);
     let mut out =
-        format!("FAIL seed {seed} at t={} ({} scheduler steps, {real} real)\n", go_duration_ms(run.end_ns), run.steps);
+        format!("FAIL seed {seed} at t={} ({} scheduler steps, {real} real)\n", go_duration_ms(run.end.ns()), run.steps);
     for failure in failures {
         out.push_str(&format!("  {failure}\n"));
     }
@@ -107,9 +107,9 @@ impl Tally {
         if outcome.diverged() {
             self.diverged.push(outcome.seed);
         }
-        self.trace_hashes.insert(outcome.seed, run.trace_hash.clone());
+        self.trace_hashes.insert(outcome.seed, run.trace_hash.to_string());
         self.steps += run.steps;
-        self.virtual_ns += run.end_ns;
+        self.virtual_ns += run.end.ns();
         self.properties.add(run);
         let t = &mut self.timings;
         t.boot += run.timings.boot;
@@ -124,7 +124,7 @@ impl Tally {
                 self.horizon += 1;
             }
             Verdict::Fail(failures) => {
-                self.failed.insert(outcome.seed, (failures.clone(), run.end_ns, run.steps, run.timings.total));
+                self.failed.insert(outcome.seed, (failures.clone(), run.end.ns(), run.steps, run.timings.total));
             }
         }
     }

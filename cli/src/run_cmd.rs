@@ -82,13 +82,8 @@ pub fn run(args: RunArgs) -> ExitCode {
         if let Ok(run) = &outcome.result {
             found.push_str(&fail_block(outcome.seed, run));
         }
-        if outcome.diverged() {
-            let first = outcome.result.as_ref().map(|r| r.trace_hash.clone()).unwrap_or_default();
-            found.push_str(&format!(
-                "FAIL seed {} is not deterministic: trace hash {first} then {}\n",
-                outcome.seed,
-                outcome.check_hash.as_deref().unwrap_or("")
-            ));
+        if let Some(divergence) = &outcome.divergence {
+            found.push_str(&format!("FAIL seed {} is not deterministic: {divergence}\n", outcome.seed));
         }
         if let Err(e) = &outcome.result {
             found.push_str(&format!("ERROR seed {}: {e}\n", outcome.seed));

@@ -1,16 +1,14 @@
-//! Fault schedule files (`.seedfall/[X.]seed-N.faults.json`): the faults of
-//! a run as `{at, kind, node, until, op}` (times as Go duration strings of
-//! virtual time; `op` the node's disk-operation number for faults drawn at a
-//! disk operation; `applied` how much of the operation a `crash_on_io`
-//! let through), with `seed`, `duration`, `ops` (the `sim.Budget` cap),
-//! `shrunk_from` and `shrink_runs`. A bare JSON array of faults is read too.
-//! Errors name the file and the fault.
+//! Fault schedule files (`.seedfall/[X.]seed-N.faults.json`), in the
+//! reference tool's format: `seed`, `faults` (each fault's object is its
+//! kind's, `seedfall_host::world::Fault::to_json`), `duration`, `ops` (the
+//! `sim.Budget` cap), `shrunk_from` (`{faults, duration, ops}` before
+//! shrinking) and `shrink_runs`. Files written before (a bare JSON array of
+//! faults, `shrunk_from` as a count, kind `crash_on_io`, partitions as
+//! `"node": "a,b"`) are read too. Errors name the file and the fault.
 
-use crate::duration::parse_duration;
-use seedfall_host::fs::Prefix;
-use seedfall_host::world::vtime::go_duration;
-use seedfall_host::world::{Fault, FaultKind};
-use serde_json::{Map, Value, json};
+use seedfall_host::world::Fault;
+use seedfall_host::world::vtime::{SimDuration, go_duration, parse_go_duration};
+use serde_json::{Value, json};
 use std::path::Path;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -18,40 +16,34 @@ pub struct Schedule {
     pub seed: Option<u64>,
     pub faults: Vec<Fault>,
     /// Virtual-time horizon of the run (None: the config's).
-    pub duration_ns: Option<u64>,
+    pub duration: Option<SimDuration>,
     /// Cap on `sim.Budget` (None: the workload's default).
     pub ops: Option<u64>,
-    /// Faults before shrinking, and the runs it took.
-    pub shrunk_from: Option<usize>,
+    /// What the run was before shrinking, and the runs it took.
+    pub shrunk_from: Option<ShrunkFrom>,
     pub shrink_runs: Option<u64>,
 }
 
-pub fn fault_json(f: &Fault) -> Value {
-    let mut o = Map::new();
-    o.insert("at".into(), json!(go_duration(f.at_ns)));
-    o.insert("kind".into(), json!(f.kind.name()));
-    o.insert("node".into(), json!(f.node));
-    if let Some(until) = f.until_ns {
-        o.insert("until".into(), json!(go_duration(until)));
-    }
-    if let Some(op) = f.op {
-        o.insert("op".into(), json!(op));
-    }
-    if let Some(p) = f.applied {
-        o.insert("applied".into(), json!({"ops": p.ops, "bytes": p.bytes}));
-    }
-    Value::Object(o)
+/// A schedule's size before shrinking.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct ShrunkFrom {
+    pub faults: usize,
+    pub duration: Option<SimDuration>,
+    pub ops: Option<u64>,
 }
 
 impl Schedule {
     pub fn to_json(&self) -> String {
+        let shrunk_from = self.shrunk_from.map(|s| {
+            json!({"faults": s.faults, "duration": s.duration.map(|d| go_duration(d.ns())), "ops": s.ops})
+        });
         let doc = json!({
             "seed": self.seed,
-            "duration": self.duration_ns.map(go_duration),
+            "faults": self.faults.iter().map(Fault::to_json).collect::<Vec<_>>(),
+            "duration": self.duration.map(|d| go_duration(d.ns())),
             "ops": self.ops,
-            "shrunk_from": self.shrunk_from,
+            "shrunk_from": shrunk_from,
             "shrink_runs": self.shrink_runs,
-            "faults": self.faults.iter().map(fault_json).collect::<Vec<_>>(),
         });
         serde_json::to_string_pretty(&doc).expect("JSON values serialize") + "\n"
     }
@@ -81,102 +73,104 @@ impl Schedule {
             _ => return Err("a schedule is an object with `faults`, or an array of faults".into()),
         };
         let field = |name: &str| object.and_then(|o| o.get(name)).filter(|v| !v.is_null());
-        let number = |name: &str| -> Result<Option<u64>, String> {
-            field(name).map(|v| v.as_u64().ok_or(format!("`{name}` must be a whole number"))).transpose()
+        let shrunk_from = match field("shrunk_from") {
+            None => None,
+            // Older files: the fault count alone.
+            Some(Value::Number(n)) => Some(ShrunkFrom { faults: count(n, "shrunk_from")? as usize, ..Default::default() }),
+            Some(Value::Object(o)) => Some(ShrunkFrom {
+                faults: number(o.get("faults"), "shrunk_from.faults")?.unwrap_or(0) as usize,
+                duration: duration(o.get("duration"), "shrunk_from.duration")?,
+                ops: number(o.get("ops"), "shrunk_from.ops")?,
+            }),
+            Some(_) => return Err("`shrunk_from` is an object {faults, duration, ops}".into()),
         };
-        let duration_ns = field("duration").map(|v| duration_ns(v, "duration")).transpose()?;
         Ok(Schedule {
-            seed: number("seed")?,
+            seed: number(field("seed"), "seed")?,
             faults: faults
                 .iter()
                 .enumerate()
-                .map(|(i, f)| fault(f).map_err(|e| format!("fault {i}: {e}")))
+                .map(|(i, f)| Fault::from_json(f).map_err(|e| format!("fault {i}: {e}")))
                 .collect::<Result<_, _>>()?,
-            duration_ns,
-            ops: number("ops")?,
-            shrunk_from: number("shrunk_from")?.map(|n| n as usize),
-            shrink_runs: number("shrink_runs")?,
+            duration: duration(field("duration"), "duration")?,
+            ops: number(field("ops"), "ops")?,
+            shrunk_from,
+            shrink_runs: number(field("shrink_runs"), "shrink_runs")?,
         })
     }
 }
 
-fn duration_ns(v: &Value, name: &str) -> Result<u64, String> {
-    let text = v.as_str().ok_or(format!("`{name}` must be a duration string like \"427.268419ms\""))?;
-    Ok(parse_duration(text).map_err(|e| format!("`{name}`: {e}"))?.as_nanos() as u64)
+fn count(n: &serde_json::Number, name: &str) -> Result<u64, String> {
+    n.as_u64().ok_or(format!("`{name}` must be a whole number"))
 }
 
-fn fault(v: &Value) -> Result<Fault, String> {
-    let o = v.as_object().ok_or("a fault is an object {at, kind, node, until, op}")?;
-    for key in o.keys() {
-        if !["at", "kind", "node", "until", "op", "applied"].contains(&key.as_str()) {
-            return Err(format!("unknown field `{key}` (a fault has at, kind, node, until, op, applied)"));
-        }
+fn number(v: Option<&Value>, name: &str) -> Result<Option<u64>, String> {
+    match v.filter(|v| !v.is_null()) {
+        None => Ok(None),
+        Some(Value::Number(n)) => count(n, name).map(Some),
+        Some(_) => Err(format!("`{name}` must be a whole number")),
     }
-    let kind_name = o.get("kind").and_then(Value::as_str).ok_or("`kind` is missing")?;
-    let kind = FaultKind::from_name(kind_name)
-        .ok_or(format!("unknown kind {kind_name:?} (crash, crash_on_io, fsync_eio, partition, preempt)"))?;
-    let node = o.get("node").and_then(Value::as_str).ok_or("`node` is missing")?.to_string();
-    let at_ns = o.get("at").map(|v| duration_ns(v, "at")).transpose()?.unwrap_or(0);
-    let until_ns = o.get("until").filter(|v| !v.is_null()).map(|v| duration_ns(v, "until")).transpose()?;
-    let op =
-        o.get("op").filter(|v| !v.is_null()).map(|v| v.as_u64().ok_or("`op` must be a whole number")).transpose()?;
-    if kind.by_op() && op.is_none() {
-        return Err(format!("a {kind_name} fault needs `op` (a disk-operation or counted-call number)"));
-    }
-    let applied = match o.get("applied") {
-        Some(Value::Object(p)) => Some(Prefix {
-            ops: p.get("ops").and_then(Value::as_u64).unwrap_or(0) as usize,
-            bytes: p.get("bytes").and_then(Value::as_u64).unwrap_or(0) as usize,
-        }),
-        _ => None,
-    };
-    Ok(Fault { at_ns, kind, node, until_ns, op, applied })
+}
+
+fn duration(v: Option<&Value>, name: &str) -> Result<Option<SimDuration>, String> {
+    let Some(v) = v.filter(|v| !v.is_null()) else { return Ok(None) };
+    let text = v.as_str().ok_or(format!("`{name}` must be a duration string like \"427.268419ms\""))?;
+    parse_go_duration(text).map(|ns| Some(SimDuration::from_ns(ns))).map_err(|e| format!("`{name}`: {e}"))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use seedfall_host::world::{Kind, Target};
 
     #[test]
-    fn round_trips_and_reads_bare_arrays() {
-        let schedule = Schedule {
-            seed: Some(3),
-            faults: vec![
-                Fault {
-                    at_ns: 427_268_419,
-                    kind: FaultKind::Crash,
-                    node: "server".into(),
-                    until_ns: Some(900_000_000),
-                    op: None,
-                    applied: None,
-                },
-                Fault {
-                    at_ns: 1_000_000_001,
-                    kind: FaultKind::CrashOnIo,
-                    node: "server".into(),
-                    until_ns: Some(1_500_000_000),
-                    op: Some(142),
-                    applied: Some(Prefix { ops: 0, bytes: 5 }),
-                },
-            ],
-            duration_ns: Some(20_000_000_000),
-            ops: Some(13),
-            shrunk_from: Some(14),
-            shrink_runs: Some(57),
-        };
-        let text = schedule.to_json();
-        assert!(text.contains("\"at\": \"427.268419ms\""), "{text}");
-        assert_eq!(Schedule::parse(&text).unwrap(), schedule);
-        let bare = r#"[{"at": "1s", "kind": "partition", "node": "a,b", "until": "2s"}]"#;
-        let parsed = Schedule::parse(bare).unwrap();
-        assert_eq!(parsed.faults[0].nodes(), vec!["a", "b"]);
-        assert_eq!(parsed.duration_ns, None);
-        assert!(Schedule::parse(r#"[{"kind": "crash_on_io", "node": "a"}]"#).unwrap_err().contains("needs `op`"));
-        assert!(Schedule::parse(r#"[{"kind": "crsh", "node": "a"}]"#).unwrap_err().contains("unknown kind"));
-        assert!(
-            Schedule::parse(r#"[{"kind": "crash", "node": "a", "whn": 1}]"#)
-                .unwrap_err()
-                .contains("unknown field `whn`")
+    fn reads_the_reference_format_and_older_files() {
+        let reference = r#"{
+          "seed": 1,
+          "faults": [
+            { "at": "427.268419ms", "kind": "crash_io", "node": "server", "until": "761.268419ms", "op": 56 },
+            { "at": "802ms", "kind": "crash", "node": "server", "until": "802ms" },
+            { "at": "10ns", "kind": "preempt", "node": "journal", "until": "0s", "op": 259662 },
+            { "at": "1s", "kind": "partition", "groups": [["a"], ["b", "c"]], "oneway": true, "until": "2s" }
+          ],
+          "duration": "991ms",
+          "ops": 63,
+          "shrunk_from": { "faults": 33, "duration": "1m0s", "ops": 200 },
+          "shrink_runs": 191
+        }"#;
+        let schedule = Schedule::parse(reference).unwrap();
+        assert_eq!(schedule.faults.len(), 4);
+        assert_eq!(schedule.faults[0].kind, Kind::from_name("crash_io").unwrap());
+        assert_eq!(schedule.faults[0].op, Some(56));
+        assert_eq!(
+            schedule.faults[3].target,
+            Target::Groups { groups: vec![vec!["a".into()], vec!["b".into(), "c".into()]], oneway: true }
         );
+        let from = schedule.shrunk_from.unwrap();
+        assert_eq!((from.faults, from.duration, from.ops), (33, Some(SimDuration::from_ns(60_000_000_000)), Some(200)));
+        let text = schedule.to_json();
+        assert_eq!(Schedule::parse(&text).unwrap(), schedule, "round trip:\n{text}");
+        let written: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(written["shrunk_from"]["duration"], "1m0s");
+        assert_eq!(written["faults"][0]["kind"], "crash_io");
+        assert_eq!(written["faults"][3]["groups"][1][1], "c");
+
+        // What earlier versions wrote.
+        let old = r#"{"seed": 3, "shrunk_from": 14, "faults": [
+            {"at": "1s", "kind": "crash_on_io", "node": "s", "until": "2s", "op": 142, "applied": {"ops": 0, "bytes": 5}},
+            {"at": "1s", "kind": "partition", "node": "a,b", "until": "2s"}]}"#;
+        let old = Schedule::parse(old).unwrap();
+        assert_eq!(old.shrunk_from.unwrap().faults, 14);
+        assert_eq!(old.faults[0].kind.name(), "crash_io");
+        assert_eq!(old.faults[0].applied.unwrap().bytes, 5);
+        assert_eq!(old.faults[1].target, Target::Groups { groups: vec![vec!["a".into(), "b".into()]], oneway: false });
+        let bare = Schedule::parse(r#"[{"at": "1s", "kind": "crash", "node": "a", "until": "2s"}]"#).unwrap();
+        assert_eq!(bare.duration, None);
+
+        assert!(Schedule::parse(r#"[{"kind": "crash_io", "node": "a"}]"#).unwrap_err().contains("needs `op`"));
+        assert!(Schedule::parse(r#"[{"kind": "crsh", "node": "a"}]"#).unwrap_err().contains("unknown kind"));
+        let typo = Schedule::parse(r#"[{"kind": "crash", "node": "a", "whn": 1}]"#).unwrap_err();
+        assert!(typo.contains("unknown field `whn`"), "{typo}");
+        let groups = Schedule::parse(r#"[{"kind": "partition", "groups": "a"}]"#).unwrap_err();
+        assert!(groups.contains("`groups` must be"), "{groups}");
     }
 }

@@ -11,7 +11,8 @@
 use crate::duration::parse_duration;
 use crate::run_cmd::setup;
 use crate::schedule::Schedule;
-use seedfall_host::world::{self, Fault, FaultKind, Verdict, vtime::go_duration};
+use seedfall_host::world::vtime::{SimDuration, SimTime};
+use seedfall_host::world::{self, Verdict};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -49,23 +50,6 @@ pub struct FaultsArgs {
     out: Option<PathBuf>,
 }
 
-/// One readable line for a fault.
-pub fn describe(f: &Fault) -> String {
-    let mut line = format!("{:>14}  {:<11} {}", go_duration(f.at_ns), f.kind.name(), f.node);
-    if let Some(until) = f.until_ns {
-        line.push_str(&format!(" until {} ({})", go_duration(until), go_duration(until.saturating_sub(f.at_ns))));
-    }
-    match (f.op, f.kind) {
-        (Some(op), FaultKind::Preempt) => line.push_str(&format!(" at counted call {op}")),
-        (Some(op), _) => line.push_str(&format!(" at disk op {op}")),
-        (None, _) => {}
-    }
-    if let Some(p) = f.applied {
-        line.push_str(&format!(", applied {} ops + {} bytes", p.ops, p.bytes));
-    }
-    line
-}
-
 fn fail(command: &str, message: impl std::fmt::Display) -> ExitCode {
     eprintln!("seedfall {command}: {message}");
     ExitCode::from(2)
@@ -80,15 +64,15 @@ pub fn inspect(args: InspectArgs) -> ExitCode {
     println!(
         "seed {}, duration {}, workload ops {}, {} faults{}",
         opt(schedule.seed),
-        schedule.duration_ns.map_or("(the config's)".into(), go_duration),
+        schedule.duration.map_or("(the config's)".into(), |d| d.to_string()),
         opt(schedule.ops),
         schedule.faults.len(),
         schedule
             .shrunk_from
-            .map_or(String::new(), |n| format!(" (shrunk from {n} in {} runs)", opt(schedule.shrink_runs))),
+            .map_or(String::new(), |s| format!(" (shrunk from {} in {} runs)", s.faults, opt(schedule.shrink_runs))),
     );
     for (i, f) in schedule.faults.iter().enumerate() {
-        println!("[{i}] {}", describe(f));
+        println!("[{i}] {}", f.describe());
     }
     ExitCode::SUCCESS
 }
@@ -113,7 +97,7 @@ pub fn verify(args: VerifyArgs) -> ExitCode {
         Ok(r) => r,
         Err(e) => return fail("verify", e),
     };
-    let full = go_duration(spec.duration_ns);
+    let full = spec.duration;
     match &result.verdict {
         Verdict::Pass => {
             println!("verified: seed {seed} with {} faults passes over the full run ({full})", schedule.faults.len());
@@ -152,12 +136,10 @@ pub fn edit(args: FaultsArgs) -> ExitCode {
             None => (false, delta.strip_prefix('+').unwrap_or(delta)),
         };
         let apply = |value: u64, by: u64| if negative { value.saturating_sub(by) } else { value + by };
-        if fault.kind.by_op() {
+        if fault.kind.trigger().by_op() {
             let Ok(by) = magnitude.parse::<u64>() else {
-                return fail(
-                    "faults",
-                    format!("--shift {shift:?}: fault {index} is recorded by disk operation: DELTA is a count"),
-                );
+                let unit = fault.kind.trigger().op_unit();
+                return fail("faults", format!("--shift {shift:?}: fault {index} is recorded by {unit}: DELTA is a count"));
             };
             fault.op = fault.op.map(|op| apply(op, by).max(1));
         } else {
@@ -165,9 +147,9 @@ pub fn edit(args: FaultsArgs) -> ExitCode {
                 Ok(d) => d.as_nanos() as u64,
                 Err(e) => return fail("faults", format!("--shift {shift:?}: {e}")),
             };
-            let length = fault.until_ns.map(|u| u.saturating_sub(fault.at_ns));
-            fault.at_ns = apply(fault.at_ns, by);
-            fault.until_ns = length.map(|l| fault.at_ns + l);
+            let length = fault.length();
+            fault.at = SimTime::from_ns(apply(fault.at.ns(), by));
+            fault.until = length.map(|l: SimDuration| fault.at.plus(l));
         }
     }
     let mut remove = args.remove.clone();

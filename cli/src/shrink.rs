@@ -6,9 +6,10 @@
 //! 1. remove faults by delta debugging, down to single faults (1-minimal);
 //! 2. cap the workload (`sim.Budget`) by bisection;
 //! 3. trim the duration to just past the failure;
-//! 4. simplify each fault: shorter downtimes and partitions, planned faults
-//!    earlier, nodes off the cut side of a partition (faults recorded at a
-//!    disk operation keep their op); times to within 2 ms.
+//! 4. simplify each fault as its kind allows (`FaultKind::simplify`,
+//!    `narrower`): shorter downtimes and partitions, planned faults earlier,
+//!    nodes off the cut side of a partition (faults recorded at a disk
+//!    operation keep their op); times to within 2 ms.
 //!
 //! No random choices. Candidates of one removal round run at once on the
 //! workers; the first failing one in sequential order wins, and the run
@@ -16,7 +17,8 @@
 //! the count are the same for any worker count. Bisections are sequential.
 
 use crate::cluster::Cluster;
-use seedfall_host::world::{self, Fault, FaultKind, RunResult, Verdict};
+use seedfall_host::world::vtime::{SimDuration, SimTime};
+use seedfall_host::world::{self, Fault, RunResult, Verdict};
 use std::time::{Duration, Instant};
 
 /// Times are bisected to this precision.
@@ -26,7 +28,7 @@ pub const TIME_STEP_NS: u64 = 2_000_000;
 #[derive(Debug, Clone, PartialEq)]
 pub struct Candidate {
     pub faults: Vec<Fault>,
-    pub duration_ns: u64,
+    pub duration: SimDuration,
     /// Cap on `sim.Budget` (None: the workload's default).
     pub ops: Option<u64>,
 }
@@ -53,7 +55,7 @@ pub struct Shrinker<'a> {
     /// The budget ran out before the passes converged.
     pub stopped_early: bool,
     /// Virtual time at which the best candidate fails.
-    pub fail_ns: u64,
+    pub fail_at: SimTime,
 }
 
 /// The first failure's signature, if the run failed.
@@ -71,7 +73,7 @@ impl<'a> Shrinker<'a> {
         signature: String,
         workers: usize,
         budget: Budget,
-        fail_ns: u64,
+        fail_at: SimTime,
     ) -> Self {
         Shrinker {
             cluster,
@@ -82,7 +84,7 @@ impl<'a> Shrinker<'a> {
             started: Instant::now(),
             runs: 0,
             stopped_early: false,
-            fail_ns,
+            fail_at,
         }
     }
 
@@ -90,14 +92,14 @@ impl<'a> Shrinker<'a> {
     pub fn run(&self, c: &Candidate) -> Result<RunResult, String> {
         let mut spec = self.cluster.spec(self.seed);
         spec.schedule = Some(c.faults.clone());
-        spec.duration_ns = c.duration_ns;
+        spec.duration = c.duration;
         spec.budget_cap = c.ops;
         world::run(&spec, None).map_err(|e| e.to_string())
     }
 
-    fn fails_same(&self, c: &Candidate) -> Option<u64> {
+    fn fails_same(&self, c: &Candidate) -> Option<SimTime> {
         let run = self.run(c).ok()?;
-        (signature(&run).as_deref() == Some(self.signature.as_str())).then_some(run.end_ns)
+        (signature(&run).as_deref() == Some(self.signature.as_str())).then_some(run.end)
     }
 
     fn exhausted(&mut self) -> bool {
@@ -112,7 +114,7 @@ impl<'a> Shrinker<'a> {
 
     /// The first candidate, in order, that fails the same way; runs them
     /// `workers` at a time and counts what a sequential search would run.
-    fn first_failing(&mut self, candidates: &[Candidate]) -> Option<(usize, u64)> {
+    fn first_failing(&mut self, candidates: &[Candidate]) -> Option<(usize, SimTime)> {
         let mut start = 0;
         while start < candidates.len() {
             if self.exhausted() {
@@ -124,7 +126,7 @@ impl<'a> Shrinker<'a> {
             }
             let batch = &candidates[start..start + width];
             let this = &*self;
-            let results: Vec<Option<u64>> = std::thread::scope(|scope| {
+            let results: Vec<Option<SimTime>> = std::thread::scope(|scope| {
                 let handles: Vec<_> = batch.iter().map(|c| scope.spawn(move || this.fails_same(c))).collect();
                 handles.into_iter().map(|h| h.join().unwrap_or(None)).collect()
             });
@@ -141,9 +143,9 @@ impl<'a> Shrinker<'a> {
     /// Tries one candidate; on the same failure makes it the best.
     fn try_one(&mut self, best: &mut Candidate, c: Candidate) -> bool {
         match self.first_failing(std::slice::from_ref(&c)) {
-            Some((_, fail_ns)) => {
+            Some((_, fail_at)) => {
                 *best = c;
-                self.fail_ns = fail_ns;
+                self.fail_at = fail_at;
                 true
             }
             None => false,
@@ -168,9 +170,9 @@ impl<'a> Shrinker<'a> {
                 })
                 .collect();
             match self.first_failing(&candidates) {
-                Some((i, fail_ns)) => {
+                Some((i, fail_at)) => {
                     *best = candidates[i].clone();
-                    self.fail_ns = fail_ns;
+                    self.fail_at = fail_at;
                     n = (n_now - 1).max(2);
                 }
                 None if self.stopped_early || chunk == 1 => break,
@@ -208,19 +210,21 @@ impl<'a> Shrinker<'a> {
 
     /// Pass 3: end the run just past the failure.
     pub fn trim_duration(&mut self, best: &mut Candidate) -> bool {
-        let target = (self.fail_ns / TIME_STEP_NS + 1) * TIME_STEP_NS;
-        target < best.duration_ns && self.try_one(best, Candidate { duration_ns: target, ..best.clone() })
+        let target = SimDuration::from_ns((self.fail_at.ns() / TIME_STEP_NS + 1) * TIME_STEP_NS);
+        target < best.duration && self.try_one(best, Candidate { duration: target, ..best.clone() })
     }
 
-    /// Pass 4: simplify each fault.
+    /// Pass 4: simplify each fault as its kind allows.
     pub fn simplify(&mut self, best: &mut Candidate) -> bool {
         let mut changed = false;
         for i in 0..best.faults.len() {
-            changed |= self.shorten(best, i);
-            if best.faults[i].kind == FaultKind::Partition {
-                changed |= self.narrow_partition(best, i);
+            let kind = best.faults[i].kind.imp();
+            let ways = kind.simplify();
+            if ways.shorten {
+                changed |= self.shorten(best, i);
             }
-            if !best.faults[i].kind.by_op() {
+            changed |= self.narrow(best, i);
+            if ways.earlier {
                 changed |= self.move_earlier(best, i);
             }
         }
@@ -229,44 +233,40 @@ impl<'a> Shrinker<'a> {
 
     /// The shortest downtime or partition (to 2 ms) that still fails.
     fn shorten(&mut self, best: &mut Candidate, i: usize) -> bool {
-        let Some(until) = best.faults[i].until_ns else { return false };
-        let at = best.faults[i].at_ns;
-        self.bisect(best, until.saturating_sub(at), TIME_STEP_NS, |c, length| c.faults[i].until_ns = Some(at + length))
+        let Some(length) = best.faults[i].length() else { return false };
+        let at = best.faults[i].at;
+        self.bisect(best, length.ns(), TIME_STEP_NS, |c, length| {
+            c.faults[i].until = Some(at.plus(SimDuration::from_ns(length)))
+        })
     }
 
     /// The earliest time (to 2 ms) a planned fault can come and still fail;
     /// its length is kept.
     fn move_earlier(&mut self, best: &mut Candidate, i: usize) -> bool {
-        let at = best.faults[i].at_ns;
-        self.bisect(best, at, TIME_STEP_NS, |c, earlier| {
+        let at = best.faults[i].at;
+        self.bisect(best, at.ns(), TIME_STEP_NS, |c, earlier| {
             let f = &mut c.faults[i];
-            f.until_ns = f.until_ns.map(|u| u - (f.at_ns - earlier));
-            f.at_ns = earlier;
+            let earlier = SimTime::from_ns(earlier);
+            f.until = f.length().map(|length| earlier.plus(length));
+            f.at = earlier;
         })
     }
 
-    /// Takes nodes off a partition's cut side while it still fails.
-    fn narrow_partition(&mut self, best: &mut Candidate, i: usize) -> bool {
+    /// Tries the kind's narrower variants of fault `i` (a partition with a
+    /// node fewer on its cut side) until none still fails.
+    fn narrow(&mut self, best: &mut Candidate, i: usize) -> bool {
         let mut changed = false;
-        let mut k = 0;
-        loop {
-            let nodes: Vec<String> = best.faults[i].nodes().iter().map(|n| n.to_string()).collect();
-            if nodes.len() < 2 || k >= nodes.len() || self.stopped_early {
-                return changed;
+        'again: while !self.stopped_early {
+            for variant in best.faults[i].kind.imp().narrower(&best.faults[i]) {
+                let mut c = best.clone();
+                c.faults[i] = variant;
+                if self.try_one(best, c) {
+                    changed = true;
+                    continue 'again;
+                }
             }
-            let mut c = best.clone();
-            c.faults[i].node = nodes
-                .iter()
-                .enumerate()
-                .filter(|(j, _)| *j != k)
-                .map(|(_, n)| n.as_str())
-                .collect::<Vec<_>>()
-                .join(",");
-            if self.try_one(best, c) {
-                changed = true;
-            } else {
-                k += 1;
-            }
+            break;
         }
+        changed
     }
 }

@@ -7,9 +7,9 @@
 use crate::config;
 use crate::duration::parse_duration;
 use crate::run_cmd::setup;
-use crate::schedule::Schedule;
+use crate::schedule::{Schedule, ShrunkFrom};
 use crate::shrink::{Budget, Candidate, Shrinker, signature};
-use seedfall_host::world::{self, Verdict, vtime::go_duration};
+use seedfall_host::world::{self, Verdict};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -39,7 +39,7 @@ fn parse_budget(text: &str) -> Result<Budget, String> {
 
 fn sizes(c: &Candidate, default_ops: Option<u64>) -> String {
     let ops = c.ops.or(default_ops).map_or("default".to_string(), |n| n.to_string());
-    format!("{} faults, duration {}, workload ops {ops}", c.faults.len(), go_duration(c.duration_ns))
+    format!("{} faults, duration {}, workload ops {ops}", c.faults.len(), c.duration)
 }
 
 fn fail(message: impl std::fmt::Display) -> ExitCode {
@@ -66,10 +66,10 @@ pub fn run(args: ShrinkArgs) -> ExitCode {
     };
     let default_ops = first.budget_default;
     let mut best =
-        Candidate { faults: first.faults.clone(), duration_ns: cluster.spec(args.seed).duration_ns, ops: None };
+        Candidate { faults: first.faults.clone(), duration: cluster.spec(args.seed).duration, ops: None };
     println!("shrink seed {}: {}", args.seed, failures[0]);
     let workers = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let mut shrinker = Shrinker::new(&cluster, args.seed, target, workers, budget, first.end_ns);
+    let mut shrinker = Shrinker::new(&cluster, args.seed, target, workers, budget, first.end);
     match shrinker.run(&best).map(|r| signature(&r)) {
         Ok(Some(s)) if s == signature(&first).unwrap_or_default() => shrinker.runs += 1,
         Ok(_) => return fail(format!("seed {} does not fail the same way when its schedule is replayed", args.seed)),
@@ -89,7 +89,7 @@ pub fn run(args: ShrinkArgs) -> ExitCode {
             changed = true;
         }
         if shrinker.trim_duration(&mut best) {
-            println!("  round {round}: duration trimmed to {} (runs {})", go_duration(best.duration_ns), shrinker.runs);
+            println!("  round {round}: duration trimmed to {} (runs {})", best.duration, shrinker.runs);
             changed = true;
         }
         if shrinker.simplify(&mut best) {
@@ -115,20 +115,24 @@ pub fn run(args: ShrinkArgs) -> ExitCode {
     // Faults recorded at a disk operation keep their op; their times are
     // only for people, so take them from the final run.
     if let Ok(last) = shrinker.run(&best) {
-        for f in best.faults.iter_mut().filter(|f| f.kind.by_op()) {
-            if let Some(seen) = last.faults.iter().find(|g| g.kind == f.kind && g.node == f.node && g.op == f.op) {
-                let length = f.until_ns.map(|u| u.saturating_sub(f.at_ns));
-                f.at_ns = seen.at_ns;
-                f.until_ns = length.map(|l| seen.at_ns + l);
+        for f in best.faults.iter_mut().filter(|f| f.kind.trigger().by_op()) {
+            if let Some(seen) = last.faults.iter().find(|g| g.kind == f.kind && g.target == f.target && g.op == f.op) {
+                let length = f.length();
+                f.at = seen.at;
+                f.until = length.map(|l| seen.at.plus(l));
             }
         }
     }
     let schedule = Schedule {
         seed: Some(args.seed),
         faults: best.faults.clone(),
-        duration_ns: Some(best.duration_ns),
+        duration: Some(best.duration),
         ops: best.ops.or(default_ops),
-        shrunk_from: Some(before.faults.len()),
+        shrunk_from: Some(ShrunkFrom {
+            faults: before.faults.len(),
+            duration: Some(before.duration),
+            ops: before.ops.or(default_ops),
+        }),
         shrink_runs: Some(shrinker.runs),
     };
     let file = config::schedule_path(&path, args.seed);
@@ -136,7 +140,7 @@ pub fn run(args: ShrinkArgs) -> ExitCode {
         return fail(e);
     }
     for (i, f) in best.faults.iter().enumerate() {
-        println!("  [{i}] {}", crate::schedule_cmd::describe(f));
+        println!("  [{i}] {}", f.describe());
     }
     println!("saved {}", file.display());
     ExitCode::SUCCESS

@@ -1,11 +1,13 @@
 //! Running many seeds on worker threads. Each worker takes the next seed
-//! from a shared counter and runs it (twice with `check`), sending the
+//! from a shared counter and runs it (twice with `check`, both runs logging
+//! every event, so a divergence is named where it starts), sending the
 //! outcome back; the caller sees outcomes in completion order. A stop flag
 //! (Ctrl-C) makes workers finish the seed in hand and take no more. Every
 //! run builds its own world on its worker's thread; only the loaded code is
 //! shared, so the worker count never changes a seed's result.
 
 use crate::cluster::Cluster;
+use seedfall_host::world::divergence::first_divergence;
 use seedfall_host::world::{self, RunResult};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
@@ -15,28 +17,49 @@ pub struct SeedOutcome {
     pub seed: u64,
     /// The run, or an internal error (instantiation failed).
     pub result: Result<RunResult, String>,
-    /// With `check`: the second run's trace hash.
-    pub check_hash: Option<String>,
+    /// With `check`: how the second run differed from the first (None: it did not).
+    pub divergence: Option<String>,
 }
 
 impl SeedOutcome {
     /// `check` found the two runs of this seed different.
     pub fn diverged(&self) -> bool {
-        match (&self.result, &self.check_hash) {
-            (Ok(run), Some(hash)) => &run.trace_hash != hash,
-            _ => false,
-        }
+        self.divergence.is_some()
     }
 }
 
 fn run_seed(cluster: &Cluster, seed: u64, check: bool) -> SeedOutcome {
-    let run = |seed| world::run(&cluster.spec(seed), None).map_err(|e| e.to_string());
-    let result = run(seed);
-    let check_hash = match (&result, check) {
-        (Ok(_), true) => Some(run(seed).map(|r| r.trace_hash).unwrap_or_else(|e| format!("error: {e}"))),
+    let run = |seed| {
+        let mut spec = cluster.spec(seed);
+        spec.hash_log = check;
+        world::run(&spec, None).map_err(|e| e.to_string())
+    };
+    let mut result = run(seed);
+    let divergence = match (&mut result, check) {
+        (Ok(first), true) => match run(seed) {
+            Ok(second) => check_pair(first, &second),
+            Err(e) => Some(format!("the second run failed: {e}")),
+        },
         _ => None,
     };
-    SeedOutcome { seed, result, check_hash }
+    if let Ok(first) = &mut result {
+        first.hash_log = None;
+    }
+    SeedOutcome { seed, result, divergence }
+}
+
+/// How two runs of one seed differ: their trace hashes, and where their
+/// event logs part (None: they do not differ).
+pub fn check_pair(first: &RunResult, second: &RunResult) -> Option<String> {
+    if first.trace_hash == second.trace_hash {
+        return None;
+    }
+    let hashes = format!("trace hash {} then {}", first.trace_hash, second.trace_hash);
+    let (Some(a), Some(b)) = (&first.hash_log, &second.hash_log) else { return Some(hashes) };
+    Some(match first_divergence(a, b) {
+        Some(d) => format!("{hashes}\n{d}"),
+        None => format!("{hashes} (the event logs agree: the final memory differs)"),
+    })
 }
 
 /// Runs `seeds` on `workers` threads, calling `each` on the calling thread

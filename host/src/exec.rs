@@ -53,7 +53,7 @@ pub fn run(code: Arc<Code>, node: Node, watchdog: Duration) -> Result<(Exit, Ins
 }
 
 /// The run's trace hash: its host calls, resumptions and final memory.
-pub fn trace_hash(instance: &Instance<Node>) -> String {
+pub fn trace_hash(instance: &Instance<Node>) -> crate::trace::TraceHash {
     let memory = instance.memory().map(|m| m.bytes()).unwrap_or(&[]);
     instance.data().trace.finish(memory, instance.code().initial_memory())
 }

@@ -9,7 +9,7 @@ use crate::fdtable::{FdKind, FdTable};
 use crate::fs::Fs;
 use crate::net::{EndpointId, Net, NodeId};
 use crate::preempt::Preemption;
-use crate::random::RandomStream;
+use crate::random::{Purpose, RandomStream};
 use crate::trace::Trace;
 use std::cell::RefCell;
 use std::io::Write;
@@ -163,6 +163,22 @@ pub struct Node {
     pub sim: Option<SimLink>,
     /// What the node waits for while parked (empty while it runs).
     pub waits: Vec<Wait>,
+    /// Set by the preemption hook when it stops a goroutine that spins
+    /// without stack-checked calls: a deterministic busy loop, not a
+    /// real-time watchdog stop.
+    pub busy_loop: Option<String>,
+    /// A test hook that makes this node differ on purpose (never set by the CLI).
+    pub perturb: Option<Perturb>,
+}
+
+/// A deliberate difference, for tests of the determinism checks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Perturb {
+    /// The `nth` call (from 1) of host function `call` returns errno `errno` instead.
+    CallResult { call: String, nth: u64, errno: u16 },
+    /// The `nth` read that returns data (from 1) has its first byte flipped;
+    /// errno and lengths stay the same.
+    ReadByte { nth: u64 },
 }
 
 impl Node {
@@ -175,7 +191,7 @@ impl Node {
         Node {
             name: name.to_string(),
             clock: VirtualClock::default(),
-            random: RandomStream::new(seed, "random_get", name, 1),
+            random: RandomStream::new(seed, Purpose::RandomGet, name, 1),
             args,
             env,
             fs,
@@ -186,6 +202,8 @@ impl Node {
             preempt: None,
             sim: None,
             waits: Vec::new(),
+            busy_loop: None,
+            perturb: None,
         }
     }
 
@@ -196,6 +214,34 @@ impl Node {
             FdKind::File { ino, .. } | FdKind::Dir { ino, .. } => self.fs.release(*ino),
             FdKind::Socket(_) | FdKind::Listener(_) => crate::wasi::close_socket(self, kind),
             FdKind::Stdin | FdKind::Stdout | FdKind::Stderr => {}
+        }
+    }
+
+    /// The errno host call `call` returns, after the test hook.
+    pub fn perturbed_errno(&mut self, call: &str, errno: u16) -> u16 {
+        let Some(Perturb::CallResult { call: target, nth, errno: instead }) = &mut self.perturb else { return errno };
+        if target != call {
+            return errno;
+        }
+        *nth -= 1;
+        if *nth > 0 {
+            return errno;
+        }
+        let instead = *instead;
+        self.perturb = None;
+        instead
+    }
+
+    /// Read data about to be given to the guest, after the test hook.
+    pub fn perturb_read(&mut self, data: &mut [u8]) {
+        let Some(Perturb::ReadByte { nth }) = &mut self.perturb else { return };
+        if data.is_empty() {
+            return;
+        }
+        *nth -= 1;
+        if *nth == 0 {
+            data[0] ^= 0xff;
+            self.perturb = None;
         }
     }
 

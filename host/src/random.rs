@@ -1,20 +1,72 @@
 //! Seeded random streams. Every consumer of randomness gets its own ChaCha8
 //! stream derived from (seed, purpose, node, incarnation), so adding or
 //! removing one consumer does not shift the numbers another one sees.
+//! Purposes are an enum whose labels are pinned by a test: a label is part
+//! of every stream derived from it, so changing one changes every trace.
 
 use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::{Rng, SeedableRng};
+
+/// What a stream is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Purpose {
+    /// A node's `random_get` bytes.
+    RandomGet,
+    /// Which of several nodes due at the same instant runs first.
+    Schedule,
+    /// Network latency of each chunk.
+    NetLatency,
+    /// Which pending writes survive a crash (`torn_writes`).
+    TornWrites,
+    /// Which fault kinds a seed keeps, and how strongly (`swarm`).
+    Swarm,
+    /// A fault kind's own draws, by the kind's schedule name.
+    Fault(&'static str, Draw),
+}
+
+/// The draws of one fault kind, each its own stream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Draw {
+    /// When planned occurrences arrive (the kind's name alone, as label).
+    Times,
+    /// How long each lasts (downtimes, lengths).
+    Lengths,
+    /// Which nodes a cluster-wide fault cuts, and how.
+    Shape,
+    /// Per disk operation: whether it fails, and how much of it applies.
+    DiskOps,
+    /// Counted-call points (the preemption strategy's draws).
+    Points,
+}
+
+impl Purpose {
+    /// The label mixed into the stream's key.
+    pub fn label(self) -> String {
+        match self {
+            Purpose::RandomGet => "random_get".into(),
+            Purpose::Schedule => "schedule".into(),
+            Purpose::NetLatency => "net latency".into(),
+            Purpose::TornWrites => "disk torn_writes".into(),
+            Purpose::Swarm => "swarm".into(),
+            Purpose::Fault(kind, Draw::Times | Draw::Points) => kind.into(),
+            Purpose::Fault(kind, Draw::Lengths) => format!("{kind} downtime"),
+            Purpose::Fault(kind, Draw::Shape) => format!("{kind} shape"),
+            Purpose::Fault(kind, Draw::DiskOps) => format!("disk {kind}"),
+        }
+    }
+}
 
 pub struct RandomStream {
     rng: ChaCha8Rng,
 }
 
 impl RandomStream {
-    /// The stream for `purpose` (e.g. "random_get") of node `node`, boot `incarnation`.
-    pub fn new(seed: u64, purpose: &str, node: &str, incarnation: u32) -> RandomStream {
+    /// The stream for `purpose` of node `node` ("" for the cluster), boot `incarnation`.
+    pub fn new(seed: u64, purpose: Purpose, node: &str, incarnation: u32) -> RandomStream {
         let mut hasher = blake3::Hasher::new_derive_key("seedfall random stream v1");
         hasher.update(&seed.to_le_bytes());
-        for part in [purpose, node] {
+        let label = purpose.label();
+        for part in [label.as_str(), node] {
             hasher.update(&(part.len() as u64).to_le_bytes());
             hasher.update(part.as_bytes());
         }
@@ -69,8 +121,30 @@ mod tests {
 
     fn bytes(seed: u64, node: &str, incarnation: u32) -> [u8; 16] {
         let mut out = [0; 16];
-        RandomStream::new(seed, "random_get", node, incarnation).fill(&mut out);
+        RandomStream::new(seed, Purpose::RandomGet, node, incarnation).fill(&mut out);
         out
+    }
+
+    #[test]
+    fn purpose_labels_are_pinned() {
+        // A label change changes every trace and every schedule drawn from a seed.
+        let pinned = [
+            (Purpose::RandomGet, "random_get"),
+            (Purpose::Schedule, "schedule"),
+            (Purpose::NetLatency, "net latency"),
+            (Purpose::TornWrites, "disk torn_writes"),
+            (Purpose::Swarm, "swarm"),
+            (Purpose::Fault("k", Draw::Times), "k"),
+            (Purpose::Fault("k", Draw::Points), "k"),
+            (Purpose::Fault("k", Draw::Lengths), "k downtime"),
+            (Purpose::Fault("k", Draw::Shape), "k shape"),
+            (Purpose::Fault("k", Draw::DiskOps), "disk k"),
+        ];
+        for (purpose, label) in pinned {
+            assert_eq!(purpose.label(), label, "{purpose:?}");
+        }
+        let mut a = RandomStream::new(7, Purpose::RandomGet, "n", 1);
+        assert_eq!(a.next_u64(), 0x969f_b26f_37cf_ecf5, "the derivation itself is pinned too");
     }
 
     #[test]

@@ -58,7 +58,7 @@ fn read_string(c: &Caller<'_, Node>, ptr: u64, len: u64) -> Option<String> {
 fn node_name(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
     let name = c.data().name.clone();
     let (buf, cap) = (v[0] as u32, v[1] as u32 as usize);
-    if name.len() <= cap && c.write(buf, name.as_bytes()).is_err() {
+    if name.len() <= cap && crate::wasi::write_guest(c, buf, name.as_bytes()).is_err() {
         return Ok(failed(Errno::FAULT));
     }
     Ok(name.len() as i64)
@@ -135,7 +135,7 @@ fn sock_name(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
             Err(e) => return Ok(failed(e)),
         }
     };
-    if addr.len() <= cap && c.write(buf, addr.as_bytes()).is_err() {
+    if addr.len() <= cap && crate::wasi::write_guest(c, buf, addr.as_bytes()).is_err() {
         return Ok(failed(Errno::FAULT));
     }
     Ok(addr.len() as i64)

@@ -1,7 +1,14 @@
 //! The trace hash: a fingerprint of everything a run did that must be the same
 //! for the same seed — every host call with its arguments and result, every
-//! scheduling step, and the node's final memory. Real-time figures never go
-//! in. Two runs that hash equal behaved the same byte for byte.
+//! byte the host writes into guest memory (read data and counts, random
+//! bytes, clock values, poll events), every scheduling step, and the node's
+//! final memory. Real-time figures never go in. Two runs that hash equal
+//! behaved the same byte for byte.
+//!
+//! With a `HashLog` attached, every event is also logged with its own
+//! digest and where it happened (scheduler step, virtual time, node#k), so
+//! two runs can be compared event by event and the first divergence named
+//! (`seedfall run -check`, `replay --save-trace/--against`).
 //!
 //! Events are encoded into a buffer that is hashed in large blocks (blake3 is
 //! several times faster on long inputs than on many small updates), and the
@@ -10,11 +17,63 @@
 //! its data image or zeros, which cost a comparison instead of a hash.
 
 use crate::watchdog::Progress;
+use std::cell::RefCell;
+use std::fmt;
+use std::rc::Rc;
 
 /// Bytes of encoded events buffered before they are hashed.
 const BUFFER_BYTES: usize = 64 << 10;
 /// The unit in which zero memory is skipped.
 const PAGE: usize = 4096;
+
+/// A trace hash (blake3).
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct TraceHash(pub [u8; 32]);
+
+impl fmt::Display for TraceHash {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for b in self.0 {
+            write!(f, "{b:02x}")?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for TraceHash {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "TraceHash({self})")
+    }
+}
+
+/// Where the events being logged happen.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Position {
+    /// The scheduler step (0: before the first).
+    pub step: u64,
+    /// Virtual time since the start, in nanoseconds.
+    pub at_ns: u64,
+    /// `node#k`, or `world`.
+    pub node: String,
+}
+
+/// One logged event.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LogEntry {
+    pub position: Position,
+    /// What it was, for people: `call fd_read(3, 1024, 1) = 0`.
+    pub what: String,
+    /// A digest of exactly what was hashed for it.
+    pub digest: u64,
+}
+
+/// The per-event log of a run, shared by the world and its nodes' traces.
+#[derive(Default)]
+pub struct HashLog {
+    pub position: Position,
+    pub entries: Vec<LogEntry>,
+}
+
+pub type SharedLog = Rc<RefCell<HashLog>>;
 
 #[derive(Default)]
 pub struct Trace {
@@ -23,6 +82,8 @@ pub struct Trace {
     events: u64,
     /// Bumped on every host call, for the watchdog (not part of the hash).
     pub progress: Progress,
+    /// When set, every event is logged too.
+    pub log: Option<SharedLog>,
 }
 
 impl Trace {
@@ -30,6 +91,11 @@ impl Trace {
     pub fn host_call(&mut self, name: &str, args: &[u64], result: u64) {
         self.progress.bump();
         self.event(b"call", name.as_bytes(), args, result);
+    }
+
+    /// The host wrote `bytes` into guest memory at `ptr`.
+    pub fn memory_write(&mut self, ptr: u32, bytes: &[u8]) {
+        self.event(b"write", bytes, &[ptr as u64], 0);
     }
 
     /// The node resumed at virtual time `now_ns`.
@@ -44,6 +110,7 @@ impl Trace {
 
     fn event(&mut self, tag: &[u8], name: &[u8], args: &[u64], result: u64) {
         self.events += 1;
+        let start = self.buffer.len();
         let b = &mut self.buffer;
         b.extend_from_slice(tag);
         b.extend_from_slice(&(name.len() as u64).to_le_bytes());
@@ -53,6 +120,11 @@ impl Trace {
             b.extend_from_slice(&a.to_le_bytes());
         }
         b.extend_from_slice(&result.to_le_bytes());
+        if let Some(log) = &self.log {
+            let mut log = log.borrow_mut();
+            let entry = LogEntry { position: log.position.clone(), what: what(tag, name, args, result), digest: fnv(&b[start..]) };
+            log.entries.push(entry);
+        }
         if b.len() >= BUFFER_BYTES {
             self.hasher.update(b);
             b.clear();
@@ -66,7 +138,7 @@ impl Trace {
     /// The final hash, over the events and the node's memory at the end:
     /// its size and every run of pages that differ from how they started
     /// (`initial`, the module's memory image; zeros past it), with offsets.
-    pub fn finish(&self, memory: &[u8], initial: &[u8]) -> String {
+    pub fn finish(&self, memory: &[u8], initial: &[u8]) -> TraceHash {
         let mut hasher = self.hasher.clone();
         hasher.update(&self.buffer);
         hasher.update(b"memory");
@@ -91,15 +163,36 @@ impl Trace {
             hasher.update(&(start as u64).to_le_bytes());
             hasher.update(&memory[start..]);
         }
-        hasher.finalize().to_hex().to_string()
+        TraceHash(*hasher.finalize().as_bytes())
     }
+}
+
+/// An event for people.
+fn what(tag: &[u8], name: &[u8], args: &[u64], result: u64) -> String {
+    let tag = String::from_utf8_lossy(tag);
+    match &*tag {
+        "call" => {
+            let args: Vec<String> = args.iter().map(u64::to_string).collect();
+            format!("host call {}({}) = {result}", String::from_utf8_lossy(name), args.join(", "))
+        }
+        "write" => format!("host wrote {} bytes at {:#x}", name.len(), args.first().copied().unwrap_or(0)),
+        _ if name.iter().all(|b| b.is_ascii_graphic() || *b == b' ') => {
+            format!("{tag} {} {args:?}", String::from_utf8_lossy(name))
+        }
+        _ => format!("{tag} ({} bytes) {args:?}", name.len()),
+    }
+}
+
+/// FNV-1a: a cheap digest for the log (the hash itself is blake3).
+fn fnv(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn hash(events: &[(&str, u64)], memory: &[u8]) -> String {
+    fn hash(events: &[(&str, u64)], memory: &[u8]) -> TraceHash {
         let mut trace = Trace::default();
         for (name, arg) in events {
             trace.host_call(name, &[*arg], 0);

@@ -55,13 +55,15 @@ fn boot(dir: PathBuf, iterations: usize, file: PathBuf, args: Vec<String>) -> Re
                 supervise: false,
                 workload: true,
             }],
-            duration_ns: 60_000_000_000,
+            duration: seedfall_host::world::vtime::SimDuration::from_ns(60_000_000_000),
             watchdog: Duration::from_secs(10),
             preempt: Default::default(),
             faults: Default::default(),
             net: Default::default(),
             budget_cap: None,
             schedule: None,
+            hash_log: false,
+            perturb: None,
         };
         let result = world::run(&spec, None).map_err(|e| e.to_string())?;
         let t = result.timings;

@@ -92,10 +92,10 @@
 //! # How the host drives it
 //!
 //! ```text
-//! fs.start_disk_model(DiskFaults::seeded(config, seed, node))  // after mounts, before boot
+//! fs.start_disk_model(DiskFaults::random(config, crash_io_stream, fsync_eio_stream))  // after mounts, before boot
 //! ... after every host call: if fs.crash_requested().is_some() { crash the node now }
 //! ... at a planned crash or a requested one:
-//! let report = fs.crash(&mut RandomStream::new(seed, "disk torn_writes", node, incarnation));
+//! let report = fs.crash(&mut RandomStream::new(seed, Purpose::TornWrites, node, incarnation));
 //! ... boot the next incarnation over the same `fs`; log `fs.disk_faults()` for replay
 //! ```
 //!

@@ -4,7 +4,7 @@
 
 use super::testutil::*;
 use super::*;
-use crate::random::RandomStream;
+use crate::random::{Purpose, RandomStream};
 
 fn model(config: DiskConfig, faults: &[DiskFault]) -> Fs {
     let mut fs = Fs::new(T0);
@@ -23,7 +23,7 @@ fn strict() -> Fs {
 const TORN: DiskConfig = DiskConfig { crash_on_io: 0.0, torn_writes: true, fsync_eio: 0.0, strict_dirs: false };
 
 fn torn_stream(seed: u64) -> RandomStream {
-    RandomStream::new(seed, "disk torn_writes", "n", 1)
+    RandomStream::new(seed, Purpose::TornWrites, "n", 1)
 }
 
 fn crash(fs: &mut Fs) -> CrashReport {

@@ -11,8 +11,12 @@
 //! fault on or off never shifts the numbers another one sees.
 
 use crate::random::RandomStream;
+#[cfg(test)]
+use crate::random::{Draw, Purpose};
+use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::fmt;
+use std::rc::Rc;
 
 /// The disk options of a config's `faults` (DESIGN.md §1).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -163,6 +167,9 @@ pub struct DiskFaults {
     /// Disk operations counted so far; the last one's number.
     ops: u64,
     log: Vec<DiskFault>,
+    /// When set, faults are injected only while it is open (the world's
+    /// phases: not before `sim.SetupComplete`, not in a quiet window).
+    gate: Option<Rc<Cell<bool>>>,
 }
 
 impl DiskFaults {
@@ -179,14 +186,15 @@ impl DiskFaults {
         DiskFaults::with(config, Source::Random { crash_on_io, fsync_eio })
     }
 
-    /// `random` with the streams of `node` under `seed`: purposes
-    /// "disk crash_on_io" and "disk fsync_eio", incarnation 0 (the disk
-    /// outlives incarnations, and so does its operation counter).
+    /// `random` with streams of `node` under `seed`, for tests (the world
+    /// takes its streams from the fault kinds, `world::fault`).
+    #[cfg(test)]
     pub fn seeded(config: DiskConfig, seed: u64, node: &str) -> DiskFaults {
         DiskFaults::random(
             config,
-            RandomStream::new(seed, "disk crash_on_io", node, 0),
-            RandomStream::new(seed, "disk fsync_eio", node, 0),
+            // The streams these tests were written against.
+            RandomStream::new(seed, Purpose::Fault("crash_on_io", Draw::DiskOps), node, 0),
+            RandomStream::new(seed, Purpose::Fault("fsync_eio", Draw::DiskOps), node, 0),
         )
     }
 
@@ -201,7 +209,17 @@ impl DiskFaults {
     }
 
     fn with(config: DiskConfig, source: Source) -> DiskFaults {
-        DiskFaults { config, source, ops: 0, log: Vec::new() }
+        DiskFaults { config, source, ops: 0, log: Vec::new(), gate: None }
+    }
+
+    /// Injects faults only while `gate` is open.
+    pub fn gated(mut self, gate: Rc<Cell<bool>>) -> DiskFaults {
+        self.gate = Some(gate);
+        self
+    }
+
+    fn closed(&self) -> bool {
+        self.gate.as_ref().is_some_and(|g| !g.get())
     }
 
     pub fn config(&self) -> DiskConfig {
@@ -228,6 +246,9 @@ impl DiskFaults {
     /// (a sequence of operations of these `sizes`, see `Prefix::fit`)
     /// takes effect. A crash is logged.
     pub(super) fn crash_in(&mut self, op: u64, on: DiskOp, sizes: &[usize]) -> Option<DiskFault> {
+        if self.closed() {
+            return None;
+        }
         let applied = match &mut self.source {
             Source::Random { crash_on_io, .. } => {
                 if !crash_on_io.chance(self.config.crash_on_io) {
@@ -246,6 +267,9 @@ impl DiskFaults {
     /// Whether sync operation `op` fails with EIO. A drawn EIO needs
     /// pending writes to lose; a replayed one is injected regardless.
     pub(super) fn sync_eio(&mut self, op: u64, has_pending: bool) -> Option<DiskFault> {
+        if self.closed() {
+            return None;
+        }
         let fails = match &mut self.source {
             Source::Random { fsync_eio, .. } => has_pending && fsync_eio.chance(self.config.fsync_eio),
             Source::Replay(faults) => faults.get(&op) == Some(&DiskFaultKind::SyncEio),
@@ -266,7 +290,7 @@ mod tests {
     use super::*;
 
     fn stream(seed: u64) -> RandomStream {
-        RandomStream::new(seed, "test", "n", 1)
+        RandomStream::new(seed, Purpose::Fault("test", Draw::DiskOps), "n", 1)
     }
 
     #[test]

@@ -337,7 +337,7 @@ pub struct Net {
 
 impl Net {
     /// An empty network. `latency_rng` is the run's latency stream (e.g.
-    /// `RandomStream::new(seed, "net_latency", "", 0)`).
+    /// `RandomStream::new(seed, Purpose::NetLatency, "", 0)`).
     pub fn new(config: NetConfig, latency_rng: RandomStream) -> Net {
         assert!(config.latency_ns_min <= config.latency_ns_max, "latency_ns_min > latency_ns_max: {config:?}");
         Net {

@@ -8,7 +8,8 @@ const US: u64 = 1_000;
 const MS: u64 = 1_000_000;
 
 fn stream(seed: u64) -> RandomStream {
-    RandomStream::new(seed, "net_latency", "", 0)
+    // The stream these tests were written against (its old label).
+    RandomStream::new(seed, crate::random::Purpose::Fault("net_latency", crate::random::Draw::Times), "", 0)
 }
 
 fn world(seed: u64, config: NetConfig) -> (Net, NodeId, NodeId) {

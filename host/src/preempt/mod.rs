@@ -148,6 +148,12 @@ fn hook(c: &mut Caller<'_, Node>) -> Result<(), HostError> {
     node.trace.host_call("preempt", &[counted - counted_before], decision.park as u64);
     c.global_set(counter_global, armed);
     if decision.busy {
+        let detail = format!(
+            "busy loop: the running goroutine ignored {BUSY_SLICES} preemption requests in a row ({} counted calls) \
+             without a stack-checked call",
+            BUSY_SLICES as u64 * SLICE_CALLS
+        );
+        c.data_mut().busy_loop = Some(detail);
         return Err(HostError::Trap(Trap {
             kind: TrapKind::Interrupted,
             func_index: None,

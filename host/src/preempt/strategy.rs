@@ -2,7 +2,7 @@
 //! is asked to yield besides the end of a full slice. Parsed from the CLI
 //! (`pct,depth=2,steps=400000`) and, later, from the config's `preempt` object.
 
-use crate::random::RandomStream;
+use crate::random::{Purpose, RandomStream};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Strategy {
@@ -94,7 +94,7 @@ impl Schedule {
         points.dedup();
         points.reverse();
         let strategy = Strategy::Pct { depth: 0, steps: 0 };
-        let mut schedule = Schedule { strategy, random: RandomStream::new(0, "unused", "", 0), points, next: None };
+        let mut schedule = Schedule { strategy, random: RandomStream::new(0, Purpose::Schedule, "", 0), points, next: None };
         schedule.next = schedule.after(0);
         schedule
     }
@@ -155,7 +155,7 @@ mod tests {
     }
 
     fn stream() -> RandomStream {
-        RandomStream::new(1, "preempt", "n", 1)
+        RandomStream::new(1, Purpose::Fault("preempt", crate::random::Draw::Points), "n", 1)
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! types, struct sizes, and little-endian reads and writes that turn an
 //! out-of-bounds guest pointer into EFAULT instead of a host error.
 
+use crate::node::Node;
 use seedfall_engine::Caller;
 
 pub type Errno = u16;
@@ -39,15 +40,19 @@ pub fn read_u32<T>(c: &Caller<'_, T>, ptr: u32) -> Result<u32, Errno> {
     Ok(u32::from_le_bytes(b.try_into().expect("4 bytes")))
 }
 
-pub fn write_bytes<T>(c: &mut Caller<'_, T>, ptr: u32, bytes: &[u8]) -> WasiResult {
-    c.write(ptr, bytes).map_err(|_| EFAULT)
+/// Every write into guest memory goes through here, so the trace hash
+/// covers what the host gave the guest (read data, random bytes, clocks).
+pub fn write_bytes(c: &mut Caller<'_, Node>, ptr: u32, bytes: &[u8]) -> WasiResult {
+    c.write(ptr, bytes).map_err(|_| EFAULT)?;
+    c.data_mut().trace.memory_write(ptr, bytes);
+    Ok(())
 }
 
-pub fn write_u32<T>(c: &mut Caller<'_, T>, ptr: u32, v: u32) -> WasiResult {
+pub fn write_u32(c: &mut Caller<'_, Node>, ptr: u32, v: u32) -> WasiResult {
     write_bytes(c, ptr, &v.to_le_bytes())
 }
 
-pub fn write_u64<T>(c: &mut Caller<'_, T>, ptr: u32, v: u64) -> WasiResult {
+pub fn write_u64(c: &mut Caller<'_, Node>, ptr: u32, v: u64) -> WasiResult {
     write_bytes(c, ptr, &v.to_le_bytes())
 }
 
@@ -71,7 +76,14 @@ pub fn gather<T>(c: &Caller<'_, T>, iovs: u32, count: u32) -> Result<Vec<u8>, Er
 }
 
 /// Write `data` across an iovec array; returns the bytes written.
-pub fn scatter<T>(c: &mut Caller<'_, T>, iovs: &[(u32, u32)], data: &[u8]) -> Result<u32, Errno> {
+pub fn scatter(c: &mut Caller<'_, Node>, iovs: &[(u32, u32)], data: &[u8]) -> Result<u32, Errno> {
+    let mut owned = None;
+    if c.data().perturb.is_some() {
+        let mut copy = data.to_vec();
+        c.data_mut().perturb_read(&mut copy);
+        owned = Some(copy);
+    }
+    let data = owned.as_deref().unwrap_or(data);
     let mut done = 0usize;
     for (ptr, len) in iovs {
         if done == data.len() {

@@ -12,6 +12,7 @@ mod poll;
 mod proc;
 pub(crate) mod sock;
 
+pub use abi::write_bytes as write_guest;
 pub use sock::close as close_socket;
 
 use crate::node::Node;
@@ -34,6 +35,7 @@ fn bind(
             Ok(()) => abi::SUCCESS,
             Err(errno) => errno,
         };
+        let errno = caller.data_mut().perturbed_errno(&traced_name, errno);
         caller.data_mut().trace.host_call(&traced_name, &values[..arity], errno as u64);
         values[0] = errno as u64;
         if caller.data().fs.crash_requested().is_some() {

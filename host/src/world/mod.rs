@@ -1,46 +1,50 @@
 //! The simulated world: service nodes and a workload on one virtual clock,
-//! one network, each node with its own disk; planned faults; verdicts.
+//! one network, each node with its own disk; fault kinds; verdicts.
 //!
 //! Scheduling. Exactly one node runs at a time. Each parked node has a
 //! wake-up time: its timer, or when the network makes one of the sockets it
 //! waits on ready (`Node::waits`); a node that is down has its boot time.
-//! The world runs the earliest; ties go to a seeded draw (the "schedule"
-//! stream), drawn only when there is a tie. Planned faults due at or before
-//! that time happen first. When nothing is runnable virtual time jumps to
-//! the next event; a run ends when the workload exits, at `duration`
-//! (`horizon`), at the first failure, or in deadlock: no node can wake, no
-//! boot or planned fault is pending and nothing is in flight.
+//! `World::step` does the earliest thing: a fault kind's planned action
+//! (on a tie, before any node runs), else the earliest node, ties going to a
+//! seeded draw (the "schedule" stream, drawn only when there is a tie). When
+//! nothing is runnable virtual time jumps to the next event; a run ends when
+//! the workload exits, at `duration` (`horizon`), at the first failure, or in
+//! deadlock: no node can wake, no fault kind has anything planned and
+//! nothing is in flight.
 //!
 //! Faults start when the workload calls `sim.SetupComplete()`, or at time 0
-//! if its module does not import `seedfall.setup_complete`. The workload
-//! itself is never crashed and its disk has no durability model.
+//! if its module does not import `seedfall.setup_complete`
+//! (`fault::FaultInjector` keeps the phases). The workload itself is never
+//! crashed and its disk has no durability model.
 //!
 //! Determinism: no hash map is iterated, the real clock is read only for
-//! the timings (never hashed), and the trace hash covers every scheduler
-//! step (node, incarnation, virtual time), every fault, boot and exit, and
-//! each incarnation's own trace (host calls with arguments and results,
-//! final memory).
+//! the timings (never hashed), and everything the trace hash covers goes
+//! through one event stream (`event::Recorder`).
 
-mod inject;
+pub mod divergence;
+mod effects;
+pub mod event;
+pub mod fault;
 mod plan;
-pub mod schedule;
 mod slot;
 pub mod verdict;
 pub mod vtime;
 
+pub use fault::{Fault, Kind, Target};
 pub use plan::FaultConfig;
-pub use schedule::{Fault, FaultKind};
 pub use verdict::{Class, Failure, Properties, PropertySeen, Verdict};
 
 use crate::clock::{MONOTONIC_START_NS, VirtualClock};
 use crate::net::{Net, NetConfig};
-use crate::node::Report;
+use crate::node::{Perturb, Report};
 use crate::preempt::goruntime::GoOffsets;
 use crate::preempt::strategy::PreemptConfig;
-use crate::random::RandomStream;
+use crate::random::{Purpose, RandomStream};
+use crate::trace::{HashLog, LogEntry, Position, SharedLog, TraceHash};
 use crate::watchdog::{Progress, Watchdog};
 use crate::{preempt, sdk, wasi};
-use plan::Arrivals;
+use event::{Event, Recorder};
+use fault::{FaultInjector, Recorded};
 use seedfall_engine::{Code, Run, TrapKind};
 use slot::{BootContext, Slot, State};
 use std::cell::RefCell;
@@ -48,10 +52,11 @@ use std::io::Write;
 use std::rc::Rc;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use vtime::{SimDuration, SimTime};
 
 /// How long a supervised node stays down after it exits with an error
 /// (systemd's default RestartSec).
-pub const SUPERVISE_RESTART_NS: u64 = 100_000_000;
+pub const SUPERVISE_RESTART: SimDuration = SimDuration::from_ns(100_000_000);
 
 /// One program of the cluster, ready to instantiate.
 pub struct NodeProgram {
@@ -80,7 +85,7 @@ pub struct RunSpec {
     pub seed: u64,
     /// Services in config order, then the workload (last).
     pub programs: Vec<NodeProgram>,
-    pub duration_ns: u64,
+    pub duration: SimDuration,
     pub watchdog: Duration,
     pub preempt: PreemptConfig,
     pub faults: FaultConfig,
@@ -89,6 +94,10 @@ pub struct RunSpec {
     pub budget_cap: Option<u64>,
     /// Replay exactly these faults instead of drawing them from the seed.
     pub schedule: Option<Vec<Fault>>,
+    /// Log every event with its digest (`-check`, `replay --save-trace`).
+    pub hash_log: bool,
+    /// A test hook: make node incarnation (name, k) differ on purpose.
+    pub perturb: Option<(String, u32, Perturb)>,
 }
 
 /// Where the real time of a run went.
@@ -106,14 +115,18 @@ pub struct RunTimings {
 pub struct RunResult {
     pub verdict: Verdict,
     /// Virtual time since the start when the run ended.
-    pub end_ns: u64,
+    pub end: SimTime,
     pub steps: u64,
-    pub trace_hash: String,
+    pub trace_hash: TraceHash,
     pub faults: Vec<Fault>,
     pub properties: Properties,
     pub timings: RunTimings,
     /// What the workload passed to `sim.Budget` (its default size), if it called it.
     pub budget_default: Option<u64>,
+    /// What swarm kept this seed (empty without swarm).
+    pub swarm: Vec<fault::swarm::Choice>,
+    /// Every event with its digest, when `RunSpec::hash_log` asked for it.
+    pub hash_log: Option<Vec<LogEntry>>,
 }
 
 /// Runs one seed. `log`, when given, receives the full trace as text: boots,
@@ -123,215 +136,182 @@ pub fn run<'a>(spec: &'a RunSpec, log: Option<&'a mut dyn Write>) -> Result<RunR
     World::new(spec, log).run()
 }
 
-struct World<'a> {
+/// One run, steppable: `World::new`, then `step` until it returns a
+/// verdict, then `finish`; or `run` for all of it.
+pub struct World<'a> {
     spec: &'a RunSpec,
-    log: Option<&'a mut dyn Write>,
+    rec: Recorder<'a>,
     clock: VirtualClock,
     net: Rc<RefCell<Net>>,
     linker: seedfall_engine::Linker<crate::node::Node>,
     progress: Progress,
     slots: Vec<Slot<'a>>,
-    /// Planned crash arrivals, per slot (None for the workload).
-    crashes: Vec<Option<Arrivals>>,
-    downtimes: Vec<RandomStream>,
-    partitions: Arrivals,
-    partition_draws: RandomStream,
-    /// The end of the partition in force.
-    heal_at_ns: Option<u64>,
-    /// Replay: the planned faults of the schedule still to come, in time order.
-    planned: std::collections::VecDeque<Fault>,
-    /// Replay: the downtime of each crash drawn at a disk operation, by (slot, op).
-    op_downtimes: std::collections::BTreeMap<(usize, u64), u64>,
+    injector: FaultInjector,
     budget_default: Option<u64>,
-    faults_started: bool,
-    quiet_until_ns: u64,
+    /// Ties between nodes due at the same instant.
     schedule: RandomStream,
-    /// The run's own events (steps, faults, boots, each incarnation's hash).
-    trace: crate::trace::Trace,
+    hash_log: Option<SharedLog>,
     steps: u64,
-    faults: Vec<Fault>,
     properties: Properties,
     failures: Vec<Failure>,
     timings: RunTimings,
+    started: Instant,
+    watchdog: Option<Watchdog>,
 }
 
 /// What the world does next.
 enum Next {
     Step(usize),
     Boot(usize),
-    Crash(usize),
-    Partition,
-    Heal,
-    /// The next fault of a replayed schedule.
-    Planned,
+    /// Fault kind number `k` acts.
+    Fault(usize),
+}
+
+/// How an incarnation ends.
+enum End {
+    /// The process exited (descriptors close, the page cache stays); the
+    /// slot is then `Stopped` or `Down` (supervised).
+    Exit(State),
+    /// The machine crashed: `fault` is what the schedule records.
+    Crash { fault: Fault, downtime: SimDuration, how: String },
+    /// The run ended with it up.
+    RunEnd,
 }
 
 impl<'a> World<'a> {
-    fn new(spec: &'a RunSpec, log: Option<&'a mut dyn Write>) -> World<'a> {
+    pub fn new(spec: &'a RunSpec, log: Option<&'a mut dyn Write>) -> World<'a> {
         let seed = spec.seed;
-        let mut net = Net::new(spec.net, RandomStream::new(seed, "net latency", "", 0));
+        let mut net = Net::new(spec.net, RandomStream::new(seed, Purpose::NetLatency, "", 0));
         let mut slots: Vec<Slot> = spec.programs.iter().map(|p| Slot::new(p, net.add_node(&p.name))).collect();
         let mut linker = wasi::linker();
         preempt::register(&mut linker);
         sdk::register(&mut linker);
-        // A schedule replaces every drawn fault: no arrivals, disk faults by op.
-        let (crash_per_sec, partition_per_sec) = match spec.schedule {
-            Some(_) => (0.0, 0.0),
-            None => (spec.faults.crash_per_sec, spec.faults.partition_per_sec),
-        };
-        let replay = spec.schedule.as_deref().map(|schedule| {
-            let names: Vec<&str> = spec.programs.iter().map(|p| p.name.as_str()).collect();
-            schedule::Replay::new(schedule, &names)
-        });
-        let (planned, op_downtimes) = match replay {
-            Some(replay) => {
-                for ((slot, disk), preempt) in slots.iter_mut().zip(replay.disk).zip(replay.preempt) {
-                    slot.replay_disk = Some(disk);
-                    slot.replay_preempt = Some(preempt);
-                }
-                (replay.planned, replay.op_downtimes)
-            }
-            None => Default::default(),
-        };
-        let crashes = spec
-            .programs
-            .iter()
-            .map(|p| {
-                let stream = RandomStream::new(seed, "crash", &p.name, 0);
-                (!p.workload).then(|| Arrivals::new(crash_per_sec, stream))
-            })
-            .collect();
-        let downtimes = spec.programs.iter().map(|p| RandomStream::new(seed, "crash downtime", &p.name, 0)).collect();
-        World {
+        let names: Vec<&str> = spec.programs.iter().map(|p| p.name.as_str()).collect();
+        let faultable: Vec<bool> = spec.programs.iter().map(|p| !p.workload).collect();
+        let injector = FaultInjector::new(seed, &spec.faults, &names, &faultable, spec.schedule.as_deref());
+        for (i, slot) in slots.iter_mut().enumerate() {
+            slot.replay_disk = injector.disk_replay(i);
+            slot.replay_preempt = injector.preempt_points(i);
+        }
+        let hash_log: Option<SharedLog> = spec.hash_log.then(|| Rc::new(RefCell::new(HashLog::default())));
+        let mut rec = Recorder::new(log);
+        rec.trace.log = hash_log.clone();
+        if !injector.swarm().is_empty() {
+            rec.say(SimTime::ZERO, &fault::swarm::describe(injector.swarm()));
+        }
+        let mut world = World {
             spec,
-            log,
+            rec,
             clock: VirtualClock::default(),
             net: Rc::new(RefCell::new(net)),
             linker,
             progress: Progress::default(),
             slots,
-            crashes,
-            downtimes,
-            partitions: Arrivals::new(partition_per_sec, RandomStream::new(seed, "partition", "", 0)),
-            partition_draws: RandomStream::new(seed, "partition shape", "", 0),
-            heal_at_ns: None,
-            planned,
-            op_downtimes,
+            injector,
             budget_default: None,
-            faults_started: false,
-            quiet_until_ns: 0,
-            schedule: RandomStream::new(seed, "schedule", "", 0),
-            trace: crate::trace::Trace::default(),
+            schedule: RandomStream::new(seed, Purpose::Schedule, "", 0),
+            hash_log,
             steps: 0,
-            faults: Vec::new(),
             properties: Properties::new(),
             failures: Vec::new(),
             timings: RunTimings::default(),
-        }
-    }
-
-    fn now_ns(&self) -> u64 {
-        self.clock.now_ns()
-    }
-
-    fn since_start(&self) -> u64 {
-        vtime::since_start_ns(self.now_ns())
-    }
-
-    fn run(mut self) -> Result<RunResult, seedfall_engine::Error> {
-        let started = Instant::now();
-        let watchdog = Watchdog::start(self.progress.clone(), self.spec.watchdog);
-        let workload_waits = self.slots.last().is_some_and(|s| s.program.imports_setup_complete());
+            started: now(),
+            watchdog: None,
+        };
+        let workload_waits = world.slots.last().is_some_and(|s| s.program.imports_setup_complete());
         if !workload_waits {
-            self.start_faults();
+            world.injector.start(SimTime::ZERO);
         }
-        let horizon_ns = MONOTONIC_START_NS + self.spec.duration_ns;
+        world
+    }
+
+    fn now(&self) -> SimTime {
+        SimTime::from_clock(self.clock.now_ns())
+    }
+
+    /// Runs to the end.
+    pub fn run(mut self) -> Result<RunResult, seedfall_engine::Error> {
         let verdict = loop {
-            if !self.failures.is_empty() {
-                break Verdict::Fail(std::mem::take(&mut self.failures));
-            }
-            let Some((at_ns, next)) = self.next() else {
-                break Verdict::Fail(vec![Failure {
-                    class: Class::Deadlock,
-                    node: "world".into(),
-                    incarnation: 0,
-                    property: None,
-                    message: format!(
-                        "deadlock: every node is blocked and nothing is pending ({})",
-                        self.blocked_summary()
-                    ),
-                }]);
-            };
-            if at_ns > horizon_ns {
-                self.clock.advance_to(horizon_ns);
-                break Verdict::Horizon;
-            }
-            self.clock.advance_to(at_ns);
-            self.net.borrow_mut().advance(self.now_ns());
-            match next {
-                Next::Step(i) => {
-                    if let Some(verdict) = self.step(i)? {
-                        break verdict;
-                    }
-                }
-                Next::Boot(i) => {
-                    self.boot(i)?;
-                    if let Some(verdict) = self.step(i)? {
-                        break verdict;
-                    }
-                }
-                Next::Crash(i) => self.planned_crash(i),
-                Next::Partition => self.partition(),
-                Next::Heal => self.heal(),
-                Next::Planned => self.planned_fault(),
+            if let Some(verdict) = self.step()? {
+                break verdict;
             }
         };
-        drop(watchdog);
-        let end_ns = self.since_start();
-        self.hash_event(b"end", &[end_ns]);
-        for i in 0..self.slots.len() {
-            if self.slots[i].instance.is_some() {
-                self.record_preemptions(i);
-                let hash = self.slots[i].retire(true);
-                self.trace.record(b"incarnation", hash.as_bytes(), &[]);
+        Ok(self.finish(verdict))
+    }
+
+    /// Does the next thing (a fault, a boot, a node's step); a verdict when
+    /// the run is over.
+    pub fn step(&mut self) -> Result<Option<Verdict>, seedfall_engine::Error> {
+        if self.watchdog.is_none() {
+            self.watchdog = Some(Watchdog::start(self.progress.clone(), self.spec.watchdog));
+        }
+        if !self.failures.is_empty() {
+            return Ok(Some(Verdict::Fail(std::mem::take(&mut self.failures))));
+        }
+        let Some((at_ns, next)) = self.next() else {
+            let message =
+                format!("deadlock: every node is blocked and nothing is pending ({})", self.blocked_summary());
+            let failure = Failure { class: Class::Deadlock, node: "world".into(), incarnation: 0, property: None, message };
+            return Ok(Some(Verdict::Fail(vec![failure])));
+        };
+        let horizon_ns = MONOTONIC_START_NS + self.spec.duration.ns();
+        if at_ns > horizon_ns {
+            self.clock.advance_to(horizon_ns);
+            return Ok(Some(Verdict::Horizon));
+        }
+        self.clock.advance_to(at_ns);
+        self.net.borrow_mut().advance(self.clock.now_ns());
+        match next {
+            Next::Step(i) => self.step_node(i),
+            Next::Boot(i) => {
+                self.boot(i)?;
+                self.step_node(i)
+            }
+            Next::Fault(k) => {
+                let mut planned = self.injector.take(k);
+                planned.fire(self);
+                self.injector.put(k, planned);
+                Ok(None)
             }
         }
-        self.timings.total = started.elapsed();
+    }
+
+    /// Ends the run with `verdict`: every incarnation still up is retired
+    /// (its final memory hashed) and the trace hash is taken.
+    pub fn finish(mut self, verdict: Verdict) -> RunResult {
+        drop(self.watchdog.take());
+        let end = self.now();
+        self.position(None);
+        self.rec.emit(end, Event::End);
+        for i in 0..self.slots.len() {
+            if self.slots[i].instance.is_some() {
+                self.end_incarnation(i, End::RunEnd);
+            }
+        }
+        self.timings.total = self.started.elapsed();
         self.timings.host_calls = self.progress.host_calls();
-        Ok(RunResult {
+        let swarm = self.injector.swarm().to_vec();
+        let (trace, faults) = self.rec.into_parts();
+        let hash_log = self.hash_log.map(|log| std::mem::take(&mut log.borrow_mut().entries));
+        RunResult {
             verdict,
-            end_ns,
+            end,
             steps: self.steps,
-            trace_hash: self.trace.finish(&[], &[]),
-            faults: {
-                // Preemption points are logged when their incarnation ends.
-                let mut faults = self.faults;
-                faults.sort_by_key(|f| f.at_ns);
-                faults
-            },
+            trace_hash: trace.finish(&[], &[]),
+            faults,
             properties: self.properties,
             timings: self.timings,
             budget_default: self.budget_default,
-        })
+            swarm,
+            hash_log,
+        }
     }
 
-    /// The earliest thing to happen, or None in deadlock.
+    /// The earliest thing to happen (absolute clock ns), or None in deadlock.
     fn next(&mut self) -> Option<(u64, Next)> {
-        let now = self.now_ns();
-        // Planned faults first: on a tie they happen before any node runs.
-        let mut fault: Option<(u64, Next)> = None;
-        let consider = |at: Option<u64>, next: Next, fault: &mut Option<(u64, Next)>| {
-            if let Some(at) = at.filter(|at| fault.as_ref().is_none_or(|(t, _)| at < t)) {
-                *fault = Some((at.max(now), next));
-            }
-        };
-        consider(self.heal_at_ns, Next::Heal, &mut fault);
-        for (i, crashes) in self.crashes.iter().enumerate() {
-            consider(crashes.as_ref().and_then(|a| a.next_ns), Next::Crash(i), &mut fault);
-        }
-        consider(self.partitions.next_ns, Next::Partition, &mut fault);
-        consider(self.planned.front().map(|f| MONOTONIC_START_NS + f.at_ns), Next::Planned, &mut fault);
-
+        let now = self.clock.now_ns();
+        // Faults first: on a tie they happen before any node runs.
+        let fault = self.injector.next().map(|(at, k)| (at.clock_ns().max(now), Next::Fault(k)));
         let mut earliest: Option<u64> = None;
         let mut tied: Vec<usize> = Vec::new();
         for i in 0..self.slots.len() {
@@ -391,71 +371,70 @@ impl<'a> World<'a> {
         parts.join("; ")
     }
 
-    fn hash_event(&mut self, tag: &[u8], values: &[u64]) {
-        self.trace.record(tag, &[], values);
-    }
-
-    fn say(&mut self, line: String) {
-        let t = vtime::go_duration(self.since_start());
-        if let Some(log) = self.log.as_mut() {
-            let _ = writeln!(log, "[{t}] * {line}");
-        }
+    /// Where the events logged from now on happen (`None`: the world's own).
+    fn position(&mut self, slot: Option<usize>) {
+        let Some(log) = &self.hash_log else { return };
+        let node = match slot {
+            Some(i) => format!("{}#{}", self.slots[i].name(), self.slots[i].incarnation),
+            None => "world".into(),
+        };
+        log.borrow_mut().position = Position { step: self.steps, at_ns: self.now().ns(), node };
     }
 
     fn boot(&mut self, i: usize) -> Result<(), seedfall_engine::Error> {
+        let gate = self.injector.gate();
         let ctx = BootContext {
             seed: self.spec.seed,
             linker: &self.linker,
             net: &self.net,
             progress: &self.progress,
             preempt: &self.spec.preempt,
-            disk: self.spec.faults.disk,
+            disk: self.injector.config().disk,
+            gate: &gate,
             budget_cap: self.spec.budget_cap,
+            hash_log: self.hash_log.as_ref(),
+            perturb: self.spec.perturb.as_ref(),
         };
-        let started = Instant::now();
+        let started = now();
         self.slots[i].boot(&ctx, &self.clock)?;
         self.timings.boot += started.elapsed();
         self.timings.boots += 1;
-        let k = self.slots[i].incarnation;
-        self.hash_event(b"boot", &[i as u64, k as u64, self.now_ns()]);
-        let name = self.slots[i].name().to_string();
-        self.say(format!("boot {name}#{k}"));
+        self.position(Some(i));
+        let who = self.slots[i].who(i);
+        self.rec.emit(self.now(), Event::Boot(&who));
         Ok(())
     }
 
     /// Resumes slot `i` until it parks or ends, then deals with what it did.
-    fn step(&mut self, i: usize) -> Result<Option<Verdict>, seedfall_engine::Error> {
+    fn step_node(&mut self, i: usize) -> Result<Option<Verdict>, seedfall_engine::Error> {
         self.steps += 1;
-        let now = self.now_ns();
-        let k = self.slots[i].incarnation;
-        self.hash_event(b"step", &[i as u64, k as u64, now]);
+        self.injector.update_gate(self.now());
+        self.position(Some(i));
+        let who = self.slots[i].who(i);
+        self.rec.emit(self.now(), Event::Step(&who, self.steps));
         let State::Up { started, .. } = self.slots[i].state else { unreachable!("only up nodes step") };
         let clock = self.clock.clone();
         let instance = self.slots[i].instance.as_mut().expect("up");
         instance.data_mut().clock = clock;
         if let Some(index) = instance.data().preempt.as_ref().map(|p| p.counter_global()) {
             // SAFETY: the instance stays in its slot until it is retired,
-            // and every retirement unwatches the counter first.
+            // and every retirement (`end_incarnation`) unwatches the counter first.
             unsafe { self.progress.watch_counter(instance.global_ref(index).slot) };
         }
-        let started_at = Instant::now();
+        let started_at = now();
         let run = if started { instance.resume(0)? } else { instance.call("_start", &[])? };
         self.timings.guest += started_at.elapsed();
         self.clock = instance.data().clock.clone();
-        self.net.borrow_mut().advance(self.now_ns());
+        self.net.borrow_mut().advance(self.clock.now_ns());
 
         self.forward_output(i);
         self.take_reports(i);
         if !self.failures.is_empty() {
             return Ok(None);
         }
-        if let Some(fault) = self.slots[i].node().fs.crash_requested() {
-            self.record_disk_faults(i);
-            let downtime = self.op_downtimes.get(&(i, fault.op)).copied();
-            self.crash(i, Some(fault), downtime, format!(" in the middle of {fault}"));
+        if self.record_disk_faults(i) {
             return Ok(None);
         }
-        self.record_disk_faults(i);
         match run {
             Run::Suspended(timer_ns) => {
                 self.slots[i].state = State::Up { timer_ns, started: true };
@@ -464,60 +443,83 @@ impl<'a> World<'a> {
             Run::Returned(_) => Ok(self.exited(i, 0)),
             Run::Exited(code) => Ok(self.exited(i, code)),
             Run::Trapped(trap) => {
-                let (class, message) = if trap.kind == TrapKind::Interrupted {
-                    let limit = vtime::go_duration(self.spec.watchdog.as_nanos() as u64);
-                    (
-                        Class::Watchdog,
-                        format!("stopped by the watchdog after {limit} of real time without yielding: {trap}"),
-                    )
-                } else {
-                    (Class::Trap, format!("trapped: {trap}"))
+                let busy = self.slots[i].node_mut().busy_loop.take();
+                let (class, message) = match busy {
+                    Some(detail) => (Class::Liveness, format!("{detail}: {trap}")),
+                    None if trap.kind == TrapKind::Interrupted => {
+                        let limit = vtime::go_duration(self.spec.watchdog.as_nanos() as u64);
+                        let message = format!("stopped by the watchdog after {limit} of real time without yielding: {trap}");
+                        (Class::Watchdog, message)
+                    }
+                    None => (Class::Trap, format!("trapped: {trap}")),
                 };
                 Ok(self.ended(i, class, message))
             }
         }
     }
 
+    /// Records the disk faults slot `i`'s disk injected since last time;
+    /// true if one of them crashed the node (then it is down).
+    fn record_disk_faults(&mut self, i: usize) -> bool {
+        let slot = &mut self.slots[i];
+        let log = slot.node().fs.disk_faults();
+        let new: Vec<_> = log[slot.disk_faults_seen..].to_vec();
+        slot.disk_faults_seen = log.len();
+        let name = slot.name().to_string();
+        let at = self.now();
+        for disk_fault in new {
+            match self.injector.disk_fault(i, &name, at, &disk_fault) {
+                Some(Recorded::Happened { fault, line }) => {
+                    self.rec.emit(at, Event::Fault { fault, line: Some(line) });
+                }
+                Some(Recorded::Crash { fault, downtime, how }) => {
+                    self.end_incarnation(i, End::Crash { fault, downtime, how });
+                    return true;
+                }
+                None => unreachable!("every disk fault belongs to a kind: {disk_fault}"),
+            }
+        }
+        false
+    }
+
     /// Prints (replay) what the node wrote, prefixed by node#k and time.
     fn forward_output(&mut self, i: usize) {
         let (out, err) = self.slots[i].take_output();
-        let Some(log) = self.log.as_mut() else { return };
-        let slot = &self.slots[i];
-        let t = vtime::go_duration(vtime::since_start_ns(self.clock.now_ns()));
-        for (bytes, stream) in [(out, ""), (err, " (stderr)")] {
-            for line in String::from_utf8_lossy(&bytes).lines() {
-                let _ = writeln!(log, "[{t}] {}#{}{stream} | {line}", slot.name(), slot.incarnation);
-            }
+        if !self.rec.logging() {
+            return;
         }
+        let who = self.slots[i].who(i);
+        let at = self.now();
+        self.rec.output(at, &who, &out, false);
+        self.rec.output(at, &who, &err, true);
     }
 
     fn take_reports(&mut self, i: usize) {
         let reports = std::mem::take(&mut self.slots[i].node_mut().sim.as_mut().expect("world node").reports);
-        let (name, k) = (self.slots[i].name().to_string(), self.slots[i].incarnation);
+        let who = self.slots[i].who(i);
         for report in reports {
+            let at = self.now();
             match report {
                 Report::Property { kind, cond, message } => {
-                    self.trace.record(b"property", message.as_bytes(), &[kind as u64, cond as u64]);
                     let first = !self.properties.contains_key(&message);
                     let seen =
                         self.properties.entry(message.clone()).or_insert(PropertySeen { kind, ever_true: false });
                     let first_true = cond && !seen.ever_true;
                     seen.ever_true |= cond;
-                    if kind.fails(cond) {
-                        self.say(format!("{name}#{k}: {}: {message}", kind.sdk_name()));
+                    let line = if kind.fails(cond) {
+                        Some(format!("{}: {message}", kind.sdk_name()))
                     } else if first || first_true {
                         // Replay shows each property's first hit, and when it first holds.
-                        self.say(format!(
-                            "{name}#{k}: {} {}: {message}",
-                            kind.sdk_name(),
-                            if cond { "holds" } else { "reached" }
-                        ));
-                    }
+                        Some(format!("{} {}: {message}", kind.sdk_name(), if cond { "holds" } else { "reached" }))
+                    } else {
+                        None
+                    };
+                    self.rec.emit(at, Event::Property { who: &who, kind, cond, message: &message, line });
                     if kind.fails(cond) {
                         self.failures.push(Failure {
                             class: Class::Property,
-                            node: name.clone(),
-                            incarnation: k,
+                            node: who.name.clone(),
+                            incarnation: who.incarnation,
                             property: Some(kind),
                             message,
                         });
@@ -527,18 +529,19 @@ impl<'a> World<'a> {
                     self.budget_default.get_or_insert(default);
                 }
                 Report::SetupComplete => {
-                    if !self.faults_started {
-                        self.say(format!("{name}#{k}: setup complete, faults start"));
-                        self.start_faults();
+                    if !self.injector.started() {
+                        self.rec.emit(at, Event::SetupComplete(&who));
+                        self.injector.start(at);
                     }
                 }
                 Report::QuietFor { ns } => {
-                    let now = self.now_ns();
-                    self.quiet_until_ns = self.quiet_until_ns.max(now.saturating_add(ns));
-                    self.hash_event(b"quiet", &[now, ns]);
-                    self.say(format!("{name}#{k}: quiet for {}", vtime::go_duration(ns)));
-                    if self.heal_at_ns.is_some() {
-                        self.heal();
+                    let length = SimDuration::from_ns(ns);
+                    self.rec.emit(at, Event::Quiet { who: &who, length });
+                    self.injector.begin_quiet(at, at.plus(length));
+                    for k in 0..self.injector.kinds() {
+                        let mut planned = self.injector.take(k);
+                        planned.quiet(self);
+                        self.injector.put(k, planned);
                     }
                 }
             }
@@ -548,24 +551,19 @@ impl<'a> World<'a> {
     /// Slot `i` exited with `code`.
     fn exited(&mut self, i: usize, code: i32) -> Option<Verdict> {
         let slot = &self.slots[i];
-        let (name, k, workload, panic) =
-            (slot.name().to_string(), slot.incarnation, slot.program.workload, slot.panic_line());
-        self.hash_event(b"exit", &[i as u64, code as u32 as u64]);
+        let (workload, panic) = (slot.program.workload, slot.panic_line());
         if workload {
-            self.say(format!("{name}#{k} exited with status {code}"));
+            let who = slot.who(i);
+            self.rec.emit(self.now(), Event::Exit { who: &who, code, line: format!("exited with status {code}") });
             if code == 0 {
                 return Some(Verdict::Pass);
             }
-            let message = with_panic(format!("exited with status {code}"), panic);
-            return self.ended(i, Class::Workload, message);
+            return Some(self.failure(i, Class::Workload, with_panic(format!("exited with status {code}"), panic)));
         }
         if code == 0 {
-            self.say(format!("{name}#{k} exited with status 0"));
-            self.progress.unwatch_counter();
-            self.record_preemptions(i);
-            let hash = self.slots[i].exit();
-            self.trace.record(b"incarnation", hash.as_bytes(), &[]);
-            self.slots[i].state = State::Stopped;
+            let who = self.slots[i].who(i);
+            self.rec.emit(self.now(), Event::Exit { who: &who, code, line: "exited with status 0".into() });
+            self.end_incarnation(i, End::Exit(State::Stopped));
             return None;
         }
         let message = with_panic(format!("exited with status {code}"), panic);
@@ -574,24 +572,76 @@ impl<'a> World<'a> {
 
     /// Slot `i` ended abnormally: restarted if supervised, else a failure.
     fn ended(&mut self, i: usize, class: Class, message: String) -> Option<Verdict> {
-        let slot = &self.slots[i];
-        let (name, k) = (slot.name().to_string(), slot.incarnation);
-        if slot.program.supervise && class != Class::Watchdog {
-            let boot_at_ns = self.now_ns() + SUPERVISE_RESTART_NS;
-            self.say(format!(
-                "{name}#{k} {message}; supervised: restart at {}",
-                vtime::go_duration(vtime::since_start_ns(boot_at_ns))
-            ));
-            self.progress.unwatch_counter();
-            self.record_preemptions(i);
-            let hash = self.slots[i].exit();
-            self.trace.record(b"incarnation", hash.as_bytes(), &[]);
-            self.slots[i].state = State::Down { boot_at_ns };
+        let who = self.slots[i].who(i);
+        let code = -1;
+        if self.slots[i].program.supervise && class != Class::Watchdog {
+            let boot_at = self.now().plus(SUPERVISE_RESTART);
+            let line = format!("{message}; supervised: restart at {boot_at}");
+            self.rec.emit(self.now(), Event::Exit { who: &who, code, line });
+            self.end_incarnation(i, End::Exit(State::Down { boot_at_ns: boot_at.clock_ns() }));
             return None;
         }
-        self.say(format!("{name}#{k} {message}"));
-        Some(Verdict::Fail(vec![Failure { class, node: name, incarnation: k, property: None, message }]))
+        self.rec.emit(self.now(), Event::Exit { who: &who, code, line: message.clone() });
+        Some(self.failure(i, class, message))
     }
+
+    fn failure(&self, i: usize, class: Class, message: String) -> Verdict {
+        let slot = &self.slots[i];
+        let failure =
+            Failure { class, node: slot.name().to_string(), incarnation: slot.incarnation, property: None, message };
+        Verdict::Fail(vec![failure])
+    }
+
+    /// The one way an incarnation ends: its preemption points recorded, the
+    /// watchdog off its counter, its trace hash folded into the run's, and
+    /// what the end does to its disk and network.
+    fn end_incarnation(&mut self, i: usize, end: End) {
+        self.record_preemptions(i);
+        self.progress.unwatch_counter();
+        let now = self.now();
+        let hash = match end {
+            End::Exit(next) => {
+                let hash = self.slots[i].exit();
+                self.slots[i].state = next;
+                hash
+            }
+            End::Crash { fault, downtime, how } => {
+                let who = self.slots[i].who(i);
+                let (hash, report) = {
+                    let mut net = self.net.borrow_mut();
+                    self.slots[i].crash(self.spec.seed, self.clock.now_ns(), &mut net)
+                };
+                self.slots[i].state = State::Down { boot_at_ns: now.plus(downtime).clock_ns() };
+                self.slots[i].disk_faults_seen = self.slots[i].disk.as_ref().map_or(0, |fs| fs.disk_faults().len());
+                self.rec.emit(now, Event::Crash { who: &who, fault, how, report: &report });
+                hash
+            }
+            End::RunEnd => self.slots[i].retire(),
+        };
+        self.rec.emit(now, Event::Incarnation(hash));
+    }
+
+    /// Records the preemption points of slot `i`'s running incarnation as
+    /// faults, numbered in counted calls across its incarnations; called
+    /// just before the incarnation ends.
+    fn record_preemptions(&mut self, i: usize) {
+        let slot = &mut self.slots[i];
+        let Some(preempt) = slot.node().preempt.as_ref() else { return };
+        let (base, counted) = (slot.counted_base, preempt.counted());
+        let fired = preempt.fired.clone();
+        slot.counted_base += counted;
+        let node = slot.name().to_string();
+        for (op, at) in fired {
+            let fault = fault::preempt::recorded(&node, base + op, SimTime::from_clock(at));
+            self.rec.emit(self.now(), Event::Fault { fault, line: None });
+        }
+    }
+}
+
+/// The real clock, for timings only (never hashed).
+#[allow(clippy::disallowed_methods)]
+fn now() -> Instant {
+    Instant::now()
 }
 
 fn with_panic(message: String, panic: Option<String>) -> String {

@@ -1,21 +1,23 @@
-//! Planned faults: crashes of service nodes and network partitions, drawn
-//! as Poisson arrivals at `crash_per_sec` (per node) and `partition_per_sec`
-//! (for the cluster) from the moment faults start. Each node's crash times,
-//! each node's downtimes, partition times, partition sides and lengths are
-//! separate seeded streams (DESIGN.md §5), and arrivals are drawn whether or
-//! not they fire (a quiet window or a node already down skips one), so one
-//! fault never shifts the timing of another.
+//! The fault options of a run, and Poisson arrivals on virtual time for the
+//! fault kinds planned by rate (`*_per_sec`). A kind draws its arrivals from
+//! its own seeded stream (DESIGN.md §5), whether or not they fire (a quiet
+//! window or a node already down skips one), so one fault never shifts the
+//! timing of another.
 
+use super::vtime::{SimDuration, SimTime};
 use crate::random::RandomStream;
 
-/// The fault options of a run (the config's `faults`, in nanoseconds).
+/// The fault options of a run (the config's `faults`). Each field belongs to
+/// one fault kind (`world::fault`), except `swarm`.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct FaultConfig {
     pub crash_per_sec: f64,
-    pub crash_downtime_ns: (u64, u64),
+    pub crash_downtime: (SimDuration, SimDuration),
     pub partition_per_sec: f64,
-    pub partition_length_ns: (u64, u64),
+    pub partition_length: (SimDuration, SimDuration),
     pub disk: crate::fs::DiskConfig,
+    /// Each seed keeps a seeded subset of the enabled kinds (`fault::swarm`).
+    pub swarm: bool,
 }
 
 /// A Poisson process on virtual time.
@@ -23,32 +25,32 @@ pub struct Arrivals {
     per_sec: f64,
     stream: RandomStream,
     /// The next arrival; `None` when the rate is 0 or faults have not started.
-    pub next_ns: Option<u64>,
+    pub next: Option<SimTime>,
 }
 
 impl Arrivals {
     pub fn new(per_sec: f64, stream: RandomStream) -> Arrivals {
-        Arrivals { per_sec, stream, next_ns: None }
+        Arrivals { per_sec, stream, next: None }
     }
 
-    /// Faults start at `now_ns`: the first arrival is drawn from there.
-    pub fn start(&mut self, now_ns: u64) {
-        if self.per_sec > 0.0 && self.next_ns.is_none() {
-            self.next_ns = Some(now_ns + self.gap_ns());
+    /// Faults start at `now`: the first arrival is drawn from there.
+    pub fn start(&mut self, now: SimTime) {
+        if self.per_sec > 0.0 && self.next.is_none() {
+            self.next = Some(now.plus(self.gap()));
         }
     }
 
-    /// The arrival at `next_ns` happened (or was skipped): draw the next.
+    /// The arrival at `next` happened (or was skipped): draw the next.
     pub fn advance(&mut self) {
-        if let Some(at) = self.next_ns {
-            self.next_ns = Some(at + self.gap_ns());
+        if let Some(at) = self.next {
+            self.next = Some(at.plus(self.gap()));
         }
     }
 
     /// An exponential gap of mean `1 / per_sec` seconds, at least 1 ns.
-    fn gap_ns(&mut self) -> u64 {
+    fn gap(&mut self) -> SimDuration {
         let seconds = -portable_ln(1.0 - self.stream.unit()) / self.per_sec;
-        ((seconds * 1e9) as u64).max(1)
+        SimDuration::from_ns(((seconds * 1e9) as u64).max(1))
     }
 }
 
@@ -76,6 +78,7 @@ fn portable_ln(x: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::random::{Draw, Purpose};
 
     #[test]
     fn portable_ln_agrees_with_libm() {
@@ -93,11 +96,11 @@ mod tests {
     #[test]
     fn arrivals_are_seeded_with_the_given_rate() {
         let arrivals = |seed| {
-            let mut a = Arrivals::new(2.0, RandomStream::new(seed, "crash", "n", 0));
-            a.start(0);
+            let mut a = Arrivals::new(2.0, RandomStream::new(seed, Purpose::Fault("k", Draw::Times), "n", 0));
+            a.start(SimTime::ZERO);
             (0..2000)
                 .map(|_| {
-                    let at = a.next_ns.unwrap();
+                    let at = a.next.unwrap().ns();
                     a.advance();
                     at
                 })
@@ -107,8 +110,8 @@ mod tests {
         assert_ne!(arrivals(1), arrivals(2));
         let last = *arrivals(3).last().unwrap() as f64 / 1e9;
         assert!((900.0..1100.0).contains(&last), "2000 arrivals at 2/s take about 1000 s, not {last}");
-        let mut off = Arrivals::new(0.0, RandomStream::new(1, "crash", "n", 0));
-        off.start(0);
-        assert_eq!(off.next_ns, None, "rate 0 never fires");
+        let mut off = Arrivals::new(0.0, RandomStream::new(1, Purpose::Fault("k", Draw::Times), "n", 0));
+        off.start(SimTime::ZERO);
+        assert_eq!(off.next, None, "rate 0 never fires");
     }
 }

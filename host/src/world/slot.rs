@@ -5,16 +5,19 @@
 //! what they decide.
 
 use super::NodeProgram;
+use super::event::Who;
+use super::fault::{crash_io, fsync_eio, preempt};
 use crate::clock::{EPOCH_UNIX_NS, VirtualClock};
 use crate::fs::{CrashReport, DiskFaults, Fs};
 use crate::net::{Net, NodeId};
-use crate::node::{Node, Output, SimLink};
+use crate::node::{Node, Output, Perturb, SimLink};
 use crate::preempt::Preemption;
 use crate::preempt::strategy::{PreemptConfig, Schedule};
-use crate::random::RandomStream;
+use crate::random::{Purpose, RandomStream};
+use crate::trace::{SharedLog, TraceHash};
 use crate::watchdog::Progress;
 use seedfall_engine::{Instance, Linker};
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 pub enum State {
@@ -35,10 +38,10 @@ pub struct Slot<'a> {
     pub instance: Option<Instance<Node>>,
     /// The disk while the node is down (None before the first boot).
     pub disk: Option<Fs>,
-    /// Disk faults already logged into the run's fault list.
-    pub disk_faults_seen: usize,
     /// The end of the node's stderr, for the message of a panic.
     pub stderr_tail: Vec<u8>,
+    /// Disk faults already recorded in the run's schedule.
+    pub disk_faults_seen: usize,
     /// Replay: exactly these disk faults, by operation number.
     pub replay_disk: Option<Vec<crate::fs::DiskFault>>,
     /// Replay: exactly these preemption points, in counted calls across incarnations.
@@ -56,7 +59,12 @@ pub struct BootContext<'a> {
     pub progress: &'a Progress,
     pub preempt: &'a PreemptConfig,
     pub disk: crate::fs::DiskConfig,
+    /// Open while faults may act (the disk model draws only then).
+    pub gate: &'a Rc<Cell<bool>>,
     pub budget_cap: Option<u64>,
+    pub hash_log: Option<&'a SharedLog>,
+    /// The test hook, for (node name, incarnation).
+    pub perturb: Option<&'a (String, u32, Perturb)>,
 }
 
 const STDERR_TAIL_BYTES: usize = 4096;
@@ -82,6 +90,11 @@ impl<'a> Slot<'a> {
         &self.program.name
     }
 
+    /// This slot's current incarnation, as events name it.
+    pub fn who(&self, slot: usize) -> Who {
+        Who { slot, name: self.program.name.clone(), incarnation: self.incarnation }
+    }
+
     /// A fresh instance over the surviving disk, as the next incarnation.
     /// The workload's disk has no durability model: it is never crashed.
     pub fn boot(&mut self, ctx: &BootContext, clock: &VirtualClock) -> Result<(), seedfall_engine::Error> {
@@ -90,29 +103,36 @@ impl<'a> Slot<'a> {
         let fs = self.disk.take().unwrap_or_else(|| {
             let mut fs = Fs::new(EPOCH_UNIX_NS);
             if !p.workload {
-                fs.start_disk_model(match &self.replay_disk {
+                let faults = match &self.replay_disk {
                     Some(faults) => DiskFaults::replay(ctx.disk, faults),
-                    None => DiskFaults::seeded(ctx.disk, ctx.seed, &p.name),
-                });
+                    None => DiskFaults::random(
+                        ctx.disk,
+                        crash_io::disk_stream(ctx.seed, &p.name),
+                        fsync_eio::disk_stream(ctx.seed, &p.name),
+                    ),
+                };
+                fs.start_disk_model(faults.gated(ctx.gate.clone()));
             }
             fs
         });
         let mut argv = vec![p.name.clone()];
         argv.extend(p.args.iter().cloned());
         let mut node = Node::new(&p.name, ctx.seed, argv, p.env.clone(), fs);
-        node.random = RandomStream::new(ctx.seed, "random_get", &p.name, self.incarnation);
+        node.random = RandomStream::new(ctx.seed, Purpose::RandomGet, &p.name, self.incarnation);
         node.clock = clock.clone();
         node.stdout = Output::Capture(Vec::new());
         node.stderr = Output::Capture(Vec::new());
         node.trace.progress = ctx.progress.clone();
+        node.trace.log = ctx.hash_log.cloned();
+        node.perturb = ctx
+            .perturb
+            .filter(|(name, k, _)| *name == p.name && *k == self.incarnation)
+            .map(|(_, _, perturb)| perturb.clone());
         let base = self.counted_base;
         node.preempt = p.counter_global.map(|counter| {
             let schedule = match &self.replay_preempt {
                 Some(points) => Schedule::fixed(points.iter().filter(|&&op| op > base).map(|op| op - base).collect()),
-                None => Schedule::new(
-                    &ctx.preempt.strategy,
-                    RandomStream::new(ctx.seed, "preempt", &p.name, self.incarnation),
-                ),
+                None => Schedule::new(&ctx.preempt.strategy, preempt::stream(ctx.seed, &p.name, self.incarnation)),
             };
             Preemption::new(counter, p.go_offsets, schedule, ctx.preempt.loops)
         });
@@ -154,19 +174,15 @@ impl<'a> Slot<'a> {
         text.lines().rev().find(|l| l.starts_with("panic: ") || l.starts_with("fatal error: ")).map(str::to_string)
     }
 
-    /// Ends the incarnation and returns its trace hash. The hash covers the host calls, and the memory only
-    /// with `final_memory` (at the end of the run): a crashed incarnation's
-    /// memory follows from its calls, and hashing megabytes of Go heap at
-    /// every crash cost more than a tenth of a sweep.
+    /// Ends the incarnation and returns its trace hash: its host calls, what
+    /// the host wrote into its memory, and its final memory (crashed or not;
+    /// only the pages that differ from the module's image are hashed).
     /// The caller must have stopped the watchdog from reading its counter
     /// (`Progress::unwatch_counter`).
-    pub fn retire(&mut self, final_memory: bool) -> String {
+    pub fn retire(&mut self) -> TraceHash {
         let mut instance = self.instance.take().expect("an up node has an instance");
         instance.abandon();
-        let memory = match instance.memory() {
-            Some(m) if final_memory => m.bytes(),
-            _ => &[],
-        };
+        let memory = instance.memory().map_or(&[][..], |m| m.bytes());
         let hash = instance.data().trace.finish(memory, instance.code().initial_memory());
         // The disk outlives the process; the page cache too, unless crashed.
         self.disk = Some(std::mem::replace(&mut instance.data_mut().fs, Fs::new(EPOCH_UNIX_NS)));
@@ -175,17 +191,17 @@ impl<'a> Slot<'a> {
 
     /// The process exited: its descriptors close (FINs go out), the page
     /// cache stays.
-    pub fn exit(&mut self) -> String {
+    pub fn exit(&mut self) -> TraceHash {
         self.node_mut().close_all();
-        self.retire(false)
+        self.retire()
     }
 
     /// The machine crashed: connections reset, only the durable disk
     /// survives (torn as the disk model says).
-    pub fn crash(&mut self, seed: u64, now_ns: u64, net: &mut Net) -> (String, CrashReport) {
-        let hash = self.retire(false);
+    pub fn crash(&mut self, seed: u64, now_ns: u64, net: &mut Net) -> (TraceHash, CrashReport) {
+        let hash = self.retire();
         net.crash(self.net_id, now_ns);
-        let mut torn = RandomStream::new(seed, "disk torn_writes", self.name(), self.incarnation);
+        let mut torn = RandomStream::new(seed, Purpose::TornWrites, self.name(), self.incarnation);
         let report = self.disk.as_mut().expect("retired above").crash(&mut torn);
         (hash, report)
     }

@@ -21,8 +21,11 @@ pub enum Class {
     Trap,
     /// Every node blocked and nothing pending.
     Deadlock,
-    /// A guest ran too long in real time without yielding.
+    /// A guest ran too long in real time without yielding (host-dependent).
     Watchdog,
+    /// The run stopped making progress in virtual terms: a busy loop found
+    /// by the counters.
+    Liveness,
 }
 
 impl Class {
@@ -34,6 +37,7 @@ impl Class {
             Class::Trap => "trap",
             Class::Deadlock => "deadlock",
             Class::Watchdog => "watchdog",
+            Class::Liveness => "liveness",
         }
     }
 }

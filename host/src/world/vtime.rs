@@ -1,7 +1,75 @@
-//! Virtual time as people read it: Go's `time.Duration` string form
-//! ("427.268419ms", "1m2.5s"), measured from the start of the run.
+//! Virtual time: `SimTime`, an instant as time since the run started (what
+//! schedules and traces show), and `SimDuration`, a length of virtual time;
+//! both distinct from the clock's absolute monotonic nanoseconds, which
+//! only `clock.rs` and the scheduler's internals use. Also the Go
+//! `time.Duration` string form people read ("427.268419ms", "1m2.5s").
 
 use crate::clock::MONOTONIC_START_NS;
+use std::fmt;
+
+/// An instant of virtual time, measured from the start of the run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SimTime(u64);
+
+/// A length of virtual time.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SimDuration(u64);
+
+impl SimTime {
+    pub const ZERO: SimTime = SimTime(0);
+
+    pub const fn from_ns(ns: u64) -> SimTime {
+        SimTime(ns)
+    }
+
+    /// Nanoseconds since the start of the run.
+    pub const fn ns(self) -> u64 {
+        self.0
+    }
+
+    /// The instant of an absolute monotonic clock reading.
+    pub fn from_clock(monotonic_ns: u64) -> SimTime {
+        SimTime(since_start_ns(monotonic_ns))
+    }
+
+    /// The absolute monotonic clock reading of this instant.
+    pub fn clock_ns(self) -> u64 {
+        MONOTONIC_START_NS.saturating_add(self.0)
+    }
+
+    /// The time from `earlier` to this instant (zero if `earlier` is later).
+    pub fn since(self, earlier: SimTime) -> SimDuration {
+        SimDuration(self.0.saturating_sub(earlier.0))
+    }
+
+    pub fn plus(self, d: SimDuration) -> SimTime {
+        SimTime(self.0.saturating_add(d.0))
+    }
+}
+
+impl SimDuration {
+    pub const ZERO: SimDuration = SimDuration(0);
+
+    pub const fn from_ns(ns: u64) -> SimDuration {
+        SimDuration(ns)
+    }
+
+    pub const fn ns(self) -> u64 {
+        self.0
+    }
+}
+
+impl fmt::Display for SimTime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&go_duration(self.0))
+    }
+}
+
+impl fmt::Display for SimDuration {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&go_duration(self.0))
+    }
+}
 
 /// Virtual time since the run started, from a monotonic clock reading.
 pub fn since_start_ns(monotonic_ns: u64) -> u64 {
@@ -48,6 +116,58 @@ fn fraction(value: u64, unit: u64) -> String {
     format!("{whole}.{}", digits.trim_end_matches('0'))
 }
 
+/// Units and their length in nanoseconds; exact integer arithmetic, so a
+/// schedule's "427.268419ms" is exactly 427,268,419 ns.
+const UNITS: &[(&str, u128)] = &[
+    ("ns", 1),
+    ("us", 1_000),
+    ("µs", 1_000),
+    ("ms", 1_000_000),
+    ("s", 1_000_000_000),
+    ("m", 60_000_000_000),
+    ("h", 3_600_000_000_000),
+];
+
+/// Parses Go's `time.Duration` string form (what `go_duration` writes, and
+/// what configs and schedules use), in nanoseconds.
+pub fn parse_go_duration(text: &str) -> Result<u64, String> {
+    let bad = || format!("{text:?} is not a duration like 500ms, 10s or 1m30s");
+    if text == "0" {
+        return Ok(0);
+    }
+    if text.is_empty() {
+        return Err(bad());
+    }
+    let mut rest = text;
+    let mut total_ns: u128 = 0;
+    while !rest.is_empty() {
+        let number_len = rest.find(|c: char| !(c.is_ascii_digit() || c == '.')).ok_or_else(bad)?;
+        let (whole, fraction) = rest[..number_len].split_once('.').unwrap_or((&rest[..number_len], ""));
+        if whole.is_empty() && fraction.is_empty() || fraction.contains('.') {
+            return Err(bad());
+        }
+        rest = &rest[number_len..];
+        // Longest unit first, so "ms" is not read as "m" then "s".
+        let (unit, unit_ns) =
+            UNITS.iter().filter(|(u, _)| rest.starts_with(u)).max_by_key(|(u, _)| u.len()).ok_or_else(bad)?;
+        let too_long = || format!("{text:?} is too long a duration");
+        let whole: u128 = if whole.is_empty() { 0 } else { whole.parse().map_err(|_| too_long())? };
+        let digits = &fraction[..fraction.len().min(18)];
+        let fraction_ns = if digits.is_empty() {
+            0
+        } else {
+            digits.parse::<u128>().map_err(|_| bad())? * unit_ns / 10u128.pow(digits.len() as u32)
+        };
+        total_ns = whole
+            .checked_mul(*unit_ns)
+            .and_then(|n| n.checked_add(fraction_ns))
+            .and_then(|n| n.checked_add(total_ns))
+            .ok_or_else(too_long)?;
+        rest = &rest[unit.len()..];
+    }
+    u64::try_from(total_ns).map_err(|_| format!("{text:?} is too long a duration"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -63,5 +183,8 @@ mod tests {
         assert_eq!(go_duration(3_600_000_000_000), "1h0m0s");
         assert_eq!(go_duration(60_000_000_000), "1m0s");
         assert_eq!(go_duration_ms(3_120_600_000), "3.121s");
+        for ns in [0, 1, 999, 1_500, 427_268_419, 3_121_000_000, 62_500_000_000, 3_600_000_000_000] {
+            assert_eq!(parse_go_duration(&go_duration(ns)), Ok(ns), "{}", go_duration(ns));
+        }
     }
 }

@@ -1,0 +1,107 @@
+//! Finding where two runs of one seed part: their per-event hash logs
+//! (`RunSpec::hash_log`) compared entry by entry, the first difference named
+//! by scheduler step, virtual time, node#incarnation and the event (a host
+//! call with its arguments and result, bytes the host wrote, a world event),
+//! like madsim's "non-determinism detected at" or TigerBeetle's hash log.
+//! The log's file form (`replay --save-trace`) is one tab-separated line
+//! per event, so logs from two machines compare with `replay --against`.
+
+use super::vtime::go_duration;
+use crate::trace::{LogEntry, Position};
+use std::fmt;
+
+/// The first event at which two logs differ.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Divergence {
+    /// Its index in both logs.
+    pub index: usize,
+    /// The event in each log (None: that log ended there).
+    pub first: Option<LogEntry>,
+    pub second: Option<LogEntry>,
+}
+
+pub fn first_divergence(first: &[LogEntry], second: &[LogEntry]) -> Option<Divergence> {
+    let index = first.iter().zip(second).position(|(a, b)| a != b).or_else(|| {
+        (first.len() != second.len()).then_some(first.len().min(second.len()))
+    })?;
+    Some(Divergence { index, first: first.get(index).cloned(), second: second.get(index).cloned() })
+}
+
+fn describe(entry: &Option<LogEntry>) -> String {
+    match entry {
+        Some(e) => format!("{} (digest {:016x})", e.what, e.digest),
+        None => "(the log ends here)".into(),
+    }
+}
+
+impl fmt::Display for Divergence {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let at = self.first.as_ref().or(self.second.as_ref()).map(|e| &e.position);
+        match at {
+            Some(p) => write!(
+                f,
+                "first divergence at event {}: scheduler step {}, t={}, {}\n  run 1: {}\n  run 2: {}",
+                self.index,
+                p.step,
+                go_duration(p.at_ns),
+                p.node,
+                describe(&self.first),
+                describe(&self.second)
+            ),
+            None => write!(f, "first divergence at event {}", self.index),
+        }
+    }
+}
+
+/// The file form of a log.
+pub fn to_text(entries: &[LogEntry]) -> String {
+    let mut out = String::new();
+    for e in entries {
+        let what = e.what.replace(['\t', '\n'], " ");
+        out.push_str(&format!("{}\t{}\t{}\t{:016x}\t{what}\n", e.position.step, e.position.at_ns, e.position.node, e.digest));
+    }
+    out
+}
+
+/// Reads a log written by `to_text`; errors name the line.
+pub fn from_text(text: &str) -> Result<Vec<LogEntry>, String> {
+    text.lines()
+        .enumerate()
+        .map(|(i, line)| {
+            let bad = || format!("line {}: not a trace log line (step, time, node, digest, event)", i + 1);
+            let mut parts = line.splitn(5, '\t');
+            let mut next = || parts.next().ok_or_else(bad);
+            let step = next()?.parse().map_err(|_| bad())?;
+            let at_ns = next()?.parse().map_err(|_| bad())?;
+            let node = next()?.to_string();
+            let digest = u64::from_str_radix(next()?, 16).map_err(|_| bad())?;
+            let what = next()?.to_string();
+            Ok(LogEntry { position: Position { step, at_ns, node }, what, digest })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(step: u64, what: &str, digest: u64) -> LogEntry {
+        LogEntry { position: Position { step, at_ns: step * 1000, node: "n#1".into() }, what: what.into(), digest }
+    }
+
+    #[test]
+    fn names_the_first_difference_and_round_trips() {
+        let a = vec![entry(1, "host call a() = 0", 1), entry(2, "host call b() = 0", 2), entry(3, "c", 3)];
+        let mut b = a.clone();
+        assert_eq!(first_divergence(&a, &b), None);
+        b[1].digest = 9;
+        let d = first_divergence(&a, &b).unwrap();
+        assert_eq!(d.index, 1);
+        let text = d.to_string();
+        assert!(text.contains("scheduler step 2, t=2µs, n#1"), "{text}");
+        assert!(text.contains("host call b() = 0"), "{text}");
+        assert_eq!(first_divergence(&a, &a[..2]).unwrap().index, 2, "a log that ends early diverges where it ends");
+        assert_eq!(from_text(&to_text(&a)).unwrap(), a);
+        assert!(from_text("1\tx\tn\t0\tw").unwrap_err().contains("line 1"));
+    }
+}

@@ -1,0 +1,77 @@
+//! What fault kinds may do to the world (`fault::Effects`), and the one
+//! place the phases are enforced for them: before faults start, inside a
+//! quiet window, an effect is refused. Crashing a node, cutting the network
+//! and healing it are applied here; when and to whom is the kinds' business.
+
+use super::event::Event;
+use super::fault::{Effects, Fault};
+use super::slot::State;
+use super::vtime::{SimDuration, SimTime};
+use super::{End, World};
+use crate::net::NodeId;
+
+impl Effects for World<'_> {
+    fn now(&self) -> SimTime {
+        World::now(self)
+    }
+
+    fn allowed(&self) -> bool {
+        self.injector.allowed(World::now(self))
+    }
+
+    fn slots(&self) -> usize {
+        self.slots.len()
+    }
+
+    fn slot_name(&self, slot: usize) -> &str {
+        self.slots[slot].name()
+    }
+
+    fn slot_of(&self, name: &str) -> Option<usize> {
+        self.slots.iter().position(|s| s.name() == name)
+    }
+
+    fn is_up_service(&self, slot: usize) -> bool {
+        let s = &self.slots[slot];
+        !s.program.workload && matches!(s.state, State::Up { .. })
+    }
+
+    fn crash(&mut self, slot: usize, downtime: SimDuration, fault: Fault) -> bool {
+        if !self.allowed() || !self.is_up_service(slot) {
+            return false;
+        }
+        self.end_incarnation(slot, End::Crash { fault, downtime, how: String::new() });
+        true
+    }
+
+    fn partition(&mut self, groups: &[Vec<usize>], oneway: bool, fault: Fault) -> bool {
+        if !self.allowed() || groups.len() < 2 {
+            return false;
+        }
+        let ids: Vec<Vec<NodeId>> = groups.iter().map(|g| g.iter().map(|&s| self.slots[s].net_id).collect()).collect();
+        let now = self.clock.now_ns();
+        {
+            let mut net = self.net.borrow_mut();
+            for (a, from) in ids.iter().enumerate() {
+                for (b, to) in ids.iter().enumerate() {
+                    // One way: only what the first group sends is cut.
+                    if a != b && (!oneway || a == 0) {
+                        for &x in from {
+                            for &y in to {
+                                net.block(x, y, now);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let line = format!("partition {} until {}", fault.target, fault.until.unwrap_or(World::now(self)));
+        self.rec.emit(World::now(self), Event::Fault { fault, line: Some(line) });
+        true
+    }
+
+    fn heal(&mut self) {
+        self.net.borrow_mut().heal_all(self.clock.now_ns());
+        self.rec.emit(World::now(self), Event::Heal);
+    }
+}

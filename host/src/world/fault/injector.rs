@@ -1,0 +1,164 @@
+//! `FaultInjector`: the fault kinds of one run and the phases they obey.
+//! It builds each kind's plan (drawn from the seed, or the schedule's faults
+//! of that kind when replaying), applies swarm to the config first, says
+//! which kind acts next, and keeps the phase: nothing before faults start
+//! (`sim.SetupComplete`), nothing inside a quiet window (`sim.QuietFor`).
+//! The world applies what the kinds ask for (`Effects`, with a kind's plan
+//! taken out while it acts); this type decides nothing about nodes itself.
+
+use super::swarm::{self, Choice};
+use super::{Fault, Kind, PlanContext, Planned, Recorded};
+use crate::fs::DiskFault;
+use crate::world::plan::FaultConfig;
+use crate::world::vtime::SimTime;
+use std::cell::Cell;
+use std::rc::Rc;
+
+pub struct FaultInjector {
+    /// Each registered kind's plan, in registry order.
+    kinds: Vec<(Kind, Box<dyn Planned>)>,
+    config: FaultConfig,
+    swarm: Vec<Choice>,
+    started: bool,
+    quiet_until: SimTime,
+    /// Open while faults may act; the disk models draw only while it is.
+    gate: Rc<Cell<bool>>,
+    /// Replay: the schedule's faults drawn inside the disk model.
+    disk_replay: Option<Vec<Vec<DiskFault>>>,
+}
+
+/// A plan with nothing to do, put in place while a kind's plan runs.
+struct Idle;
+impl Planned for Idle {}
+
+impl FaultInjector {
+    /// `names`: the nodes in slot order; `faultable`: which are services.
+    pub fn new(
+        seed: u64,
+        config: &FaultConfig,
+        names: &[&str],
+        faultable: &[bool],
+        schedule: Option<&[Fault]>,
+    ) -> FaultInjector {
+        // A replayed schedule is exactly what happened: swarm already chose.
+        let (config, swarm) = match schedule {
+            Some(_) => (*config, Vec::new()),
+            None => swarm::apply(seed, config),
+        };
+        let ctx = PlanContext { seed, faults: &config, names, faultable };
+        let kinds = Kind::all()
+            .map(|kind| {
+                let mine = schedule.map(|s| s.iter().filter(|f| f.kind == kind).cloned().collect());
+                (kind, kind.imp().plan(&ctx, mine))
+            })
+            .collect();
+        let disk_replay = schedule.map(|s| {
+            names
+                .iter()
+                .map(|name| {
+                    let mut faults: Vec<DiskFault> = s
+                        .iter()
+                        .filter(|f| f.node() == Some(name))
+                        .filter_map(|f| f.kind.imp().to_disk(f))
+                        .collect();
+                    faults.sort_by_key(|f| f.op);
+                    faults.dedup_by_key(|f| f.op);
+                    faults
+                })
+                .collect()
+        });
+        FaultInjector {
+            kinds,
+            config,
+            swarm,
+            started: false,
+            quiet_until: SimTime::ZERO,
+            gate: Rc::new(Cell::new(false)),
+            disk_replay,
+        }
+    }
+
+    /// The config after swarm.
+    pub fn config(&self) -> &FaultConfig {
+        &self.config
+    }
+
+    pub fn swarm(&self) -> &[Choice] {
+        &self.swarm
+    }
+
+    pub fn started(&self) -> bool {
+        self.started
+    }
+
+    /// Faults start now.
+    pub fn start(&mut self, now: SimTime) {
+        self.started = true;
+        for (_, planned) in &mut self.kinds {
+            planned.start(now);
+        }
+        self.update_gate(now);
+    }
+
+    /// Whether faults may act at `now`.
+    pub fn allowed(&self, now: SimTime) -> bool {
+        self.started && now >= self.quiet_until
+    }
+
+    /// The gate the disk models read; the world updates it before every step.
+    pub fn gate(&self) -> Rc<Cell<bool>> {
+        self.gate.clone()
+    }
+
+    pub fn update_gate(&self, now: SimTime) {
+        self.gate.set(self.allowed(now));
+    }
+
+    /// A quiet window from `now` to `until`; the world then lets every
+    /// kind end what it holds (`Planned::quiet`).
+    pub fn begin_quiet(&mut self, now: SimTime, until: SimTime) {
+        self.quiet_until = self.quiet_until.max(until);
+        self.update_gate(now);
+    }
+
+    pub fn kinds(&self) -> usize {
+        self.kinds.len()
+    }
+
+    /// The kind that acts next and when (the first in registry order on a tie).
+    pub fn next(&self) -> Option<(SimTime, usize)> {
+        let mut best: Option<(SimTime, usize)> = None;
+        for (k, (_, planned)) in self.kinds.iter().enumerate() {
+            if let Some(at) = planned.next_at() {
+                if best.is_none_or(|(t, _)| at < t) {
+                    best = Some((at, k));
+                }
+            }
+        }
+        best
+    }
+
+    /// Kind `k`'s plan, taken out while it acts on the world (`put` it back).
+    pub fn take(&mut self, k: usize) -> Box<dyn Planned> {
+        std::mem::replace(&mut self.kinds[k].1, Box::new(Idle))
+    }
+
+    pub fn put(&mut self, k: usize, planned: Box<dyn Planned>) {
+        self.kinds[k].1 = planned;
+    }
+
+    /// What a fault the disk model of slot `slot` injected means.
+    pub fn disk_fault(&mut self, slot: usize, node: &str, at: SimTime, fault: &DiskFault) -> Option<Recorded> {
+        self.kinds.iter_mut().find_map(|(_, planned)| planned.disk_fault(slot, node, at, fault))
+    }
+
+    /// Replay: slot `slot`'s disk faults, by operation (None: drawn).
+    pub fn disk_replay(&self, slot: usize) -> Option<Vec<DiskFault>> {
+        self.disk_replay.as_ref().map(|all| all[slot].clone())
+    }
+
+    /// Replay: slot `slot`'s preemption points (None: drawn by the strategy).
+    pub fn preempt_points(&self, slot: usize) -> Option<Vec<u64>> {
+        self.kinds.iter().find_map(|(_, planned)| planned.preempt_points(slot))
+    }
+}

@@ -1,0 +1,354 @@
+//! Fault kinds as data. A fault kind is one module implementing
+//! `FaultKind`: its schedule name, how its occurrences are triggered (at a
+//! virtual time, or at a node's disk operation or counted call), how one run
+//! draws or replays them (`FaultKind::plan`, a `Planned`), how it reads and
+//! writes itself in a schedule file, describes itself for people and
+//! simplifies itself for shrink. `KINDS` is the registry: one line a kind.
+//!
+//! Phases every kind obeys are enforced here, not by each kind: a kind asks
+//! the world for an effect through `Effects`, and the world refuses it
+//! before `sim.SetupComplete`, inside `sim.QuietFor` and in the liveness
+//! phase (`Effects::allowed`). Faults drawn inside the disk model or the
+//! preemption hook are gated when drawn (`fs::DiskFaults` sees the same
+//! gate); preemption points are scheduling choices, not faults a phase
+//! holds off (docs/world.md).
+//!
+//! Adding a kind: docs/world.md, "Adding a fault kind".
+
+mod crash;
+pub(crate) mod crash_io;
+pub(crate) mod fsync_eio;
+pub mod injector;
+mod json;
+mod partition;
+pub mod preempt;
+pub mod swarm;
+
+pub use injector::FaultInjector;
+
+use super::plan::FaultConfig;
+use super::vtime::{SimDuration, SimTime};
+use crate::fs::{DiskFault, Prefix};
+use crate::random::RandomStream;
+use serde_json::{Map, Value};
+use std::fmt;
+
+/// Every fault kind, in the order the world consults them (on a tie in time
+/// the earlier kind acts first).
+pub static KINDS: &[&dyn FaultKind] = &[
+    &partition::Partition,
+    &crash::Crash,
+    &crash_io::CrashIo,
+    &fsync_eio::FsyncEio,
+    &preempt::Preempt,
+];
+
+/// How a kind's occurrences are placed, and so how a schedule replays them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Trigger {
+    /// At a virtual time (`at`).
+    Time,
+    /// At the node's disk-operation number (`op`); `at` is for people.
+    DiskOp,
+    /// At the node's counted call (`op`, counted across incarnations).
+    CountedCall,
+}
+
+impl Trigger {
+    pub fn by_op(self) -> bool {
+        self != Trigger::Time
+    }
+
+    /// What `op` counts, for people.
+    pub fn op_unit(self) -> &'static str {
+        match self {
+            Trigger::Time => "",
+            Trigger::DiskOp => "disk op",
+            Trigger::CountedCall => "counted call",
+        }
+    }
+}
+
+/// A handle on a registered kind: cheap to copy, compared by name.
+#[derive(Clone, Copy)]
+pub struct Kind(&'static dyn FaultKind);
+
+impl Kind {
+    /// The kind a schedule names (its name or an older alias).
+    pub fn from_name(name: &str) -> Option<Kind> {
+        KINDS.iter().find(|k| k.name() == name || k.aliases().contains(&name)).map(|k| Kind(*k))
+    }
+
+    /// The registered kind of this type.
+    pub fn of<K: FaultKind>(kind: &'static K) -> Kind {
+        Kind(kind)
+    }
+
+    pub fn all() -> impl Iterator<Item = Kind> {
+        KINDS.iter().map(|k| Kind(*k))
+    }
+
+    pub fn name(self) -> &'static str {
+        self.0.name()
+    }
+
+    pub fn imp(self) -> &'static dyn FaultKind {
+        self.0
+    }
+
+    pub fn trigger(self) -> Trigger {
+        self.0.trigger()
+    }
+
+    /// Whether `names` (a comma list) includes this kind.
+    pub fn known_names() -> String {
+        KINDS.iter().map(|k| k.name()).collect::<Vec<_>>().join(", ")
+    }
+}
+
+impl PartialEq for Kind {
+    fn eq(&self, other: &Kind) -> bool {
+        self.name() == other.name()
+    }
+}
+impl Eq for Kind {}
+
+impl fmt::Debug for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// What a fault acts on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// One node, by name.
+    Node(String),
+    /// The cluster cut into groups of node names (nodes in no group form one
+    /// more); with `oneway`, only traffic sent from the first group to the
+    /// others is cut.
+    Groups { groups: Vec<Vec<String>>, oneway: bool },
+}
+
+impl Target {
+    /// Whether node `name` is part of the target.
+    pub fn names(&self, name: &str) -> bool {
+        match self {
+            Target::Node(n) => n == name,
+            Target::Groups { groups, .. } => groups.iter().flatten().any(|n| n == name),
+        }
+    }
+}
+
+impl fmt::Display for Target {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Target::Node(n) => f.write_str(n),
+            Target::Groups { groups, oneway } => {
+                let parts: Vec<String> = groups.iter().map(|g| g.join(",")).collect();
+                let sep = if *oneway { " -> " } else { " | " };
+                f.write_str(&parts.join(sep))
+            }
+        }
+    }
+}
+
+/// One fault of a run, as a schedule holds it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fault {
+    pub at: SimTime,
+    pub kind: Kind,
+    pub target: Target,
+    /// When it ends (a crash's restart, a partition's heal).
+    pub until: Option<SimTime>,
+    /// The node's disk-operation or counted-call number, for kinds replayed by op.
+    pub op: Option<u64>,
+    /// For a crash in the middle of a disk operation: how much of it took effect.
+    pub applied: Option<Prefix>,
+}
+
+impl Fault {
+    pub fn on_node(at: SimTime, kind: Kind, node: &str) -> Fault {
+        Fault { at, kind, target: Target::Node(node.to_string()), until: None, op: None, applied: None }
+    }
+
+    /// The one node of a per-node fault.
+    pub fn node(&self) -> Option<&str> {
+        match &self.target {
+            Target::Node(n) => Some(n),
+            Target::Groups { .. } => None,
+        }
+    }
+
+    /// How long it lasts, if it has an end.
+    pub fn length(&self) -> Option<SimDuration> {
+        self.until.map(|u| u.since(self.at))
+    }
+
+    /// One readable line (`inspect`, shrink's log).
+    pub fn describe(&self) -> String {
+        let mut line = format!("{:>14}  {:<11} {}", self.at.to_string(), self.kind.name(), self.target);
+        if let (Some(until), Some(length)) = (self.until, self.length()) {
+            line.push_str(&format!(" until {until} ({length})"));
+        }
+        if let Some(op) = self.op {
+            line.push_str(&format!(" at {} {op}", self.kind.trigger().op_unit()));
+        }
+        let detail = self.kind.imp().detail(self);
+        if !detail.is_empty() {
+            line.push_str(", ");
+            line.push_str(&detail);
+        }
+        line
+    }
+
+    /// The schedule-file object of this fault.
+    pub fn to_json(&self) -> Value {
+        let mut o = json::common(self);
+        self.kind.imp().write_json(self, &mut o);
+        Value::Object(o)
+    }
+
+    /// A fault from its schedule-file object; errors say what is wrong.
+    pub fn from_json(v: &Value) -> Result<Fault, String> {
+        let o = v.as_object().ok_or("a fault is an object {at, kind, node, until, op}")?;
+        let kind_name = o.get("kind").and_then(Value::as_str).ok_or("`kind` is missing")?;
+        let kind = Kind::from_name(kind_name)
+            .ok_or_else(|| format!("unknown kind {kind_name:?} ({})", Kind::known_names()))?;
+        let allowed = kind.imp().json_fields();
+        for key in o.keys() {
+            if !json::COMMON_FIELDS.contains(&key.as_str()) && !allowed.contains(&key.as_str()) {
+                let mut all: Vec<&str> = json::COMMON_FIELDS.to_vec();
+                all.extend_from_slice(allowed);
+                return Err(format!("unknown field `{key}` (a {kind_name} fault has {})", all.join(", ")));
+            }
+        }
+        let mut fault = json::read_common(o, kind)?;
+        kind.imp().read_json(o, &mut fault)?;
+        if kind.trigger().by_op() && fault.op.is_none() {
+            return Err(format!(
+                "a {kind_name} fault needs `op` (a {} number)",
+                kind.trigger().op_unit()
+            ));
+        }
+        Ok(fault)
+    }
+}
+
+/// Ways shrink may simplify a fault beyond removing it; the shrinker does
+/// the searching, the kind says which apply.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Simplify {
+    /// Shorten it (`until` toward `at`).
+    pub shorten: bool,
+    /// Move it earlier (kinds placed by time only).
+    pub earlier: bool,
+}
+
+/// What a run's kinds are given to plan with.
+pub struct PlanContext<'a> {
+    pub seed: u64,
+    pub faults: &'a FaultConfig,
+    /// Node names in slot order; the workload last.
+    pub names: &'a [&'a str],
+    /// Which slots may be faulted (services, not the workload).
+    pub faultable: &'a [bool],
+}
+
+/// One fault kind.
+pub trait FaultKind: Sync {
+    /// The name schedules use.
+    fn name(&self) -> &'static str;
+    /// Older names schedules may still use.
+    fn aliases(&self) -> &'static [&'static str] {
+        &[]
+    }
+    fn trigger(&self) -> Trigger;
+    /// Whether the config switches it on (swarm keeps a subset of these).
+    fn enabled(&self, config: &FaultConfig) -> bool;
+    /// Scales its intensity in the config by `factor` in (0, 1] (swarm).
+    fn scale(&self, config: &mut FaultConfig, factor: f64);
+    /// Switches it off in the config (swarm).
+    fn disable(&self, config: &mut FaultConfig);
+    /// This run's state: drawn from the seed, or (`replay`) exactly these
+    /// faults of this kind.
+    fn plan(&self, ctx: &PlanContext, replay: Option<Vec<Fault>>) -> Box<dyn Planned>;
+    /// What `describe` adds after target, time and op ("" for nothing).
+    fn detail(&self, _fault: &Fault) -> String {
+        String::new()
+    }
+    /// Schedule fields of its own beyond at, kind, node, until, op.
+    fn json_fields(&self) -> &'static [&'static str] {
+        &[]
+    }
+    fn write_json(&self, _fault: &Fault, _o: &mut Map<String, Value>) {}
+    fn read_json(&self, _o: &Map<String, Value>, _fault: &mut Fault) -> Result<(), String> {
+        Ok(())
+    }
+    fn simplify(&self) -> Simplify;
+    /// Smaller variants to try one by one (a partition with a node fewer).
+    fn narrower(&self, _fault: &Fault) -> Vec<Fault> {
+        Vec::new()
+    }
+    /// A schedule's fault as the disk model replays it, for disk-op kinds.
+    fn to_disk(&self, _fault: &Fault) -> Option<DiskFault> {
+        None
+    }
+}
+
+/// One kind's state during one run.
+pub trait Planned {
+    /// Faults may start now (`sim.SetupComplete`, or the start of the run).
+    fn start(&mut self, _now: SimTime) {}
+    /// When this kind next has something to do.
+    fn next_at(&self) -> Option<SimTime> {
+        None
+    }
+    /// Does what is due at `next_at`.
+    fn fire(&mut self, _w: &mut dyn Effects) {}
+    /// A quiet window began: end what is in force.
+    fn quiet(&mut self, _w: &mut dyn Effects) {}
+    /// The disk model of node `node` (slot `slot`) injected `fault` at
+    /// `at`: what it means for the run, if this kind owns it. Already gated
+    /// by the phase when it was drawn, so the world applies it as it is.
+    fn disk_fault(&mut self, _slot: usize, _node: &str, _at: SimTime, _fault: &DiskFault) -> Option<Recorded> {
+        None
+    }
+    /// Replay: the points this kind fixes for slot `slot`'s preemption, in
+    /// counted calls across incarnations (None: not this kind's business).
+    fn preempt_points(&self, _slot: usize) -> Option<Vec<u64>> {
+        None
+    }
+}
+
+/// What a fault kind may do to the world. Effects refused by the phase
+/// (`allowed` false) do nothing and return false.
+pub trait Effects {
+    fn now(&self) -> SimTime;
+    /// Whether faults may act now (started, not quiet, not in liveness).
+    fn allowed(&self) -> bool;
+    fn slots(&self) -> usize;
+    fn slot_name(&self, slot: usize) -> &str;
+    fn slot_of(&self, name: &str) -> Option<usize>;
+    /// Whether slot `slot` is a service that is up (crashable).
+    fn is_up_service(&self, slot: usize) -> bool;
+    /// Crashes `slot` now for `downtime`; `fault` is what the schedule records.
+    fn crash(&mut self, slot: usize, downtime: SimDuration, fault: Fault) -> bool;
+    /// Cuts the network into `groups` (slot numbers) until `fault.until`.
+    fn partition(&mut self, groups: &[Vec<usize>], oneway: bool, fault: Fault) -> bool;
+    /// Ends every partition.
+    fn heal(&mut self);
+}
+
+/// What a fault drawn inside a node (at a disk operation) means for the run.
+pub enum Recorded {
+    /// The node crashes now, for `downtime`.
+    Crash { fault: Fault, downtime: SimDuration, how: String },
+    /// It already took effect; the world records it and says `line`.
+    Happened { fault: Fault, line: String },
+}
+
+/// A per-node stream of a kind, by the kind's name.
+pub fn stream(seed: u64, kind: &dyn FaultKind, draw: crate::random::Draw, node: &str) -> RandomStream {
+    RandomStream::new(seed, crate::random::Purpose::Fault(kind.name(), draw), node, 0)
+}

@@ -1,0 +1,212 @@
+//! `partition`: the network cut into groups for a while. Drawn as Poisson
+//! arrivals at `partition_per_sec` for the cluster; each cuts a seeded
+//! non-empty proper subset of the nodes off from the rest (both ways) for a
+//! length uniform in `partition_length`; an arrival while a partition is in
+//! force is skipped. Arrival times and shapes are separate streams. Replayed
+//! by time; heals at `until`, or when a quiet window starts. In schedules:
+//! `"groups": [["a"], ["b", "c"]]` and `"oneway"`; the older `"node": "a,b"`
+//! (the cut side) is read too.
+
+use super::{Effects, Fault, FaultKind, Kind, PlanContext, Planned, Simplify, Target, Trigger};
+use crate::random::{Draw, Purpose, RandomStream};
+use crate::world::plan::{Arrivals, FaultConfig};
+use crate::world::vtime::{SimDuration, SimTime};
+use serde_json::{Map, Value, json};
+use std::collections::VecDeque;
+
+pub struct Partition;
+
+/// The most nodes a drawn partition can split (the shape is a bit mask).
+const MAX_NODES: usize = 63;
+
+impl FaultKind for Partition {
+    fn name(&self) -> &'static str {
+        "partition"
+    }
+
+    fn trigger(&self) -> Trigger {
+        Trigger::Time
+    }
+
+    fn enabled(&self, config: &FaultConfig) -> bool {
+        config.partition_per_sec > 0.0
+    }
+
+    fn scale(&self, config: &mut FaultConfig, factor: f64) {
+        config.partition_per_sec *= factor;
+    }
+
+    fn disable(&self, config: &mut FaultConfig) {
+        config.partition_per_sec = 0.0;
+    }
+
+    fn plan(&self, ctx: &PlanContext, replay: Option<Vec<Fault>>) -> Box<dyn Planned> {
+        let stream = |draw| RandomStream::new(ctx.seed, Purpose::Fault(self.name(), draw), "", 0);
+        let source = match replay {
+            Some(faults) => Source::Replayed(faults.into()),
+            None => Source::Drawn {
+                arrivals: Arrivals::new(ctx.faults.partition_per_sec, stream(Draw::Times)),
+                shapes: stream(Draw::Shape),
+                length: ctx.faults.partition_length,
+            },
+        };
+        Box::new(Planner { source, heal_at: None, default_length: ctx.faults.partition_length.0 })
+    }
+
+    fn detail(&self, fault: &Fault) -> String {
+        match fault.target {
+            Target::Groups { oneway: true, .. } => "one way".into(),
+            _ => String::new(),
+        }
+    }
+
+    fn json_fields(&self) -> &'static [&'static str] {
+        &["groups", "oneway"]
+    }
+
+    fn write_json(&self, fault: &Fault, o: &mut Map<String, Value>) {
+        if let Target::Groups { groups, oneway } = &fault.target {
+            o.insert("groups".into(), json!(groups));
+            o.insert("oneway".into(), json!(oneway));
+        }
+    }
+
+    fn read_json(&self, o: &Map<String, Value>, fault: &mut Fault) -> Result<(), String> {
+        let oneway = match o.get("oneway") {
+            None | Some(Value::Null) => false,
+            Some(v) => v.as_bool().ok_or("`oneway` must be true or false")?,
+        };
+        let groups: Vec<Vec<String>> = match (o.get("groups"), &fault.target) {
+            (Some(v), _) => serde_json::from_value(v.clone())
+                .map_err(|_| "`groups` must be lists of node names, like [[\"a\"], [\"b\", \"c\"]]")?,
+            // The older form: the cut side as "a,b".
+            (None, Target::Node(side)) => vec![side.split(',').filter(|n| !n.is_empty()).map(String::from).collect()],
+            (None, Target::Groups { .. }) => unreachable!("read_common gives a node"),
+        };
+        if groups.iter().all(Vec::is_empty) {
+            return Err("a partition needs `groups` (or the older `node`: \"a,b\")".into());
+        }
+        fault.target = Target::Groups { groups, oneway };
+        Ok(())
+    }
+
+    fn simplify(&self) -> Simplify {
+        Simplify { shorten: true, earlier: true }
+    }
+
+    /// Each node of a group other than the largest, moved to the largest
+    /// group (a group listed alone: taken out of it); never leaving fewer
+    /// than two groups.
+    fn narrower(&self, fault: &Fault) -> Vec<Fault> {
+        let Target::Groups { groups, oneway } = &fault.target else { return Vec::new() };
+        let largest = (0..groups.len()).max_by_key(|&g| (groups[g].len(), std::cmp::Reverse(g)));
+        let mut out = Vec::new();
+        for (g, group) in groups.iter().enumerate() {
+            if Some(g) == largest && groups.len() > 1 {
+                continue;
+            }
+            for (n, node) in group.iter().enumerate() {
+                let mut smaller = groups.clone();
+                smaller[g].remove(n);
+                if groups.len() > 1 {
+                    smaller[largest.expect("non-empty")].push(node.clone());
+                }
+                smaller.retain(|g| !g.is_empty());
+                if smaller.is_empty() || (groups.len() > 1 && smaller.len() < 2) {
+                    continue;
+                }
+                let mut f = fault.clone();
+                f.target = Target::Groups { groups: smaller, oneway: *oneway };
+                out.push(f);
+            }
+        }
+        out
+    }
+}
+
+enum Source {
+    Drawn { arrivals: Arrivals, shapes: RandomStream, length: (SimDuration, SimDuration) },
+    Replayed(VecDeque<Fault>),
+}
+
+struct Planner {
+    source: Source,
+    /// The end of the partition in force.
+    heal_at: Option<SimTime>,
+    default_length: SimDuration,
+}
+
+impl Planner {
+    fn next_start(&self) -> Option<SimTime> {
+        match &self.source {
+            Source::Drawn { arrivals, .. } => arrivals.next,
+            Source::Replayed(faults) => faults.front().map(|f| f.at),
+        }
+    }
+
+    /// A drawn shape: a non-empty proper subset of the nodes cut off from the rest.
+    fn draw(&mut self, w: &dyn Effects) -> Option<Fault> {
+        let Source::Drawn { arrivals, shapes, length } = &mut self.source else { unreachable!("drawn only") };
+        arrivals.advance();
+        let n = w.slots();
+        if self.heal_at.is_some() || !(2..=MAX_NODES).contains(&n) || !w.allowed() {
+            return None;
+        }
+        let mask = 1 + shapes.below((1u64 << n) - 2);
+        let length = SimDuration::from_ns(shapes.between(length.0.ns(), length.1.ns()));
+        let (side, rest): (Vec<usize>, Vec<usize>) = (0..n).partition(|b| mask & (1 << b) != 0);
+        let names = |slots: Vec<usize>| slots.into_iter().map(|s| w.slot_name(s).to_string()).collect::<Vec<_>>();
+        let mut fault = Fault::on_node(w.now(), Kind::of(&Partition), "");
+        fault.target = Target::Groups { groups: vec![names(side), names(rest)], oneway: false };
+        fault.until = Some(w.now().plus(length));
+        Some(fault)
+    }
+}
+
+impl Planned for Planner {
+    fn start(&mut self, now: SimTime) {
+        if let Source::Drawn { arrivals, .. } = &mut self.source {
+            arrivals.start(now);
+        }
+    }
+
+    fn next_at(&self) -> Option<SimTime> {
+        [self.heal_at, self.next_start()].into_iter().flatten().min()
+    }
+
+    fn fire(&mut self, w: &mut dyn Effects) {
+        if self.heal_at.is_some_and(|heal| self.next_start().is_none_or(|start| heal <= start)) {
+            self.heal_at = None;
+            w.heal();
+            return;
+        }
+        let fault = match &mut self.source {
+            Source::Drawn { .. } => self.draw(w),
+            Source::Replayed(faults) => faults.pop_front(),
+        };
+        let Some(mut fault) = fault else { return };
+        let Target::Groups { groups, oneway } = &fault.target else { return };
+        // Names the cluster lacks are ignored; nodes in no group form one more.
+        let mut slots: Vec<Vec<usize>> =
+            groups.iter().map(|g| g.iter().filter_map(|n| w.slot_of(n)).collect::<Vec<_>>()).collect();
+        let rest: Vec<usize> = (0..w.slots()).filter(|s| !slots.iter().flatten().any(|x| x == s)).collect();
+        slots.push(rest);
+        slots.retain(|g| !g.is_empty());
+        if slots.len() < 2 {
+            return;
+        }
+        let length = fault.length().unwrap_or(self.default_length);
+        fault.at = w.now();
+        fault.until = Some(w.now().plus(length));
+        let oneway = *oneway;
+        if w.partition(&slots, oneway, fault) {
+            self.heal_at = Some(self.heal_at.map_or(w.now().plus(length), |h| h.max(w.now().plus(length))));
+        }
+    }
+
+    fn quiet(&mut self, w: &mut dyn Effects) {
+        if self.heal_at.take().is_some() {
+            w.heal();
+        }
+    }
+}

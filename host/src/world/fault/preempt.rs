@@ -1,0 +1,67 @@
+//! `preempt`: a preemption point of the `preempt` strategy (`pct` and
+//! friends, `preempt/strategy.rs`): the node's running goroutine was sent to
+//! the back of Go's run queue at counted call `op`, counted across the node's
+//! incarnations. The preemption hook draws them from this kind's stream; a
+//! schedule's points replace the drawn ones. Points are scheduling choices,
+//! not faults a phase holds off: they are neither gated nor shrunk in time.
+
+use super::{Fault, FaultKind, Kind, PlanContext, Planned, Simplify, Trigger};
+use crate::random::{Draw, Purpose, RandomStream};
+use crate::world::plan::FaultConfig;
+use crate::world::vtime::SimTime;
+
+pub struct Preempt;
+
+/// The strategy's stream for node `node`, incarnation `incarnation`.
+pub fn stream(seed: u64, node: &str, incarnation: u32) -> RandomStream {
+    RandomStream::new(seed, Purpose::Fault(Preempt.name(), Draw::Points), node, incarnation)
+}
+
+/// The schedule entry of a point that fired.
+pub fn recorded(node: &str, op: u64, at: SimTime) -> Fault {
+    let mut fault = Fault::on_node(at, Kind::of(&Preempt), node);
+    fault.op = Some(op);
+    fault
+}
+
+impl FaultKind for Preempt {
+    fn name(&self) -> &'static str {
+        "preempt"
+    }
+
+    fn trigger(&self) -> Trigger {
+        Trigger::CountedCall
+    }
+
+    /// Governed by the config's `preempt` block, not by `faults`: swarm leaves it alone.
+    fn enabled(&self, _config: &FaultConfig) -> bool {
+        false
+    }
+
+    fn scale(&self, _config: &mut FaultConfig, _factor: f64) {}
+
+    fn disable(&self, _config: &mut FaultConfig) {}
+
+    fn plan(&self, ctx: &PlanContext, replay: Option<Vec<Fault>>) -> Box<dyn Planned> {
+        let points = replay.map(|faults| {
+            ctx.names
+                .iter()
+                .map(|name| faults.iter().filter(|f| f.node() == Some(name)).filter_map(|f| f.op).collect())
+                .collect()
+        });
+        Box::new(Points(points))
+    }
+
+    fn simplify(&self) -> Simplify {
+        Simplify::default()
+    }
+}
+
+/// Replay: each slot's points.
+struct Points(Option<Vec<Vec<u64>>>);
+
+impl Planned for Points {
+    fn preempt_points(&self, slot: usize) -> Option<Vec<u64>> {
+        self.0.as_ref().map(|points| points[slot].clone())
+    }
+}
