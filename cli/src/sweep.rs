@@ -7,7 +7,7 @@
 //! shared, so the worker count never changes a seed's result.
 
 use crate::cluster::Cluster;
-use seedfall_host::world::divergence::first_divergence;
+use seedfall_host::world::divergence::compare_runs;
 use seedfall_host::world::{self, RunResult};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
@@ -37,7 +37,7 @@ fn run_seed(cluster: &Cluster, seed: u64, check: bool) -> SeedOutcome {
     let mut result = run(seed);
     let divergence = match (&mut result, check) {
         (Ok(first), true) => match run(seed) {
-            Ok(second) => check_pair(first, &second),
+            Ok(second) => compare_runs(first, &second),
             Err(e) => Some(format!("the second run failed: {e}")),
         },
         _ => None,
@@ -46,20 +46,6 @@ fn run_seed(cluster: &Cluster, seed: u64, check: bool) -> SeedOutcome {
         first.hash_log = None;
     }
     SeedOutcome { seed, result, divergence }
-}
-
-/// How two runs of one seed differ: their trace hashes, and where their
-/// event logs part (None: they do not differ).
-pub fn check_pair(first: &RunResult, second: &RunResult) -> Option<String> {
-    if first.trace_hash == second.trace_hash {
-        return None;
-    }
-    let hashes = format!("trace hash {} then {}", first.trace_hash, second.trace_hash);
-    let (Some(a), Some(b)) = (&first.hash_log, &second.hash_log) else { return Some(hashes) };
-    Some(match first_divergence(a, b) {
-        Some(d) => format!("{hashes}\n{d}"),
-        None => format!("{hashes} (the event logs agree: the final memory differs)"),
-    })
 }
 
 /// Runs `seeds` on `workers` threads, calling `each` on the calling thread

@@ -6,6 +6,7 @@
 //! The log's file form (`replay --save-trace`) is one tab-separated line
 //! per event, so logs from two machines compare with `replay --against`.
 
+use super::RunResult;
 use super::vtime::go_duration;
 use crate::trace::{LogEntry, Position};
 use std::fmt;
@@ -51,6 +52,20 @@ impl fmt::Display for Divergence {
             None => write!(f, "first divergence at event {}", self.index),
         }
     }
+}
+
+/// How two runs of one seed differ: their trace hashes, and where their
+/// event logs part (None: they do not differ).
+pub fn compare_runs(first: &RunResult, second: &RunResult) -> Option<String> {
+    if first.trace_hash == second.trace_hash {
+        return None;
+    }
+    let hashes = format!("trace hash {} then {}", first.trace_hash, second.trace_hash);
+    let (Some(a), Some(b)) = (&first.hash_log, &second.hash_log) else { return Some(hashes) };
+    Some(match first_divergence(a, b) {
+        Some(d) => format!("{hashes}\n{d}"),
+        None => format!("{hashes} (the event logs agree: a final memory differs)"),
+    })
 }
 
 /// The file form of a log.

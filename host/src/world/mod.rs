@@ -27,6 +27,8 @@ pub mod event;
 pub mod fault;
 mod plan;
 mod slot;
+#[cfg(test)]
+mod tests;
 pub mod verdict;
 pub mod vtime;
 

@@ -1,0 +1,293 @@
+//! `World` driven step by step with small WAT guests, without the CLI:
+//! tie-breaking by seed, the order of faults due at one instant, quiet
+//! windows, crash_io replay, supervised restarts, and the determinism
+//! checks (a test hook makes the second run differ; the first divergence
+//! must be named).
+
+use super::divergence::compare_runs;
+use super::vtime::{SimDuration, SimTime};
+use super::*;
+use crate::fs::DiskConfig;
+
+/// A guest: `sleep(ns)` through poll_oneoff (absolute deadlines when
+/// `ABS` is set), `print(ptr, len)`, file helpers; `_start` is `body`.
+fn guest(body: &str) -> Arc<Code> {
+    let wat = format!(
+        r#"(module
+  (import "wasi_snapshot_preview1" "poll_oneoff" (func $poll (param i32 i32 i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32)))
+  (import "wasi_snapshot_preview1" "fd_write" (func $fd_write (param i32 i32 i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "fd_read" (func $fd_read (param i32 i32 i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "fd_sync" (func $fd_sync (param i32) (result i32)))
+  (import "wasi_snapshot_preview1" "path_open"
+    (func $path_open (param i32 i32 i32 i32 i32 i64 i64 i32 i32) (result i32)))
+  (import "seedfall" "quiet_for" (func $quiet (param i64)))
+  (memory (export "memory") 1)
+  (data (i32.const 1024) "tick\n")
+  (data (i32.const 1040) "f")
+  ;; sleep: one clock subscription at 0, its event at 128.
+  (func $sleep (param $ns i64) (param $abs i32)
+    (i32.store (i32.const 16) (i32.const 1))
+    (i64.store (i32.const 24) (local.get $ns))
+    (i32.store16 (i32.const 40) (local.get $abs))
+    (drop (call $poll (i32.const 0) (i32.const 128) (i32.const 1) (i32.const 256))))
+  ;; print "tick\n" to stdout.
+  (func $tick
+    (i32.store (i32.const 512) (i32.const 1024))
+    (i32.store (i32.const 516) (i32.const 5))
+    (drop (call $fd_write (i32.const 1) (i32.const 512) (i32.const 1) (i32.const 520))))
+  ;; open "f" (created) and return its fd.
+  (func $open (result i32)
+    (drop (call $path_open (i32.const 3) (i32.const 0) (i32.const 1040) (i32.const 1) (i32.const 1)
+      (i64.const -1) (i64.const -1) (i32.const 0) (i32.const 600)))
+    (i32.load (i32.const 600)))
+  ;; write "tick\n" to fd and sync it.
+  (func $append (param $fd i32)
+    (i32.store (i32.const 512) (i32.const 1024))
+    (i32.store (i32.const 516) (i32.const 5))
+    (drop (call $fd_write (local.get $fd) (i32.const 512) (i32.const 1) (i32.const 520)))
+    (drop (call $fd_sync (local.get $fd))))
+  ;; read up to 64 bytes of fd into 2048.
+  (func $read (param $fd i32)
+    (i32.store (i32.const 512) (i32.const 2048))
+    (i32.store (i32.const 516) (i32.const 64))
+    (drop (call $fd_read (local.get $fd) (i32.const 512) (i32.const 1) (i32.const 520))))
+  (func (export "_start") (local $i i32) (local $fd i32)
+    {body}))"#
+    );
+    let wasm = wat::parse_str(&wat).expect("test guests are valid WAT");
+    let artifact = seedfall_engine::compile(&wasm, &seedfall_engine::CompileConfig::default()).expect("compiles");
+    Arc::new(Code::load(artifact).expect("loads"))
+}
+
+/// Sleeps `ms` milliseconds, `n` times, printing a tick each time.
+fn sleeper(n: u32, ms: u64) -> Arc<Code> {
+    guest(&format!(
+        "(loop $l (call $sleep (i64.const {}) (i32.const 0)) (call $tick)
+           (local.set $i (i32.add (local.get $i) (i32.const 1)))
+           (br_if $l (i32.lt_u (local.get $i) (i32.const {n}))))",
+        ms * 1_000_000
+    ))
+}
+
+fn program(name: &str, code: Arc<Code>) -> NodeProgram {
+    NodeProgram {
+        name: name.into(),
+        code,
+        counter_global: None,
+        go_offsets: None,
+        args: Vec::new(),
+        env: Vec::new(),
+        supervise: false,
+        workload: false,
+    }
+}
+
+fn workload(code: Arc<Code>) -> NodeProgram {
+    NodeProgram { workload: true, ..program("client", code) }
+}
+
+fn spec(seed: u64, programs: Vec<NodeProgram>) -> RunSpec {
+    RunSpec {
+        seed,
+        programs,
+        duration: SimDuration::from_ns(10_000_000_000),
+        watchdog: Duration::from_secs(10),
+        preempt: PreemptConfig::default(),
+        faults: FaultConfig::default(),
+        net: NetConfig::default(),
+        budget_cap: None,
+        schedule: None,
+        hash_log: false,
+        perturb: None,
+    }
+}
+
+/// Runs `spec` step by step; returns the verdict, the replay log and the result.
+fn run_logged(spec: &RunSpec) -> (Verdict, String, RunResult) {
+    let mut log = Vec::new();
+    let mut world = World::new(spec, Some(&mut log));
+    let verdict = loop {
+        if let Some(v) = world.step().expect("no engine error") {
+            break v;
+        }
+    };
+    let result = world.finish(verdict.clone());
+    (verdict, String::from_utf8(log).expect("utf-8"), result)
+}
+
+fn at(ms: u64) -> SimTime {
+    SimTime::from_ns(ms * 1_000_000)
+}
+
+fn crash(node: &str, at_ms: u64, until_ms: u64) -> Fault {
+    let mut f = Fault::on_node(at(at_ms), Kind::from_name("crash").expect("registered"), node);
+    f.until = Some(at(until_ms));
+    f
+}
+
+/// The slots in the order they first boot.
+fn boot_order(log: &str) -> Vec<String> {
+    log.lines().filter_map(|l| l.split("* boot ").nth(1)).map(str::to_string).collect()
+}
+
+#[test]
+fn ties_between_nodes_are_broken_by_the_seed_and_only_by_it() {
+    let programs = || vec![program("a", sleeper(1, 1)), program("b", sleeper(1, 1)), workload(sleeper(1, 5))];
+    let mut orders = std::collections::BTreeSet::new();
+    for seed in 1..=12 {
+        let (verdict, log, _) = run_logged(&spec(seed, programs()));
+        assert_eq!(verdict, Verdict::Pass, "{log}");
+        let order = boot_order(&log);
+        assert_eq!(order, boot_order(&run_logged(&spec(seed, programs())).1), "seed {seed} twice: same order");
+        orders.insert(order);
+    }
+    assert!(orders.len() >= 3, "three nodes due at 0 boot in seed-dependent orders: {orders:?}");
+}
+
+#[test]
+fn faults_due_at_one_instant_come_in_registry_order_and_before_nodes() {
+    // `a` sleeps until exactly 10ms (an absolute deadline); a crash is due then too.
+    let wake_at_10ms = guest(&format!(
+        "(call $sleep (i64.const {}) (i32.const 1)) (call $tick) (call $sleep (i64.const 1000000000) (i32.const 0))",
+        crate::clock::MONOTONIC_START_NS + 10_000_000
+    ));
+    let mut s = spec(1, vec![program("a", wake_at_10ms), program("b", sleeper(1, 50)), workload(sleeper(1, 100))]);
+    let mut partition = Fault::on_node(at(10), Kind::from_name("partition").expect("registered"), "");
+    partition.target = Target::Groups { groups: vec![vec!["a".into()], vec!["b".into(), "client".into()]], oneway: false };
+    partition.until = Some(at(20));
+    s.schedule = Some(vec![crash("a", 10, 30), partition]);
+    let (verdict, log, result) = run_logged(&s);
+    assert_eq!(verdict, Verdict::Pass, "{log}");
+    let part = log.find("* partition a | b,client").expect("the partition happened");
+    let crashed = log.find("* crash a#1").expect("the crash happened");
+    assert!(part < crashed, "partition is first in the registry:\n{log}");
+    assert!(!log.contains("a#1 | tick"), "the crash came before a's wake-up at the same instant:\n{log}");
+    assert!(log.contains("a#2"), "a restarted at 30ms:\n{log}");
+    assert_eq!(result.faults.len(), 2, "{:?}", result.faults);
+    assert!(log.contains("heal the network"), "{log}");
+}
+
+#[test]
+fn quiet_windows_hold_faults_off_and_then_let_them_through() {
+    let quiet_first = guest(
+        "(call $quiet (i64.const 1000000000)) (call $sleep (i64.const 3000000000) (i32.const 0)) (call $tick)",
+    );
+    let mut s = spec(1, vec![program("a", sleeper(100, 20)), workload(quiet_first)]);
+    s.schedule = Some(vec![crash("a", 500, 600), crash("a", 1500, 1600)]);
+    let (verdict, log, result) = run_logged(&s);
+    assert_eq!(verdict, Verdict::Pass, "{log}");
+    assert!(log.contains("client#1: quiet for 1s"), "{log}");
+    let crashes: Vec<&str> = log.lines().filter(|l| l.contains("* crash a#")).collect();
+    assert_eq!(crashes.len(), 1, "only the crash after the window: {crashes:?}");
+    assert!(crashes[0].starts_with("[1.5s]"), "{crashes:?}");
+    assert_eq!(result.faults.len(), 1);
+}
+
+#[test]
+fn drawn_crash_io_faults_replay_exactly_from_their_schedule() {
+    // `w` appends and syncs a line every 10ms; half of its disk operations crash it.
+    let writer = guest(
+        "(local.set $fd (call $open))
+         (loop $l (call $append (local.get $fd)) (call $sleep (i64.const 10000000) (i32.const 0)) (br $l))",
+    );
+    let mut drawn = spec(7, vec![program("w", writer), workload(sleeper(1, 2000))]);
+    drawn.faults.disk = DiskConfig { crash_on_io: 0.2, torn_writes: true, ..DiskConfig::default() };
+    drawn.faults.crash_downtime = (SimDuration::from_ns(5_000_000), SimDuration::from_ns(50_000_000));
+    let (verdict, log, first) = run_logged(&drawn);
+    assert_eq!(verdict, Verdict::Pass, "{log}");
+    let crash_io = Kind::from_name("crash_io").expect("registered");
+    let recorded: Vec<&Fault> = first.faults.iter().filter(|f| f.kind == crash_io).collect();
+    assert!(recorded.len() >= 3, "the writer crashed in the middle of disk operations: {:?}", first.faults);
+    assert!(recorded.iter().all(|f| f.op.is_some() && f.applied.is_some() && f.until.is_some()));
+
+    let mut replay = spec(7, drawn.programs.iter().map(clone_program).collect());
+    replay.faults.disk = DiskConfig { crash_on_io: 0.0, ..drawn.faults.disk };
+    replay.schedule = Some(first.faults.clone());
+    let (_, replay_log, second) = run_logged(&replay);
+    assert_eq!(second.faults, first.faults, "the same faults at the same ops");
+    assert_eq!(second.trace_hash, first.trace_hash, "and the same run");
+    assert_eq!(replay_log, log);
+}
+
+fn clone_program(p: &NodeProgram) -> NodeProgram {
+    NodeProgram { name: p.name.clone(), code: p.code.clone(), args: p.args.clone(), env: p.env.clone(), ..*p }
+}
+
+#[test]
+fn a_supervised_node_restarts_after_each_error_exit_and_one_that_is_not_fails_the_run() {
+    let failing = || guest("(call $sleep (i64.const 30000000) (i32.const 0)) (call $exit (i32.const 3))");
+    let supervised = NodeProgram { supervise: true, ..program("s", failing()) };
+    let (verdict, log, _) = run_logged(&spec(1, vec![supervised, workload(sleeper(1, 300))]));
+    assert_eq!(verdict, Verdict::Pass, "{log}");
+    assert!(log.contains("s#1 exited with status 3; supervised: restart at 130ms"), "{log}");
+    assert!(log.contains("boot s#3"), "restarted again after its second exit: {log}");
+
+    let (verdict, log, _) = run_logged(&spec(1, vec![program("s", failing()), workload(sleeper(1, 300))]));
+    let Verdict::Fail(failures) = verdict else { panic!("an unsupervised exit fails the run: {log}") };
+    assert_eq!((failures[0].class, failures[0].node.as_str()), (Class::Exit, "s"));
+    assert_eq!(failures[0].message, "exited with status 3");
+}
+
+#[test]
+fn a_node_that_ends_in_any_way_ends_its_incarnation_once() {
+    // Exits, crashes, supervised restarts and the end of the run all fold
+    // exactly one incarnation hash into the run's trace each.
+    let writer = guest("(local.set $fd (call $open)) (call $append (local.get $fd)) (call $exit (i32.const 1))");
+    let supervised = NodeProgram { supervise: true, ..program("s", writer) };
+    let mut s = spec(2, vec![supervised, program("a", sleeper(1000, 1)), workload(sleeper(1, 250))]);
+    s.schedule = Some(vec![crash("a", 50, 60), crash("a", 120, 200)]);
+    s.hash_log = true;
+    let (verdict, log, result) = run_logged(&s);
+    assert_eq!(verdict, Verdict::Pass, "{log}");
+    let boots = log.matches("* boot ").count();
+    let ended = result.hash_log.expect("logged").iter().filter(|e| e.what.starts_with("incarnation")).count();
+    assert_eq!(ended, boots, "one incarnation hash per boot\n{log}");
+}
+
+/// A run of `spec` with the hash log on.
+fn logged(mut s: RunSpec) -> RunResult {
+    s.hash_log = true;
+    run(&s, None).expect("no engine error")
+}
+
+fn reader_cluster(seed: u64) -> RunSpec {
+    // `r` writes a line, reads it back through a second descriptor, sleeps; forever.
+    let reader = guest(
+        "(local.set $fd (call $open))
+         (loop $l (call $append (local.get $fd)) (call $read (call $open))
+           (call $sleep (i64.const 10000000) (i32.const 0)) (br $l))",
+    );
+    spec(seed, vec![program("r", reader), workload(sleeper(3, 20))])
+}
+
+#[test]
+fn check_names_the_first_divergence_when_a_host_call_answers_differently() {
+    let first = logged(reader_cluster(1));
+    let mut perturbed = reader_cluster(1);
+    perturbed.perturb = Some(("r".into(), 1, Perturb::CallResult { call: "fd_sync".into(), nth: 2, errno: 29 }));
+    let second = logged(perturbed);
+    assert_eq!(compare_runs(&first, &logged(reader_cluster(1))), None, "the same seed twice is the same run");
+    let report = compare_runs(&first, &second).expect("a different answer is a divergence");
+    assert!(report.contains("scheduler step"), "{report}");
+    assert!(report.contains("r#1"), "names the node incarnation: {report}");
+    assert!(report.contains("host call fd_sync(4) = 0"), "names the call as it was: {report}");
+    assert!(report.contains("host call fd_sync(4) = 29"), "and as it became: {report}");
+    assert!(report.contains("t=10ms"), "at the second sync, 10ms in: {report}");
+}
+
+#[test]
+fn check_catches_a_read_that_returns_other_bytes_with_the_same_errno_and_length() {
+    let first = logged(reader_cluster(3));
+    let mut perturbed = reader_cluster(3);
+    perturbed.perturb = Some(("r".into(), 1, Perturb::ReadByte { nth: 2 }));
+    let second = logged(perturbed);
+    let report = compare_runs(&first, &second).expect("other bytes are a divergence");
+    assert!(report.contains("host wrote 10 bytes at 0x800"), "the read data, written into guest memory: {report}");
+    // Everything up to there is the same: the call and its result agree.
+    let a = first.hash_log.as_ref().expect("logged");
+    let b = second.hash_log.as_ref().expect("logged");
+    let d = divergence::first_divergence(a, b).expect("differs");
+    assert_eq!(a[d.index - 1], b[d.index - 1]);
+    assert!(!report.contains("host call fd_read"), "the call itself is not where they part: {report}");
+}
