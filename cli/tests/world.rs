@@ -1,5 +1,6 @@
 //! The simulated world through `seedfall run` and `replay`: verdicts for a
-//! deadlock, a panicking node, a node spinning without calls (the watchdog),
+//! deadlock, a panicking node, a node spinning without calls (the watchdog;
+//! with loop counters a liveness verdict),
 //! a supervised node that restarts, `QuietFor` holding faults off, a
 //! `Sometimes` never true; clear errors for a config typo, a missing package
 //! and a build failure; and determinism: the same seed gives the same trace
@@ -202,6 +203,19 @@ fn a_node_spinning_without_calls_is_stopped_by_the_watchdog() {
     assert_eq!(code, 1, "{stdout}{stderr}");
     assert!(stdout.contains("  server#1: stopped by the watchdog after 1s of real time without yielding"), "{stdout}");
     assert!(stdout.contains("main.spin"), "the trap names the spinning function: {stdout}");
+}
+
+#[test]
+fn a_busy_loop_the_counters_find_is_a_liveness_verdict_not_the_watchdog() {
+    // With loop counters the spin is found deterministically, long before the
+    // (real-time) watchdog's minute: the same verdict on any machine.
+    let (code, stdout, stderr) = run(&config(&world_dir(), "busyloop.json"), &["-seeds", "1"]);
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert!(stdout.contains("  server#1: busy loop: the running goroutine ignored 100 preemption requests"), "{stdout}");
+    assert!(stdout.contains("main.spin"), "names the spinning function: {stdout}");
+    assert!(!stdout.contains("watchdog"), "{stdout}");
+    let out = seedfall(&["run", "-c", &config(&world_dir(), "busyloop.json"), "-seeds", "1", "--json", "/dev/stdout"]);
+    assert!(text(&out.stdout).contains("\"class\": \"liveness\""), "{}", text(&out.stdout));
 }
 
 /// A Go duration as replay prints it ("177.956914ms", "1.2s"), in seconds.

@@ -95,7 +95,7 @@ impl<'a> Recorder<'a> {
             }
             Event::Crash { who, fault, how, report } => {
                 self.hash_fault(&fault);
-                self.trace.record(b"crash", &[], &[who.slot as u64, t]);
+                self.trace.record(b"crashed", &[], &[who.slot as u64, t]);
                 for file in &report.files {
                     let kept = [file.kept.ops as u64, file.kept.bytes as u64, file.pending as u64];
                     self.trace.record(b"kept", file.path.as_bytes(), &kept);
