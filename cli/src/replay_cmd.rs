@@ -109,7 +109,8 @@ pub fn run(args: ReplayArgs) -> ExitCode {
                 let _ = writeln!(stdout, "differs from {}: {d}", args.against.as_ref().expect("read above").display());
             }
             None => {
-                let _ = writeln!(stdout, "same {} events as {}", log.len(), args.against.as_ref().expect("read").display());
+                let _ =
+                    writeln!(stdout, "same {} events as {}", log.len(), args.against.as_ref().expect("read").display());
             }
         }
     }

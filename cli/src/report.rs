@@ -14,8 +14,11 @@ use std::time::Duration;
 pub fn fail_block(seed: u64, run: &RunResult) -> String {
     let Verdict::Fail(failures) = &run.verdict else { return String::new() };
     let real = go_duration_ms(run.timings.total.as_nanos() as u64);
-    let mut out =
-        format!("FAIL seed {seed} at t={} ({} scheduler steps, {real} real)\n", go_duration_ms(run.end.ns()), run.steps);
+    let mut out = format!(
+        "FAIL seed {seed} at t={} ({} scheduler steps, {real} real)\n",
+        go_duration_ms(run.end.ns()),
+        run.steps
+    );
     for failure in failures {
         out.push_str(&format!("  {failure}\n"));
     }

@@ -34,9 +34,9 @@ pub struct ShrunkFrom {
 
 impl Schedule {
     pub fn to_json(&self) -> String {
-        let shrunk_from = self.shrunk_from.map(|s| {
-            json!({"faults": s.faults, "duration": s.duration.map(|d| go_duration(d.ns())), "ops": s.ops})
-        });
+        let shrunk_from = self
+            .shrunk_from
+            .map(|s| json!({"faults": s.faults, "duration": s.duration.map(|d| go_duration(d.ns())), "ops": s.ops}));
         let doc = json!({
             "seed": self.seed,
             "faults": self.faults.iter().map(Fault::to_json).collect::<Vec<_>>(),
@@ -76,7 +76,9 @@ impl Schedule {
         let shrunk_from = match field("shrunk_from") {
             None => None,
             // Older files: the fault count alone.
-            Some(Value::Number(n)) => Some(ShrunkFrom { faults: count(n, "shrunk_from")? as usize, ..Default::default() }),
+            Some(Value::Number(n)) => {
+                Some(ShrunkFrom { faults: count(n, "shrunk_from")? as usize, ..Default::default() })
+            }
             Some(Value::Object(o)) => Some(ShrunkFrom {
                 faults: number(o.get("faults"), "shrunk_from.faults")?.unwrap_or(0) as usize,
                 duration: duration(o.get("duration"), "shrunk_from.duration")?,

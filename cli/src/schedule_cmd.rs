@@ -11,6 +11,7 @@
 use crate::duration::parse_duration;
 use crate::run_cmd::setup;
 use crate::schedule::Schedule;
+use seedfall_host::world::fault::Trigger;
 use seedfall_host::world::vtime::{SimDuration, SimTime};
 use seedfall_host::world::{self, Verdict};
 use std::path::PathBuf;
@@ -67,9 +68,11 @@ pub fn inspect(args: InspectArgs) -> ExitCode {
         schedule.duration.map_or("(the config's)".into(), |d| d.to_string()),
         opt(schedule.ops),
         schedule.faults.len(),
-        schedule
-            .shrunk_from
-            .map_or(String::new(), |s| format!(" (shrunk from {} in {} runs)", s.faults, opt(schedule.shrink_runs))),
+        schedule.shrunk_from.map_or(String::new(), |s| format!(
+            " (shrunk from {} in {} runs)",
+            s.faults,
+            opt(schedule.shrink_runs)
+        )),
     );
     for (i, f) in schedule.faults.iter().enumerate() {
         println!("[{i}] {}", f.describe());
@@ -138,8 +141,14 @@ pub fn edit(args: FaultsArgs) -> ExitCode {
         let apply = |value: u64, by: u64| if negative { value.saturating_sub(by) } else { value + by };
         if fault.kind.trigger().by_op() {
             let Ok(by) = magnitude.parse::<u64>() else {
-                let unit = fault.kind.trigger().op_unit();
-                return fail("faults", format!("--shift {shift:?}: fault {index} is recorded by {unit}: DELTA is a count"));
+                let unit = match fault.kind.trigger() {
+                    Trigger::CountedCall => "counted call",
+                    _ => "disk operation",
+                };
+                return fail(
+                    "faults",
+                    format!("--shift {shift:?}: fault {index} is recorded by {unit}: DELTA is a count"),
+                );
             };
             fault.op = fault.op.map(|op| apply(op, by).max(1));
         } else {

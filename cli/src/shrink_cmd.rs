@@ -65,8 +65,7 @@ pub fn run(args: ShrinkArgs) -> ExitCode {
         return fail(format!("seed {} passes: nothing to shrink", args.seed));
     };
     let default_ops = first.budget_default;
-    let mut best =
-        Candidate { faults: first.faults.clone(), duration: cluster.spec(args.seed).duration, ops: None };
+    let mut best = Candidate { faults: first.faults.clone(), duration: cluster.spec(args.seed).duration, ops: None };
     println!("shrink seed {}: {}", args.seed, failures[0]);
     let workers = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let mut shrinker = Shrinker::new(&cluster, args.seed, target, workers, budget, first.end);

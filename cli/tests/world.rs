@@ -127,6 +127,36 @@ fn trace_hash(replay_stdout: &str) -> String {
 }
 
 #[test]
+fn replay_saves_a_trace_log_and_names_the_first_event_another_run_differs_at() {
+    let file = config(&kvlog_dir(), "seedfall.json");
+    let tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let log = tmp.join("kvlog-seed-3.trace");
+    let out = seedfall(&["replay", "-c", &file, "-seed", "3", "--save-trace", log.to_str().unwrap()]);
+    assert!(text(&out.stdout).contains("events written to"), "{}", text(&out.stdout));
+    let saved = std::fs::read_to_string(&log).unwrap();
+    assert!(saved.lines().count() > 1000, "every event, host calls included");
+    let out = seedfall(&["replay", "-c", &file, "-seed", "3", "--against", log.to_str().unwrap()]);
+    assert!(text(&out.stdout).contains("same ") && out.status.code() == Some(1), "{}", text(&out.stdout));
+
+    // Another machine's log whose 500th event differs (a different digest).
+    let mut lines: Vec<String> = saved.lines().map(str::to_string).collect();
+    let mut fields: Vec<String> = lines[499].split('\t').map(str::to_string).collect();
+    fields[3] = "0123456789abcdef".into();
+    lines[499] = fields.join("\t");
+    let other = tmp.join("kvlog-seed-3-other.trace");
+    std::fs::write(&other, lines.join("\n") + "\n").unwrap();
+    let out = seedfall(&["replay", "-c", &file, "-seed", "3", "--against", other.to_str().unwrap()]);
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("first divergence at event 499: scheduler step "), "{stdout}");
+    assert!(stdout.contains("(digest 0123456789abcdef)"), "{stdout}");
+    let broken = tmp.join("kvlog-broken.trace");
+    std::fs::write(&broken, "not a log\n").unwrap();
+    let out = seedfall(&["replay", "-c", &file, "-seed", "3", "--against", broken.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("kvlog-broken.trace: line 1: not a trace log line"), "{}", text(&out.stderr));
+}
+
+#[test]
 fn same_seed_same_trace_across_processes_workers_and_caches() {
     let file = config(&kvlog_dir(), "seedfall.json");
     let cold = Path::new(env!("CARGO_TARGET_TMPDIR")).join("world-tests-cold-cache");
@@ -211,7 +241,10 @@ fn a_busy_loop_the_counters_find_is_a_liveness_verdict_not_the_watchdog() {
     // (real-time) watchdog's minute: the same verdict on any machine.
     let (code, stdout, stderr) = run(&config(&world_dir(), "busyloop.json"), &["-seeds", "1"]);
     assert_eq!(code, 1, "{stdout}{stderr}");
-    assert!(stdout.contains("  server#1: busy loop: the running goroutine ignored 100 preemption requests"), "{stdout}");
+    assert!(
+        stdout.contains("  server#1: busy loop: the running goroutine ignored 100 preemption requests"),
+        "{stdout}"
+    );
     assert!(stdout.contains("main.spin"), "names the spinning function: {stdout}");
     assert!(!stdout.contains("watchdog"), "{stdout}");
     let out = seedfall(&["run", "-c", &config(&world_dir(), "busyloop.json"), "-seeds", "1", "--json", "/dev/stdout"]);

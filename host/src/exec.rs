@@ -46,7 +46,14 @@ pub fn run(code: Arc<Code>, node: Node, watchdog: Duration) -> Result<(Exit, Ins
             }
             Run::Returned(_) => break Exit::Code(0),
             Run::Exited(code) => break Exit::Code(code),
-            Run::Trapped(trap) => break Exit::Trapped(trap),
+            Run::Trapped(mut trap) => {
+                // A busy loop the counters found: the watchdog's interrupt
+                // stopped it in the spinning function; say what it was.
+                if let Some(detail) = instance.data_mut().busy_loop.take() {
+                    trap.detail = Some(detail);
+                }
+                break Exit::Trapped(trap);
+            }
         }
     };
     Ok((exit, instance))

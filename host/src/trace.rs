@@ -122,7 +122,11 @@ impl Trace {
         b.extend_from_slice(&result.to_le_bytes());
         if let Some(log) = &self.log {
             let mut log = log.borrow_mut();
-            let entry = LogEntry { position: log.position.clone(), what: what(tag, name, args, result), digest: fnv(&b[start..]) };
+            let entry = LogEntry {
+                position: log.position.clone(),
+                what: what(tag, name, args, result),
+                digest: fnv(&b[start..]),
+            };
             log.entries.push(entry);
         }
         if b.len() >= BUFFER_BYTES {

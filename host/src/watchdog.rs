@@ -5,6 +5,10 @@
 //! `limit` of real time it interrupts the
 //! guest's thread, which traps with `TrapKind::Interrupted`. Real time is read
 //! only here, never in the simulation, and never affects a run that finishes.
+//!
+//! The preemption hook can also ask for an interrupt at once (`request_stop`)
+//! when it has found a busy loop deterministically: the hook itself cannot
+//! name the function that spins, the interrupt lands in it and does.
 
 use seedfall_engine::Interrupter;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -25,6 +29,10 @@ pub struct Progress {
     /// watchdog reads through it, so `unwatch_counter` returning means the
     /// instance that owns it may be dropped.
     counter: Arc<Mutex<usize>>,
+    /// Set when the running guest must be interrupted now; the watchdog
+    /// thread to wake for it.
+    stop_now: Arc<AtomicBool>,
+    waker: Arc<Mutex<Option<std::thread::Thread>>>,
 }
 
 impl Progress {
@@ -44,6 +52,19 @@ impl Progress {
     /// another `watch_counter` returns, or the watchdog stops.
     pub unsafe fn watch_counter(&self, slot: *mut u64) {
         *self.counter.lock().unwrap_or_else(|e| e.into_inner()) = slot as usize;
+    }
+
+    /// Interrupt the running guest as soon as it is in guest code.
+    pub fn request_stop(&self) {
+        self.stop_now.store(true, Ordering::Relaxed);
+        if let Some(thread) = self.waker.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
+            thread.unpark();
+        }
+    }
+
+    /// The guest stopped (or ended): no interrupt is wanted any more.
+    pub fn clear_stop(&self) {
+        self.stop_now.store(false, Ordering::Relaxed);
     }
 
     /// Stop watching the counter; afterwards its instance may be dropped.
@@ -74,13 +95,18 @@ impl Watchdog {
         let stop = Arc::new(AtomicBool::new(false));
         let stopped = stop.clone();
         let tick = (limit / 10).clamp(Duration::from_millis(1), Duration::from_millis(100));
+        let waker = progress.waker.clone();
         let thread = std::thread::spawn(move || {
             let (mut seen, mut since) = (progress.get(), Instant::now());
             while !stopped.load(Ordering::Relaxed) {
                 // Parked, not slept: `drop` unparks it, so stopping never waits out a tick.
-                std::thread::park_timeout(tick);
+                let requested = progress.stop_now.load(Ordering::Relaxed);
+                std::thread::park_timeout(if requested { Duration::from_millis(1) } else { tick });
                 let now = progress.get();
-                if now != seen {
+                if progress.stop_now.load(Ordering::Relaxed) && !stopped.load(Ordering::Relaxed) {
+                    // Ignored while the thread is in host code: asked again until it lands.
+                    interrupter.interrupt();
+                } else if now != seen {
                     (seen, since) = (now, Instant::now());
                 } else if since.elapsed() >= limit && !stopped.load(Ordering::Relaxed) {
                     interrupter.interrupt();
@@ -88,6 +114,7 @@ impl Watchdog {
                 }
             }
         });
+        *waker.lock().unwrap_or_else(|e| e.into_inner()) = Some(thread.thread().clone());
         Watchdog { stop, thread: Some(thread) }
     }
 }

@@ -13,7 +13,8 @@
 //! cannot livelock the runtime. With loop counters, a goroutine that ignores
 //! `BUSY_SLICES` slice-end requests in a row (about 420 million counted
 //! events, 1 s of virtual time) spins without stack-checked calls: a busy-loop
-//! failure. Without loop counters there is no such verdict: a goroutine that
+//! failure (`Node::busy_loop`; the watchdog's interrupt then stops the guest in
+//! the spinning function). Without loop counters there is no such verdict: a goroutine that
 //! keeps reaching the hook is calling functions — a long computation in
 //! frameless leaf functions (Go's `bytes` tests do this), not a hang — and a
 //! loop with no calls at all never reaches the hook (the watchdog's case).
@@ -23,7 +24,7 @@ pub mod strategy;
 
 use crate::node::Node;
 use goruntime::{GoOffsets, Request};
-use seedfall_engine::{Caller, HostError, Linker, Trap, TrapKind};
+use seedfall_engine::{Caller, HostError, Linker};
 use strategy::Schedule;
 
 pub const SLICE_CALLS: u64 = 4_194_304;
@@ -154,17 +155,10 @@ fn hook(c: &mut Caller<'_, Node>) -> Result<(), HostError> {
             BUSY_SLICES as u64 * SLICE_CALLS
         );
         c.data_mut().busy_loop = Some(detail);
-        return Err(HostError::Trap(Trap {
-            kind: TrapKind::Interrupted,
-            func_index: None,
-            func_name: None,
-            wasm_offset: None,
-            detail: Some(format!(
-                "the running goroutine ignored {BUSY_SLICES} preemption requests in a row ({} counted calls): \
-                 it spins without making a stack-checked call",
-                BUSY_SLICES as u64 * SLICE_CALLS
-            )),
-        }));
+        // The watchdog's interrupt stops it inside the function that spins,
+        // which the trap then names; until it lands the guest runs on.
+        c.data().trace.progress.request_stop();
+        return Ok(());
     }
     if decision.park {
         let deadline = c.data().clock.now_ns() + SLICE_PARK_NS;

@@ -94,7 +94,8 @@ impl Schedule {
         points.dedup();
         points.reverse();
         let strategy = Strategy::Pct { depth: 0, steps: 0 };
-        let mut schedule = Schedule { strategy, random: RandomStream::new(0, Purpose::Schedule, "", 0), points, next: None };
+        let mut schedule =
+            Schedule { strategy, random: RandomStream::new(0, Purpose::Schedule, "", 0), points, next: None };
         schedule.next = schedule.after(0);
         schedule
     }

@@ -22,9 +22,11 @@ pub struct Divergence {
 }
 
 pub fn first_divergence(first: &[LogEntry], second: &[LogEntry]) -> Option<Divergence> {
-    let index = first.iter().zip(second).position(|(a, b)| a != b).or_else(|| {
-        (first.len() != second.len()).then_some(first.len().min(second.len()))
-    })?;
+    let index = first
+        .iter()
+        .zip(second)
+        .position(|(a, b)| a != b)
+        .or_else(|| (first.len() != second.len()).then_some(first.len().min(second.len())))?;
     Some(Divergence { index, first: first.get(index).cloned(), second: second.get(index).cloned() })
 }
 
@@ -73,7 +75,10 @@ pub fn to_text(entries: &[LogEntry]) -> String {
     let mut out = String::new();
     for e in entries {
         let what = e.what.replace(['\t', '\n'], " ");
-        out.push_str(&format!("{}\t{}\t{}\t{:016x}\t{what}\n", e.position.step, e.position.at_ns, e.position.node, e.digest));
+        out.push_str(&format!(
+            "{}\t{}\t{}\t{:016x}\t{what}\n",
+            e.position.step, e.position.at_ns, e.position.node, e.digest
+        ));
     }
     out
 }

@@ -31,17 +31,38 @@ pub enum Event<'a> {
     /// A node resumed (a scheduler step). Hashed, not printed.
     Step(&'a Who, u64),
     /// A node crashed; `report` is what its disk kept.
-    Crash { who: &'a Who, fault: Fault, how: String, report: &'a CrashReport },
+    Crash {
+        who: &'a Who,
+        fault: Fault,
+        how: String,
+        report: &'a CrashReport,
+    },
     /// A fault that took effect (a partition, an fsync EIO, a preemption point).
-    Fault { fault: Fault, line: Option<String> },
+    Fault {
+        fault: Fault,
+        line: Option<String>,
+    },
     /// Every partition ended.
     Heal,
     /// A property call: what it said, and the replay line if it is worth one.
-    Property { who: &'a Who, kind: PropertyKind, cond: bool, message: &'a str, line: Option<String> },
+    Property {
+        who: &'a Who,
+        kind: PropertyKind,
+        cond: bool,
+        message: &'a str,
+        line: Option<String>,
+    },
     SetupComplete(&'a Who),
-    Quiet { who: &'a Who, length: SimDuration },
+    Quiet {
+        who: &'a Who,
+        length: SimDuration,
+    },
     /// A node exited with `code`; `line` says what follows.
-    Exit { who: &'a Who, code: i32, line: String },
+    Exit {
+        who: &'a Who,
+        code: i32,
+        line: String,
+    },
     /// An incarnation ended: its own trace hash (host calls, memory written, final memory).
     Incarnation(TraceHash),
     /// The run ended.

@@ -253,7 +253,8 @@ impl<'a> World<'a> {
         let Some((at_ns, next)) = self.next() else {
             let message =
                 format!("deadlock: every node is blocked and nothing is pending ({})", self.blocked_summary());
-            let failure = Failure { class: Class::Deadlock, node: "world".into(), incarnation: 0, property: None, message };
+            let failure =
+                Failure { class: Class::Deadlock, node: "world".into(), incarnation: 0, property: None, message };
             return Ok(Some(Verdict::Fail(vec![failure])));
         };
         let horizon_ns = MONOTONIC_START_NS + self.spec.duration.ns();
@@ -425,6 +426,7 @@ impl<'a> World<'a> {
         }
         let started_at = now();
         let run = if started { instance.resume(0)? } else { instance.call("_start", &[])? };
+        self.progress.clear_stop();
         self.timings.guest += started_at.elapsed();
         self.clock = instance.data().clock.clone();
         self.net.borrow_mut().advance(self.clock.now_ns());
@@ -447,10 +449,14 @@ impl<'a> World<'a> {
             Run::Trapped(trap) => {
                 let busy = self.slots[i].node_mut().busy_loop.take();
                 let (class, message) = match busy {
-                    Some(detail) => (Class::Liveness, format!("{detail}: {trap}")),
+                    Some(detail) => {
+                        let place = trap.func_name.as_deref().map_or(String::new(), |f| format!(" in {f}"));
+                        (Class::Liveness, format!("{detail}{place}"))
+                    }
                     None if trap.kind == TrapKind::Interrupted => {
                         let limit = vtime::go_duration(self.spec.watchdog.as_nanos() as u64);
-                        let message = format!("stopped by the watchdog after {limit} of real time without yielding: {trap}");
+                        let message =
+                            format!("stopped by the watchdog after {limit} of real time without yielding: {trap}");
                         (Class::Watchdog, message)
                     }
                     None => (Class::Trap, format!("trapped: {trap}")),

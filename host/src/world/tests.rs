@@ -154,7 +154,8 @@ fn faults_due_at_one_instant_come_in_registry_order_and_before_nodes() {
     ));
     let mut s = spec(1, vec![program("a", wake_at_10ms), program("b", sleeper(1, 50)), workload(sleeper(1, 100))]);
     let mut partition = Fault::on_node(at(10), Kind::from_name("partition").expect("registered"), "");
-    partition.target = Target::Groups { groups: vec![vec!["a".into()], vec!["b".into(), "client".into()]], oneway: false };
+    partition.target =
+        Target::Groups { groups: vec![vec!["a".into()], vec!["b".into(), "client".into()]], oneway: false };
     partition.until = Some(at(20));
     s.schedule = Some(vec![crash("a", 10, 30), partition]);
     let (verdict, log, result) = run_logged(&s);
@@ -170,9 +171,8 @@ fn faults_due_at_one_instant_come_in_registry_order_and_before_nodes() {
 
 #[test]
 fn quiet_windows_hold_faults_off_and_then_let_them_through() {
-    let quiet_first = guest(
-        "(call $quiet (i64.const 1000000000)) (call $sleep (i64.const 3000000000) (i32.const 0)) (call $tick)",
-    );
+    let quiet_first =
+        guest("(call $quiet (i64.const 1000000000)) (call $sleep (i64.const 3000000000) (i32.const 0)) (call $tick)");
     let mut s = spec(1, vec![program("a", sleeper(100, 20)), workload(quiet_first)]);
     s.schedule = Some(vec![crash("a", 500, 600), crash("a", 1500, 1600)]);
     let (verdict, log, result) = run_logged(&s);

@@ -44,7 +44,10 @@ impl FaultKind for Crash {
             .zip(ctx.faultable)
             .map(|(name, &faultable)| {
                 let rate = if faultable { ctx.faults.crash_per_sec } else { 0.0 };
-                (Arrivals::new(rate, stream(ctx.seed, self, Draw::Times, name)), stream(ctx.seed, self, Draw::Lengths, name))
+                (
+                    Arrivals::new(rate, stream(ctx.seed, self, Draw::Times, name)),
+                    stream(ctx.seed, self, Draw::Lengths, name),
+                )
             })
             .collect();
         Box::new(Drawn { nodes, downtime: ctx.faults.crash_downtime })

@@ -56,11 +56,8 @@ impl FaultInjector {
             names
                 .iter()
                 .map(|name| {
-                    let mut faults: Vec<DiskFault> = s
-                        .iter()
-                        .filter(|f| f.node() == Some(name))
-                        .filter_map(|f| f.kind.imp().to_disk(f))
-                        .collect();
+                    let mut faults: Vec<DiskFault> =
+                        s.iter().filter(|f| f.node() == Some(name)).filter_map(|f| f.kind.imp().to_disk(f)).collect();
                     faults.sort_by_key(|f| f.op);
                     faults.dedup_by_key(|f| f.op);
                     faults

@@ -31,7 +31,8 @@ pub fn read_common(o: &Map<String, Value>, kind: Kind) -> Result<Fault, String> 
         Some(v) => Target::Node(v.as_str().ok_or("`node` must be a string")?.to_string()),
         None => Target::Node(String::new()),
     };
-    let op = o.get("op").filter(|v| !v.is_null()).map(|v| v.as_u64().ok_or("`op` must be a whole number")).transpose()?;
+    let op =
+        o.get("op").filter(|v| !v.is_null()).map(|v| v.as_u64().ok_or("`op` must be a whole number")).transpose()?;
     Ok(Fault { at, kind, target, until: time(o, "until")?, op, applied: None })
 }
 
@@ -41,4 +42,3 @@ pub fn time(o: &Map<String, Value>, name: &str) -> Result<Option<SimTime>, Strin
     let text = v.as_str().ok_or(format!("`{name}` must be a duration string like \"427.268419ms\""))?;
     parse_go_duration(text).map(|ns| Some(SimTime::from_ns(ns))).map_err(|e| format!("`{name}`: {e}"))
 }
-

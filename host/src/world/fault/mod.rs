@@ -35,13 +35,8 @@ use std::fmt;
 
 /// Every fault kind, in the order the world consults them (on a tie in time
 /// the earlier kind acts first).
-pub static KINDS: &[&dyn FaultKind] = &[
-    &partition::Partition,
-    &crash::Crash,
-    &crash_io::CrashIo,
-    &fsync_eio::FsyncEio,
-    &preempt::Preempt,
-];
+pub static KINDS: &[&dyn FaultKind] =
+    &[&partition::Partition, &crash::Crash, &crash_io::CrashIo, &fsync_eio::FsyncEio, &preempt::Preempt];
 
 /// How a kind's occurrences are placed, and so how a schedule replays them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -226,10 +221,7 @@ impl Fault {
         let mut fault = json::read_common(o, kind)?;
         kind.imp().read_json(o, &mut fault)?;
         if kind.trigger().by_op() && fault.op.is_none() {
-            return Err(format!(
-                "a {kind_name} fault needs `op` (a {} number)",
-                kind.trigger().op_unit()
-            ));
+            return Err(format!("a {kind_name} fault needs `op` (a {} number)", kind.trigger().op_unit()));
         }
         Ok(fault)
     }

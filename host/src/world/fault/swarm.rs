@@ -28,10 +28,8 @@ pub fn apply(seed: u64, config: &FaultConfig) -> (FaultConfig, Vec<Choice>) {
     }
     let mut stream = RandomStream::new(seed, Purpose::Swarm, "", 0);
     let enabled: Vec<&dyn FaultKind> = KINDS.iter().copied().filter(|k| k.enabled(config)).collect();
-    let mut draws: Vec<(bool, f64)> = enabled
-        .iter()
-        .map(|_| (stream.below(2) == 1, MIN_FACTOR + (1.0 - MIN_FACTOR) * stream.unit()))
-        .collect();
+    let mut draws: Vec<(bool, f64)> =
+        enabled.iter().map(|_| (stream.below(2) == 1, MIN_FACTOR + (1.0 - MIN_FACTOR) * stream.unit())).collect();
     if !draws.is_empty() && draws.iter().all(|(keep, _)| !keep) {
         let first = stream.below(draws.len() as u64) as usize;
         draws[first].0 = true;
