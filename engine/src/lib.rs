@@ -7,6 +7,15 @@
 //! runs on a fiber and can be suspended by host functions and resumed.
 //!
 //! The engine knows nothing of WASI, seeds or faults: that is the host crate.
+//!
+//! x86-64 Linux only: the code generator's ISA baselines, the signal handler
+//! (which reads `REG_RIP` from a Linux `ucontext_t`), memfd memory images and
+//! the direct-call relocation are all specific to it. That is checked here,
+//! once, so a build elsewhere fails with a sentence instead of a page of
+//! missing `libc` items.
+
+#[cfg(not(all(target_arch = "x86_64", target_os = "linux")))]
+compile_error!("seedfall-engine supports x86-64 Linux only (see engine/src/lib.rs)");
 
 pub mod artifact;
 pub mod compile;
@@ -23,7 +32,7 @@ pub use compile::{CompileConfig, IsaBaseline, compile};
 pub use error::{Error, Result};
 pub use module::{FuncType, ValType};
 pub use runtime::code::Code;
-pub use runtime::host::{Caller, Extern, HostError, Linker, Val};
+pub use runtime::host::{Caller, Extern, Global, HostError, Linker, Val};
 pub use runtime::instance::{Instance, Run};
 pub use runtime::interrupt::Interrupter;
 pub use runtime::trap::{Trap, TrapKind};

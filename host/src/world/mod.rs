@@ -436,7 +436,7 @@ impl<'a> World<'a> {
         if let Some(index) = instance.data().preempt.as_ref().map(|p| p.counter_global()) {
             // SAFETY: the instance stays in its slot until it is retired,
             // and every retirement unwatches the counter first.
-            unsafe { self.progress.watch_counter(instance.global_ref(index).slot) };
+            unsafe { self.progress.watch_counter(instance.global_ptr(index).expect("the counter global")) };
         }
         let started_at = Instant::now();
         let run = if started { instance.resume(0)? } else { instance.call("_start", &[])? };
