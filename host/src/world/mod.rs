@@ -238,6 +238,7 @@ impl<'a> World<'a> {
         vtime::since_start_ns(self.now_ns())
     }
 
+    #[allow(clippy::disallowed_methods)] // measures real time spent on purpose (RunResult timings), never simulated
     fn run(mut self) -> Result<RunResult, seedfall_engine::Error> {
         let started = Instant::now();
         let watchdog = Watchdog::start(self.progress.clone(), self.spec.watchdog);
@@ -402,6 +403,7 @@ impl<'a> World<'a> {
         }
     }
 
+    #[allow(clippy::disallowed_methods)] // measures real time spent on purpose (RunResult timings), never simulated
     fn boot(&mut self, i: usize) -> Result<(), seedfall_engine::Error> {
         let ctx = BootContext {
             seed: self.spec.seed,
@@ -424,6 +426,7 @@ impl<'a> World<'a> {
     }
 
     /// Resumes slot `i` until it parks or ends, then deals with what it did.
+    #[allow(clippy::disallowed_methods)] // measures real time spent on purpose (RunResult timings), never simulated
     fn step(&mut self, i: usize) -> Result<Option<Verdict>, seedfall_engine::Error> {
         self.steps += 1;
         let now = self.now_ns();
