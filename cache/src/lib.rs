@@ -4,16 +4,17 @@
 //! - **Key** ([`Key::compute`]): blake3 over the engine's key material
 //!   (`CompileConfig::key_material`: Artifact format version, engine version,
 //!   Cranelift version, target triple, ISA baseline name, trap mode, every
-//!   Cranelift setting), a hash of the engine's source, the instrumentation
+//!   Cranelift setting, a hash of the engine's source), the instrumentation
 //!   config bytes and the wasm bytes, each length-prefixed. Nothing
 //!   machine-specific, so a copied cache directory still hits.
 //! - **Entry** (`entry.rs`): header (magic, entry format version, key, payload
 //!   length), a blake3 checksum of header and payload, then the Artifact's own
 //!   bytes, with the code page-aligned in the file. Mapped read-only with
-//!   memmap2 and verified before anything else; only then is the code range
-//!   mapped executable in place (no copy, no relocation: compiled code is
-//!   linked position-independently), or copied where the file system forbids
-//!   executable mappings.
+//!   memmap2 and verified before anything else; only then does the engine
+//!   (`Code::load_file`) map the code range executable in place (no copy, no
+//!   relocation: compiled code is linked position-independently), or copy it
+//!   where the file system forbids executable mappings. The cache itself never
+//!   maps anything executable.
 //! - **Publish** (`fsutil.rs`): temporary file in the cache directory, write,
 //!   fsync, rename, fsync the directory.
 //! - **Eviction** (`index.rs`, [`Cache::record_set`]): the 8 most recently used
@@ -42,8 +43,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 pub use entry::{ENTRY_VERSION, HEADER_LEN};
-
-include!(concat!(env!("OUT_DIR"), "/engine_source.rs"));
 
 /// How many sets of binaries (most recently used first) keep their entries.
 pub const KEEP_SETS: usize = 8;
@@ -125,10 +124,10 @@ impl fmt::Debug for Key {
 
 /// Everything besides the wasm and instrumentation bytes that goes into a
 /// key, in order (for `seedfall cache` diagnostics and the docs).
+/// All of it comes from the engine (`CompileConfig::key_material`), the hash
+/// of the engine's source (`seedfall_engine::ENGINE_SOURCE_HASH`) included.
 pub fn key_material(config: &CompileConfig) -> Vec<(&'static str, String)> {
-    let mut material = config.key_material();
-    material.push(("engine_source", ENGINE_SOURCE_HASH.to_string()));
-    material
+    config.key_material()
 }
 
 /// How a fetch was served.
@@ -429,24 +428,18 @@ impl Cache {
         timings.verify = start.elapsed();
 
         let start = Instant::now();
-        let (mut artifact, code) = Artifact::decode_mapped(&map, payload_start..map.len())
+        let (artifact, code) = Artifact::decode_mapped(&map, payload_start..map.len())
             .map_err(|e| (Bad::Corrupt(format!("decoding: {e}")), id))?;
         timings.decode = start.elapsed();
 
         let start = Instant::now();
-        let offset = (payload_start + code.start) as u64;
-        // SAFETY: entries are never modified in place (see above).
-        let exec = unsafe { memmap2::MmapOptions::new().offset(offset).len(code.len().max(1)).map_exec(&file) };
-        let loaded = match exec {
-            // SAFETY: the mapped range was just verified by the checksum.
-            Ok(exec) => unsafe { Code::load_mapped(artifact, exec) },
-            // A noexec mount or an unaligned offset: copy the code instead.
-            Err(_) => {
-                artifact.code = map[payload_start + code.start..payload_start + code.end].to_vec();
-                Code::load(artifact)
-            }
-        }
-        .map_err(|e| (Bad::Corrupt(format!("loading: {e}")), id))?;
+        let (code_start, code_end) = (payload_start + code.start, payload_start + code.end);
+        let bytes = &map[code_start..code_end];
+        // SAFETY: `bytes` are the file's bytes at `code_start`, just verified
+        // by the checksum, and entries are never modified in place (see
+        // above). The engine maps them executable, or copies them.
+        let loaded = unsafe { Code::load_file(artifact, &file, code_start as u64, bytes) }
+            .map_err(|e| (Bad::Corrupt(format!("loading: {e}")), id))?;
         timings.load = start.elapsed();
         Ok(Some(loaded))
     }

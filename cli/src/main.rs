@@ -3,6 +3,8 @@
 //! 0 pass, 1 a finding, 2 usage/config/build/internal error; `exec` exits with
 //! the guest's own code.
 
+#![forbid(unsafe_code)]
+
 mod argv;
 mod cache_cmd;
 mod cluster;

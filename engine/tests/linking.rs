@@ -23,7 +23,7 @@ fn a_trap_in_another_modules_function_keeps_its_kind_and_name() {
               (elem (i32.const 0) $boom $oob))"#,
             mode,
         );
-        let mut owner = Instance::new(owner, &Linker::<()>::new(), ()).expect("instantiates");
+        let owner = Instance::new(owner, &Linker::<()>::new(), ()).expect("instantiates");
         let mut linker = Linker::<()>::new();
         linker.define("owner", "t", owner.export("t").expect("exported table"));
         let caller = load(

@@ -53,9 +53,10 @@ fn code_mapped_in_place_from_a_file_runs_like_copied_code() {
     assert_eq!((prefix.len() + code_range.start) % seedfall_engine::artifact::CODE_ALIGNMENT, 0);
     let file = std::fs::File::open(&path).unwrap();
     let offset = (prefix.len() + code_range.start) as u64;
-    // SAFETY: the file was just written with this Artifact and is not modified.
-    let exec = unsafe { memmap2::MmapOptions::new().offset(offset).len(code_range.len()).map_exec(&file) }.unwrap();
-    let mapped = unsafe { Code::load_mapped(meta, exec) }.unwrap();
+    let code = &encoded[code_range.clone()];
+    // SAFETY: the file was just written with this Artifact, `code` is its bytes
+    // at `offset`, and the file is not modified.
+    let mapped = unsafe { Code::load_file(meta, &file, offset, code) }.unwrap();
     let copied = Code::load(artifact).unwrap();
     assert_eq!(mapped.code_bytes(), copied.code_bytes(), "compiled code is linked position-independently");
     for code in [mapped, copied] {

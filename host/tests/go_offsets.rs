@@ -36,10 +36,10 @@ fn go_asm_defines(toolchain: &str) -> BTreeMap<String, u64> {
             }
             for line in text.lines() {
                 let parts: Vec<&str> = line.split_whitespace().collect();
-                if let ["#define", name, value] = parts[..] {
-                    if let Ok(v) = value.parse() {
-                        defines.insert(name.to_string(), v);
-                    }
+                if let ["#define", name, value] = parts[..]
+                    && let Ok(v) = value.parse()
+                {
+                    defines.insert(name.to_string(), v);
                 }
             }
         }

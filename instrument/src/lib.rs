@@ -27,6 +27,8 @@
 //! well-formed but invalid module gives an equally invalid output (function index `i` maps to `i` or
 //! `i + 1`, and the inserted code is stack-neutral), which the engine's validation rejects.
 
+#![forbid(unsafe_code)]
+
 mod body;
 mod classify;
 mod encoding;

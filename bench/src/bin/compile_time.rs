@@ -150,6 +150,7 @@ fn median(xs: &[f64]) -> f64 {
 
 /// User + system CPU time of this process, all threads (live and joined).
 fn cpu_seconds() -> f64 {
+    // SAFETY: `rusage` is plain data, valid all-zero.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
     // SAFETY: getrusage writes into the struct we pass and nothing else.
     unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) };

@@ -9,6 +9,8 @@
 //! wasm `name` section, i.e. Go's function names), sorted by offset, for
 //! bench/profile.py to resolve `perf report` addresses with.
 
+#![forbid(unsafe_code)]
+
 use seedfall_cache::HEADER_LEN;
 use seedfall_engine::Artifact;
 use std::process::ExitCode;

@@ -6,7 +6,7 @@
 //! read FILE, hash the key (default instrumentation: call counters), then
 //! `Cache::get_or_compile`, which on a hit maps the entry, verifies its header
 //! and blake3 checksum, decodes the Artifact metadata and makes the code
-//! executable (`Code::load_mapped`: mapping and linking). With `--cold`, DIR
+//! executable (`Code::load_file`: mapping and linking). With `--cold`, DIR
 //! is emptied first, so the first iteration is a miss (instrument + compile +
 //! encode + publish + load), and the rest are hits. The `Code` is dropped
 //! between iterations; each iteration opens the cache afresh.
@@ -15,6 +15,8 @@
 //! hash, map, verify, decode, load (mapping + linking), compile, encode,
 //! publish, and "total" (read through load: the whole warm start up to a
 //! runnable `Code`, without instantiation).
+
+#![forbid(unsafe_code)]
 
 use seedfall_cache::{Cache, Key, Outcome};
 use seedfall_engine::{CompileConfig, compile};

@@ -12,6 +12,8 @@
 //! function in a loop, resumed by the host each time (fiber resume plus
 //! suspend, the engine's part of a scheduler step); prints ns per switch.
 
+#![forbid(unsafe_code)]
+
 use seedfall_cache::{Cache, Key};
 use seedfall_engine::{CompileConfig, Instance, Linker, Run, Val, compile};
 use seedfall_host::preempt::goruntime;

@@ -101,7 +101,7 @@ impl CompileConfig {
     /// Everything besides the wasm bytes that determines the Artifact this
     /// config produces, as `(name, value)` pairs in a fixed order: the cache
     /// hashes them into its key. Nothing machine-specific: the ISA baseline's
-    /// name, not the host CPU. Add a pair here whenever a new input changes
+    /// name, not the host CPU; and a hash of the engine's own source. Add a pair here whenever a new input changes
     /// the machine code.
     pub fn key_material(&self) -> Vec<(&'static str, String)> {
         // Cranelift's build script appends a git revision when its source sits
@@ -124,6 +124,9 @@ impl CompileConfig {
             ),
         ];
         material.extend(self.settings().into_iter().map(|(name, value)| (name, value.to_string())));
+        // Last: the translator's output changes with its source far more often
+        // than anyone bumps the format version (see build.rs).
+        material.push(("engine_source", crate::ENGINE_SOURCE_HASH.to_string()));
         material
     }
 

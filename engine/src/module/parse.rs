@@ -27,7 +27,7 @@ pub fn parse(wasm: &[u8]) -> Result<ParsedModule> {
         let offset = e.offset() as usize;
         // Decode as far as possible only to name the function the error is in.
         let function = decode(wasm).ok().and_then(|parsed| {
-            let i = parsed.bodies.iter().position(|r| r.contains(&(offset as usize)))?;
+            let i = parsed.bodies.iter().position(|r| r.contains(&offset))?;
             Some(parsed.info.func_name(parsed.info.num_imported_funcs + i as u32))
         });
         let message = e.message().to_string();

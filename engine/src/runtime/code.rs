@@ -68,17 +68,29 @@ impl Code {
         Code::register(artifact, exec)
     }
 
-    /// Use `exec`, an executable mapping of a file that holds this
-    /// Artifact's code (the Artifact's own `code` is empty), as its code: no
-    /// copy, no relocation, because compiled code is linked
-    /// position-independently.
+    /// Load `artifact`, whose code (its own `code` is empty) is `code`, the
+    /// bytes at `offset` in `file`: the range is mapped executable straight
+    /// from the file (no copy, no relocation: compiled code is linked
+    /// position-independently). Where the OS refuses (a noexec mount, an
+    /// unaligned offset) the bytes are copied and relocated as in `load`.
     ///
     /// # Safety
-    /// The mapping must hold exactly this Artifact's code, verified by the
-    /// caller (a checksum), and the file must not change while the Code lives.
-    pub unsafe fn load_mapped(artifact: Artifact, exec: memmap2::Mmap) -> Result<Code> {
+    /// `code` must be exactly the `code.len()` bytes of `file` at `offset`,
+    /// verified by the caller (a checksum) to be this Artifact's code, and the
+    /// file must not change while the Code lives (cache entries are replaced
+    /// by rename, never written in place).
+    pub unsafe fn load_file(mut artifact: Artifact, file: &std::fs::File, offset: u64, code: &[u8]) -> Result<Code> {
         check_baseline(&artifact)?;
-        Code::register(artifact, exec)
+        // SAFETY: the file does not change while the mapping lives (the
+        // caller's promise), so the executable bytes are the verified ones.
+        let exec = unsafe { memmap2::MmapOptions::new().offset(offset).len(code.len().max(1)).map_exec(file) };
+        match exec {
+            Ok(exec) => Code::register(artifact, exec),
+            Err(_) => {
+                artifact.code = code.to_vec();
+                Code::load(artifact)
+            }
+        }
     }
 
     fn register(artifact: Artifact, exec: memmap2::Mmap) -> Result<Code> {

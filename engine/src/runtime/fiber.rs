@@ -149,12 +149,13 @@ impl Fiber {
 
     /// Drop a suspended guest without running or unwinding any of its frames.
     pub fn abandon(&mut self) {
-        if let Some(coroutine) = self.coroutine.as_mut() {
-            if coroutine.started() && !coroutine.done() {
-                // SAFETY: guest frames and the host shims between them hold no
-                // values with destructors across a suspension (see module doc).
-                unsafe { coroutine.force_reset() };
-            }
+        if let Some(coroutine) = self.coroutine.as_mut()
+            && coroutine.started()
+            && !coroutine.done()
+        {
+            // SAFETY: guest frames and the host shims between them hold no
+            // values with destructors across a suspension (see module doc).
+            unsafe { coroutine.force_reset() };
         }
         self.recycle();
     }

@@ -7,13 +7,21 @@
 //! `Err(HostError::Exit)` to end the guest (proc_exit) and `Err(HostError::Fail)`
 //! to kill it with an internal-error trap; a panic is caught and becomes the
 //! same trap, never an abort of the process.
+//!
+//! Everything an import can be bound to is an owned handle: a host function,
+//! memory or table behind an `Rc`, a `Global` that keeps its storage alive.
+//! What an instance exports keeps that instance alive (`Instance::export`), so
+//! no handle can outlive the storage it points at. Handles are `!Send`: an
+//! instance and everything linked to it live on one thread.
 
 use crate::module::{FuncType, GlobalType, ValType};
 use crate::runtime::fiber::{self, FiberYield};
 use crate::runtime::memory::LinearMemory;
 use crate::runtime::table::Table;
+use std::any::Any;
+use std::cell::UnsafeCell;
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::rc::Rc;
 
 /// A wasm value.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -66,21 +74,68 @@ pub enum HostError {
     Trap(crate::runtime::trap::Trap),
 }
 
-pub type HostFunc<T> = Arc<dyn Fn(&mut Caller<'_, T>, &mut [u64]) -> Result<(), HostError> + Send + Sync>;
+pub type HostFunc<T> = Rc<dyn Fn(&mut Caller<'_, T>, &mut [u64]) -> Result<(), HostError>>;
 
-/// A global's storage, shared with importers. Valid while its instance lives.
-#[derive(Debug, Clone, Copy)]
-pub struct GlobalRef {
-    pub ty: GlobalType,
-    pub slot: *mut u64,
+/// A global's 8-byte storage (f32/f64 as raw bits), shared with importers.
+/// The handle keeps the storage alive: a global the host made, or the
+/// instance that exported it.
+#[derive(Clone)]
+pub struct Global {
+    ty: GlobalType,
+    slot: *mut u64,
+    _owner: Rc<dyn Any>,
+}
+
+impl Global {
+    /// A global owned by the host, holding `value`.
+    pub fn new(ty: GlobalType, value: u64) -> Global {
+        let cell = Rc::new(UnsafeCell::new(value));
+        Global { ty, slot: cell.get(), _owner: cell }
+    }
+
+    /// `slot` inside storage `owner` keeps alive.
+    ///
+    /// # Safety
+    /// `slot` must be valid for reads and writes of a `u64` while `owner`
+    /// lives, and only ever accessed through raw pointers (it is a vmctx slot).
+    pub(crate) unsafe fn from_slot(ty: GlobalType, slot: *mut u64, owner: Rc<dyn Any>) -> Global {
+        Global { ty, slot, _owner: owner }
+    }
+
+    pub fn ty(&self) -> GlobalType {
+        self.ty
+    }
+
+    pub fn get(&self) -> u64 {
+        // SAFETY: the owner keeps the slot alive; it is only accessed through
+        // raw pointers, and Global is !Send, so no other thread touches it.
+        unsafe { *self.slot }
+    }
+
+    /// Write the value, whatever the global's mutability (the host's choice).
+    pub fn set(&self, value: u64) {
+        // SAFETY: as in `get`.
+        unsafe { *self.slot = value }
+    }
+
+    /// The slot's address, valid while this handle (or a clone) lives.
+    pub fn as_ptr(&self) -> *mut u64 {
+        self.slot
+    }
+}
+
+impl std::fmt::Debug for Global {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Global").field("ty", &self.ty).field("value", &self.get()).finish()
+    }
 }
 
 /// Something an import can be bound to.
 pub enum Extern<T> {
     Func { ty: FuncType, func: HostFunc<T> },
-    Memory(Arc<LinearMemory>),
-    Table(Arc<Table>),
-    Global(GlobalRef),
+    Memory(Rc<LinearMemory>),
+    Table(Rc<Table>),
+    Global(Global),
 }
 
 impl<T> Clone for Extern<T> {
@@ -89,7 +144,7 @@ impl<T> Clone for Extern<T> {
             Extern::Func { ty, func } => Extern::Func { ty: ty.clone(), func: func.clone() },
             Extern::Memory(m) => Extern::Memory(m.clone()),
             Extern::Table(t) => Extern::Table(t.clone()),
-            Extern::Global(g) => Extern::Global(*g),
+            Extern::Global(g) => Extern::Global(g.clone()),
         }
     }
 }
@@ -117,10 +172,10 @@ impl<T> Linker<T> {
         name: &str,
         params: &[ValType],
         results: &[ValType],
-        func: impl Fn(&mut Caller<'_, T>, &mut [u64]) -> Result<(), HostError> + Send + Sync + 'static,
+        func: impl Fn(&mut Caller<'_, T>, &mut [u64]) -> Result<(), HostError> + 'static,
     ) -> &mut Self {
         let ty = FuncType { params: params.to_vec(), results: results.to_vec() };
-        self.define(module, name, Extern::Func { ty, func: Arc::new(func) })
+        self.define(module, name, Extern::Func { ty, func: Rc::new(func) })
     }
 
     pub fn define(&mut self, module: &str, name: &str, item: Extern<T>) -> &mut Self {
@@ -189,9 +244,13 @@ impl<T> Caller<'_, T> {
         Ok(())
     }
 
+    /// Panics on an index out of range: a host bug, which the dispatcher turns
+    /// into a trap of the node.
     fn global_slot(&self, index: u32) -> *mut u64 {
         assert!((index as usize) < self.global_types.len(), "global {index} out of range");
-        // SAFETY: the vmctx has one slot per global; imported slots hold pointers.
+        // SAFETY: the index is in range (above); the vmctx has one slot per
+        // global, and an imported global's slot holds the address of storage
+        // the instance keeps alive.
         unsafe {
             let slot = self.globals.add(index as usize);
             if index < self.num_imported_globals { *slot as *mut u64 } else { slot }
@@ -200,13 +259,13 @@ impl<T> Caller<'_, T> {
 
     /// Read global `index` (raw 8-byte slot).
     pub fn global_get(&self, index: u32) -> u64 {
-        // SAFETY: see `global_slot`.
+        // SAFETY: `global_slot` returns a live slot; the guest is stopped.
         unsafe { *self.global_slot(index) }
     }
 
     /// Write global `index`, whatever its mutability (the host owns the guest).
     pub fn global_set(&mut self, index: u32, value: u64) {
-        // SAFETY: see `global_slot`.
+        // SAFETY: as in `global_get`.
         unsafe { *self.global_slot(index) = value }
     }
 
@@ -215,7 +274,9 @@ impl<T> Caller<'_, T> {
     /// call if the owner might abandon the guest instead of resuming it.
     #[inline]
     pub fn suspend(&mut self, value: u64) -> u64 {
-        // SAFETY: host functions only run on a guest fiber.
+        // SAFETY: a Caller exists only inside a host call, which runs on a
+        // guest fiber; holding no destructors across it is the caller's part
+        // (documented above), and abandoning leaks rather than frees them.
         unsafe { fiber::suspend_current(FiberYield::Suspend(value)) }
     }
 }

@@ -5,7 +5,17 @@
 //! globals, table and memory from the module's segments (bulk-memory order:
 //! each segment is bounds-checked as it is applied) and runs the start function.
 //! If that fails after the instance's functions went into an imported table,
-//! the instance is leaked rather than freed: the table still calls into it.
+//! the table keeps the instance alive: the spec keeps those writes callable.
+//!
+//! Ownership: the instance's state (`InstanceInner`) sits in an `Rc`, shared
+//! with what it exports (functions and globals keep it alive, so they cannot
+//! dangle) and reached by compiled code and the libcalls through the raw
+//! pointers in the vmctx. It is written through an `UnsafeCell`; the rule that
+//! keeps that sound is that no Rust reference into it is held while guest code
+//! runs, except the ones `dispatch` makes for the duration of a host call.
+//! Known wart: a host function reached through another instance's import (an
+//! exported function) sees its own instance's host state while the embedder
+//! may hold `data_mut()` of that instance; only the spec tests link instances.
 //! Every call runs on a fresh fiber (`Fiber`); `Run::Suspended` hands control
 //! back to the owner, who later `resume`s or `abandon`s it. After a trap or an
 //! exit the instance stays usable for new calls (the wasm spec tests rely on
@@ -15,14 +25,16 @@ use crate::error::{Error, Result};
 use crate::module::{ConstExpr, ConstOp, ExportKind, FuncType, GlobalType, ImportKind, ValType};
 use crate::runtime::code::{self, Code};
 use crate::runtime::fiber::{Fiber, FiberStep, FiberYield};
-use crate::runtime::host::{Caller, Extern, GlobalRef, HostError, HostFunc, Linker, Val};
+use crate::runtime::host::{Caller, Extern, Global, HostError, HostFunc, Linker, Val};
 use crate::runtime::libcalls;
 use crate::runtime::memory::LinearMemory;
 use crate::runtime::table::{Table, TableEntry};
 use crate::runtime::trap::{Trap, TrapKind};
 use crate::runtime::vmctx::{self, VmCtx, VmCtxHeader};
-use std::cell::Cell;
+use std::any::Any;
+use std::cell::{Cell, UnsafeCell};
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::rc::Rc;
 use std::sync::Arc;
 
 thread_local! {
@@ -49,7 +61,7 @@ pub(crate) struct InstanceCore {
     pub dispatch: unsafe fn(*mut InstanceCore, u32, *mut u64) -> std::result::Result<(), HostError>,
     /// The instance's code (owned by `InstanceInner::code`), for naming traps.
     pub code: *const Code,
-    pub memory: Option<Arc<LinearMemory>>,
+    pub memory: Option<Rc<LinearMemory>>,
     /// Why the running call was aborted by a host function.
     pub pending: Option<HostError>,
 }
@@ -58,36 +70,54 @@ pub(crate) struct InstanceCore {
 struct InstanceInner<T> {
     core: InstanceCore,
     code: Arc<Code>,
-    table: Option<Arc<Table>>,
-    /// Header + one slot per global; boxed so compiled code's pointer is stable.
-    vmctx: Box<[u64]>,
+    table: Option<Rc<Table>>,
+    /// Header + one slot per global; boxed so compiled code's pointer is
+    /// stable, in cells because compiled code writes it through that pointer.
+    vmctx: Box<[UnsafeCell<u64>]>,
     global_types: Vec<GlobalType>,
     /// Globals below this index are imported (their slot holds a pointer).
     num_imported_globals: u32,
+    /// The imported globals, kept alive for the slots that point at them.
+    _imported_globals: Vec<Global>,
     /// Host function per function import, by function index.
     host_funcs: Vec<(FuncType, HostFunc<T>)>,
     data: T,
 }
 
 impl<T> InstanceInner<T> {
-    fn vmctx_ptr(&mut self) -> *mut VmCtx {
-        self.vmctx.as_mut_ptr() as *mut VmCtx
+    fn vmctx_ptr(&self) -> *mut VmCtx {
+        // `UnsafeCell<u64>` has the layout of `u64`; the cells make writes
+        // through this pointer legitimate.
+        self.vmctx.as_ptr() as *mut VmCtx
     }
 
-    fn header(&mut self) -> &mut VmCtxHeader {
-        // SAFETY: the storage starts with a VmCtxHeader.
-        unsafe { &mut (*self.vmctx_ptr()).header }
-    }
-
-    fn global_slot(&mut self, index: u32) -> *mut u64 {
-        let imported = index < self.num_imported_globals;
-        // SAFETY: one slot per global after the header.
-        unsafe {
-            let slot = self.vmctx.as_mut_ptr().add(vmctx::HEADER_SIZE / 8 + index as usize);
-            if imported { *slot as *mut u64 } else { slot }
+    /// The storage of global `index`, or None when out of range.
+    fn global_slot(&self, index: u32) -> Option<*mut u64> {
+        let cell = self.vmctx.get(vmctx::HEADER_SIZE / 8 + index as usize)?;
+        if index < self.num_imported_globals {
+            // SAFETY: a plain read of a slot no reference points into; an
+            // imported global's slot holds the address of storage kept alive
+            // by `_imported_globals`.
+            Some(unsafe { *cell.get() } as *mut u64)
+        } else {
+            Some(cell.get())
         }
     }
 }
+
+impl<T> Drop for InstanceInner<T> {
+    fn drop(&mut self) {
+        // A table others still use must not keep calling into this vmctx.
+        if let Some(table) = &self.table
+            && Rc::strong_count(table) > 1
+        {
+            table.clear_vmctx(self.vmctx_ptr());
+        }
+    }
+}
+
+/// An instance's shared state; see the module doc for the aliasing rule.
+type Shared<T> = UnsafeCell<InstanceInner<T>>;
 
 /// The outcome of running guest code until it stops.
 #[derive(Debug, Clone, PartialEq)]
@@ -107,32 +137,59 @@ struct PendingCall {
     values: Box<[u64]>,
 }
 
+/// A module instance. Not `Send` (it holds `Rc`s): the vmctx points at this
+/// thread's stack-limit thread-local, and a suspended fiber must be resumed
+/// on the thread it ran on.
 pub struct Instance<T> {
-    inner: Box<InstanceInner<T>>,
+    shared: Rc<Shared<T>>,
     call: Option<PendingCall>,
-    /// Not `Send`: the vmctx points at this thread's stack-limit thread-local,
-    /// and a suspended fiber must be resumed on the thread it ran on.
-    _not_send: std::marker::PhantomData<*const ()>,
 }
 
+/// Run host function `index` of the instance whose core is `core`.
+///
+/// # Safety
+/// `core` must be the `core` field of a live `InstanceInner<T>` (the vmctx's
+/// `instance` pointer, with this `T`), called from a host-call stub while that
+/// instance's guest code is stopped in it; `values` must point at the stub's
+/// buffer, `max(params, results, 1)` slots.
 unsafe fn dispatch<T>(core: *mut InstanceCore, index: u32, values: *mut u64) -> std::result::Result<(), HostError> {
-    // SAFETY: `core` is the first field of this instance's InstanceInner<T>.
-    let inner = unsafe { &mut *(core as *mut InstanceInner<T>) };
-    let (ty, func): &(FuncType, HostFunc<T>) = &inner.host_funcs[index as usize];
+    // `core` is the first field of a repr(C) InstanceInner<T>, and was derived
+    // from a pointer to the whole of it.
+    let inner = core as *mut InstanceInner<T>;
+    // SAFETY: the instance is live (contract); these are the only references
+    // into it while the host call runs (module doc), and each is to a field
+    // nothing else borrows: host functions and types are read-only after
+    // instantiation, `data` is reached only here and by `Instance` methods,
+    // which cannot run while its guest is stopped in a call.
+    let (host_funcs, global_types, data, memory, num_imported_globals) = unsafe {
+        (
+            &(*inner).host_funcs,
+            &(*inner).global_types,
+            &mut (*inner).data,
+            (*inner).core.memory.as_deref(),
+            (*inner).num_imported_globals,
+        )
+    };
+    let (ty, func): &(FuncType, HostFunc<T>) = &host_funcs[index as usize];
     let len = ty.params.len().max(ty.results.len()).max(1);
     // SAFETY: the import stub passes a buffer of exactly this many slots.
     let values = unsafe { std::slice::from_raw_parts_mut(values, len) };
-    let globals = unsafe { inner.vmctx.as_mut_ptr().add(vmctx::HEADER_SIZE / 8) };
-    let mut caller = Caller {
-        data: &mut inner.data,
-        memory: inner.core.memory.as_deref(),
-        globals,
-        global_types: &inner.global_types,
-        num_imported_globals: inner.num_imported_globals,
-    };
+    // SAFETY: the vmctx storage is header + one slot per global, so the first
+    // global slot is in bounds (one past the end when there are none).
+    let globals = unsafe { ((*inner).vmctx.as_ptr() as *mut u64).add(vmctx::HEADER_SIZE / 8) };
+    let mut caller = Caller { data, memory, globals, global_types, num_imported_globals };
     match catch_unwind(AssertUnwindSafe(|| func(&mut caller, values))) {
         Ok(result) => result,
         Err(panic) => Err(HostError::Fail(format!("host function panicked: {}", crate::error::panic_message(&*panic)))),
+    }
+}
+
+/// Limits matching: an import declaring a maximum needs one no larger.
+fn max_fits(wanted: Option<u64>, have: Option<u64>) -> bool {
+    match (wanted, have) {
+        (None, _) => true,
+        (Some(want), Some(have)) => have <= want,
+        (Some(_), None) => false,
     }
 }
 
@@ -161,71 +218,64 @@ impl<T: 'static> Instance<T> {
                 (ImportKind::Memory(decl), Extern::Memory(m)) => {
                     // An import with a maximum needs a memory declared with
                     // one no larger (limits matching, as for tables).
-                    let max_ok = match (decl.max_pages, m.declared_max_pages()) {
-                        (None, _) => true,
-                        (Some(want), Some(have)) => have <= want,
-                        (Some(_), None) => false,
-                    };
-                    if m.pages() < decl.min_pages || !max_ok {
+                    if m.pages() < decl.min_pages || !max_fits(decl.max_pages, m.declared_max_pages()) {
                         return Err(link_error(module, name, "incompatible import type"));
                     }
                     memory = Some(m.clone());
                 }
                 (ImportKind::Table(decl), Extern::Table(t)) => {
-                    let max_ok = match (decl.max, t.max) {
-                        (None, _) => true,
-                        (Some(want), Some(have)) => have <= want,
-                        (Some(_), None) => false,
-                    };
-                    if (t.entries.len() as u64) < decl.min || !max_ok {
+                    if (t.len() as u64) < decl.min || !max_fits(decl.max, t.max()) {
                         return Err(link_error(module, name, "incompatible import type"));
                     }
                     table = Some(t.clone());
                 }
                 (ImportKind::Global(ty), Extern::Global(g)) => {
-                    if g.ty != *ty {
+                    if g.ty() != *ty {
                         return Err(link_error(module, name, "incompatible import type"));
                     }
-                    imported_globals.push(g.slot);
+                    imported_globals.push(g.clone());
                 }
                 _ => return Err(link_error(module, name, "incompatible import type")),
             }
         }
-        if memory.is_none() {
-            if let Some(decl) = info.memory {
-                memory = Some(Arc::new(LinearMemory::new(decl.min_pages, decl.max_pages)?));
-            }
+        if memory.is_none()
+            && let Some(decl) = info.memory
+        {
+            memory = Some(Rc::new(LinearMemory::new(decl.min_pages, decl.max_pages)?));
         }
-        if table.is_none() {
-            if let Some(decl) = info.table {
-                table = Some(Arc::new(Table::new(decl.min, decl.max)));
-            }
+        if table.is_none()
+            && let Some(decl) = info.table
+        {
+            table = Some(Rc::new(Table::new(decl.min, decl.max)));
         }
 
-        let mut vmctx_storage = vec![0u64; vmctx::HEADER_SIZE / 8 + info.globals.len()].into_boxed_slice();
-        for (i, slot) in imported_globals.iter().enumerate() {
-            vmctx_storage[vmctx::HEADER_SIZE / 8 + i] = *slot as u64;
+        let mut vmctx_storage = vec![0u64; vmctx::HEADER_SIZE / 8 + info.globals.len()];
+        for (i, global) in imported_globals.iter().enumerate() {
+            vmctx_storage[vmctx::HEADER_SIZE / 8 + i] = global.as_ptr() as u64;
         }
-        let mut inner = Box::new(InstanceInner {
-            core: InstanceCore { dispatch: dispatch::<T>, code: Arc::as_ptr(&code), memory, pending: None },
-            code: code.clone(),
-            table,
-            vmctx: vmctx_storage,
-            global_types: info.globals.iter().map(|g| g.ty).collect(),
-            num_imported_globals: info.num_imported_globals(),
-            host_funcs,
-            data,
-        });
-        let core_ptr = &mut inner.core as *mut InstanceCore as *mut u8;
-        let (mem_base, mem_def) = match &inner.core.memory {
+        let (mem_base, mem_def) = match &memory {
             Some(m) => (m.base(), m.def_ptr()),
             None => (std::ptr::null_mut(), std::ptr::null()),
         };
-        let (table_base, table_len) = match &inner.table {
-            Some(t) => (t.entries.as_ptr(), t.entries.len() as u64),
+        let (table_base, table_len) = match &table {
+            Some(t) => (t.base(), t.len() as u64),
             None => (std::ptr::null(), 0),
         };
-        *inner.header() = VmCtxHeader {
+        let shared: Rc<Shared<T>> = Rc::new(UnsafeCell::new(InstanceInner {
+            core: InstanceCore { dispatch: dispatch::<T>, code: Arc::as_ptr(&code), memory, pending: None },
+            code: code.clone(),
+            table,
+            vmctx: vmctx_storage.into_iter().map(UnsafeCell::new).collect(),
+            global_types: info.globals.iter().map(|g| g.ty).collect(),
+            num_imported_globals: info.num_imported_globals(),
+            _imported_globals: imported_globals,
+            host_funcs,
+            data,
+        }));
+        // Derived from the pointer to the whole InstanceInner, so `dispatch`
+        // may cast it back (the core is its first field).
+        let core_ptr = shared.get() as *mut u8;
+        let header = VmCtxHeader {
             mem_base,
             memory: mem_def,
             stack_limit: GUEST_STACK_LIMIT.with(|limit| limit.as_ptr() as *const usize),
@@ -238,19 +288,44 @@ impl<T: 'static> Instance<T> {
             host_call: libcalls::host_call,
             instance: core_ptr,
         };
+        let mut instance = Instance { shared, call: None };
+        // SAFETY: the storage starts with room for a VmCtxHeader (HEADER_SIZE
+        // bytes, 8-aligned), no guest code has run, and nothing else refers to
+        // the header yet.
+        unsafe { (*instance.inner().vmctx_ptr()).header = header };
 
-        let mut instance = Instance { inner, call: None, _not_send: std::marker::PhantomData };
         let mut exposed = false;
         if let Err(error) = instance.initialize(&mut exposed) {
             if exposed {
                 // An imported table now holds functions of this instance (the
-                // spec keeps a failed instantiation's writes), and nothing
-                // else owns their code and vmctx: keep them alive for good.
-                std::mem::forget(instance);
+                // spec keeps a failed instantiation's writes): it keeps them alive.
+                if let Some(table) = &instance.inner().table {
+                    table.keep_alive(instance.shared.clone());
+                }
             }
             return Err(error);
         }
         Ok(instance)
+    }
+
+    /// The instance's state, for reading. Sound because references from here
+    /// are bounded by `&self`, and guest code (the only other accessor, via
+    /// raw pointers and `dispatch`) runs only inside `&mut self` methods,
+    /// which hold no such reference across it.
+    fn inner(&self) -> &InstanceInner<T> {
+        // SAFETY: see above.
+        unsafe { &*self.shared.get() }
+    }
+
+    /// The instance's state, for writing; as `inner`, bounded by `&mut self`.
+    fn inner_mut(&mut self) -> &mut InstanceInner<T> {
+        // SAFETY: see `inner`.
+        unsafe { &mut *self.shared.get() }
+    }
+
+    /// What keeps this instance alive for the handles it exports.
+    fn keep_alive(&self) -> Rc<dyn Any> {
+        self.shared.clone()
     }
 
     /// Globals, element segments, data segments, start function, in the spec's
@@ -261,7 +336,7 @@ impl<T: 'static> Instance<T> {
         self.init_globals()?;
         self.init_table(exposed)?;
         self.init_memory()?;
-        let Some(start) = self.inner.code.info().start else { return Ok(()) };
+        let Some(start) = self.inner().code.info().start else { return Ok(()) };
         match self.call_index(start, &[])? {
             Run::Returned(_) => Ok(()),
             Run::Trapped(trap) => Err(Error::Trap(trap)),
@@ -281,8 +356,7 @@ impl<T: 'static> Instance<T> {
                 ConstOp::I64(v) => v as u64,
                 ConstOp::F32(v) => v as u64,
                 ConstOp::F64(v) => v,
-                // SAFETY: validated index; the slot (or the imported one) is live.
-                ConstOp::GlobalGet(i) => unsafe { *self.inner.global_slot(i) },
+                ConstOp::GlobalGet(i) => self.global_get(i).ok_or_else(|| Error::Link(format!("no global {i}")))?,
                 ConstOp::I32Add | ConstOp::I32Sub | ConstOp::I32Mul => {
                     let (b, a) = (stack.pop().unwrap_or(0) as u32, stack.pop().unwrap_or(0) as u32);
                     (match op {
@@ -306,27 +380,26 @@ impl<T: 'static> Instance<T> {
     }
 
     fn init_globals(&mut self) -> Result<()> {
-        let code = self.inner.code.clone();
+        let code = self.inner().code.clone();
         for (i, global) in code.info().globals.iter().enumerate() {
             if let Some(init) = &global.init {
                 let value = self.eval(init)?;
-                // SAFETY: a defined global's own slot.
-                unsafe { *self.inner.global_slot(i as u32) = value };
+                self.global_set(i as u32, value)?;
             }
         }
         Ok(())
     }
 
     fn init_table(&mut self, exposed: &mut bool) -> Result<()> {
-        let code = self.inner.code.clone();
-        let vmctx = self.inner.vmctx_ptr();
+        let code = self.inner().code.clone();
+        let vmctx = self.inner().vmctx_ptr();
         let prepared = code.prepared();
         for (segment, template) in code.info().elements.iter().zip(&prepared.elements) {
             let Some(offset) = &segment.offset else { continue };
             let start = self.eval(offset)? as u32 as usize;
             let table =
-                self.inner.table.as_ref().ok_or_else(|| Error::Link("element segment without a table".into()))?;
-            if start + segment.funcs.len() > table.entries.len() {
+                self.inner().table.as_ref().ok_or_else(|| Error::Link("element segment without a table".into()))?;
+            if start + segment.funcs.len() > table.len() {
                 return Err(Error::Trap(Trap {
                     kind: TrapKind::TableAccessOutOfBounds,
                     func_index: None,
@@ -335,15 +408,12 @@ impl<T: 'static> Instance<T> {
                     detail: Some("element segment does not fit in the table".into()),
                 }));
             }
-            let entries = table.entries.as_ptr() as *mut TableEntry;
             for (i, func) in template.iter().enumerate() {
                 let entry = match *func {
                     Some((code, signature)) => TableEntry { code, vmctx, signature },
                     None => TableEntry::NULL,
                 };
-                // SAFETY: bounds checked above; tables are only written here,
-                // before any guest code of the importers can run.
-                unsafe { *entries.add(start + i) = entry };
+                table.set(start + i, entry).expect("bounds checked above");
                 *exposed |= func.is_some() && code.info().table_imported;
             }
         }
@@ -351,8 +421,8 @@ impl<T: 'static> Instance<T> {
     }
 
     fn init_memory(&mut self) -> Result<()> {
-        let code = self.inner.code.clone();
-        if let (Some(image), Some(memory)) = (&code.prepared().memory, &self.inner.core.memory) {
+        let code = self.inner().code.clone();
+        if let (Some(image), Some(memory)) = (&code.prepared().memory, &self.inner().core.memory) {
             // SAFETY: the image exists only for a memory this instance
             // created (not imported), just now, with no guest code run yet.
             if unsafe { image.map_at(memory.base(), memory.size_bytes()) } {
@@ -363,8 +433,9 @@ impl<T: 'static> Instance<T> {
             let Some(offset) = &segment.offset else { continue };
             let start = self.eval(offset)? as u32 as usize;
             let memory =
-                self.inner.core.memory.as_ref().ok_or_else(|| Error::Link("data segment without a memory".into()))?;
-            // SAFETY: no guest code runs during instantiation.
+                self.inner().core.memory.as_ref().ok_or_else(|| Error::Link("data segment without a memory".into()))?;
+            // SAFETY: no guest code runs during instantiation, and no other
+            // slice of the memory is live here.
             let bytes = unsafe { memory.bytes_mut() };
             let Some(target) = bytes.get_mut(start..start + segment.bytes.len()) else {
                 return Err(Error::Trap(Trap {
@@ -381,38 +452,57 @@ impl<T: 'static> Instance<T> {
     }
 
     pub fn code(&self) -> &Arc<Code> {
-        &self.inner.code
+        &self.inner().code
     }
 
     pub fn data(&self) -> &T {
-        &self.inner.data
+        &self.inner().data
     }
 
     pub fn data_mut(&mut self) -> &mut T {
-        &mut self.inner.data
+        &mut self.inner_mut().data
     }
 
-    pub fn memory(&self) -> Option<&Arc<LinearMemory>> {
-        self.inner.core.memory.as_ref()
+    pub fn memory(&self) -> Option<&Rc<LinearMemory>> {
+        self.inner().core.memory.as_ref()
     }
 
-    pub fn table(&self) -> Option<&Arc<Table>> {
-        self.inner.table.as_ref()
+    pub fn table(&self) -> Option<&Rc<Table>> {
+        self.inner().table.as_ref()
     }
 
-    pub fn global_get(&mut self, index: u32) -> u64 {
-        // SAFETY: `global_slot` returns a live slot for a valid index.
-        unsafe { *self.inner.global_slot(index) }
+    /// The raw 8-byte value of global `index`, or None if there is no such global.
+    pub fn global_get(&self, index: u32) -> Option<u64> {
+        let slot = self.inner().global_slot(index)?;
+        // SAFETY: `global_slot` returns a live slot, accessed only through raw
+        // pointers; no guest code runs during `&self`.
+        Some(unsafe { *slot })
     }
 
-    pub fn global_set(&mut self, index: u32, value: u64) {
-        // SAFETY: as above.
-        unsafe { *self.inner.global_slot(index) = value }
+    /// Write global `index` (whatever its mutability: the host owns the
+    /// guest); an error if there is no such global.
+    pub fn global_set(&mut self, index: u32, value: u64) -> Result<()> {
+        let slot = self.inner().global_slot(index).ok_or_else(|| Error::Link(format!("no global {index}")))?;
+        // SAFETY: as in `global_get`.
+        unsafe { *slot = value };
+        Ok(())
     }
 
-    /// A shareable reference to global `index`'s storage.
-    pub fn global_ref(&mut self, index: u32) -> GlobalRef {
-        GlobalRef { ty: self.inner.global_types[index as usize], slot: self.inner.global_slot(index) }
+    /// A handle on global `index`'s storage that keeps this instance alive,
+    /// or None if there is no such global.
+    pub fn global_ref(&self, index: u32) -> Option<Global> {
+        let ty = *self.inner().global_types.get(index as usize)?;
+        let slot = self.inner().global_slot(index)?;
+        // SAFETY: the slot is in this instance's vmctx (or in storage it keeps
+        // alive), which lives as long as the keep-alive, and is only accessed
+        // through raw pointers.
+        Some(unsafe { Global::from_slot(ty, slot, self.keep_alive()) })
+    }
+
+    /// The address of global `index`'s storage, valid while the instance
+    /// lives, for readers outside the guest's thread (the watchdog).
+    pub fn global_ptr(&self, index: u32) -> Option<*mut u64> {
+        self.inner().global_slot(index)
     }
 
     pub fn is_suspended(&self) -> bool {
@@ -421,7 +511,7 @@ impl<T: 'static> Instance<T> {
 
     /// Call export `name` with `args`.
     pub fn call(&mut self, name: &str, args: &[Val]) -> Result<Run> {
-        let export = self.inner.code.info().export(name).cloned();
+        let export = self.inner().code.info().export(name).cloned();
         match export {
             Some(e) if e.kind == ExportKind::Func => self.call_index(e.index, args),
             _ => Err(Error::Link(format!("no exported function {name:?}"))),
@@ -433,7 +523,7 @@ impl<T: 'static> Instance<T> {
         if self.call.is_some() {
             return Err(Error::Link("a call is already suspended in this instance".into()));
         }
-        let code = self.inner.code.clone();
+        let code = self.inner().code.clone();
         if func_index >= code.info().num_funcs() {
             return Err(Error::Link(format!("no function {func_index}")));
         }
@@ -448,11 +538,13 @@ impl<T: 'static> Instance<T> {
         }
         let trampoline = code.trampoline_address(ty.signature_id()).expect("a trampoline per type");
         let callee = code.function_address(func_index);
-        let vmctx = self.inner.vmctx_ptr() as usize;
+        let vmctx = self.inner().vmctx_ptr() as usize;
         let values_ptr = values.as_mut_ptr() as usize;
         let fiber = Fiber::new(move || {
-            // SAFETY: the trampoline has this signature; vmctx and values stay
-            // alive until the fiber is finished or abandoned.
+            // SAFETY: the trampoline for this signature has this ABI; the
+            // vmctx (owned by the instance) and `values` (owned by the pending
+            // call) stay alive until the fiber finishes or is abandoned, which
+            // `Instance::drop` does first.
             unsafe {
                 let f: unsafe extern "C" fn(usize, usize, usize) = std::mem::transmute(trampoline);
                 f(vmctx, callee, values_ptr);
@@ -489,11 +581,11 @@ impl<T: 'static> Instance<T> {
                     call.results.iter().zip(call.values.iter()).map(|(t, v)| Val::from_slot(*t, *v)).collect();
                 Run::Returned(results)
             }
-            FiberStep::Fault { pc, signal } => Run::Trapped(fault_trap(&self.inner.code, pc, signal)),
+            FiberStep::Fault { pc, signal } => Run::Trapped(fault_trap(&self.inner().code, pc, signal)),
             FiberStep::Yielded(FiberYield::Trap { kind, func_index }) => {
-                Run::Trapped(explicit_trap(&self.inner.code, kind, func_index))
+                Run::Trapped(explicit_trap(&self.inner().code, kind, func_index))
             }
-            FiberStep::Yielded(FiberYield::Abort) => match self.inner.core.pending.take() {
+            FiberStep::Yielded(FiberYield::Abort) => match self.inner_mut().core.pending.take() {
                 Some(HostError::Exit(code)) => Run::Exited(code),
                 Some(HostError::Trap(trap)) => Run::Trapped(trap),
                 Some(HostError::Fail(message)) => Run::Trapped(Trap {
@@ -511,19 +603,19 @@ impl<T: 'static> Instance<T> {
         run
     }
 
-    /// Export `name` as something another instance can import. The returned
-    /// item refers to this instance: keep the instance alive while it is used.
-    pub fn export(&mut self, name: &str) -> Option<Extern<T>> {
-        let export = self.inner.code.info().export(name)?.clone();
+    /// Export `name` as something another instance can import. A function
+    /// or global keeps this instance alive, so it stays valid after the
+    /// `Instance` is dropped.
+    pub fn export<U>(&self, name: &str) -> Option<Extern<U>> {
+        let export = self.inner().code.info().export(name)?.clone();
         Some(match export.kind {
-            ExportKind::Memory => Extern::Memory(self.inner.core.memory.clone()?),
-            ExportKind::Table => Extern::Table(self.inner.table.clone()?),
-            ExportKind::Global => Extern::Global(self.global_ref(export.index)),
+            ExportKind::Memory => Extern::Memory(self.inner().core.memory.clone()?),
+            ExportKind::Table => Extern::Table(self.inner().table.clone()?),
+            ExportKind::Global => Extern::Global(self.global_ref(export.index)?),
             ExportKind::Func => {
-                let code = self.inner.code.clone();
+                let code = self.inner().code.clone();
                 let ty = code.info().func_type(export.index).clone();
-                let vmctx = self.inner.vmctx_ptr() as usize;
-                let func = cross_instance_call(code, export.index, vmctx);
+                let func = cross_instance_call(self.keep_alive(), code, export.index, self.inner().vmctx_ptr());
                 Extern::Func { ty, func }
             }
         })
@@ -555,17 +647,26 @@ fn explicit_trap(own: &Code, kind: TrapKind, func_index: u32) -> Trap {
     code.trap_in_function(kind, func_index)
 }
 
-/// A host function that calls function `index` of another instance on a
-/// nested fiber, so a trap there is attributed to the right module.
-fn cross_instance_call<T>(code: Arc<Code>, index: u32, vmctx: usize) -> HostFunc<T> {
-    Arc::new(move |_caller: &mut Caller<'_, T>, values: &mut [u64]| {
+/// A host function that calls function `index` of another instance (whose
+/// vmctx is `vmctx`, kept alive by `owner`) on a nested fiber, so a trap there
+/// is attributed to the right module.
+fn cross_instance_call<T>(owner: Rc<dyn Any>, code: Arc<Code>, index: u32, vmctx: *mut VmCtx) -> HostFunc<T> {
+    Rc::new(move |_caller: &mut Caller<'_, T>, values: &mut [u64]| {
+        let _alive = &owner;
         let ty = code.info().func_type(index);
         let trampoline = code.trampoline_address(ty.signature_id()).expect("a trampoline per type");
         let callee = code.function_address(index);
         let values_ptr = values.as_mut_ptr() as usize;
-        let mut fiber = Fiber::new(move || unsafe {
-            let f: unsafe extern "C" fn(usize, usize, usize) = std::mem::transmute(trampoline);
-            f(vmctx, callee, values_ptr);
+        let vmctx = vmctx as usize;
+        let mut fiber = Fiber::new(move || {
+            // SAFETY: the trampoline for this signature has this ABI; `owner`
+            // keeps the vmctx alive and `values` (the importer's stub buffer,
+            // sized for this type, which matched at link time) outlives the
+            // fiber, which finishes or is abandoned before this returns.
+            unsafe {
+                let f: unsafe extern "C" fn(usize, usize, usize) = std::mem::transmute(trampoline);
+                f(vmctx, callee, values_ptr);
+            }
         })
         .map_err(|e| HostError::Fail(format!("allocating a fiber stack: {e}")))?;
         match resume_fiber(&mut fiber, 0) {

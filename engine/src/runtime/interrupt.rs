@@ -3,29 +3,77 @@
 //! interrupt is a signal to the thread running the guest; the signal handler
 //! turns it into a `TrapKind::Interrupted` trap when the thread is in guest
 //! code, and ignores it otherwise. It costs nothing until it is sent.
+//!
+//! `pthread_kill` on a thread that has exited is undefined behaviour (its id
+//! may even name a new thread), so an `Interrupter` does not hold a bare id:
+//! the target thread registers itself in a shared, locked slot, and a
+//! thread-local guard clears the slot when the thread exits. `interrupt`
+//! signals under that lock, so the thread cannot finish exiting while a
+//! signal is being sent to it, and an interrupt after the exit does nothing.
 
 use crate::runtime::signals;
+use std::sync::{Arc, Mutex, MutexGuard};
 
-/// A handle on the thread that runs guests; `Send`, so a watchdog thread can hold it.
-#[derive(Debug, Clone, Copy)]
+/// The target thread's id while it is alive, None after it exited.
+#[derive(Debug)]
+struct Target(Mutex<Option<libc::pthread_t>>);
+
+impl Target {
+    fn lock(&self) -> MutexGuard<'_, Option<libc::pthread_t>> {
+        // The slot is a plain value, consistent even if a holder panicked.
+        self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+/// Clears the thread's slot when its thread-locals are destroyed at exit.
+struct Registration(Arc<Target>);
+
+impl Drop for Registration {
+    fn drop(&mut self) {
+        *self.0.lock() = None;
+    }
+}
+
+thread_local! {
+    static REGISTRATION: Registration = Registration(Arc::new(Target(Mutex::new(Some(
+        // SAFETY: pthread_self has no preconditions.
+        unsafe { libc::pthread_self() },
+    )))));
+}
+
+/// A handle on a thread that runs guests; `Send` and `Sync`, so a watchdog
+/// thread can hold it, and harmless to use after that thread has exited.
+#[derive(Debug, Clone)]
 pub struct Interrupter {
-    thread: libc::pthread_t,
+    target: Arc<Target>,
 }
 
 impl Interrupter {
     /// A handle on the calling thread.
+    ///
+    /// Panics if called while the thread's thread-locals are being destroyed.
     pub fn current() -> Interrupter {
         signals::ensure_installed();
-        // SAFETY: pthread_self has no preconditions.
-        Interrupter { thread: unsafe { libc::pthread_self() } }
+        let target = REGISTRATION.with(|registration| registration.0.clone());
+        Interrupter { target }
     }
 
-    /// Stop the guest code the thread is running, if any. The thread must
-    /// still be alive (the watchdog stops before its worker exits).
+    /// Stop the guest code the thread is running, if any. Does nothing once
+    /// the thread has exited.
     pub fn interrupt(&self) {
-        // SAFETY: the thread exists (see above); the handler is installed.
-        unsafe {
-            libc::pthread_kill(self.thread, signals::INTERRUPT_SIGNAL);
+        let alive = self.target.lock();
+        if let Some(thread) = *alive {
+            // SAFETY: the thread is alive: it clears the slot, under this lock,
+            // before it exits, and we hold the lock. The handler for the signal
+            // was installed by `current` (process-wide, never removed).
+            unsafe {
+                libc::pthread_kill(thread, signals::INTERRUPT_SIGNAL);
+            }
         }
+    }
+
+    /// Whether the thread is still running (it may exit right after).
+    pub fn is_alive(&self) -> bool {
+        self.target.lock().is_some()
     }
 }

@@ -1,6 +1,12 @@
 //! The runtime functions compiled code calls through the vmctx. They are
 //! `extern "C"` and must never panic (a panic here would abort the process):
 //! host functions are run under `catch_unwind` by the instance's dispatcher.
+//!
+//! Every libcall shares one contract, stated once here and referred to as
+//! "the libcall contract" in each `# Safety` section: it is called only by
+//! compiled code, through the pointer in the vmctx header, with that code's
+//! own `vmctx`, which points at a live instance (`VmCtxHeader::instance` is
+//! its `InstanceCore`), on the fiber running that code.
 
 use crate::runtime::code::Code;
 use crate::runtime::fiber::{self, FiberYield};
@@ -21,21 +27,38 @@ pub(crate) fn take_trap_origin() -> *const Code {
     TRAP_ORIGIN.with(|origin| origin.replace(std::ptr::null()))
 }
 
-unsafe fn core<'a>(vmctx: *mut VmCtx) -> &'a mut InstanceCore {
-    // SAFETY: every vmctx points at the `InstanceCore` of its live instance.
-    unsafe { &mut *((*vmctx).header.instance as *mut InstanceCore) }
+/// The instance core behind `vmctx`, shared: the libcalls only read it
+/// (`host_call` writes `pending` through a raw pointer instead).
+///
+/// # Safety
+/// The libcall contract (module doc); the reference must not outlive the call.
+unsafe fn core<'a>(vmctx: *mut VmCtx) -> &'a InstanceCore {
+    // SAFETY: every vmctx points at the `InstanceCore` of its live instance,
+    // which nothing mutates while its compiled code runs a libcall.
+    unsafe { &*((*vmctx).header.instance as *const InstanceCore) }
 }
 
+/// Raise an explicit-mode trap: never returns to compiled code.
+///
+/// # Safety
+/// The libcall contract (module doc).
 pub(crate) unsafe extern "C" fn trap(vmctx: *mut VmCtx, kind: u32, func_index: u32) {
     let kind = TrapKind::from_u8(kind as u8).unwrap_or(TrapKind::HostError);
+    // SAFETY: the libcall contract.
     TRAP_ORIGIN.with(|origin| origin.set(unsafe { core(vmctx) }.code));
-    // SAFETY: compiled code only runs on a fiber; the owner abandons it.
+    // SAFETY: compiled code only runs on a fiber, whose owner abandons it on
+    // this yield; guest frames hold no destructors.
     unsafe { fiber::suspend_current(FiberYield::Trap { kind, func_index }) };
 }
 
+/// `memory.grow`.
+///
+/// # Safety
+/// The libcall contract (module doc).
 pub(crate) unsafe extern "C" fn memory_grow(vmctx: *mut VmCtx, delta: u32) -> u32 {
+    // SAFETY: the libcall contract.
     let core = unsafe { core(vmctx) };
-    match core.memory.as_ref().and_then(|m| m.grow(delta as u64)) {
+    match core.memory.as_ref().and_then(|m| m.grow_shared(delta as u64)) {
         Some(old) => old as u32,
         None => u32::MAX,
     }
@@ -46,7 +69,12 @@ fn in_bounds(start: u32, len: u32, size: u64) -> bool {
     start as u64 + len as u64 <= size
 }
 
+/// `memory.copy`: 0, or 1 for an out-of-bounds range (the caller traps).
+///
+/// # Safety
+/// The libcall contract (module doc).
 pub(crate) unsafe extern "C" fn memory_copy(vmctx: *mut VmCtx, dst: u32, src: u32, len: u32) -> u32 {
+    // SAFETY: the libcall contract.
     let core = unsafe { core(vmctx) };
     let Some(memory) = core.memory.as_ref() else { return 1 };
     let size = memory.size_bytes();
@@ -58,7 +86,12 @@ pub(crate) unsafe extern "C" fn memory_copy(vmctx: *mut VmCtx, dst: u32, src: u3
     0
 }
 
+/// `memory.fill`: 0, or 1 for an out-of-bounds range (the caller traps).
+///
+/// # Safety
+/// The libcall contract (module doc).
 pub(crate) unsafe extern "C" fn memory_fill(vmctx: *mut VmCtx, dst: u32, byte: u32, len: u32) -> u32 {
+    // SAFETY: the libcall contract.
     let core = unsafe { core(vmctx) };
     let Some(memory) = core.memory.as_ref() else { return 1 };
     if !in_bounds(dst, len, memory.size_bytes()) {
@@ -69,13 +102,25 @@ pub(crate) unsafe extern "C" fn memory_fill(vmctx: *mut VmCtx, dst: u32, byte: u
     0
 }
 
+/// Call host function `import_index`; `values` holds its arguments and
+/// receives its results.
+///
+/// # Safety
+/// The libcall contract (module doc), from the import stub of function
+/// `import_index`, which passes a buffer of `max(params, results, 1)` slots.
 pub(crate) unsafe extern "C" fn host_call(vmctx: *mut VmCtx, import_index: u32, values: *mut u64) {
-    // Raw pointer, not a reference: the dispatcher borrows the whole instance.
+    // Raw pointer, not a reference: the dispatcher borrows parts of the instance.
+    // SAFETY: the libcall contract: the vmctx header is initialised.
     let core = unsafe { (*vmctx).header.instance as *mut InstanceCore };
-    // SAFETY: `dispatch` is the instance's own monomorphised dispatcher.
-    if let Err(error) = unsafe { ((*core).dispatch)(core, import_index, values) } {
+    // SAFETY: `dispatch` is the instance's own monomorphised dispatcher, and
+    // this is the host-call stub `dispatch` requires.
+    let result = unsafe { ((*core).dispatch)(core, import_index, values) };
+    if let Err(error) = result {
+        // SAFETY: the instance is live; `dispatch` has returned, so no
+        // reference into it remains.
         unsafe { (*core).pending = Some(error) };
-        // SAFETY: on a fiber; the owner reads `pending` and abandons the guest.
+        // SAFETY: on a fiber; the owner reads `pending` and abandons the
+        // guest, whose frames hold no destructors.
         unsafe { fiber::suspend_current(FiberYield::Abort) };
     }
 }

@@ -3,13 +3,20 @@
 //! can keep it in a register and other instances importing the memory see the
 //! same bytes.
 //!
-//! The reservation covers every address a wasm32 access can form (4 GiB index
-//! + 4 GiB static offset) plus a guard, so in `Signals` mode no access can
+//! The reservation covers every address a wasm32 access can form (a 4 GiB
+//! index plus a 4 GiB static offset) and a guard, so in `Signals` mode no access can
 //! reach memory outside the reservation; everything past the accessible size
 //! is PROT_NONE and faults.
+//!
+//! A memory is shared (`Rc`) by the instance that defines it and every
+//! importer, and `memory.grow` in any of them grows it: the runtime grows
+//! through `&LinearMemory` (`grow_shared`), which is sound because the bounds
+//! live in an `UnsafeCell` that is only accessed through raw pointers and the
+//! type is neither `Send` nor `Sync`. The public `grow` takes `&mut self`.
 
 use crate::error::{Error, Result};
 use crate::runtime::vmctx::MemoryDef;
+use std::cell::UnsafeCell;
 
 pub const PAGE_SIZE: u64 = 65536;
 /// wasm32 limit: 4 GiB.
@@ -19,19 +26,14 @@ const RESERVATION: usize = (8 << 30) + (64 << 10);
 /// A linear memory. Dropping it unmaps everything.
 pub struct LinearMemory {
     /// Heap-allocated so its address (shared with compiled code) is stable;
-    /// written only by `grow`, on the thread running the instance.
-    def: *mut MemoryDef,
+    /// written only by `grow_shared`, on the thread running the instance.
+    def: Box<UnsafeCell<MemoryDef>>,
     /// The growth limit: the declared maximum, capped at wasm32's 4 GiB.
     max_pages: u64,
     /// The declared maximum itself; import matching needs to know whether
     /// there was one.
     declared_max: Option<u64>,
 }
-
-// The memory is only touched by the thread running its instance; the raw
-// pointer is what makes it !Send by default.
-unsafe impl Send for LinearMemory {}
-unsafe impl Sync for LinearMemory {}
 
 impl LinearMemory {
     pub fn new(min_pages: u64, declared_max: Option<u64>) -> Result<LinearMemory> {
@@ -53,33 +55,32 @@ impl LinearMemory {
         if base == libc::MAP_FAILED {
             return Err(Error::Os(format!("reserving linear memory: {}", std::io::Error::last_os_error())));
         }
-        let def = Box::into_raw(Box::new(MemoryDef { base: base as *mut u8, size: 0 }));
-        let memory = LinearMemory { def, max_pages, declared_max };
+        let def = Box::new(UnsafeCell::new(MemoryDef { base: base as *mut u8, size: 0 }));
+        let mut memory = LinearMemory { def, max_pages, declared_max };
         if memory.grow(min_pages).is_none() {
             return Err(Error::Os(format!("committing {min_pages} pages of linear memory")));
         }
         Ok(memory)
     }
 
+    /// The bounds' address, for the vmctx (compiled code reads the size there).
     pub fn def_ptr(&self) -> *const MemoryDef {
-        self.def
-    }
-
-    fn def(&self) -> &MemoryDef {
-        // SAFETY: allocated in `new`, freed only in `drop`.
-        unsafe { &*self.def }
+        self.def.get()
     }
 
     pub fn base(&self) -> *mut u8 {
-        self.def().base
+        // SAFETY: a plain read of the cell; no reference into it is ever held
+        // and nothing writes it concurrently (!Sync).
+        unsafe { (*self.def.get()).base }
     }
 
     pub fn size_bytes(&self) -> u64 {
-        self.def().size
+        // SAFETY: as in `base`.
+        unsafe { (*self.def.get()).size }
     }
 
     pub fn pages(&self) -> u64 {
-        self.def().size / PAGE_SIZE
+        self.size_bytes() / PAGE_SIZE
     }
 
     pub fn max_pages(&self) -> u64 {
@@ -93,14 +94,22 @@ impl LinearMemory {
 
     /// Grow by `delta` pages; returns the old size in pages, or `None` (and no
     /// change) when the maximum would be exceeded or the OS refuses.
-    pub fn grow(&self, delta: u64) -> Option<u64> {
+    pub fn grow(&mut self, delta: u64) -> Option<u64> {
+        self.grow_shared(delta)
+    }
+
+    /// `grow` for the `memory.grow` libcall, which reaches a memory shared by
+    /// several instances. Sound through `&self` for the reasons in the module
+    /// doc; crate-only so embedders cannot grow a memory another view is using.
+    pub(crate) fn grow_shared(&self, delta: u64) -> Option<u64> {
         let old = self.pages();
         let new = old.checked_add(delta).filter(|n| *n <= self.max_pages)?;
         if delta > 0 {
-            // SAFETY: the range lies inside our own reservation.
+            // SAFETY: the range starts at the accessible end and, since `new`
+            // is at most 4 GiB of pages, lies inside our own reservation.
             let rc = unsafe {
                 libc::mprotect(
-                    self.def().base.add(self.def().size as usize) as *mut libc::c_void,
+                    self.base().add(self.size_bytes() as usize) as *mut libc::c_void,
                     (delta * PAGE_SIZE) as usize,
                     libc::PROT_READ | libc::PROT_WRITE,
                 )
@@ -109,15 +118,17 @@ impl LinearMemory {
                 return None;
             }
         }
-        // SAFETY: single-threaded use (see the type's doc); no reference to the def is live.
-        unsafe { (*self.def).size = new * PAGE_SIZE };
+        // SAFETY: no reference into the cell is live (see `base`) and the
+        // type is !Sync, so this write cannot race a read.
+        unsafe { (*self.def.get()).size = new * PAGE_SIZE };
         Some(old)
     }
 
     /// The accessible bytes.
     pub fn bytes(&self) -> &[u8] {
-        // SAFETY: `size` bytes from `base` are mapped read/write.
-        unsafe { std::slice::from_raw_parts(self.def().base, self.def().size as usize) }
+        // SAFETY: `size` bytes from `base` are mapped read/write and stay
+        // mapped while `self` lives (memory never shrinks).
+        unsafe { std::slice::from_raw_parts(self.base(), self.size_bytes() as usize) }
     }
 
     /// The accessible bytes, writable.
@@ -127,16 +138,17 @@ impl LinearMemory {
     /// running, or is suspended in the host call that uses this slice).
     #[allow(clippy::mut_from_ref)]
     pub unsafe fn bytes_mut(&self) -> &mut [u8] {
-        unsafe { std::slice::from_raw_parts_mut(self.def().base, self.def().size as usize) }
+        // SAFETY: mapped as in `bytes`; exclusivity is the caller's promise.
+        unsafe { std::slice::from_raw_parts_mut(self.base(), self.size_bytes() as usize) }
     }
 }
 
 impl Drop for LinearMemory {
     fn drop(&mut self) {
-        // SAFETY: unmapping exactly the reservation made in `new`.
+        // SAFETY: unmapping exactly the reservation made in `new`; no slice
+        // of it outlives `self` (they borrow it).
         unsafe {
-            libc::munmap(self.def().base as *mut libc::c_void, RESERVATION);
-            drop(Box::from_raw(self.def));
+            libc::munmap(self.base() as *mut libc::c_void, RESERVATION);
         }
     }
 }

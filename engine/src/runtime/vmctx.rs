@@ -42,7 +42,8 @@ pub struct VmCtxHeader {
     pub memory_fill: unsafe extern "C" fn(*mut VmCtx, u32, u32, u32) -> u32,
     /// `(vmctx, import_index, values)`: arguments in, results out, 8 bytes each.
     pub host_call: unsafe extern "C" fn(*mut VmCtx, u32, *mut u64),
-    /// The runtime's per-instance state (`runtime::instance::InstanceShared`).
+    /// The instance's `runtime::instance::InstanceCore` (first field of its
+    /// `InstanceInner`), which the libcalls reach through this pointer.
     pub instance: *mut u8,
 }
 

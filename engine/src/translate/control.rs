@@ -248,7 +248,7 @@ impl Translator<'_, '_> {
         if let FrameKind::If { else_block, has_else: false } = frame.kind {
             // No else: the false path carries the params straight to the end.
             self.b.switch_to_block(else_block);
-            let params = Self::args(&self.b.block_params(else_block).to_vec());
+            let params = Self::args(self.b.block_params(else_block));
             self.b.ins().jump(frame.dest, &params);
             dest_reachable = true;
         }

@@ -9,6 +9,7 @@
 //!   `SLICE_PARK_NS` of virtual time, so other nodes run and timers fire;
 //! - a point of the strategy (`strategy`): only ask for the preemption, which
 //!   sends the goroutine to the back of Go's run queue.
+//!
 //! Requests are at least `MIN_QUANTUM` counted calls apart, so a tiny `every`
 //! cannot livelock the runtime. With loop counters, a goroutine that ignores
 //! `BUSY_SLICES` slice-end requests in a row (about 420 million counted
@@ -114,16 +115,17 @@ fn decide(node: &mut Node, memory: &mut [u8], g: u64, counter: i64) -> Decision 
     }
     let quantum_ok = p.last_request.is_none_or(|last| p.counted - last >= MIN_QUANTUM);
     let mut busy = false;
-    if (slice_end || strategy_point) && (quantum_ok || slice_end) {
-        if let Some(offsets) = p.offsets {
-            let outcome = goruntime::request_preemption(memory, g, &offsets);
-            if outcome == Request::Sent {
-                p.last_request = Some(p.counted);
-            }
-            if slice_end {
-                p.ignored_slices = if outcome == Request::AlreadyPending { p.ignored_slices + 1 } else { 0 };
-                busy = p.loops && p.ignored_slices >= BUSY_SLICES;
-            }
+    // A slice end always asks; a strategy point only once the quantum is up.
+    if (slice_end || (strategy_point && quantum_ok))
+        && let Some(offsets) = p.offsets
+    {
+        let outcome = goruntime::request_preemption(memory, g, &offsets);
+        if outcome == Request::Sent {
+            p.last_request = Some(p.counted);
+        }
+        if slice_end {
+            p.ignored_slices = if outcome == Request::AlreadyPending { p.ignored_slices + 1 } else { 0 };
+            busy = p.loops && p.ignored_slices >= BUSY_SLICES;
         }
     }
     if slice_end {

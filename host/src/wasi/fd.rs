@@ -73,10 +73,10 @@ fn fd_write(c: &mut Caller<'_, Node>, v: &[u64], offset: Option<u64>) -> WasiRes
                 None => position,
             };
             let n = node.fs.write_at(ino, at, &data, now)?;
-            if offset.is_none() {
-                if let Some(FdEntry { kind: FdKind::File { offset, .. }, .. }) = node.fds.get_mut(fd) {
-                    *offset = at + n as u64;
-                }
+            if offset.is_none()
+                && let Some(FdEntry { kind: FdKind::File { offset, .. }, .. }) = node.fds.get_mut(fd)
+            {
+                *offset = at + n as u64;
             }
             n
         }
@@ -103,10 +103,10 @@ fn fd_read(c: &mut Caller<'_, Node>, v: &[u64], offset: Option<u64>) -> WasiResu
             let mut buf = vec![0u8; wanted];
             let n = c.data_mut().fs.read_at(ino, at, &mut buf)?;
             buf.truncate(n);
-            if offset.is_none() {
-                if let Some(FdEntry { kind: FdKind::File { offset, .. }, .. }) = c.data_mut().fds.get_mut(fd) {
-                    *offset = at + n as u64;
-                }
+            if offset.is_none()
+                && let Some(FdEntry { kind: FdKind::File { offset, .. }, .. }) = c.data_mut().fds.get_mut(fd)
+            {
+                *offset = at + n as u64;
             }
             buf
         }

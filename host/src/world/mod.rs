@@ -177,7 +177,7 @@ enum End {
     /// The machine crashed: `fault` is what the schedule records.
     Crash { fault: Fault, downtime: SimDuration, how: String },
     /// The run ended with it up.
-    RunEnd,
+    Retired,
 }
 
 impl<'a> World<'a> {
@@ -288,7 +288,7 @@ impl<'a> World<'a> {
         self.rec.emit(end, Event::End);
         for i in 0..self.slots.len() {
             if self.slots[i].instance.is_some() {
-                self.end_incarnation(i, End::RunEnd);
+                self.end_incarnation(i, End::Retired);
             }
         }
         self.timings.total = self.started.elapsed();
@@ -422,7 +422,7 @@ impl<'a> World<'a> {
         if let Some(index) = instance.data().preempt.as_ref().map(|p| p.counter_global()) {
             // SAFETY: the instance stays in its slot until it is retired,
             // and every retirement (`end_incarnation`) unwatches the counter first.
-            unsafe { self.progress.watch_counter(instance.global_ref(index).slot) };
+            unsafe { self.progress.watch_counter(instance.global_ptr(index).expect("the counter global")) };
         }
         let started_at = now();
         let run = if started { instance.resume(0)? } else { instance.call("_start", &[])? };
@@ -624,7 +624,7 @@ impl<'a> World<'a> {
                 self.rec.emit(now, Event::Crash { who: &who, fault, how, report: &report });
                 hash
             }
-            End::RunEnd => self.slots[i].retire(),
+            End::Retired => self.slots[i].retire(),
         };
         self.rec.emit(now, Event::Incarnation(hash));
     }

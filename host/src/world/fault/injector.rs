@@ -126,10 +126,8 @@ impl FaultInjector {
     pub fn next(&self) -> Option<(SimTime, usize)> {
         let mut best: Option<(SimTime, usize)> = None;
         for (k, (_, planned)) in self.kinds.iter().enumerate() {
-            if let Some(at) = planned.next_at() {
-                if best.is_none_or(|(t, _)| at < t) {
-                    best = Some((at, k));
-                }
+            if let Some(at) = planned.next_at().filter(|at| best.is_none_or(|(t, _)| *at < t)) {
+                best = Some((at, k));
             }
         }
         best

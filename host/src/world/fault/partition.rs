@@ -45,8 +45,8 @@ impl FaultKind for Partition {
         let source = match replay {
             Some(faults) => Source::Replayed(faults.into()),
             None => Source::Drawn {
-                arrivals: Arrivals::new(ctx.faults.partition_per_sec, stream(Draw::Times)),
-                shapes: stream(Draw::Shape),
+                arrivals: Box::new(Arrivals::new(ctx.faults.partition_per_sec, stream(Draw::Times))),
+                shapes: Box::new(stream(Draw::Shape)),
                 length: ctx.faults.partition_length,
             },
         };
@@ -125,7 +125,7 @@ impl FaultKind for Partition {
 }
 
 enum Source {
-    Drawn { arrivals: Arrivals, shapes: RandomStream, length: (SimDuration, SimDuration) },
+    Drawn { arrivals: Box<Arrivals>, shapes: Box<RandomStream>, length: (SimDuration, SimDuration) },
     Replayed(VecDeque<Fault>),
 }
 

@@ -1,4 +1,5 @@
-//! Hashes the engine's source into the cache key material: the translator
+//! Hashes the engine's own source (`src/`) into its cache key material
+//! (`CompileConfig::key_material`, `ENGINE_SOURCE_HASH`): the translator
 //! changes the machine code it emits far more often than anyone bumps
 //! `artifact::FORMAT_VERSION`, and a stale entry would run old code silently.
 //! The hash covers file names and contents only (no paths outside the tree, no
@@ -9,29 +10,24 @@ use std::path::{Path, PathBuf};
 
 fn main() {
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
-    let engine_src = manifest.join("../engine/src");
-    println!("cargo:rerun-if-changed=../engine/src");
+    let engine_src = manifest.join("src");
+    println!("cargo:rerun-if-changed=src");
     println!("cargo:rerun-if-changed=build.rs");
     let mut files = Vec::new();
     collect(&engine_src, &engine_src, &mut files);
     files.sort();
-    let hash = if files.is_empty() {
-        // Built outside the workspace (a packaged crate): the engine version,
-        // already in the key, is all there is.
-        "unavailable".to_string()
-    } else {
-        let mut h = Fnv128::new();
-        for rel in &files {
-            let bytes = std::fs::read(engine_src.join(rel)).expect("reading engine source");
-            h.write(&(rel.len() as u64).to_le_bytes());
-            h.write(rel.as_bytes());
-            h.write(&(bytes.len() as u64).to_le_bytes());
-            h.write(&bytes);
-        }
-        format!("{:032x}", h.0)
-    };
+    let mut h = Fnv128::new();
+    for rel in &files {
+        let bytes = std::fs::read(engine_src.join(rel)).expect("reading engine source");
+        h.write(&(rel.len() as u64).to_le_bytes());
+        h.write(rel.as_bytes());
+        h.write(&(bytes.len() as u64).to_le_bytes());
+        h.write(&bytes);
+    }
+    let hash = format!("{:032x}", h.0);
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("engine_source.rs");
-    std::fs::write(out, format!("pub const ENGINE_SOURCE_HASH: &str = \"{hash}\";\n")).expect("writing OUT_DIR");
+    let doc = "/// FNV-1a 128 of the engine's source files (names and contents), from `build.rs`.";
+    std::fs::write(out, format!("{doc}\npub const ENGINE_SOURCE_HASH: &str = \"{hash}\";\n")).expect("writing OUT_DIR");
 }
 
 /// Every `.rs` file under `dir`, as a `/`-separated path relative to `root`.
