@@ -35,13 +35,14 @@ fn run_seed(cluster: &Cluster, seed: u64, check: bool) -> SeedOutcome {
         world::run(&spec, None).map_err(|e| e.to_string())
     };
     let mut result = run(seed);
-    let divergence = match (&mut result, check) {
-        (Ok(first), true) => match run(seed) {
-            Ok(second) => compare_runs(first, &second),
-            Err(e) => Some(format!("the second run failed: {e}")),
-        },
-        _ => None,
-    };
+    let mut divergence = None;
+    if let (Ok(first), true) = (&result, check) {
+        match run(seed) {
+            Ok(second) => divergence = compare_runs(first, &second),
+            // An internal error, not a divergence (and never a made-up hash).
+            Err(e) => result = Err(format!("the second run of -check: {e}")),
+        }
+    }
     if let Ok(first) = &mut result {
         first.hash_log = None;
     }

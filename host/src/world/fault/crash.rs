@@ -22,16 +22,8 @@ impl FaultKind for Crash {
         Trigger::Time
     }
 
-    fn enabled(&self, config: &FaultConfig) -> bool {
-        config.crash_per_sec > 0.0
-    }
-
-    fn scale(&self, config: &mut FaultConfig, factor: f64) {
-        config.crash_per_sec *= factor;
-    }
-
-    fn disable(&self, config: &mut FaultConfig) {
-        config.crash_per_sec = 0.0;
+    fn intensity<'c>(&self, config: &'c mut FaultConfig) -> Option<&'c mut f64> {
+        Some(&mut config.crash_per_sec)
     }
 
     fn plan(&self, ctx: &PlanContext, replay: Option<Vec<Fault>>) -> Box<dyn Planned> {

@@ -34,16 +34,8 @@ impl FaultKind for CrashIo {
         Trigger::DiskOp
     }
 
-    fn enabled(&self, config: &FaultConfig) -> bool {
-        config.disk.crash_on_io > 0.0
-    }
-
-    fn scale(&self, config: &mut FaultConfig, factor: f64) {
-        config.disk.crash_on_io *= factor;
-    }
-
-    fn disable(&self, config: &mut FaultConfig) {
-        config.disk.crash_on_io = 0.0;
+    fn intensity<'c>(&self, config: &'c mut FaultConfig) -> Option<&'c mut f64> {
+        Some(&mut config.disk.crash_on_io)
     }
 
     fn plan(&self, ctx: &PlanContext, replay: Option<Vec<Fault>>) -> Box<dyn Planned> {

@@ -26,16 +26,8 @@ impl FaultKind for FsyncEio {
         Trigger::DiskOp
     }
 
-    fn enabled(&self, config: &FaultConfig) -> bool {
-        config.disk.fsync_eio > 0.0
-    }
-
-    fn scale(&self, config: &mut FaultConfig, factor: f64) {
-        config.disk.fsync_eio *= factor;
-    }
-
-    fn disable(&self, config: &mut FaultConfig) {
-        config.disk.fsync_eio = 0.0;
+    fn intensity<'c>(&self, config: &'c mut FaultConfig) -> Option<&'c mut f64> {
+        Some(&mut config.disk.fsync_eio)
     }
 
     fn plan(&self, _ctx: &PlanContext, _replay: Option<Vec<Fault>>) -> Box<dyn Planned> {

@@ -256,12 +256,19 @@ pub trait FaultKind: Sync {
         &[]
     }
     fn trigger(&self) -> Trigger;
+    /// Its intensity in the config (a rate or a probability; None: not
+    /// governed by `faults`, so swarm leaves it alone).
+    fn intensity<'c>(&self, config: &'c mut FaultConfig) -> Option<&'c mut f64>;
     /// Whether the config switches it on (swarm keeps a subset of these).
-    fn enabled(&self, config: &FaultConfig) -> bool;
-    /// Scales its intensity in the config by `factor` in (0, 1] (swarm).
-    fn scale(&self, config: &mut FaultConfig, factor: f64);
-    /// Switches it off in the config (swarm).
-    fn disable(&self, config: &mut FaultConfig);
+    fn enabled(&self, config: &FaultConfig) -> bool {
+        self.intensity(&mut config.clone()).is_some_and(|x| *x > 0.0)
+    }
+    /// Scales its intensity by `factor` in (0, 1] (swarm; 0 switches it off).
+    fn scale(&self, config: &mut FaultConfig, factor: f64) {
+        if let Some(x) = self.intensity(config) {
+            *x *= factor;
+        }
+    }
     /// This run's state: drawn from the seed, or (`replay`) exactly these
     /// faults of this kind.
     fn plan(&self, ctx: &PlanContext, replay: Option<Vec<Fault>>) -> Box<dyn Planned>;

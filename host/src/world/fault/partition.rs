@@ -28,16 +28,8 @@ impl FaultKind for Partition {
         Trigger::Time
     }
 
-    fn enabled(&self, config: &FaultConfig) -> bool {
-        config.partition_per_sec > 0.0
-    }
-
-    fn scale(&self, config: &mut FaultConfig, factor: f64) {
-        config.partition_per_sec *= factor;
-    }
-
-    fn disable(&self, config: &mut FaultConfig) {
-        config.partition_per_sec = 0.0;
+    fn intensity<'c>(&self, config: &'c mut FaultConfig) -> Option<&'c mut f64> {
+        Some(&mut config.partition_per_sec)
     }
 
     fn plan(&self, ctx: &PlanContext, replay: Option<Vec<Fault>>) -> Box<dyn Planned> {

@@ -34,13 +34,9 @@ impl FaultKind for Preempt {
     }
 
     /// Governed by the config's `preempt` block, not by `faults`: swarm leaves it alone.
-    fn enabled(&self, _config: &FaultConfig) -> bool {
-        false
+    fn intensity<'c>(&self, _config: &'c mut FaultConfig) -> Option<&'c mut f64> {
+        None
     }
-
-    fn scale(&self, _config: &mut FaultConfig, _factor: f64) {}
-
-    fn disable(&self, _config: &mut FaultConfig) {}
 
     fn plan(&self, ctx: &PlanContext, replay: Option<Vec<Fault>>) -> Box<dyn Planned> {
         let points = replay.map(|faults| {

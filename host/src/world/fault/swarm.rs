@@ -38,11 +38,7 @@ pub fn apply(seed: u64, config: &FaultConfig) -> (FaultConfig, Vec<Choice>) {
         .iter()
         .zip(draws)
         .map(|(kind, (keep, factor))| {
-            if keep {
-                kind.scale(&mut out, factor);
-            } else {
-                kind.disable(&mut out);
-            }
+            kind.scale(&mut out, if keep { factor } else { 0.0 });
             Choice { kind: kind.name(), factor: if keep { factor } else { 0.0 } }
         })
         .collect();
