@@ -22,6 +22,8 @@
 //! Also here: where a config's run state lives (`.seedfall/` beside it) and
 //! how fault schedules are named there.
 
+#[cfg(test)]
+mod design_tests;
 mod json;
 mod read;
 mod suggest;
