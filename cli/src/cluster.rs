@@ -196,3 +196,19 @@ fn go_build(dir: &Path, build_dir: &Path, index: usize) -> Result<PathBuf, Setup
     std::fs::rename(&partial, &out).map_err(|error| SetupError::Write { file: out.clone(), error })?;
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn setup_errors_read_as_before() {
+        let dir = PathBuf::from("/p/server");
+        assert_eq!(SetupError::NoPackage(dir.clone()).to_string(), "package /p/server: no such directory");
+        let build = SetupError::Build { dir, stderr: "main.go:1: syntax error".into() };
+        assert_eq!(build.to_string(), "go build /p/server failed:\nmain.go:1: syntax error");
+        let missing = std::io::Error::from(std::io::ErrorKind::NotFound);
+        let load = SetupError::Load(LoadError::Read { file: "/p/x.wasm".into(), error: missing });
+        assert!(load.to_string().starts_with("cannot read /p/x.wasm: "), "{load}");
+    }
+}

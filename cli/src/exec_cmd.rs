@@ -147,3 +147,20 @@ pub fn run(args: ExecArgs) -> ExitCode {
         Exit::Trapped(trap) => fail(format!("node {NODE}: {trap}")),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_guest_environment() {
+        let cwd = Path::new("/w");
+        let envs = ["A=1", "GOMAXPROCS=4", "PWD=/elsewhere", "A=2"].map(String::from);
+        assert_eq!(environment(&envs, cwd).unwrap(), ["PWD=/elsewhere", "A=2"]);
+        let e = environment(&["NOEQUALS".to_string()], cwd).unwrap_err();
+        assert_eq!(
+            (e.to_string(), e),
+            ("--env \"NOEQUALS\" is not KEY=VALUE".to_string(), NotKeyValue("NOEQUALS".into()))
+        );
+    }
+}
