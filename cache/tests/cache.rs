@@ -449,3 +449,20 @@ fn default_locations() {
         ["exec /shared/ci-cache", "config /shared/ci-cache", "bare /shared/ci-cache"]
     );
 }
+
+#[test]
+fn the_counter_global_comes_back_with_a_hit() {
+    let scratch = Scratch::new("counter");
+    let cache = Cache::open(scratch.path());
+    let wasm = wat::parse_str(r#"(module (global (mut i64) (i64.const 0)) (func (export "f")))"#).unwrap();
+    let key = Key::compute(&wasm, &config(), b"counted");
+    let marked = || {
+        let mut artifact = compile(&wasm, &config())?;
+        artifact.counter_global = Some(0);
+        Ok(artifact)
+    };
+    let miss = cache.get_or_compile(&key, marked).unwrap();
+    assert_eq!((miss.outcome, miss.code.artifact().counter_global), (Outcome::Miss, Some(0)));
+    let hit = cache.get_or_compile(&key, || panic!("a hit compiles nothing")).unwrap();
+    assert_eq!((hit.outcome, hit.code.artifact().counter_global), (Outcome::Hit, Some(0)));
+}

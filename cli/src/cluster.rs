@@ -4,33 +4,25 @@
 //! through the cache beside the config, and makes the per-seed `RunSpec`.
 //! Packages used by several nodes (`count`) are built and loaded once.
 
-use crate::compiled;
+use crate::compiled::{self, LoadError};
 use crate::config::{Config, Source};
 use seedfall_cache::Cache;
-use seedfall_engine::Code;
 use seedfall_host::net::NetConfig;
-use seedfall_host::preempt::goruntime::{self, GoOffsets};
 use seedfall_host::world::vtime::SimDuration;
-use seedfall_host::world::{FaultConfig, NodeProgram, RunSpec};
+use seedfall_host::world::{FaultConfig, RunSpec};
+use seedfall_host::{Guest, Role};
 use std::collections::BTreeMap;
+use std::fmt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-/// A program of the cluster, loaded.
-struct Loaded {
-    code: Arc<Code>,
-    counter_global: Option<u32>,
-    go_offsets: Option<GoOffsets>,
-}
 
 /// Node programs, ready to make any seed's `RunSpec`.
 pub struct Cluster {
     pub config: Config,
-    /// (name, args, env, supervise, workload, program index), services then workload.
+    /// Services then the workload, each naming its program in `programs`.
     nodes: Vec<NodeEntry>,
-    programs: Vec<Loaded>,
+    programs: Vec<Guest>,
     pub build_time: Duration,
     pub load_time: Duration,
 }
@@ -39,13 +31,52 @@ struct NodeEntry {
     name: String,
     args: Vec<String>,
     env: Vec<String>,
-    supervise: bool,
-    workload: bool,
+    role: Role,
     program: usize,
 }
 
 /// Why a cluster could not be made. Build errors carry Go's own output.
-pub struct SetupError(pub String);
+#[derive(Debug)]
+pub enum SetupError {
+    /// The state directory could not be made absolute.
+    Resolve {
+        dir: PathBuf,
+        error: std::io::Error,
+    },
+    NoPackage(PathBuf),
+    CreateDir {
+        dir: PathBuf,
+        error: std::io::Error,
+    },
+    /// `go` could not be started.
+    NoGo(std::io::Error),
+    /// `go build` failed; `stderr` is what it printed.
+    Build {
+        dir: PathBuf,
+        stderr: String,
+    },
+    Write {
+        file: PathBuf,
+        error: std::io::Error,
+    },
+    Load(LoadError),
+}
+
+impl fmt::Display for SetupError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            SetupError::Resolve { dir, error } => write!(f, "cannot resolve {}: {error}", dir.display()),
+            SetupError::NoPackage(dir) => write!(f, "package {}: no such directory", dir.display()),
+            SetupError::CreateDir { dir, error } => write!(f, "cannot create {}: {error}", dir.display()),
+            SetupError::NoGo(error) => write!(f, "cannot run `go build` (is Go installed and on PATH?): {error}"),
+            SetupError::Build { dir, stderr } => write!(f, "go build {} failed:\n{stderr}", dir.display()),
+            SetupError::Write { file, error } => write!(f, "cannot write {}: {error}", file.display()),
+            SetupError::Load(error) => write!(f, "{error}"),
+        }
+    }
+}
+
+impl std::error::Error for SetupError {}
 
 impl Cluster {
     /// Builds and loads every program of `config`; `state_dir` holds the
@@ -64,7 +95,7 @@ impl Cluster {
         let build_started = Instant::now();
         // Absolute: `go build` runs in each package's directory.
         let build_dir = std::path::absolute(state_dir.join("build"))
-            .map_err(|e| SetupError(format!("cannot resolve {}: {e}", state_dir.display())))?;
+            .map_err(|error| SetupError::Resolve { dir: state_dir.to_path_buf(), error })?;
         let mut files = Vec::new();
         for (i, source) in unique.iter().enumerate() {
             files.push(match source {
@@ -78,14 +109,7 @@ impl Cluster {
         let instrumentation = seedfall_instrument::Config { loops: config.preempt.loops };
         let mut programs = Vec::new();
         for file in &files {
-            let loaded = compiled::load(&cache, file, Some(instrumentation), false).map_err(SetupError)?;
-            let go_offsets = match goruntime::go_version(loaded.code.info()) {
-                Some(version) => {
-                    Some(goruntime::offsets_for(&version).map_err(|e| SetupError(format!("{}: {e}", file.display())))?)
-                }
-                None => None,
-            };
-            programs.push(Loaded { code: loaded.code, counter_global: loaded.counter_global, go_offsets });
+            programs.push(compiled::load(&cache, file, Some(instrumentation), false).map_err(SetupError::Load)?);
         }
         let load_time = load_started.elapsed();
         let env = |pairs: &[(String, String)]| pairs.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>();
@@ -96,8 +120,7 @@ impl Cluster {
                 name: n.name.clone(),
                 args: n.args.clone(),
                 env: env(&n.env),
-                supervise: n.supervise,
-                workload: false,
+                role: Role::Service { supervise: n.supervise },
                 program: index[&n.source],
             })
             .collect();
@@ -106,8 +129,7 @@ impl Cluster {
             name: w.name.clone(),
             args: w.args.clone(),
             env: env(&w.env),
-            supervise: false,
-            workload: true,
+            role: Role::Workload,
             program: index[&w.source],
         });
         Ok(Cluster { config, nodes, programs, build_time, load_time })
@@ -123,19 +145,7 @@ impl Cluster {
             programs: self
                 .nodes
                 .iter()
-                .map(|n| {
-                    let p = &self.programs[n.program];
-                    NodeProgram {
-                        name: n.name.clone(),
-                        code: p.code.clone(),
-                        counter_global: p.counter_global,
-                        go_offsets: p.go_offsets,
-                        args: n.args.clone(),
-                        env: n.env.clone(),
-                        supervise: n.supervise,
-                        workload: n.workload,
-                    }
-                })
+                .map(|n| self.programs[n.program].node_program(&n.name, n.args.clone(), n.env.clone(), n.role))
                 .collect(),
             duration: span(self.config.duration),
             watchdog: self.config.watchdog,
@@ -151,7 +161,7 @@ impl Cluster {
                     fsync_eio: f.fsync_eio,
                     strict_dirs: f.strict_dirs,
                 },
-                swarm: false,
+                swarm: f.swarm,
             },
             net: NetConfig::default(),
             budget_cap: None,
@@ -165,10 +175,10 @@ impl Cluster {
 /// `GOOS=wasip1 GOARCH=wasm go build -o OUT .` in `dir`.
 fn go_build(dir: &Path, build_dir: &Path, index: usize) -> Result<PathBuf, SetupError> {
     if !dir.is_dir() {
-        return Err(SetupError(format!("package {}: no such directory", dir.display())));
+        return Err(SetupError::NoPackage(dir.to_path_buf()));
     }
     std::fs::create_dir_all(build_dir)
-        .map_err(|e| SetupError(format!("cannot create {}: {e}", build_dir.display())))?;
+        .map_err(|error| SetupError::CreateDir { dir: build_dir.to_path_buf(), error })?;
     let stem = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "main".into());
     let out = build_dir.join(format!("{index}-{stem}.wasm"));
     // Built beside and renamed into place, so runs of other configs in the
@@ -182,14 +192,27 @@ fn go_build(dir: &Path, build_dir: &Path, index: usize) -> Result<PathBuf, Setup
         .env("GOOS", "wasip1")
         .env("GOARCH", "wasm")
         .output()
-        .map_err(|e| SetupError(format!("cannot run `go build` (is Go installed and on PATH?): {e}")))?;
+        .map_err(SetupError::NoGo)?;
     if !output.status.success() {
-        return Err(SetupError(format!(
-            "go build {} failed:\n{}",
-            dir.display(),
-            String::from_utf8_lossy(&output.stderr).trim_end()
-        )));
+        let stderr = String::from_utf8_lossy(&output.stderr).trim_end().to_string();
+        return Err(SetupError::Build { dir: dir.to_path_buf(), stderr });
     }
-    std::fs::rename(&partial, &out).map_err(|e| SetupError(format!("cannot write {}: {e}", out.display())))?;
+    std::fs::rename(&partial, &out).map_err(|error| SetupError::Write { file: out.clone(), error })?;
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn setup_errors_read_as_before() {
+        let dir = PathBuf::from("/p/server");
+        assert_eq!(SetupError::NoPackage(dir.clone()).to_string(), "package /p/server: no such directory");
+        let build = SetupError::Build { dir, stderr: "main.go:1: syntax error".into() };
+        assert_eq!(build.to_string(), "go build /p/server failed:\nmain.go:1: syntax error");
+        let missing = std::io::Error::from(std::io::ErrorKind::NotFound);
+        let load = SetupError::Load(LoadError::Read { file: "/p/x.wasm".into(), error: missing });
+        assert!(load.to_string().starts_with("cannot read /p/x.wasm: "), "{load}");
+    }
 }

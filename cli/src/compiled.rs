@@ -1,13 +1,16 @@
 //! Getting runnable code for a wasm file: instrumented for preemption (unless
 //! asked not to), through the cache (hit, or instrument + compile + publish),
-//! then loaded. The cache key covers the original wasm and the instrumentation
-//! config (or its absence), so a hit needs no instrumentation pass. Cache
-//! warnings are printed and never stop a run.
+//! then loaded as a `Guest`. The cache key covers the original wasm and the
+//! instrumentation config (or its absence), so a hit needs no instrumentation
+//! pass; the pass's counter global is recorded in the Artifact, so a hit
+//! brings it back too. Cache warnings are printed and never stop a run.
 
 use seedfall_cache::{Cache, Key};
-use seedfall_engine::{Code, CompileConfig, Error, compile};
+use seedfall_engine::{CompileConfig, Error, compile};
+use seedfall_host::{Guest, GuestError};
 use seedfall_instrument::{Config, config_bytes, instrument};
-use std::path::Path;
+use std::fmt;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -15,11 +18,36 @@ use std::time::Instant;
 /// `config_bytes` value, so the two never share a cache entry.
 const UNINSTRUMENTED: &[u8] = b"uninstrumented";
 
-/// Loaded code and where its preemption counter lives (`None`: not instrumented).
-pub struct Compiled {
-    pub code: Arc<Code>,
-    pub counter_global: Option<u32>,
+/// Why a wasm file could not be made into a `Guest`.
+#[derive(Debug)]
+pub enum LoadError {
+    Read {
+        file: PathBuf,
+        error: std::io::Error,
+    },
+    /// Not a module the engine can compile (or the pass instrument).
+    Compile {
+        file: PathBuf,
+        error: Error,
+    },
+    /// Compiled, but not runnable (a Go release preemption does not know).
+    Guest {
+        file: PathBuf,
+        error: GuestError,
+    },
 }
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            LoadError::Read { file, error } => write!(f, "cannot read {}: {error}", file.display()),
+            LoadError::Compile { file, error } => write!(f, "{}: {error}", file.display()),
+            LoadError::Guest { file, error } => write!(f, "{}: {error}", file.display()),
+        }
+    }
+}
+
+impl std::error::Error for LoadError {}
 
 /// Instrument (unless `instrumentation` is `None`), compile (or fetch from
 /// `cache`) and load `file`, recording it as one set.
@@ -28,9 +56,8 @@ pub fn load(
     file: &Path,
     instrumentation: Option<Config>,
     print_timings: bool,
-) -> Result<Compiled, String> {
-    let name = file.display();
-    let wasm = std::fs::read(file).map_err(|e| format!("cannot read {name}: {e}"))?;
+) -> Result<Guest, LoadError> {
+    let wasm = std::fs::read(file).map_err(|error| LoadError::Read { file: file.to_path_buf(), error })?;
     let config = CompileConfig::default();
     let key_start = Instant::now();
     let key_bytes = instrumentation.as_ref().map_or_else(|| UNINSTRUMENTED.to_vec(), config_bytes);
@@ -45,17 +72,17 @@ pub fn load(
                     Err(engine_error) => engine_error,
                     Ok(_) => Error::Unsupported { feature: format!("instrumentation: {e}"), function: None },
                 })?;
-            compile(&instrumented.wasm, &config)
+            let mut artifact = compile(&instrumented.wasm, &config)?;
+            artifact.counter_global = Some(instrumented.counter_global);
+            Ok(artifact)
         })
-        .map_err(|e| format!("{name}: {e}"))?;
+        .map_err(|error| LoadError::Compile { file: file.to_path_buf(), error })?;
     fetched.timings.key_hash = key_hash;
     for warning in fetched.warnings.iter().chain(&cache.record_set(&[fetched.key]).warnings) {
         eprintln!("seedfall: warning: {warning}");
     }
-    // The pass appends the counter as the module's last global.
-    let counter_global = instrumentation.map(|_| fetched.code.info().globals.len() as u32 - 1);
     if print_timings {
         eprintln!("seedfall: {:?}: {}", fetched.outcome, fetched.timings);
     }
-    Ok(Compiled { code: Arc::new(fetched.code), counter_global })
+    Guest::new(Arc::new(fetched.code)).map_err(|error| LoadError::Guest { file: file.to_path_buf(), error })
 }

@@ -4,15 +4,13 @@
 //! binary has no .wasm suffix, and with no `--dir` the current directory is
 //! mounted at its own path with PWD set to it.
 
-use crate::compiled;
+use crate::compiled::{self, LoadError};
 use crate::duration::parse_duration;
 use seedfall_cache::Cache;
 use seedfall_host::exec::{self, Exit};
-use seedfall_host::fs::Fs;
-use seedfall_host::node::Node;
-use seedfall_host::preempt::Preemption;
-use seedfall_host::preempt::goruntime;
-use seedfall_host::preempt::strategy::{PreemptConfig, Schedule};
+use seedfall_host::preempt::strategy::PreemptConfig;
+use seedfall_host::{ExecNode, GuestError};
+use std::fmt;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -76,12 +74,22 @@ fn mounts(dirs: &[String], cwd: &Path) -> Vec<(PathBuf, String)> {
         .collect()
 }
 
+/// An `--env` value without `=`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct NotKeyValue(String);
+
+impl fmt::Display for NotKeyValue {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "--env {:?} is not KEY=VALUE", self.0)
+    }
+}
+
 /// The guest environment: PWD (so relative paths work like the host's), then
 /// `--env` values. GOMAXPROCS is dropped: Go on wasm cannot run more than one P.
-fn environment(envs: &[String], cwd: &Path) -> Result<Vec<String>, String> {
+fn environment(envs: &[String], cwd: &Path) -> Result<Vec<String>, NotKeyValue> {
     let mut env = vec![format!("PWD={}", cwd.display())];
     for e in envs {
-        let Some((key, _)) = e.split_once('=') else { return Err(format!("--env {e:?} is not KEY=VALUE")) };
+        let Some((key, _)) = e.split_once('=') else { return Err(NotKeyValue(e.clone())) };
         if key == "GOMAXPROCS" {
             continue;
         }
@@ -102,34 +110,26 @@ pub fn run(args: ExecArgs) -> ExitCode {
     };
     let cache = Cache::open(&args.cache_dir.clone().unwrap_or_else(Cache::default_dir_for_exec));
     let instrumentation = (!args.no_preempt).then_some(seedfall_instrument::Config { loops: preempt.loops });
-    let compiled = match compiled::load(&cache, &args.file, instrumentation, args.timings) {
-        Ok(compiled) => compiled,
+    let guest = match compiled::load(&cache, &args.file, instrumentation, args.timings) {
+        Ok(guest) => guest,
+        // Said without the file name, as the only file is the one on the command line.
+        Err(LoadError::Guest { error, .. }) => return fail(error),
         Err(e) => return fail(e),
-    };
-    let offsets = match goruntime::go_version(compiled.code.info()) {
-        Some(version) => match goruntime::offsets_for(&version) {
-            Ok(offsets) => Some(offsets),
-            Err(e) => return fail(e),
-        },
-        None => None,
     };
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
     let env = match environment(&args.envs, &cwd) {
         Ok(env) => env,
         Err(e) => return fail(e),
     };
-    let mut fs = Fs::new(seedfall_host::clock::EPOCH_UNIX_NS);
-    for (host, guest) in mounts(&args.dirs, &cwd) {
-        if let Err(e) = fs.mount_host(&host, &guest) {
-            return fail(format!("--dir {}: {e}", host.display()));
-        }
-    }
     let mut argv = vec![args.file.display().to_string()];
     argv.extend(args.args);
-    let mut node = Node::new(NODE, args.seed, argv, env, fs);
-    let schedule = Schedule::new(&preempt.strategy, seedfall_host::world::fault::preempt::stream(args.seed, NODE, 1));
-    node.preempt = compiled.counter_global.map(|counter| Preemption::new(counter, offsets, schedule, preempt.loops));
-    let (exit, instance) = match exec::run(compiled.code, node, watchdog) {
+    let mounts = mounts(&args.dirs, &cwd);
+    let node = match guest.exec_node(ExecNode { name: NODE.into(), seed: args.seed, argv, env, mounts, preempt }) {
+        Ok(node) => node,
+        Err(GuestError::Mount { host, message }) => return fail(format!("--dir {}: {message}", host.display())),
+        Err(e) => return fail(e),
+    };
+    let (exit, instance) = match exec::run(guest.code().clone(), node, watchdog) {
         Ok(done) => done,
         Err(e) => return fail(e),
     };
@@ -145,5 +145,22 @@ pub fn run(args: ExecArgs) -> ExitCode {
     match exit {
         Exit::Code(code) => ExitCode::from(code as u8),
         Exit::Trapped(trap) => fail(format!("node {NODE}: {trap}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_guest_environment() {
+        let cwd = Path::new("/w");
+        let envs = ["A=1", "GOMAXPROCS=4", "PWD=/elsewhere", "A=2"].map(String::from);
+        assert_eq!(environment(&envs, cwd).unwrap(), ["PWD=/elsewhere", "A=2"]);
+        let e = environment(&["NOEQUALS".to_string()], cwd).unwrap_err();
+        assert_eq!(
+            (e.to_string(), e),
+            ("--env \"NOEQUALS\" is not KEY=VALUE".to_string(), NotKeyValue("NOEQUALS".into()))
+        );
     }
 }

@@ -46,7 +46,7 @@ pub fn setup(config_arg: Option<&Path>) -> Result<(Cluster, PathBuf), ExitCode> 
     })?;
     let state_dir = config::state_dir(&path);
     let cluster = Cluster::prepare(config, &path, &state_dir).map_err(|e| {
-        eprintln!("seedfall: {}", e.0);
+        eprintln!("seedfall: {e}");
         ExitCode::from(2)
     })?;
     Ok((cluster, path))

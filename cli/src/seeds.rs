@@ -1,14 +1,48 @@
 //! Seed lists as users write them: `7`, `1-500`, `1,5,9-12` (DESIGN.md §1).
 //! Order is kept and duplicates are dropped, so a list runs each seed once.
 
+use std::fmt;
+
+/// The longest range one part of a list may span.
+const MAX_RANGE: u64 = 10_000_000;
+
+/// What is wrong with a seed list: the whole list and the part at fault.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SeedsError {
+    pub list: String,
+    pub part: String,
+    pub problem: Problem,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Problem {
+    NotANumber,
+    Backwards,
+    /// A range of more than `MAX_RANGE` seeds.
+    TooMany,
+}
+
+impl fmt::Display for SeedsError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        let (list, part) = (&self.list, &self.part);
+        match self.problem {
+            Problem::NotANumber => write!(f, "seed list {list:?}: {part:?} is not a seed number"),
+            Problem::Backwards => write!(f, "seed list {list:?}: range {part:?} runs backwards"),
+            Problem::TooMany => write!(f, "seed list {list:?}: range {part:?} has more than 10 million seeds"),
+        }
+    }
+}
+
+impl std::error::Error for SeedsError {}
+
 /// Parses a seed list; the error names the part that is wrong.
-pub fn parse_seeds(text: &str) -> Result<Vec<u64>, String> {
+pub fn parse_seeds(text: &str) -> Result<Vec<u64>, SeedsError> {
     let mut seeds = Vec::new();
     let mut seen = std::collections::BTreeSet::new();
+    let error = |part: &str, problem| SeedsError { list: text.to_string(), part: part.to_string(), problem };
     for part in text.split(',') {
         let part = part.trim();
-        let number =
-            |s: &str| s.trim().parse::<u64>().map_err(|_| format!("seed list {text:?}: {s:?} is not a seed number"));
+        let number = |s: &str| s.trim().parse::<u64>().map_err(|_| error(s, Problem::NotANumber));
         let (first, last) = match part.split_once('-') {
             Some((a, b)) => (number(a)?, number(b)?),
             None => {
@@ -17,10 +51,10 @@ pub fn parse_seeds(text: &str) -> Result<Vec<u64>, String> {
             }
         };
         if first > last {
-            return Err(format!("seed list {text:?}: range {part:?} runs backwards"));
+            return Err(error(part, Problem::Backwards));
         }
-        if last - first >= 10_000_000 {
-            return Err(format!("seed list {text:?}: range {part:?} has more than 10 million seeds"));
+        if last - first >= MAX_RANGE {
+            return Err(error(part, Problem::TooMany));
         }
         for seed in first..=last {
             if seen.insert(seed) {
@@ -41,8 +75,12 @@ mod tests {
         assert_eq!(parse_seeds("1-3").unwrap(), vec![1, 2, 3]);
         assert_eq!(parse_seeds("1,5,9-12").unwrap(), vec![1, 5, 9, 10, 11, 12]);
         assert_eq!(parse_seeds("3,1-3").unwrap(), vec![3, 1, 2]);
-        assert!(parse_seeds("5-1").unwrap_err().contains("backwards"));
-        assert!(parse_seeds("x").unwrap_err().contains("\"x\" is not a seed number"));
-        assert!(parse_seeds("").is_err());
+        assert_eq!(parse_seeds("5-1").unwrap_err().to_string(), "seed list \"5-1\": range \"5-1\" runs backwards");
+        assert_eq!(parse_seeds("1,x").unwrap_err().to_string(), "seed list \"1,x\": \"x\" is not a seed number");
+        assert_eq!(parse_seeds("").unwrap_err().problem, Problem::NotANumber);
+        assert_eq!(
+            parse_seeds("1-20000000").unwrap_err().to_string(),
+            "seed list \"1-20000000\": range \"1-20000000\" has more than 10 million seeds"
+        );
     }
 }

@@ -2,13 +2,15 @@
 //! resources (clock, seeded randomness, an in-memory file system with a
 //! durability model and read-through host mounts, a simulated network), the
 //! `seedfall` module of the Go SDK, `exec` (one program to completion) and
-//! `world` (a cluster on one clock, with faults and verdicts). It never
+//! `world` (a cluster on one clock, with faults and verdicts), and `Guest`,
+//! the facade that makes a compiled module into either. It never
 //! touches the real clock or network, and never writes real files.
 
 pub mod clock;
 pub mod exec;
 pub mod fdtable;
 pub mod fs;
+pub mod guest;
 pub mod net;
 pub mod node;
 pub mod preempt;
@@ -18,3 +20,5 @@ pub mod trace;
 pub mod wasi;
 pub mod watchdog;
 pub mod world;
+
+pub use guest::{ExecNode, Guest, GuestError, Role};

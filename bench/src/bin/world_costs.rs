@@ -16,8 +16,8 @@
 
 use seedfall_cache::{Cache, Key};
 use seedfall_engine::{CompileConfig, Instance, Linker, Run, Val, compile};
-use seedfall_host::preempt::goruntime;
-use seedfall_host::world::{self, NodeProgram, RunSpec};
+use seedfall_host::world::{self, RunSpec};
+use seedfall_host::{Guest, Role};
 use seedfall_instrument::{Config, config_bytes, instrument};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -38,25 +38,16 @@ fn boot(dir: PathBuf, iterations: usize, file: PathBuf, args: Vec<String>) -> Re
             let instrumented = instrument(&wasm, &instrumentation).map_err(|e| {
                 seedfall_engine::Error::Unsupported { feature: format!("instrumentation: {e}"), function: None }
             })?;
-            compile(&instrumented.wasm, &config)
+            let mut artifact = compile(&instrumented.wasm, &config)?;
+            artifact.counter_global = Some(instrumented.counter_global);
+            Ok(artifact)
         })
         .map_err(|e| e.to_string())?;
-    let code = Arc::new(fetched.code);
-    let go_offsets = goruntime::go_version(code.info()).map(|v| goruntime::offsets_for(&v)).transpose()?;
-    let counter_global = Some(code.info().globals.len() as u32 - 1);
+    let guest = Guest::new(Arc::new(fetched.code)).map_err(|e| e.to_string())?;
     for i in 0..iterations {
         let spec = RunSpec {
             seed: i as u64 + 1,
-            programs: vec![NodeProgram {
-                name: "node".into(),
-                code: code.clone(),
-                counter_global,
-                go_offsets,
-                args: args.clone(),
-                env: Vec::new(),
-                supervise: false,
-                workload: true,
-            }],
+            programs: vec![guest.node_program("node", args.clone(), Vec::new(), Role::Workload)],
             duration: seedfall_host::world::vtime::SimDuration::from_ns(60_000_000_000),
             watchdog: Duration::from_secs(10),
             preempt: Default::default(),

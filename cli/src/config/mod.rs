@@ -22,6 +22,8 @@
 //! Also here: where a config's run state lives (`.seedfall/` beside it) and
 //! how fault schedules are named there.
 
+#[cfg(test)]
+mod design_tests;
 mod json;
 mod read;
 mod suggest;
@@ -120,6 +122,8 @@ pub struct Faults {
     pub partition_per_sec: f64,
     /// How long a partition lasts.
     pub partition_length: DurationRange,
+    /// Each seed keeps a seeded subset of the enabled kinds at seeded intensities.
+    pub swarm: bool,
 }
 
 impl Default for Faults {
@@ -133,6 +137,7 @@ impl Default for Faults {
             strict_dirs: false,
             partition_per_sec: 0.0,
             partition_length: DurationRange::new(Duration::from_millis(200), Duration::from_secs(2)),
+            swarm: false,
         }
     }
 }

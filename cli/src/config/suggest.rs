@@ -29,17 +29,30 @@ pub(super) fn distance(a: &str, b: &str) -> usize {
 
 /// The candidate closest to `name`, if it is close enough to be what was
 /// meant: at most 2 edits, or a third of the name's length for long names.
+/// Failing that, the first candidate that extends the name, or its singular,
+/// by a `_` suffix (`net_reset` → `net_reset_per_sec`, `pauses` →
+/// `pause_per_sec`): a shortened name is far in edits but plainly meant.
 /// Ties go to the earlier candidate.
-pub(super) fn nearest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+pub(super) fn nearest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str> + Clone) -> Option<&'a str> {
     let limit = (name.chars().count() / 3).max(2);
     let mut best: Option<(usize, &'a str)> = None;
-    for candidate in candidates {
+    for candidate in candidates.clone() {
         let d = distance(name, candidate);
         if d <= limit && best.is_none_or(|(b, _)| d < b) {
             best = Some((d, candidate));
         }
     }
-    best.map(|(_, c)| c)
+    if let Some((_, candidate)) = best {
+        return Some(candidate);
+    }
+    let lower = name.to_ascii_lowercase();
+    let stems = [lower.as_str(), lower.strip_suffix('s').unwrap_or("")];
+    let extends = |candidate: &str| {
+        stems
+            .iter()
+            .any(|stem| stem.len() >= 3 && candidate.strip_prefix(stem).is_some_and(|rest| rest.starts_with('_')))
+    };
+    candidates.into_iter().find(|candidate| extends(candidate))
 }
 
 #[cfg(test)]
@@ -61,5 +74,9 @@ mod tests {
         assert_eq!(nearest("crash_per_secc", known), Some("crash_per_sec"));
         assert_eq!(nearest("crash_per_second", known), Some("crash_per_sec"));
         assert_eq!(nearest("bananas", known), None);
+        assert_eq!(nearest("crash", known), Some("crash_per_sec"));
+        assert_eq!(nearest("net_reset", ["udp_loss", "net_reset_per_sec"]), Some("net_reset_per_sec"));
+        assert_eq!(nearest("pauses", ["clogs", "pause_per_sec", "pause_length"]), Some("pause_per_sec"));
+        assert_eq!(nearest("ab", ["ab_long_name"]), None);
     }
 }

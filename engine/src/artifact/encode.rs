@@ -10,7 +10,7 @@ use std::ops::Range;
 use std::sync::Arc;
 
 /// Bump on any change to the encoding or to what compiled code expects.
-pub const FORMAT_VERSION: u32 = 3;
+pub const FORMAT_VERSION: u32 = 4;
 /// The code's alignment in an encoding made by `encode_at`: the page size.
 pub const CODE_ALIGNMENT: usize = 4096;
 const MAGIC: &[u8; 8] = b"SEEDFALL";
@@ -394,6 +394,7 @@ impl Artifact {
         });
         w.str(self.baseline.name());
         write_info(&mut w, &self.info);
+        w.opt_u64(self.counter_global.map(u64::from));
         w.u64(self.code.len() as u64);
         w.u32(self.functions.len() as u32);
         for f in &self.functions {
@@ -463,6 +464,10 @@ impl Artifact {
         };
         let baseline = IsaBaseline::from_name(&r.str()?).map_err(|e| Error::Artifact(e.to_string()))?;
         let info = read_info(&mut r)?;
+        let counter_global = small_index(r.opt_u64()?)?;
+        if counter_global.is_some_and(|g| g as usize >= info.globals.len()) {
+            return Err(Error::Artifact("counter global outside the module's globals".into()));
+        }
         let code_len = r.u64()?;
         let in_code = |offset: u32, len: u64| offset as u64 + len <= code_len;
         let mut functions = Vec::new();
@@ -513,8 +518,18 @@ impl Artifact {
             return Err(Error::Artifact(format!("{} trailing bytes", bytes.len() - r.at)));
         }
         let code = Vec::new();
-        let artifact =
-            Artifact { info, trap_mode, baseline, code, functions, trampolines, relocations, traps, srclocs };
+        let artifact = Artifact {
+            info,
+            trap_mode,
+            baseline,
+            code,
+            functions,
+            trampolines,
+            relocations,
+            traps,
+            srclocs,
+            counter_global,
+        };
         Ok((artifact, code_start..r.at))
     }
 }

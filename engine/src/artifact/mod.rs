@@ -54,6 +54,10 @@ pub struct Artifact {
     /// Source locations, `SRCLOC_RECORD` bytes each (code offset u32 LE, wasm
     /// byte offset u32 LE), sorted by code offset.
     pub srclocs: Blob,
+    /// The global an instrumentation pass added before compiling (its call
+    /// counter), set by the caller that ran the pass. The engine only stores
+    /// it, so loading a stored Artifact tells the caller without re-deriving.
+    pub counter_global: Option<u32>,
 }
 
 pub const TRAP_RECORD: usize = 5;

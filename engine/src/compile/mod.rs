@@ -232,5 +232,6 @@ fn layout(
         relocations,
         traps: Blob::owned(traps),
         srclocs: Blob::owned(srclocs),
+        counter_global: None,
     })
 }

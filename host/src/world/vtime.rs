@@ -116,6 +116,26 @@ fn fraction(value: u64, unit: u64) -> String {
     format!("{whole}.{}", digits.trim_end_matches('0'))
 }
 
+/// A duration that does not parse; each variant keeps the text as written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DurationError {
+    /// Not numbers with units.
+    Malformed(String),
+    /// More nanoseconds than a u64 holds.
+    TooLong(String),
+}
+
+impl fmt::Display for DurationError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            DurationError::Malformed(text) => write!(f, "{text:?} is not a duration like 500ms, 10s or 1m30s"),
+            DurationError::TooLong(text) => write!(f, "{text:?} is too long a duration"),
+        }
+    }
+}
+
+impl std::error::Error for DurationError {}
+
 /// Units and their length in nanoseconds; exact integer arithmetic, so a
 /// schedule's "427.268419ms" is exactly 427,268,419 ns.
 const UNITS: &[(&str, u128)] = &[
@@ -130,8 +150,8 @@ const UNITS: &[(&str, u128)] = &[
 
 /// Parses Go's `time.Duration` string form (what `go_duration` writes, and
 /// what configs and schedules use), in nanoseconds.
-pub fn parse_go_duration(text: &str) -> Result<u64, String> {
-    let bad = || format!("{text:?} is not a duration like 500ms, 10s or 1m30s");
+pub fn parse_go_duration(text: &str) -> Result<u64, DurationError> {
+    let bad = || DurationError::Malformed(text.to_string());
     if text == "0" {
         return Ok(0);
     }
@@ -150,7 +170,7 @@ pub fn parse_go_duration(text: &str) -> Result<u64, String> {
         // Longest unit first, so "ms" is not read as "m" then "s".
         let (unit, unit_ns) =
             UNITS.iter().filter(|(u, _)| rest.starts_with(u)).max_by_key(|(u, _)| u.len()).ok_or_else(bad)?;
-        let too_long = || format!("{text:?} is too long a duration");
+        let too_long = || DurationError::TooLong(text.to_string());
         let whole: u128 = if whole.is_empty() { 0 } else { whole.parse().map_err(|_| too_long())? };
         let digits = &fraction[..fraction.len().min(18)];
         let fraction_ns = if digits.is_empty() {
@@ -165,7 +185,7 @@ pub fn parse_go_duration(text: &str) -> Result<u64, String> {
             .ok_or_else(too_long)?;
         rest = &rest[unit.len()..];
     }
-    u64::try_from(total_ns).map_err(|_| format!("{text:?} is too long a duration"))
+    u64::try_from(total_ns).map_err(|_| DurationError::TooLong(text.to_string()))
 }
 
 #[cfg(test)]
