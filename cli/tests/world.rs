@@ -157,6 +157,31 @@ fn replay_saves_a_trace_log_and_names_the_first_event_another_run_differs_at() {
 }
 
 #[test]
+fn swarm_keeps_a_seeded_subset_of_the_fault_kinds_and_replay_says_which() {
+    // A copy of the ack-before-fsync config with swarm on, beside it (paths are relative).
+    let mut doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(kvlog_dir().join("seedfall.json")).unwrap()).unwrap();
+    doc["faults"]["swarm"] = true.into();
+    doc["faults"]["crash_on_io"] = 0.01.into();
+    doc["faults"]["fsync_eio"] = 0.05.into();
+    let file = kvlog_dir().join("swarm-test.json");
+    std::fs::write(&file, doc.to_string()).unwrap();
+    let file = file.to_str().unwrap();
+    let swarm_line = |seed: &str| {
+        let out = seedfall(&["replay", "-c", file, "-seed", seed]);
+        let stdout = text(&out.stdout);
+        let first = stdout.lines().next().unwrap_or_default().to_string();
+        assert!(first.starts_with("[0s] * swarm: "), "the first line says what swarm kept: {stdout}");
+        first
+    };
+    let lines: Vec<String> = ["1", "2", "3", "4", "5", "6"].iter().map(|s| swarm_line(s)).collect();
+    assert_eq!(lines[0], swarm_line("1"), "seeded");
+    assert!(lines.iter().collect::<std::collections::BTreeSet<_>>().len() >= 2, "seeds differ: {lines:?}");
+    assert!(lines.iter().any(|l| l.contains(" off")), "some seed drops a kind: {lines:?}");
+    let _ = std::fs::remove_file(file);
+}
+
+#[test]
 fn same_seed_same_trace_across_processes_workers_and_caches() {
     let file = config(&kvlog_dir(), "seedfall.json");
     let cold = Path::new(env!("CARGO_TARGET_TMPDIR")).join("world-tests-cold-cache");
