@@ -5,6 +5,7 @@
 //! schedule. No other code does that bookkeeping.
 
 use super::fault::Fault;
+use super::verdict::Verdict;
 use super::vtime::{SimDuration, SimTime};
 use crate::fs::CrashReport;
 use crate::node::PropertyKind;
@@ -65,8 +66,8 @@ pub enum Event<'a> {
     },
     /// An incarnation ended: its own trace hash (host calls, memory written, final memory).
     Incarnation(TraceHash),
-    /// The run ended.
-    End,
+    /// The run ended with this verdict.
+    End(&'a Verdict),
 }
 
 /// The trace, the replay log and the fault schedule of one run.
@@ -167,8 +168,18 @@ impl<'a> Recorder<'a> {
                 self.trace.record(b"incarnation", &hash.0, &[]);
                 None
             }
-            Event::End => {
+            Event::End(verdict) => {
                 self.trace.record(b"end", &[], &[t]);
+                if let Verdict::Fail(failures) = verdict {
+                    for f in failures {
+                        let who = [f.incarnation as u64];
+                        self.trace.record(
+                            b"verdict",
+                            format!("{}|{}|{}", f.class.name(), f.node, f.message).as_bytes(),
+                            &who,
+                        );
+                    }
+                }
                 None
             }
         };

@@ -285,7 +285,7 @@ impl<'a> World<'a> {
         drop(self.watchdog.take());
         let end = self.now();
         self.position(None);
-        self.rec.emit(end, Event::End);
+        self.rec.emit(end, Event::End(&verdict));
         for i in 0..self.slots.len() {
             if self.slots[i].instance.is_some() {
                 self.end_incarnation(i, End::Retired);
