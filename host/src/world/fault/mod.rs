@@ -95,7 +95,7 @@ impl Kind {
         self.0.trigger()
     }
 
-    /// Whether `names` (a comma list) includes this kind.
+    /// Every registered kind's name, for error messages.
     pub fn known_names() -> String {
         KINDS.iter().map(|k| k.name()).collect::<Vec<_>>().join(", ")
     }
