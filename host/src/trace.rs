@@ -84,6 +84,10 @@ pub struct Trace {
     pub progress: Progress,
     /// When set, every event is logged too.
     pub log: Option<SharedLog>,
+    /// Set when the guest was found in a busy loop and waits for the
+    /// watchdog's interrupt: how far it spins until then is real-time, so
+    /// nothing after that point (events, final memory) may enter the hash.
+    pub frozen: bool,
 }
 
 impl Trace {
@@ -109,6 +113,9 @@ impl Trace {
     }
 
     fn event(&mut self, tag: &[u8], name: &[u8], args: &[u64], result: u64) {
+        if self.frozen {
+            return;
+        }
         self.events += 1;
         let start = self.buffer.len();
         let b = &mut self.buffer;
@@ -145,6 +152,7 @@ impl Trace {
     pub fn finish(&self, memory: &[u8], initial: &[u8]) -> TraceHash {
         let mut hasher = self.hasher.clone();
         hasher.update(&self.buffer);
+        let memory = if self.frozen { &[][..] } else { memory };
         hasher.update(b"memory");
         hasher.update(&(memory.len() as u64).to_le_bytes());
         let unchanged = |at: usize, page: &[u8]| match initial.get(at..at + page.len()) {

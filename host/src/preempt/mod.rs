@@ -157,6 +157,8 @@ fn hook(c: &mut Caller<'_, Node>) -> Result<(), HostError> {
             BUSY_SLICES as u64 * SLICE_CALLS
         );
         c.data_mut().busy_loop = Some(detail);
+        // From here until the interrupt lands the guest spins for a real-time while.
+        c.data_mut().trace.frozen = true;
         // The watchdog's interrupt stops it inside the function that spins,
         // which the trap then names; until it lands the guest runs on.
         c.data().trace.progress.request_stop();
