@@ -82,8 +82,13 @@ impl Cluster {
     /// Builds and loads every program of `config`; `state_dir` holds the
     /// built modules (`.seedfall/build/`).
     pub fn prepare(config: Config, config_path: &Path, state_dir: &Path) -> Result<Cluster, SetupError> {
-        let sources: Vec<&Source> =
-            config.nodes.iter().map(|n| &n.source).chain(std::iter::once(&config.workload.source)).collect();
+        let sources: Vec<&Source> = config
+            .nodes
+            .iter()
+            .map(|n| &n.source)
+            .chain(std::iter::once(&config.workload.source))
+            .chain(config.finally.as_ref().map(|f| &f.source))
+            .collect();
         let mut index: BTreeMap<&Source, usize> = BTreeMap::new();
         let mut unique: Vec<&Source> = Vec::new();
         for source in &sources {
@@ -132,6 +137,15 @@ impl Cluster {
             role: Role::Workload,
             program: index[&w.source],
         });
+        if let Some(f) = &config.finally {
+            nodes.push(NodeEntry {
+                name: crate::config::FINALLY_NAME.into(),
+                args: f.args.clone(),
+                env: Vec::new(),
+                role: Role::Finally,
+                program: index[&f.source],
+            });
+        }
         Ok(Cluster { config, nodes, programs, build_time, load_time })
     }
 
@@ -148,6 +162,7 @@ impl Cluster {
                 .map(|n| self.programs[n.program].node_program(&n.name, n.args.clone(), n.env.clone(), n.role))
                 .collect(),
             duration: span(self.config.duration),
+            liveness: self.config.liveness.map(span),
             watchdog: self.config.watchdog,
             preempt: self.config.preempt.clone(),
             faults: FaultConfig {
@@ -161,6 +176,11 @@ impl Cluster {
                     fsync_eio: f.fsync_eio,
                     strict_dirs: f.strict_dirs,
                 },
+                clock_skew: span(f.clock_skew),
+                clock_jump_per_sec: f.clock_jump_per_sec,
+                clock_jump: span(f.clock_jump),
+                pause_per_sec: f.pause_per_sec,
+                pause_length: (span(f.pause_length.min), span(f.pause_length.max)),
                 swarm: f.swarm,
             },
             net: NetConfig::default(),

@@ -224,6 +224,9 @@ impl<'a> Shrinker<'a> {
                 changed |= self.shorten(best, i);
             }
             changed |= self.narrow(best, i);
+            if ways.toward_zero {
+                changed |= self.toward_zero(best, i);
+            }
             if ways.earlier {
                 changed |= self.move_earlier(best, i);
             }
@@ -237,6 +240,16 @@ impl<'a> Shrinker<'a> {
         let at = best.faults[i].at;
         self.bisect(best, length.ns(), TIME_STEP_NS, |c, length| {
             c.faults[i].until = Some(at.plus(SimDuration::from_ns(length)))
+        })
+    }
+
+    /// The smallest amount (to 2 ms, sign kept) a skew or jump can have and
+    /// still fail.
+    fn toward_zero(&mut self, best: &mut Candidate, i: usize) -> bool {
+        let Some(amount) = best.faults[i].amount else { return false };
+        let sign = amount.signum();
+        self.bisect(best, amount.unsigned_abs(), TIME_STEP_NS, |c, magnitude| {
+            c.faults[i].amount = Some(sign * magnitude as i64)
         })
     }
 

@@ -55,6 +55,9 @@ pub enum Role {
     Service { supervise: bool },
     /// The program that drives the system; the run ends when it exits.
     Workload,
+    /// The check run after the workload exits, on the healed cluster
+    /// (config `finally`): never faulted, its own disk.
+    Finally,
 }
 
 /// The one node of an `exec` run.
@@ -125,8 +128,7 @@ impl Guest {
             go_offsets: self.go_offsets,
             args,
             env,
-            supervise: matches!(role, Role::Service { supervise: true }),
-            workload: role == Role::Workload,
+            role,
         }
     }
 }

@@ -37,6 +37,8 @@ pub enum Draw {
     DiskOps,
     /// Counted-call points (the preemption strategy's draws).
     Points,
+    /// Signed sizes (a clock skew's offset, a jump).
+    Amounts,
 }
 
 impl Purpose {
@@ -52,6 +54,7 @@ impl Purpose {
             Purpose::Fault(kind, Draw::Lengths) => format!("{kind} downtime"),
             Purpose::Fault(kind, Draw::Shape) => format!("{kind} shape"),
             Purpose::Fault(kind, Draw::DiskOps) => format!("disk {kind}"),
+            Purpose::Fault(kind, Draw::Amounts) => format!("{kind} amount"),
         }
     }
 }
@@ -138,6 +141,7 @@ mod tests {
             (Purpose::Fault("k", Draw::Points), "k"),
             (Purpose::Fault("k", Draw::Lengths), "k downtime"),
             (Purpose::Fault("k", Draw::Shape), "k shape"),
+            (Purpose::Fault("k", Draw::Amounts), "k amount"),
             (Purpose::Fault("k", Draw::DiskOps), "disk k"),
         ];
         for (purpose, label) in pinned {

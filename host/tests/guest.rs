@@ -63,14 +63,14 @@ fn node_programs_carry_the_module_and_the_role() {
     let guest = Guest::new(code(&module(None), Some(0))).unwrap();
     let service =
         guest.node_program("server", vec!["-v".into()], vec!["K=V".into()], Role::Service { supervise: true });
-    assert_eq!((service.name.as_str(), service.supervise, service.workload), ("server", true, false));
+    assert_eq!((service.name.as_str(), service.supervise(), service.is_service()), ("server", true, true));
     assert_eq!((service.args, service.env), (vec!["-v".to_string()], vec!["K=V".to_string()]));
     assert_eq!(service.counter_global, Some(0));
     assert!(Arc::ptr_eq(&service.code, guest.code()), "one Code shared by every node of the module");
     let workload = guest.node_program("client", vec![], vec![], Role::Workload);
-    assert_eq!((workload.supervise, workload.workload), (false, true));
+    assert_eq!((workload.supervise(), workload.role), (false, Role::Workload));
     let plain = guest.node_program("db", vec![], vec![], Role::Service { supervise: false });
-    assert_eq!((plain.supervise, plain.workload), (false, false));
+    assert_eq!((plain.supervise(), plain.is_service()), (false, true));
 }
 
 #[test]

@@ -56,7 +56,24 @@ pub struct Config {
     pub watchdog: Duration,
     pub preempt: PreemptConfig,
     pub faults: Faults,
+    /// The liveness window after `duration` (`liveness.within`).
+    pub liveness: Option<Duration>,
+    /// The check run after the workload on the healed cluster, as node `finally`.
+    pub finally: Option<FinallySpec>,
 }
+
+/// `finally`: a Go package run after the workload exits.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FinallySpec {
+    pub source: Source,
+    pub args: Vec<String>,
+}
+
+/// The node name the finally check runs as.
+pub const FINALLY_NAME: &str = "finally";
+
+/// `liveness.within` when `liveness` is given without it.
+pub const DEFAULT_LIVENESS_WITHIN: Duration = Duration::from_secs(30);
 
 /// Where a program comes from. Both paths are absolute.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -122,6 +139,16 @@ pub struct Faults {
     pub partition_per_sec: f64,
     /// How long a partition lasts.
     pub partition_length: DurationRange,
+    /// The largest wall-clock offset of a node incarnation (zero: none).
+    pub clock_skew: Duration,
+    /// Planned wall-clock jumps per second of virtual time, per node.
+    pub clock_jump_per_sec: f64,
+    /// The largest jump, either way.
+    pub clock_jump: Duration,
+    /// Planned pauses per second of virtual time, per node.
+    pub pause_per_sec: f64,
+    /// How long a pause lasts.
+    pub pause_length: DurationRange,
     /// Each seed keeps a seeded subset of the enabled kinds at seeded intensities.
     pub swarm: bool,
 }
@@ -137,6 +164,11 @@ impl Default for Faults {
             strict_dirs: false,
             partition_per_sec: 0.0,
             partition_length: DurationRange::new(Duration::from_millis(200), Duration::from_secs(2)),
+            clock_skew: Duration::ZERO,
+            clock_jump_per_sec: 0.0,
+            clock_jump: Duration::from_secs(1),
+            pause_per_sec: 0.0,
+            pause_length: DurationRange::new(Duration::from_millis(100), Duration::from_secs(1)),
             swarm: false,
         }
     }

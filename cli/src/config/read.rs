@@ -5,7 +5,7 @@
 
 use super::json::{Json, quote};
 use super::suggest::nearest;
-use super::{Config, ConfigError, DurationRange, ErrorKind, Faults, NodeSpec, Source, WorkloadSpec};
+use super::{Config, ConfigError, DurationRange, ErrorKind, Faults, FinallySpec, NodeSpec, Source, WorkloadSpec};
 use crate::duration::parse_duration;
 use seedfall_host::preempt::strategy::{PreemptConfig, Strategy};
 use std::collections::BTreeMap;
@@ -23,10 +23,6 @@ struct Schema {
     known: &'static [&'static str],
     /// Named by DESIGN.md §1 but not implemented yet: an error, never ignored.
     unsupported: &'static [&'static str],
-    /// Not-yet-supported fields that are objects of their own: their fields
-    /// are checked for misspellings before the "not supported yet" error, so
-    /// a typo inside them is caught today rather than when they arrive.
-    nested: &'static [&'static Schema],
 }
 
 impl Schema {
@@ -38,27 +34,21 @@ impl Schema {
 
 const TOP: Schema = Schema {
     at: "",
-    known: &["nodes", "workload", "duration", "watchdog", "preempt", "faults"],
-    unsupported: &["net_overlay", "compat_overlay", "liveness", "finally", "linearizable", "isolation", "memory"],
-    nested: &[&LIVENESS, &FINALLY],
+    known: &["nodes", "workload", "duration", "watchdog", "preempt", "faults", "liveness", "finally"],
+    unsupported: &["net_overlay", "compat_overlay", "linearizable", "isolation", "memory"],
 };
 
-const NODE: Schema = Schema {
-    at: "nodes[]",
-    known: &["name", "pkg", "wasm", "args", "env", "count", "supervise"],
-    unsupported: &[],
-    nested: &[],
-};
+const NODE: Schema =
+    Schema { at: "nodes[]", known: &["name", "pkg", "wasm", "args", "env", "count", "supervise"], unsupported: &[] };
 
-const WORKLOAD: Schema =
-    Schema { at: "workload", known: &["name", "pkg", "wasm", "args", "env"], unsupported: &[], nested: &[] };
+const WORKLOAD: Schema = Schema { at: "workload", known: &["name", "pkg", "wasm", "args", "env"], unsupported: &[] };
 
 const PREEMPT: Schema =
-    Schema { at: "preempt", known: &["strategy", "depth", "steps", "loops", "every"], unsupported: &[], nested: &[] };
+    Schema { at: "preempt", known: &["strategy", "depth", "steps", "loops", "every"], unsupported: &[] };
 
-const LIVENESS: Schema = Schema { at: "liveness", known: &[], unsupported: &["within"], nested: &[] };
+const LIVENESS: Schema = Schema { at: "liveness", known: &["within"], unsupported: &[] };
 
-const FINALLY: Schema = Schema { at: "finally", known: &[], unsupported: &["pkg", "args"], nested: &[] };
+const FINALLY: Schema = Schema { at: "finally", known: &["pkg", "args"], unsupported: &[] };
 
 /// In DESIGN.md §1's order, so "known fields" lists read like the design.
 const FAULTS: Schema = Schema {
@@ -72,6 +62,11 @@ const FAULTS: Schema = Schema {
         "strict_dirs",
         "partition_per_sec",
         "partition_length",
+        "clock_skew",
+        "clock_jump_per_sec",
+        "clock_jump",
+        "pause_per_sec",
+        "pause_length",
         "swarm",
     ],
     unsupported: &[
@@ -99,13 +94,7 @@ const FAULTS: Schema = Schema {
         "slow_per_sec",
         "slow_length",
         "slow_latency",
-        "clock_skew",
-        "clock_jump_per_sec",
-        "clock_jump",
-        "pause_per_sec",
-        "pause_length",
     ],
-    nested: &[],
 };
 
 const SCHEMAS: [&Schema; 7] = [&TOP, &NODE, &WORKLOAD, &PREEMPT, &FAULTS, &LIVENESS, &FINALLY];
@@ -181,7 +170,22 @@ pub(super) fn config(text: &str, base_dir: &Path) -> Result<Config> {
         Some(value) => faults(value)?,
         None => Faults::default(),
     };
-    Ok(Config { base_dir: base_dir.to_path_buf(), nodes, workload, duration, watchdog, preempt, faults })
+    let liveness = optional(top, "", "liveness", liveness)?;
+    let finally = optional(top, "", "finally", |v, _| finally(v, base_dir))?;
+    if finally.is_some() {
+        names.add(super::FINALLY_NAME, "`finally`".into(), "finally")?;
+    }
+    Ok(Config {
+        base_dir: base_dir.to_path_buf(),
+        nodes,
+        workload,
+        duration,
+        watchdog,
+        preempt,
+        faults,
+        liveness,
+        finally,
+    })
 }
 
 // ---- objects and fields ----
@@ -196,32 +200,17 @@ fn object<'a>(value: &'a Json, path: &str, schema: &Schema, what: &str) -> Resul
 }
 
 fn check_fields(fields: &Fields, path: &str, schema: &Schema) -> Result<()> {
-    for (name, value) in fields {
+    for (name, _) in fields {
         let field = join(path, name);
         if schema.known.contains(&name.as_str()) {
             continue;
         }
         if schema.unsupported.contains(&name.as_str()) {
-            let inner = schema.nested.iter().find(|s| s.at == field);
-            if let (Some(inner), Json::Object(inner_fields)) = (inner, value) {
-                check_names(inner_fields, &field, inner)?;
-            }
             return Err(ConfigError::new(ErrorKind::Unsupported, &field, format!("`{field}` is not supported yet")));
         }
         return Err(ConfigError::new(ErrorKind::UnknownField, &field, unknown_field(&field, name, schema)));
     }
     Ok(())
-}
-
-/// Only the unknown-field check, for the inside of a field not supported yet.
-fn check_names(fields: &Fields, path: &str, schema: &Schema) -> Result<()> {
-    match fields.iter().find(|(name, _)| !schema.names().any(|n| n == name)) {
-        Some((name, _)) => {
-            let field = join(path, name);
-            Err(ConfigError::new(ErrorKind::UnknownField, &field, unknown_field(&field, name, schema)))
-        }
-        None => Ok(()),
-    }
 }
 
 /// "unknown field `x`" and a hint: the nearest field of the same object, else
@@ -526,6 +515,35 @@ fn workload(value: &Json, base_dir: &Path, names: &mut Names) -> Result<Workload
     Ok(WorkloadSpec { name, source, args, env })
 }
 
+fn liveness(value: &Json, path: &str) -> Result<Duration> {
+    let fields = object(value, path, &LIVENESS, "an object like {\"within\": \"30s\"}")?;
+    Ok(optional(fields, path, "within", positive_duration)?.unwrap_or(super::DEFAULT_LIVENESS_WITHIN))
+}
+
+fn finally(value: &Json, base_dir: &Path) -> Result<FinallySpec> {
+    let path = "finally";
+    let fields = object(value, path, &FINALLY, "an object like {\"pkg\": \"./check\"}")?;
+    let source = match get(fields, "pkg") {
+        Some(pkg) => {
+            let field = join(path, "pkg");
+            let text = string(pkg, &field)?;
+            if text.is_empty() {
+                return Err(invalid(&field, format!("`{field}` must not be empty")));
+            }
+            Source::Pkg(super::clean(&base_dir.join(text)))
+        }
+        None => {
+            return Err(ConfigError::new(
+                ErrorKind::Missing,
+                "finally.pkg",
+                "`finally.pkg` is missing: the Go package of the check run after the workload",
+            ));
+        }
+    };
+    let args = optional(fields, path, "args", strings)?.unwrap_or_default();
+    Ok(FinallySpec { source, args })
+}
+
 // ---- preempt and faults ----
 
 fn preempt(value: &Json) -> Result<PreemptConfig> {
@@ -609,6 +627,11 @@ fn faults(value: &Json) -> Result<Faults> {
         strict_dirs: optional(fields, path, "strict_dirs", boolean)?.unwrap_or(defaults.strict_dirs),
         partition_per_sec: optional(fields, path, "partition_per_sec", rate)?.unwrap_or(defaults.partition_per_sec),
         partition_length: optional(fields, path, "partition_length", range)?.unwrap_or(defaults.partition_length),
+        clock_skew: optional(fields, path, "clock_skew", positive_duration)?.unwrap_or(defaults.clock_skew),
+        clock_jump_per_sec: optional(fields, path, "clock_jump_per_sec", rate)?.unwrap_or(defaults.clock_jump_per_sec),
+        clock_jump: optional(fields, path, "clock_jump", positive_duration)?.unwrap_or(defaults.clock_jump),
+        pause_per_sec: optional(fields, path, "pause_per_sec", rate)?.unwrap_or(defaults.pause_per_sec),
+        pause_length: optional(fields, path, "pause_length", range)?.unwrap_or(defaults.pause_length),
         swarm: optional(fields, path, "swarm", boolean)?.unwrap_or(defaults.swarm),
     })
 }

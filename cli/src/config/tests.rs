@@ -87,7 +87,7 @@ fn the_design_example_parses() {
             strict_dirs: true,
             partition_per_sec: 0.2,
             partition_length: DurationRange::new(ms(200), ms(2000)),
-            swarm: false,
+            ..Faults::default()
         }
     );
 }
@@ -222,16 +222,16 @@ fn unknown_field_known_elsewhere_or_far_from_everything() {
     assert_eq!(
         message(r#", "faults": {"bananas": 1}"#),
         "unknown field `faults.bananas`; known fields: crash_per_sec, crash_downtime, crash_on_io, torn_writes, \
-         fsync_eio, strict_dirs, partition_per_sec, partition_length, swarm"
+         fsync_eio, strict_dirs, partition_per_sec, partition_length, clock_skew, clock_jump_per_sec, clock_jump, \
+         pause_per_sec, pause_length, swarm"
     );
 }
 
 #[test]
 fn fields_not_implemented_yet_are_errors() {
-    let e = error(&with(r#", "faults": {"crash_per_sec": 1, "clock_skew": "10ms"}"#));
-    assert_eq!(e.to_string(), "`faults.clock_skew` is not supported yet");
-    assert_eq!((e.kind, e.field.as_str()), (ErrorKind::Unsupported, "faults.clock_skew"));
-    assert_eq!(message(r#", "liveness": {}"#), "`liveness` is not supported yet");
+    let e = error(&with(r#", "faults": {"crash_per_sec": 1, "udp_loss": 0.1}"#));
+    assert_eq!(e.to_string(), "`faults.udp_loss` is not supported yet");
+    assert_eq!((e.kind, e.field.as_str()), (ErrorKind::Unsupported, "faults.udp_loss"));
     // Every reserved name, in DESIGN.md §1's order (design_tests.rs holds the set to the design).
     for name in [
         "reorder_writes",
@@ -258,33 +258,35 @@ fn fields_not_implemented_yet_are_errors() {
         "slow_per_sec",
         "slow_length",
         "slow_latency",
-        "clock_skew",
-        "clock_jump_per_sec",
-        "clock_jump",
-        "pause_per_sec",
-        "pause_length",
     ] {
         let e = error(&with(&format!(r#", "faults": {{"{name}": 0}}"#)));
         assert_eq!(e.to_string(), format!("`faults.{name}` is not supported yet"));
         assert_eq!(e.kind, ErrorKind::Unsupported, "{name}: {e}");
     }
-    for name in ["net_overlay", "compat_overlay", "liveness", "finally", "linearizable", "isolation", "memory"] {
+    for name in ["net_overlay", "compat_overlay", "linearizable", "isolation", "memory"] {
         let e = error(&with(&format!(r#", "{name}": true"#)));
         assert_eq!((e.kind, e.to_string()), (ErrorKind::Unsupported, format!("`{name}` is not supported yet")));
     }
     // A near miss of an unsupported name points at it.
-    assert_eq!(
-        message(r#", "faults": {"clock_skw": "1ms"}"#),
-        "unknown field `faults.clock_skw`; did you mean `clock_skew`?"
-    );
+    assert_eq!(message(r#", "faults": {"udp_los": 0.1}"#), "unknown field `faults.udp_los`; did you mean `udp_loss`?");
 }
 
 #[test]
-fn reserved_objects_are_checked_inside() {
-    // Spelt right: the whole object is "not supported yet".
-    assert_eq!(message(r#", "liveness": {"within": "30s"}"#), "`liveness` is not supported yet");
-    assert_eq!(message(r#", "finally": {"pkg": "./check", "args": []}"#), "`finally` is not supported yet");
-    // A typo inside is caught today, not when the field arrives.
+fn time_faults_liveness_and_finally() {
+    let config = parse_ok(&with(
+        r#", "faults": {"clock_skew": "500ms", "clock_jump_per_sec": 0.05, "clock_jump": "2s",
+           "pause_per_sec": 0.1, "pause_length": ["100ms", "3s"]},
+           "liveness": {"within": "20s"}, "finally": {"pkg": "./check", "args": ["-v"]}"#,
+    ));
+    let f = &config.faults;
+    assert_eq!((f.clock_skew, f.clock_jump_per_sec, f.clock_jump), (ms(500), 0.05, ms(2000)));
+    assert_eq!((f.pause_per_sec, f.pause_length), (0.1, DurationRange::new(ms(100), ms(3000))));
+    assert_eq!(config.liveness, Some(ms(20_000)));
+    let finally = config.finally.expect("finally");
+    assert_eq!((finally.source, finally.args), (Source::Pkg("/proj/kv/check".into()), vec!["-v".to_string()]));
+    assert_eq!(parse_ok(&with(r#", "liveness": {}"#)).liveness, Some(super::DEFAULT_LIVENESS_WITHIN));
+    assert_eq!(parse_ok(&with("")).liveness, None);
+    // Mistakes inside them name the field.
     let e = error(&with(r#", "liveness": {"withn": "30s"}"#));
     assert_eq!(e.to_string(), "unknown field `liveness.withn`; did you mean `within`?");
     assert_eq!((e.kind, e.field.as_str()), (ErrorKind::UnknownField, "liveness.withn"));
@@ -292,8 +294,15 @@ fn reserved_objects_are_checked_inside() {
         message(r#", "finally": {"pkg": "./check", "wasm": "c.wasm"}"#),
         "unknown field `finally.wasm`; `wasm` is a field of `nodes[]` and `workload`"
     );
-    assert_eq!(message(r#", "finally": {"bananas": 1}"#), "unknown field `finally.bananas`; known fields: pkg, args");
+    assert_eq!(message(r#", "finally": {"args": []}"#).split(':').next(), Some("`finally.pkg` is missing"));
     assert_eq!(message(r#", "within": "30s""#), "unknown field `within`; `within` is a field of `liveness`");
+    assert_eq!(
+        message(r#", "faults": {"clock_skew": "0s"}"#),
+        "`faults.clock_skew` must be a positive duration, found \"0s\""
+    );
+    // The finally check runs as node `finally`: no other node may take the name.
+    let e = error(&with(r#", "nodes": [{"name": "finally", "pkg": "./x"}], "finally": {"pkg": "./check"}"#));
+    assert_eq!(e.kind, ErrorKind::Duplicate, "{e}");
 }
 
 #[test]

@@ -1,12 +1,14 @@
 //! What fault kinds may do to the world (`fault::Effects`), and the one
 //! place the phases are enforced for them: before faults start, inside a
-//! quiet window, an effect is refused. Crashing a node, cutting the network
-//! and healing it are applied here; when and to whom is the kinds' business.
+//! quiet window, in the liveness phase, an effect is refused. Crashing,
+//! pausing and resuming a node, cutting and healing the network, moving a
+//! node's wall clock are applied here; when and to whom is the kinds'
+//! business.
 
 use super::event::Event;
 use super::fault::{Effects, Fault};
 use super::slot::State;
-use super::vtime::{SimDuration, SimTime};
+use super::vtime::{SimDuration, SimTime, go_signed_duration};
 use super::{End, World};
 use crate::net::NodeId;
 
@@ -17,6 +19,10 @@ impl Effects for World<'_> {
 
     fn allowed(&self) -> bool {
         self.injector.allowed(World::now(self))
+    }
+
+    fn holding(&self) -> bool {
+        self.injector.holding(World::now(self))
     }
 
     fn slots(&self) -> usize {
@@ -33,7 +39,7 @@ impl Effects for World<'_> {
 
     fn is_up_service(&self, slot: usize) -> bool {
         let s = &self.slots[slot];
-        !s.program.workload && matches!(s.state, State::Up { .. })
+        s.program.is_service() && matches!(s.state, State::Up { .. })
     }
 
     fn crash(&mut self, slot: usize, downtime: SimDuration, fault: Fault) -> bool {
@@ -73,5 +79,63 @@ impl Effects for World<'_> {
     fn heal(&mut self) {
         self.net.borrow_mut().heal_all(self.clock.now_ns());
         self.rec.emit(World::now(self), Event::Heal);
+    }
+
+    fn paused(&self, slot: usize) -> bool {
+        self.slots[slot].paused_until_ns > self.clock.now_ns()
+    }
+
+    fn pause(&mut self, slot: usize, fault: Fault) -> bool {
+        let Some(until) = fault.until else { return false };
+        if !self.allowed() || !self.is_up_service(slot) {
+            return false;
+        }
+        self.slots[slot].paused_until_ns = until.clock_ns();
+        let line = format!("pause {} until {until}", self.slots[slot].who(slot));
+        self.rec.emit(World::now(self), Event::Fault { fault, line: Some(line) });
+        true
+    }
+
+    fn resume_all(&mut self) {
+        let now = self.clock.now_ns();
+        for i in 0..self.slots.len() {
+            if self.slots[i].paused_until_ns > now {
+                self.slots[i].paused_until_ns = 0;
+                let who = self.slots[i].who(i);
+                self.rec.emit(World::now(self), Event::Resume(&who));
+            }
+        }
+    }
+
+    fn jump_clock(&mut self, slot: usize, fault: Fault) -> bool {
+        let Some(jump) = fault.amount else { return false };
+        if !self.allowed() || !self.is_up_service(slot) {
+            return false;
+        }
+        let s = &mut self.slots[slot];
+        s.wall_offset_ns = s.wall_offset_ns.saturating_add(jump);
+        let line = format!(
+            "clock jump {} by {} (its wall clock is now off by {})",
+            s.who(slot),
+            go_signed_duration(jump),
+            go_signed_duration(s.wall_offset_ns)
+        );
+        self.rec.emit(World::now(self), Event::Fault { fault, line: Some(line) });
+        true
+    }
+
+    fn skew_clock(&mut self, slot: usize, fault: Fault) -> bool {
+        let Some(offset) = fault.amount else { return false };
+        if self.holding() {
+            return false;
+        }
+        self.slots[slot].wall_offset_ns = offset;
+        let line = format!(
+            "clock skew {}: its wall clock is off by {}",
+            self.slots[slot].who(slot),
+            go_signed_duration(offset)
+        );
+        self.rec.emit(World::now(self), Event::Fault { fault, line: Some(line) });
+        true
     }
 }

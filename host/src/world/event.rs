@@ -45,6 +45,12 @@ pub enum Event<'a> {
     },
     /// Every partition ended.
     Heal,
+    /// A paused node runs again before its pause's end (a quiet window, the liveness phase).
+    Resume(&'a Who),
+    /// The liveness phase began: the workload and finally must be done by `deadline`.
+    Recovery {
+        deadline: SimTime,
+    },
     /// A property call: what it said, and the replay line if it is worth one.
     Property {
         who: &'a Who,
@@ -147,6 +153,17 @@ impl<'a> Recorder<'a> {
             Event::Heal => {
                 self.trace.record(b"heal", &[], &[t]);
                 Some("heal the network".into())
+            }
+            Event::Resume(who) => {
+                self.trace.record(b"resume", &[], &[who.slot as u64, t]);
+                Some(format!("resume {who}"))
+            }
+            Event::Recovery { deadline } => {
+                self.trace.record(b"recovery", &[], &[t, deadline.ns()]);
+                Some(format!(
+                    "liveness: faults stop, the network heals, crashed nodes restart; \
+                     the workload and finally must be done by {deadline}"
+                ))
             }
             Event::Property { who, kind, cond, message, line } => {
                 self.trace.record(b"property", message.as_bytes(), &[kind as u64, cond as u64]);

@@ -17,6 +17,12 @@
 //! (`fault::FaultInjector` keeps the phases). The workload itself is never
 //! crashed and its disk has no durability model.
 //!
+//! The liveness phase (`RunSpec::liveness`, and always before a `finally`
+//! check runs): at `duration`, or when the workload is done and a finally
+//! check is configured, faults stop for good, partitions heal, paused nodes
+//! resume and crashed nodes restart at once; the workload and then the
+//! finally check must be done within the window, else verdict `liveness`.
+//!
 //! Determinism: no hash map is iterated, the real clock is read only for
 //! the timings (never hashed), and everything the trace hash covers goes
 //! through one event stream (`event::Recorder`).
@@ -29,6 +35,8 @@ mod plan;
 mod slot;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod time_tests;
 pub mod verdict;
 pub mod vtime;
 
@@ -37,6 +45,7 @@ pub use plan::FaultConfig;
 pub use verdict::{Class, Failure, Properties, PropertySeen, Verdict};
 
 use crate::clock::{MONOTONIC_START_NS, VirtualClock};
+use crate::guest::Role;
 use crate::net::{Net, NetConfig};
 use crate::node::{Perturb, Report};
 use crate::preempt::goruntime::GoOffsets;
@@ -60,6 +69,9 @@ use vtime::{SimDuration, SimTime};
 /// (systemd's default RestartSec).
 pub const SUPERVISE_RESTART: SimDuration = SimDuration::from_ns(100_000_000);
 
+/// The liveness window of a finally check when the config sets no `liveness`.
+pub const FINALLY_WITHIN: SimDuration = SimDuration::from_ns(30_000_000_000);
+
 /// One program of the cluster, ready to instantiate.
 pub struct NodeProgram {
     pub name: String,
@@ -70,11 +82,19 @@ pub struct NodeProgram {
     pub args: Vec<String>,
     /// `KEY=VALUE` strings.
     pub env: Vec<String>,
-    pub supervise: bool,
-    pub workload: bool,
+    pub role: Role,
 }
 
 impl NodeProgram {
+    /// A service (faulted, crashable), not the workload or the finally check.
+    pub fn is_service(&self) -> bool {
+        matches!(self.role, Role::Service { .. })
+    }
+
+    pub fn supervise(&self) -> bool {
+        self.role == Role::Service { supervise: true }
+    }
+
     /// Whether the module imports `seedfall.setup_complete` (then faults
     /// wait for the call).
     pub fn imports_setup_complete(&self) -> bool {
@@ -85,9 +105,11 @@ impl NodeProgram {
 /// Everything one run needs.
 pub struct RunSpec {
     pub seed: u64,
-    /// Services in config order, then the workload (last).
+    /// Services in config order, then the workload, then the finally check if any.
     pub programs: Vec<NodeProgram>,
     pub duration: SimDuration,
+    /// The liveness window after `duration` (None: the run ends there as `horizon`).
+    pub liveness: Option<SimDuration>,
     pub watchdog: Duration,
     pub preempt: PreemptConfig,
     pub faults: FaultConfig,
@@ -159,6 +181,15 @@ pub struct World<'a> {
     timings: RunTimings,
     started: Instant,
     watchdog: Option<Watchdog>,
+    /// The liveness phase, once it began.
+    recovery: Option<Recovery>,
+}
+
+/// The liveness phase of a run.
+#[derive(Clone, Copy)]
+struct Recovery {
+    began: SimTime,
+    deadline: SimTime,
 }
 
 /// What the world does next.
@@ -189,7 +220,7 @@ impl<'a> World<'a> {
         preempt::register(&mut linker);
         sdk::register(&mut linker);
         let names: Vec<&str> = spec.programs.iter().map(|p| p.name.as_str()).collect();
-        let faultable: Vec<bool> = spec.programs.iter().map(|p| !p.workload).collect();
+        let faultable: Vec<bool> = spec.programs.iter().map(NodeProgram::is_service).collect();
         let injector = FaultInjector::new(seed, &spec.faults, &names, &faultable, spec.schedule.as_deref());
         for (i, slot) in slots.iter_mut().enumerate() {
             slot.replay_disk = injector.disk_replay(i);
@@ -219,8 +250,10 @@ impl<'a> World<'a> {
             timings: RunTimings::default(),
             started: now(),
             watchdog: None,
+            recovery: None,
         };
-        let workload_waits = world.slots.last().is_some_and(|s| s.program.imports_setup_complete());
+        let workload_waits =
+            world.slots.iter().any(|s| s.program.role == Role::Workload && s.program.imports_setup_complete());
         if !workload_waits {
             world.injector.start(SimTime::ZERO);
         }
@@ -257,10 +290,21 @@ impl<'a> World<'a> {
                 Failure { class: Class::Deadlock, node: "world".into(), incarnation: 0, property: None, message };
             return Ok(Some(Verdict::Fail(vec![failure])));
         };
-        let horizon_ns = MONOTONIC_START_NS + self.spec.duration.ns();
-        if at_ns > horizon_ns {
-            self.clock.advance_to(horizon_ns);
-            return Ok(Some(Verdict::Horizon));
+        match self.recovery {
+            Some(recovery) if at_ns > recovery.deadline.clock_ns() => {
+                self.clock.advance_to(recovery.deadline.clock_ns());
+                return Ok(Some(self.too_late(recovery)));
+            }
+            Some(_) => {}
+            None => {
+                let horizon_ns = MONOTONIC_START_NS + self.spec.duration.ns();
+                if at_ns > horizon_ns {
+                    self.clock.advance_to(horizon_ns);
+                    let Some(within) = self.spec.liveness else { return Ok(Some(Verdict::Horizon)) };
+                    self.begin_recovery(within);
+                    return Ok(None);
+                }
+            }
         }
         self.clock.advance_to(at_ns);
         self.net.borrow_mut().advance(self.clock.now_ns());
@@ -271,12 +315,53 @@ impl<'a> World<'a> {
                 self.step_node(i)
             }
             Next::Fault(k) => {
-                let mut planned = self.injector.take(k);
-                planned.fire(self);
-                self.injector.put(k, planned);
+                self.with_kind(k, |planned, world| planned.fire(world));
                 Ok(None)
             }
         }
+    }
+
+    /// Lets kind `k`'s plan act on the world (taken out of the injector meanwhile).
+    fn with_kind(&mut self, k: usize, act: impl FnOnce(&mut dyn fault::Planned, &mut World<'a>)) {
+        let mut planned = self.injector.take(k);
+        act(planned.as_mut(), self);
+        self.injector.put(k, planned);
+    }
+
+    fn each_kind(&mut self, act: impl Fn(&mut dyn fault::Planned, &mut World<'a>)) {
+        for k in 0..self.injector.kinds() {
+            self.with_kind(k, &act);
+        }
+    }
+
+    /// The liveness phase begins now, for `within`: faults stop for good,
+    /// every kind ends what it holds, crashed nodes restart now.
+    fn begin_recovery(&mut self, within: SimDuration) {
+        let now = self.now();
+        let recovery = Recovery { began: now, deadline: now.plus(within) };
+        self.recovery = Some(recovery);
+        self.position(None);
+        self.rec.emit(now, Event::Recovery { deadline: recovery.deadline });
+        self.injector.stop(now);
+        self.each_kind(|planned, world| planned.quiet(world));
+        for slot in &mut self.slots {
+            if let State::Down { boot_at_ns } = &mut slot.state {
+                *boot_at_ns = (*boot_at_ns).min(now.clock_ns());
+            }
+        }
+    }
+
+    /// The liveness verdict: the workload or the finally check was not
+    /// done by the deadline.
+    fn too_late(&self, recovery: Recovery) -> Verdict {
+        let finally = self.slots.iter().position(|s| s.program.role == Role::Finally && s.incarnation > 0);
+        let workload = self.slots.iter().position(|s| s.program.role == Role::Workload);
+        let i = finally.or(workload).expect("a run has a workload");
+        let what = if finally.is_some() { "the finally check" } else { "the workload" };
+        let within = recovery.deadline.since(recovery.began);
+        let message =
+            format!("{what} did not finish within {within} of the liveness phase (which began at {})", recovery.began);
+        self.failure(i, Class::Liveness, message)
     }
 
     /// Ends the run with `verdict`: every incarnation still up is retired
@@ -359,7 +444,9 @@ impl<'a> World<'a> {
             State::Up { timer_ns, .. } => {
                 let node = slot.node();
                 let timer = (timer_ns != u64::MAX).then(|| timer_ns.max(now));
-                node.waits.iter().filter_map(|w| wasi::sock::ready_at_ns(node, *w, now)).chain(timer).min()
+                let wake = node.waits.iter().filter_map(|w| wasi::sock::ready_at_ns(node, *w, now)).chain(timer).min();
+                // A paused node wakes no earlier than its pause's end.
+                wake.map(|at| at.max(slot.paused_until_ns))
             }
         }
     }
@@ -405,6 +492,7 @@ impl<'a> World<'a> {
         self.position(Some(i));
         let who = self.slots[i].who(i);
         self.rec.emit(self.now(), Event::Boot(&who));
+        self.each_kind(|planned, world| planned.boot(i, world));
         Ok(())
     }
 
@@ -416,7 +504,7 @@ impl<'a> World<'a> {
         let who = self.slots[i].who(i);
         self.rec.emit(self.now(), Event::Step(&who, self.steps));
         let State::Up { started, .. } = self.slots[i].state else { unreachable!("only up nodes step") };
-        let clock = self.clock.clone();
+        let clock = self.clock.with_wall_offset(self.slots[i].wall_offset_ns);
         let instance = self.slots[i].instance.as_mut().expect("up");
         instance.data_mut().clock = clock;
         if let Some(index) = instance.data().preempt.as_ref().map(|p| p.counter_global()) {
@@ -428,7 +516,8 @@ impl<'a> World<'a> {
         let run = if started { instance.resume(0)? } else { instance.call("_start", &[])? };
         self.progress.clear_stop();
         self.timings.guest += started_at.elapsed();
-        self.clock = instance.data().clock.clone();
+        // The world's clock is true time: only the monotonic reading comes back.
+        self.clock.advance_to(instance.data().clock.now_ns());
         self.net.borrow_mut().advance(self.clock.now_ns());
 
         self.forward_output(i);
@@ -546,11 +635,7 @@ impl<'a> World<'a> {
                     let length = SimDuration::from_ns(ns);
                     self.rec.emit(at, Event::Quiet { who: &who, length });
                     self.injector.begin_quiet(at, at.plus(length));
-                    for k in 0..self.injector.kinds() {
-                        let mut planned = self.injector.take(k);
-                        planned.quiet(self);
-                        self.injector.put(k, planned);
-                    }
+                    self.each_kind(|planned, world| planned.quiet(world));
                 }
             }
         }
@@ -559,14 +644,25 @@ impl<'a> World<'a> {
     /// Slot `i` exited with `code`.
     fn exited(&mut self, i: usize, code: i32) -> Option<Verdict> {
         let slot = &self.slots[i];
-        let (workload, panic) = (slot.program.workload, slot.panic_line());
-        if workload {
+        let (role, panic) = (slot.program.role, slot.panic_line());
+        if matches!(role, Role::Workload | Role::Finally) {
             let who = slot.who(i);
             self.rec.emit(self.now(), Event::Exit { who: &who, code, line: format!("exited with status {code}") });
-            if code == 0 {
-                return Some(Verdict::Pass);
+            if code != 0 {
+                return Some(self.failure(i, Class::Workload, with_panic(format!("exited with status {code}"), panic)));
             }
-            return Some(self.failure(i, Class::Workload, with_panic(format!("exited with status {code}"), panic)));
+            let finally = self.slots.iter().position(|s| s.program.role == Role::Finally);
+            return match finally {
+                Some(f) if role == Role::Workload => {
+                    self.end_incarnation(i, End::Exit(State::Stopped));
+                    if self.recovery.is_none() {
+                        self.begin_recovery(self.spec.liveness.unwrap_or(FINALLY_WITHIN));
+                    }
+                    self.slots[f].state = State::Down { boot_at_ns: self.clock.now_ns() };
+                    None
+                }
+                _ => Some(Verdict::Pass),
+            };
         }
         if code == 0 {
             let who = self.slots[i].who(i);
@@ -582,7 +678,7 @@ impl<'a> World<'a> {
     fn ended(&mut self, i: usize, class: Class, message: String) -> Option<Verdict> {
         let who = self.slots[i].who(i);
         let code = -1;
-        if self.slots[i].program.supervise && class != Class::Watchdog {
+        if self.slots[i].program.supervise() && class != Class::Watchdog {
             let boot_at = self.now().plus(SUPERVISE_RESTART);
             let line = format!("{message}; supervised: restart at {boot_at}");
             self.rec.emit(self.now(), Event::Exit { who: &who, code, line });

@@ -16,6 +16,13 @@ pub struct FaultConfig {
     pub partition_per_sec: f64,
     pub partition_length: (SimDuration, SimDuration),
     pub disk: crate::fs::DiskConfig,
+    /// The largest wall-clock offset of a node incarnation (0: none).
+    pub clock_skew: SimDuration,
+    pub clock_jump_per_sec: f64,
+    /// The largest jump, either way.
+    pub clock_jump: SimDuration,
+    pub pause_per_sec: f64,
+    pub pause_length: (SimDuration, SimDuration),
     /// Each seed keeps a seeded subset of the enabled kinds (`fault::swarm`).
     pub swarm: bool,
 }

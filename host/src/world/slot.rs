@@ -9,6 +9,7 @@ use super::event::Who;
 use super::fault::{crash_io, fsync_eio, preempt};
 use crate::clock::{EPOCH_UNIX_NS, VirtualClock};
 use crate::fs::{CrashReport, DiskFaults, Fs};
+use crate::guest::Role;
 use crate::net::{Net, NodeId};
 use crate::node::{Node, Output, Perturb, SimLink};
 use crate::preempt::Preemption;
@@ -49,6 +50,10 @@ pub struct Slot<'a> {
     /// Counted calls of the previous incarnations: a preemption point's
     /// number in a schedule is `counted_base` + the incarnation's own count.
     pub counted_base: u64,
+    /// What this incarnation's wall clock adds to true time (skew and jumps).
+    pub wall_offset_ns: i64,
+    /// Paused until then (monotonic ns; 0: not paused).
+    pub paused_until_ns: u64,
 }
 
 /// What every boot of every node of a run shares.
@@ -75,7 +80,8 @@ impl<'a> Slot<'a> {
             program,
             net_id,
             incarnation: 0,
-            state: State::Down { boot_at_ns: 0 },
+            // The finally check boots only when the workload is done.
+            state: if program.role == Role::Finally { State::Stopped } else { State::Down { boot_at_ns: 0 } },
             instance: None,
             disk: None,
             disk_faults_seen: 0,
@@ -83,6 +89,8 @@ impl<'a> Slot<'a> {
             replay_disk: None,
             replay_preempt: None,
             counted_base: 0,
+            wall_offset_ns: 0,
+            paused_until_ns: 0,
         }
     }
 
@@ -102,7 +110,7 @@ impl<'a> Slot<'a> {
         let p = self.program;
         let fs = self.disk.take().unwrap_or_else(|| {
             let mut fs = Fs::new(EPOCH_UNIX_NS);
-            if !p.workload {
+            if p.is_service() {
                 let faults = match &self.replay_disk {
                     Some(faults) => DiskFaults::replay(ctx.disk, faults),
                     None => DiskFaults::random(
@@ -140,12 +148,14 @@ impl<'a> Slot<'a> {
             net: ctx.net.clone(),
             net_node: self.net_id,
             incarnation: self.incarnation,
-            budget_cap: if p.workload { ctx.budget_cap } else { None },
+            budget_cap: if p.role == Role::Workload { ctx.budget_cap } else { None },
             reports: Vec::new(),
         });
         self.instance = Some(Instance::new(p.code.clone(), ctx.linker, node)?);
         self.state = State::Up { timer_ns: clock.now_ns(), started: false };
         self.stderr_tail.clear();
+        self.wall_offset_ns = 0;
+        self.paused_until_ns = 0;
         Ok(())
     }
 

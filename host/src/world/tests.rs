@@ -10,8 +10,9 @@ use super::*;
 use crate::fs::DiskConfig;
 
 /// A guest: `sleep(ns)` through poll_oneoff (absolute deadlines when
-/// `ABS` is set), `print(ptr, len)`, file helpers; `_start` is `body`.
-fn guest(body: &str) -> Arc<Code> {
+/// `ABS` is set), `tick`, `print_u64(v)` (decimal and a newline),
+/// `clock(id)` (0 wall, 1 monotonic), file helpers; `_start` is `body`.
+pub(super) fn guest(body: &str) -> Arc<Code> {
     let wat = format!(
         r#"(module
   (import "wasi_snapshot_preview1" "poll_oneoff" (func $poll (param i32 i32 i32 i32) (result i32)))
@@ -21,6 +22,7 @@ fn guest(body: &str) -> Arc<Code> {
   (import "wasi_snapshot_preview1" "fd_sync" (func $fd_sync (param i32) (result i32)))
   (import "wasi_snapshot_preview1" "path_open"
     (func $path_open (param i32 i32 i32 i32 i32 i64 i64 i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "clock_time_get" (func $clock_time_get (param i32 i64 i32) (result i32)))
   (import "seedfall" "quiet_for" (func $quiet (param i64)))
   (memory (export "memory") 1)
   (data (i32.const 1024) "tick\n")
@@ -36,6 +38,21 @@ fn guest(body: &str) -> Arc<Code> {
     (i32.store (i32.const 512) (i32.const 1024))
     (i32.store (i32.const 516) (i32.const 5))
     (drop (call $fd_write (i32.const 1) (i32.const 512) (i32.const 1) (i32.const 520))))
+  ;; print $v in decimal and a newline; digits end at 3000.
+  (func $print_u64 (param $v i64) (local $p i32)
+    (local.set $p (i32.const 3000))
+    (i32.store8 (i32.const 3000) (i32.const 10))
+    (loop $d
+      (local.set $p (i32.sub (local.get $p) (i32.const 1)))
+      (i32.store8 (local.get $p) (i32.add (i32.const 48) (i32.wrap_i64 (i64.rem_u (local.get $v) (i64.const 10)))))
+      (local.set $v (i64.div_u (local.get $v) (i64.const 10)))
+      (br_if $d (i64.ne (local.get $v) (i64.const 0))))
+    (i32.store (i32.const 512) (local.get $p))
+    (i32.store (i32.const 516) (i32.sub (i32.const 3001) (local.get $p)))
+    (drop (call $fd_write (i32.const 1) (i32.const 512) (i32.const 1) (i32.const 520))))
+  (func $clock (param $id i32) (result i64)
+    (drop (call $clock_time_get (local.get $id) (i64.const 1) (i32.const 3100)))
+    (i64.load (i32.const 3100)))
   ;; open "f" (created) and return its fd.
   (func $open (result i32)
     (drop (call $path_open (i32.const 3) (i32.const 0) (i32.const 1040) (i32.const 1) (i32.const 1)
@@ -61,7 +78,7 @@ fn guest(body: &str) -> Arc<Code> {
 }
 
 /// Sleeps `ms` milliseconds, `n` times, printing a tick each time.
-fn sleeper(n: u32, ms: u64) -> Arc<Code> {
+pub(super) fn sleeper(n: u32, ms: u64) -> Arc<Code> {
     guest(&format!(
         "(loop $l (call $sleep (i64.const {}) (i32.const 0)) (call $tick)
            (local.set $i (i32.add (local.get $i) (i32.const 1)))
@@ -70,7 +87,7 @@ fn sleeper(n: u32, ms: u64) -> Arc<Code> {
     ))
 }
 
-fn program(name: &str, code: Arc<Code>) -> NodeProgram {
+pub(super) fn program(name: &str, code: Arc<Code>) -> NodeProgram {
     NodeProgram {
         name: name.into(),
         code,
@@ -78,20 +95,20 @@ fn program(name: &str, code: Arc<Code>) -> NodeProgram {
         go_offsets: None,
         args: Vec::new(),
         env: Vec::new(),
-        supervise: false,
-        workload: false,
+        role: Role::Service { supervise: false },
     }
 }
 
-fn workload(code: Arc<Code>) -> NodeProgram {
-    NodeProgram { workload: true, ..program("client", code) }
+pub(super) fn workload(code: Arc<Code>) -> NodeProgram {
+    NodeProgram { role: Role::Workload, ..program("client", code) }
 }
 
-fn spec(seed: u64, programs: Vec<NodeProgram>) -> RunSpec {
+pub(super) fn spec(seed: u64, programs: Vec<NodeProgram>) -> RunSpec {
     RunSpec {
         seed,
         programs,
         duration: SimDuration::from_ns(10_000_000_000),
+        liveness: None,
         watchdog: Duration::from_secs(10),
         preempt: PreemptConfig::default(),
         faults: FaultConfig::default(),
@@ -104,7 +121,7 @@ fn spec(seed: u64, programs: Vec<NodeProgram>) -> RunSpec {
 }
 
 /// Runs `spec` step by step; returns the verdict, the replay log and the result.
-fn run_logged(spec: &RunSpec) -> (Verdict, String, RunResult) {
+pub(super) fn run_logged(spec: &RunSpec) -> (Verdict, String, RunResult) {
     let mut log = Vec::new();
     let mut world = World::new(spec, Some(&mut log));
     let verdict = loop {
@@ -116,11 +133,11 @@ fn run_logged(spec: &RunSpec) -> (Verdict, String, RunResult) {
     (verdict, String::from_utf8(log).expect("utf-8"), result)
 }
 
-fn at(ms: u64) -> SimTime {
+pub(super) fn at(ms: u64) -> SimTime {
     SimTime::from_ns(ms * 1_000_000)
 }
 
-fn crash(node: &str, at_ms: u64, until_ms: u64) -> Fault {
+pub(super) fn crash(node: &str, at_ms: u64, until_ms: u64) -> Fault {
     let mut f = Fault::on_node(at(at_ms), Kind::from_name("crash").expect("registered"), node);
     f.until = Some(at(until_ms));
     f
@@ -210,14 +227,14 @@ fn drawn_crash_io_faults_replay_exactly_from_their_schedule() {
     assert_eq!(replay_log, log);
 }
 
-fn clone_program(p: &NodeProgram) -> NodeProgram {
+pub(super) fn clone_program(p: &NodeProgram) -> NodeProgram {
     NodeProgram { name: p.name.clone(), code: p.code.clone(), args: p.args.clone(), env: p.env.clone(), ..*p }
 }
 
 #[test]
 fn a_supervised_node_restarts_after_each_error_exit_and_one_that_is_not_fails_the_run() {
     let failing = || guest("(call $sleep (i64.const 30000000) (i32.const 0)) (call $exit (i32.const 3))");
-    let supervised = NodeProgram { supervise: true, ..program("s", failing()) };
+    let supervised = NodeProgram { role: Role::Service { supervise: true }, ..program("s", failing()) };
     let (verdict, log, _) = run_logged(&spec(1, vec![supervised, workload(sleeper(1, 300))]));
     assert_eq!(verdict, Verdict::Pass, "{log}");
     assert!(log.contains("s#1 exited with status 3; supervised: restart at 130ms"), "{log}");
@@ -234,7 +251,7 @@ fn a_node_that_ends_in_any_way_ends_its_incarnation_once() {
     // Exits, crashes, supervised restarts and the end of the run all fold
     // exactly one incarnation hash into the run's trace each.
     let writer = guest("(local.set $fd (call $open)) (call $append (local.get $fd)) (call $exit (i32.const 1))");
-    let supervised = NodeProgram { supervise: true, ..program("s", writer) };
+    let supervised = NodeProgram { role: Role::Service { supervise: true }, ..program("s", writer) };
     let mut s = spec(2, vec![supervised, program("a", sleeper(1000, 1)), workload(sleeper(1, 250))]);
     s.schedule = Some(vec![crash("a", 50, 60), crash("a", 120, 200)]);
     s.hash_log = true;

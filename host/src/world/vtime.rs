@@ -100,6 +100,26 @@ pub fn go_duration(ns: u64) -> String {
     }
 }
 
+/// A signed duration in Go's form ("-1.5s", "250ms"): clock offsets and jumps.
+pub fn go_signed_duration(ns: i64) -> String {
+    let magnitude = go_duration(ns.unsigned_abs());
+    if ns < 0 { format!("-{magnitude}") } else { magnitude }
+}
+
+/// Parses what `go_signed_duration` writes (a leading '-' or '+' allowed).
+pub fn parse_signed_go_duration(text: &str) -> Result<i64, DurationError> {
+    let (negative, magnitude) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text.strip_prefix('+').unwrap_or(text)),
+    };
+    let ns = parse_go_duration(magnitude).map_err(|e| match e {
+        DurationError::Malformed(_) => DurationError::Malformed(text.to_string()),
+        DurationError::TooLong(_) => DurationError::TooLong(text.to_string()),
+    })?;
+    let ns = i64::try_from(ns).map_err(|_| DurationError::TooLong(text.to_string()))?;
+    Ok(if negative { -ns } else { ns })
+}
+
 /// Go's form rounded to the millisecond (the `FAIL seed N at t=…` line).
 pub fn go_duration_ms(ns: u64) -> String {
     go_duration((ns + 500_000) / 1_000_000 * 1_000_000)
@@ -191,6 +211,18 @@ pub fn parse_go_duration(text: &str) -> Result<u64, DurationError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn signed_durations_round_trip() {
+        for ns in [0i64, 1, -1, 1_500_000_000, -250_000_000, i64::MAX, -i64::MAX] {
+            let text = go_signed_duration(ns);
+            assert_eq!(parse_signed_go_duration(&text), Ok(ns), "{text}");
+        }
+        assert_eq!(go_signed_duration(-1_500_000_000), "-1.5s");
+        assert_eq!(parse_signed_go_duration("+2s"), Ok(2_000_000_000));
+        assert!(matches!(parse_signed_go_duration("--2s"), Err(DurationError::Malformed(t)) if t == "--2s"));
+        assert!(matches!(parse_signed_go_duration("9223372037s"), Err(DurationError::TooLong(_))));
+    }
 
     #[test]
     fn matches_go() {

@@ -5,11 +5,11 @@
 //! already down, a quiet window), so one crash never shifts another.
 //! Replayed by time: the node crashes at `at` and boots again at `until`.
 
-use super::{Effects, Fault, FaultKind, Kind, PlanContext, Planned, Simplify, Trigger, stream};
-use crate::random::{Draw, RandomStream};
-use crate::world::plan::{Arrivals, FaultConfig};
+use super::timed::{NodeArrivals, TimedReplay};
+use super::{Effects, Fault, FaultKind, Kind, PlanContext, Planned, Simplify, Trigger};
+use crate::random::Draw;
+use crate::world::plan::FaultConfig;
 use crate::world::vtime::{SimDuration, SimTime};
-use std::collections::VecDeque;
 
 pub struct Crash;
 
@@ -28,50 +28,36 @@ impl FaultKind for Crash {
 
     fn plan(&self, ctx: &PlanContext, replay: Option<Vec<Fault>>) -> Box<dyn Planned> {
         if let Some(faults) = replay {
-            return Box::new(Replayed { faults: faults.into(), default_downtime: ctx.faults.crash_downtime.0 });
+            return Box::new(Replayed {
+                faults: TimedReplay::new(faults),
+                default_downtime: ctx.faults.crash_downtime.0,
+            });
         }
-        let nodes = ctx
-            .names
-            .iter()
-            .zip(ctx.faultable)
-            .map(|(name, &faultable)| {
-                let rate = if faultable { ctx.faults.crash_per_sec } else { 0.0 };
-                (
-                    Arrivals::new(rate, stream(ctx.seed, self, Draw::Times, name)),
-                    stream(ctx.seed, self, Draw::Lengths, name),
-                )
-            })
-            .collect();
+        let nodes = NodeArrivals::new(ctx, self, ctx.faults.crash_per_sec, Draw::Lengths);
         Box::new(Drawn { nodes, downtime: ctx.faults.crash_downtime })
     }
 
     fn simplify(&self) -> Simplify {
-        Simplify { shorten: true, earlier: true }
+        Simplify { shorten: true, earlier: true, ..Simplify::default() }
     }
 }
 
 struct Drawn {
-    /// Per slot: arrivals and downtimes.
-    nodes: Vec<(Arrivals, RandomStream)>,
+    nodes: NodeArrivals,
     downtime: (SimDuration, SimDuration),
 }
 
 impl Planned for Drawn {
     fn start(&mut self, now: SimTime) {
-        for (arrivals, _) in &mut self.nodes {
-            arrivals.start(now);
-        }
+        self.nodes.start(now);
     }
 
     fn next_at(&self) -> Option<SimTime> {
-        self.nodes.iter().filter_map(|(a, _)| a.next).min()
+        self.nodes.next_at()
     }
 
     fn fire(&mut self, w: &mut dyn Effects) {
-        let at = self.next_at().expect("fired only when due");
-        let slot = self.nodes.iter().position(|(a, _)| a.next == Some(at)).expect("the earliest");
-        let (arrivals, downtimes) = &mut self.nodes[slot];
-        arrivals.advance();
+        let (slot, downtimes) = self.nodes.take_due();
         if !w.allowed() || !w.is_up_service(slot) {
             return;
         }
@@ -83,21 +69,19 @@ impl Planned for Drawn {
 }
 
 struct Replayed {
-    faults: VecDeque<Fault>,
+    faults: TimedReplay,
     default_downtime: SimDuration,
 }
 
 impl Planned for Replayed {
     fn next_at(&self) -> Option<SimTime> {
-        self.faults.front().map(|f| f.at)
+        self.faults.next_at()
     }
 
     fn fire(&mut self, w: &mut dyn Effects) {
-        let fault = self.faults.pop_front().expect("fired only when due");
-        let Some(slot) = fault.node().and_then(|n| w.slot_of(n)) else { return };
+        let (mut fault, Some(slot)) = self.faults.take_due(w) else { return };
         if w.allowed() && w.is_up_service(slot) {
             let downtime = fault.length().unwrap_or(self.default_downtime);
-            let mut fault = fault;
             fault.at = w.now();
             fault.until = Some(w.now().plus(downtime));
             w.crash(slot, downtime, fault);

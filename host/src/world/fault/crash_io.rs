@@ -80,7 +80,7 @@ impl FaultKind for CrashIo {
     }
 
     fn simplify(&self) -> Simplify {
-        Simplify { shorten: true, earlier: false }
+        Simplify { shorten: true, ..Simplify::default() }
     }
 
     fn to_disk(&self, fault: &Fault) -> Option<DiskFault> {

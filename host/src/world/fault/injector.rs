@@ -2,7 +2,8 @@
 //! It builds each kind's plan (drawn from the seed, or the schedule's faults
 //! of that kind when replaying), applies swarm to the config first, says
 //! which kind acts next, and keeps the phase: nothing before faults start
-//! (`sim.SetupComplete`), nothing inside a quiet window (`sim.QuietFor`).
+//! (`sim.SetupComplete`), nothing inside a quiet window (`sim.QuietFor`),
+//! nothing in the liveness phase (`stop`, for the rest of the run).
 //! The world applies what the kinds ask for (`Effects`, with a kind's plan
 //! taken out while it acts); this type decides nothing about nodes itself.
 
@@ -21,6 +22,8 @@ pub struct FaultInjector {
     swarm: Vec<Choice>,
     started: bool,
     quiet_until: SimTime,
+    /// The liveness phase began: no fault acts again.
+    stopped: bool,
     /// Open while faults may act; the disk models draw only while it is.
     gate: Rc<Cell<bool>>,
     /// Replay: the schedule's faults drawn inside the disk model.
@@ -70,6 +73,7 @@ impl FaultInjector {
             swarm,
             started: false,
             quiet_until: SimTime::ZERO,
+            stopped: false,
             gate: Rc::new(Cell::new(false)),
             disk_replay,
         }
@@ -99,7 +103,19 @@ impl FaultInjector {
 
     /// Whether faults may act at `now`.
     pub fn allowed(&self, now: SimTime) -> bool {
-        self.started && now >= self.quiet_until
+        self.started && !self.holding(now)
+    }
+
+    /// Whether a quiet window or the liveness phase holds faults off at `now`.
+    pub fn holding(&self, now: SimTime) -> bool {
+        self.stopped || now < self.quiet_until
+    }
+
+    /// The liveness phase: faults stop for good; the world then lets every
+    /// kind end what it holds (`Planned::quiet`).
+    pub fn stop(&mut self, now: SimTime) {
+        self.stopped = true;
+        self.update_gate(now);
     }
 
     /// The gate the disk models read; the world updates it before every step.

@@ -3,7 +3,7 @@
 //! A kind's own fields are its module's (`FaultKind::write_json`).
 
 use super::{Fault, Kind, Target};
-use crate::world::vtime::{SimTime, parse_go_duration};
+use crate::world::vtime::{SimTime, go_signed_duration, parse_go_duration, parse_signed_go_duration};
 use serde_json::{Map, Value, json};
 
 pub const COMMON_FIELDS: &[&str] = &["at", "kind", "node", "until", "op"];
@@ -33,7 +33,7 @@ pub fn read_common(o: &Map<String, Value>, kind: Kind) -> Result<Fault, String> 
     };
     let op =
         o.get("op").filter(|v| !v.is_null()).map(|v| v.as_u64().ok_or("`op` must be a whole number")).transpose()?;
-    Ok(Fault { at, kind, target, until: time(o, "until")?, op, applied: None })
+    Ok(Fault { at, kind, target, until: time(o, "until")?, op, applied: None, amount: None })
 }
 
 /// A Go duration string field, as virtual time since the start.
@@ -41,4 +41,19 @@ pub fn time(o: &Map<String, Value>, name: &str) -> Result<Option<SimTime>, Strin
     let Some(v) = o.get(name).filter(|v| !v.is_null()) else { return Ok(None) };
     let text = v.as_str().ok_or(format!("`{name}` must be a duration string like \"427.268419ms\""))?;
     parse_go_duration(text).map(|ns| Some(SimTime::from_ns(ns))).map_err(|e| format!("`{name}`: {e}"))
+}
+
+/// A kind's signed `amount` as the Go duration string field `name`.
+pub fn write_amount(name: &str, f: &Fault, o: &mut Map<String, Value>) {
+    if let Some(ns) = f.amount {
+        o.insert(name.into(), json!(go_signed_duration(ns)));
+    }
+}
+
+/// Reads the signed duration field `name` into `amount` (required).
+pub fn read_amount(name: &str, o: &Map<String, Value>, f: &mut Fault) -> Result<(), String> {
+    let v = o.get(name).filter(|v| !v.is_null()).ok_or(format!("a {} fault needs `{name}`", f.kind.name()))?;
+    let text = v.as_str().ok_or(format!("`{name}` must be a duration string like \"-1.5s\""))?;
+    f.amount = Some(parse_signed_go_duration(text).map_err(|e| format!("`{name}`: {e}"))?);
+    Ok(())
 }

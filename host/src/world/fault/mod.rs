@@ -15,14 +15,18 @@
 //!
 //! Adding a kind: docs/world.md, "Adding a fault kind".
 
+mod clock_jump;
+mod clock_skew;
 mod crash;
 pub(crate) mod crash_io;
 pub(crate) mod fsync_eio;
 pub mod injector;
 mod json;
 mod partition;
+mod pause;
 pub mod preempt;
 pub mod swarm;
+mod timed;
 
 pub use injector::FaultInjector;
 
@@ -35,8 +39,16 @@ use std::fmt;
 
 /// Every fault kind, in the order the world consults them (on a tie in time
 /// the earlier kind acts first).
-pub static KINDS: &[&dyn FaultKind] =
-    &[&partition::Partition, &crash::Crash, &crash_io::CrashIo, &fsync_eio::FsyncEio, &preempt::Preempt];
+pub static KINDS: &[&dyn FaultKind] = &[
+    &partition::Partition,
+    &crash::Crash,
+    &crash_io::CrashIo,
+    &fsync_eio::FsyncEio,
+    &preempt::Preempt,
+    &clock_skew::ClockSkew,
+    &clock_jump::ClockJump,
+    &pause::Pause,
+];
 
 /// How a kind's occurrences are placed, and so how a schedule replays them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -160,11 +172,13 @@ pub struct Fault {
     pub op: Option<u64>,
     /// For a crash in the middle of a disk operation: how much of it took effect.
     pub applied: Option<Prefix>,
+    /// A signed size in nanoseconds: a clock skew's offset, a clock jump.
+    pub amount: Option<i64>,
 }
 
 impl Fault {
     pub fn on_node(at: SimTime, kind: Kind, node: &str) -> Fault {
-        Fault { at, kind, target: Target::Node(node.to_string()), until: None, op: None, applied: None }
+        Fault { at, kind, target: Target::Node(node.to_string()), until: None, op: None, applied: None, amount: None }
     }
 
     /// The one node of a per-node fault.
@@ -235,6 +249,8 @@ pub struct Simplify {
     pub shorten: bool,
     /// Move it earlier (kinds placed by time only).
     pub earlier: bool,
+    /// Bring its `amount` toward zero, keeping its sign (a smaller skew or jump).
+    pub toward_zero: bool,
 }
 
 /// What a run's kinds are given to plan with.
@@ -305,8 +321,10 @@ pub trait Planned {
     }
     /// Does what is due at `next_at`.
     fn fire(&mut self, _w: &mut dyn Effects) {}
-    /// A quiet window began: end what is in force.
+    /// A quiet window or the liveness phase began: end what is in force.
     fn quiet(&mut self, _w: &mut dyn Effects) {}
+    /// Slot `slot` just booted a new incarnation (it has not run yet).
+    fn boot(&mut self, _slot: usize, _w: &mut dyn Effects) {}
     /// The disk model of node `node` (slot `slot`) injected `fault` at
     /// `at`: what it means for the run, if this kind owns it. Already gated
     /// by the phase when it was drawn, so the world applies it as it is.
@@ -326,6 +344,10 @@ pub trait Effects {
     fn now(&self) -> SimTime;
     /// Whether faults may act now (started, not quiet, not in liveness).
     fn allowed(&self) -> bool;
+    /// Whether a quiet window or the liveness phase holds faults off now
+    /// (false before faults start: standing conditions such as a clock skew
+    /// apply from the first boot).
+    fn holding(&self) -> bool;
     fn slots(&self) -> usize;
     fn slot_name(&self, slot: usize) -> &str;
     fn slot_of(&self, name: &str) -> Option<usize>;
@@ -337,6 +359,17 @@ pub trait Effects {
     fn partition(&mut self, groups: &[Vec<usize>], oneway: bool, fault: Fault) -> bool;
     /// Ends every partition.
     fn heal(&mut self);
+    /// Whether slot `slot` is paused now.
+    fn paused(&self, slot: usize) -> bool;
+    /// Freezes `slot` until `fault.until` (refused unless allowed and up).
+    fn pause(&mut self, slot: usize, fault: Fault) -> bool;
+    /// Every paused node runs again.
+    fn resume_all(&mut self);
+    /// Moves `slot`'s wall clock by `fault.amount` (refused unless allowed and up).
+    fn jump_clock(&mut self, slot: usize, fault: Fault) -> bool;
+    /// Sets the wall clock of `slot`'s new incarnation off by `fault.amount`
+    /// (refused while holding).
+    fn skew_clock(&mut self, slot: usize, fault: Fault) -> bool;
 }
 
 /// What a fault drawn inside a node (at a disk operation) means for the run.

@@ -83,7 +83,7 @@ impl FaultKind for Partition {
     }
 
     fn simplify(&self) -> Simplify {
-        Simplify { shorten: true, earlier: true }
+        Simplify { shorten: true, earlier: true, ..Simplify::default() }
     }
 
     /// Each node of a group other than the largest, moved to the largest

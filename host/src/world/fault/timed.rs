@@ -1,0 +1,78 @@
+//! What the per-node kinds placed in virtual time share (crash, pause,
+//! clock_jump): drawn, each service node has its own Poisson arrivals at
+//! the kind's rate and its own stream for what an arrival draws (a
+//! downtime, a length, a jump), so one node's faults never shift another's;
+//! replayed, the schedule's faults of the kind in time order, each acting
+//! on the node it names. Whether an occurrence takes effect is the kind's
+//! business (and the phase's, through `Effects`).
+
+use super::{Effects, Fault, FaultKind, PlanContext, stream};
+use crate::random::{Draw, RandomStream};
+use crate::world::plan::Arrivals;
+use crate::world::vtime::SimTime;
+use std::collections::VecDeque;
+
+/// Drawn: per slot, the arrivals and the stream each arrival draws from.
+pub struct NodeArrivals {
+    nodes: Vec<(Arrivals, RandomStream)>,
+}
+
+impl NodeArrivals {
+    /// Arrivals at `per_sec` for every service node (none for the others);
+    /// `draw` names the stream of what each arrival draws.
+    pub fn new(ctx: &PlanContext, kind: &dyn FaultKind, per_sec: f64, draw: Draw) -> NodeArrivals {
+        let nodes = ctx
+            .names
+            .iter()
+            .zip(ctx.faultable)
+            .map(|(name, &faultable)| {
+                let rate = if faultable { per_sec } else { 0.0 };
+                (Arrivals::new(rate, stream(ctx.seed, kind, Draw::Times, name)), stream(ctx.seed, kind, draw, name))
+            })
+            .collect();
+        NodeArrivals { nodes }
+    }
+
+    pub fn start(&mut self, now: SimTime) {
+        for (arrivals, _) in &mut self.nodes {
+            arrivals.start(now);
+        }
+    }
+
+    pub fn next_at(&self) -> Option<SimTime> {
+        self.nodes.iter().filter_map(|(a, _)| a.next).min()
+    }
+
+    /// The slot whose arrival is due (the lowest on a tie), moved past it,
+    /// and that slot's draw stream.
+    pub fn take_due(&mut self) -> (usize, &mut RandomStream) {
+        let at = self.next_at().expect("taken only when due");
+        let slot = self.nodes.iter().position(|(a, _)| a.next == Some(at)).expect("the earliest");
+        let (arrivals, draws) = &mut self.nodes[slot];
+        arrivals.advance();
+        (slot, draws)
+    }
+}
+
+/// Replayed: the schedule's faults of one kind, in time order.
+pub struct TimedReplay {
+    faults: VecDeque<Fault>,
+}
+
+impl TimedReplay {
+    pub fn new(mut faults: Vec<Fault>) -> TimedReplay {
+        faults.sort_by_key(|f| f.at);
+        TimedReplay { faults: faults.into() }
+    }
+
+    pub fn next_at(&self) -> Option<SimTime> {
+        self.faults.front().map(|f| f.at)
+    }
+
+    /// The fault due now and the slot it names (None: a node this cluster lacks).
+    pub fn take_due(&mut self, w: &dyn Effects) -> (Fault, Option<usize>) {
+        let fault = self.faults.pop_front().expect("taken only when due");
+        let slot = fault.node().and_then(|n| w.slot_of(n));
+        (fault, slot)
+    }
+}
