@@ -644,12 +644,12 @@ impl<'a> World<'a> {
     /// Slot `i` exited with `code`.
     fn exited(&mut self, i: usize, code: i32) -> Option<Verdict> {
         let slot = &self.slots[i];
-        let (role, panic) = (slot.program.role, slot.panic_line());
+        let (role, last_words) = (slot.program.role, slot.last_words());
         if matches!(role, Role::Workload | Role::Finally) {
             let who = slot.who(i);
             self.rec.emit(self.now(), Event::Exit { who: &who, code, line: format!("exited with status {code}") });
             if code != 0 {
-                return Some(self.failure(i, Class::Workload, with_panic(format!("exited with status {code}"), panic)));
+                return Some(self.failure(i, Class::Workload, with_last_words(format!("exited with status {code}"), last_words)));
             }
             let finally = self.slots.iter().position(|s| s.program.role == Role::Finally);
             return match finally {
@@ -670,7 +670,7 @@ impl<'a> World<'a> {
             self.end_incarnation(i, End::Exit(State::Stopped));
             return None;
         }
-        let message = with_panic(format!("exited with status {code}"), panic);
+        let message = with_last_words(format!("exited with status {code}"), last_words);
         self.ended(i, Class::Exit, message)
     }
 
@@ -748,8 +748,8 @@ fn now() -> Instant {
     Instant::now()
 }
 
-fn with_panic(message: String, panic: Option<String>) -> String {
-    match panic {
+fn with_last_words(message: String, last_words: Option<String>) -> String {
+    match last_words {
         Some(line) => format!("{message}: {line}"),
         None => message,
     }

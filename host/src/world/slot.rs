@@ -178,10 +178,14 @@ impl<'a> Slot<'a> {
         (out, err)
     }
 
-    /// The last `panic:` or `fatal error:` line of stderr, if any.
-    pub fn panic_line(&self) -> Option<String> {
+    /// Why the process says it exited: the last `panic:` or `fatal error:`
+    /// line of stderr (a Go stack trace follows it), else the last line it
+    /// wrote there, if any.
+    pub fn last_words(&self) -> Option<String> {
         let text = String::from_utf8_lossy(&self.stderr_tail);
-        text.lines().rev().find(|l| l.starts_with("panic: ") || l.starts_with("fatal error: ")).map(str::to_string)
+        let mut lines = text.lines().rev().map(str::trim).filter(|l| !l.is_empty());
+        let panic = lines.clone().find(|l| l.starts_with("panic: ") || l.starts_with("fatal error: "));
+        panic.or_else(|| lines.next()).map(str::to_string)
     }
 
     /// Ends the incarnation and returns its trace hash: its host calls, what
