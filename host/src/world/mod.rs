@@ -649,7 +649,11 @@ impl<'a> World<'a> {
             let who = slot.who(i);
             self.rec.emit(self.now(), Event::Exit { who: &who, code, line: format!("exited with status {code}") });
             if code != 0 {
-                return Some(self.failure(i, Class::Workload, with_last_words(format!("exited with status {code}"), last_words)));
+                return Some(self.failure(
+                    i,
+                    Class::Workload,
+                    with_last_words(format!("exited with status {code}"), last_words),
+                ));
             }
             let finally = self.slots.iter().position(|s| s.program.role == Role::Finally);
             return match finally {
