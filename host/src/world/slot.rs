@@ -49,6 +49,13 @@ pub struct Slot<'a> {
     /// Counted calls of the previous incarnations: a preemption point's
     /// number in a schedule is `counted_base` + the incarnation's own count.
     pub counted_base: u64,
+    /// Recorded preemption points (pct change points) across incarnations.
+    pub points_fired: u64,
+    /// Counted calls of the ended incarnations up to their very end, for
+    /// the trace's last line only: `counted_base` stops at each one's last
+    /// hook, which is what replays (an interrupted spin ends at a real-time
+    /// moment, so its exact count must not number anything).
+    pub counted_ran: u64,
 }
 
 /// What every boot of every node of a run shares.
@@ -83,6 +90,8 @@ impl<'a> Slot<'a> {
             replay_disk: None,
             replay_preempt: None,
             counted_base: 0,
+            points_fired: 0,
+            counted_ran: 0,
         }
     }
 
@@ -130,11 +139,13 @@ impl<'a> Slot<'a> {
             .map(|(_, _, perturb)| perturb.clone());
         let base = self.counted_base;
         node.preempt = p.counter_global.map(|counter| {
-            let schedule = match &self.replay_preempt {
+            let records = ctx.preempt.records_points();
+            // A schedule's points replace the seed's only under pct, as the reference says.
+            let schedule = match self.replay_preempt.as_ref().filter(|_| records) {
                 Some(points) => Schedule::fixed(points.iter().filter(|&&op| op > base).map(|op| op - base).collect()),
                 None => Schedule::new(&ctx.preempt.strategy, preempt::stream(ctx.seed, &p.name, self.incarnation)),
             };
-            Preemption::new(counter, p.go_offsets, schedule, ctx.preempt.loops)
+            Preemption::new(counter, p.go_offsets, schedule, ctx.preempt.loops, records)
         });
         node.sim = Some(SimLink {
             net: ctx.net.clone(),
