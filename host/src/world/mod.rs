@@ -509,12 +509,16 @@ impl<'a> World<'a> {
 
     /// Prints (replay) what the node wrote, prefixed by node#k and time.
     fn forward_output(&mut self, i: usize) {
-        let (out, err) = self.slots[i].take_output();
+        let (out, err, dropped) = self.slots[i].take_output();
         if !self.rec.logging() {
             return;
         }
         let who = self.slots[i].who(i);
         let at = self.now();
+        if dropped > 0 {
+            let tail = crate::node::CAPTURE_TAIL_BYTES;
+            self.rec.say(at, &format!("{who}: {dropped} bytes of output dropped (a step keeps the last {tail} bytes)"));
+        }
         self.rec.output(at, &who, &out, false);
         self.rec.output(at, &who, &err, true);
     }

@@ -170,13 +170,15 @@ impl<'a> Slot<'a> {
     }
 
     /// Takes the node's output since the last call, keeping the stderr tail.
-    pub fn take_output(&mut self) -> (Vec<u8>, Vec<u8>) {
+    /// Also says how many bytes were dropped to keep the captured tails bounded.
+    pub fn take_output(&mut self) -> (Vec<u8>, Vec<u8>, u64) {
         let node = self.node_mut();
         let (out, err) = (node.stdout.take(), node.stderr.take());
+        let dropped = std::mem::take(&mut node.output_dropped);
         self.stderr_tail.extend_from_slice(&err);
         let excess = self.stderr_tail.len().saturating_sub(STDERR_TAIL_BYTES);
         self.stderr_tail.drain(..excess);
-        (out, err)
+        (out, err, dropped)
     }
 
     /// The last `panic:` or `fatal error:` line of stderr, if any.
