@@ -175,6 +175,13 @@ fn schedule_edits_and_bad_files_are_reported() {
     let out = seedfall(&["faults", "-faults", f, "-shift", "1=-5ms"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out).contains("recorded by disk operation: DELTA is a count"), "{}", text(&out));
+    // Issue 19: shifts wrapped silently; past u64 they are rejected and the file is untouched.
+    for shift in ["1=18446744073709551615", "1=+18446744073709547616"] {
+        let out = seedfall(&["faults", "-faults", f, "-shift", shift]);
+        assert_eq!(out.status.code(), Some(2), "{shift}: {}", text(&out));
+        assert!(text(&out).contains("past the largest value u64 holds"), "{shift}: {}", text(&out));
+    }
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), edited);
     let out = seedfall(&["faults", "-faults", f, "-remove", "7"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out).contains("--remove 7: no such fault (the schedule has 2)"), "{}", text(&out));

@@ -33,7 +33,7 @@ pub mod verdict;
 pub mod vtime;
 
 pub use fault::{Fault, Kind, Target};
-pub use plan::FaultConfig;
+pub use plan::{FaultConfig, RATE_PER_SEC_MAX, RATE_PER_SEC_MIN};
 pub use verdict::{Class, Failure, Properties, PropertySeen, Verdict};
 
 use crate::clock::{MONOTONIC_START_NS, VirtualClock};
