@@ -13,6 +13,14 @@
 #       (each of class, node and message is optional);
 #   {"config": "seedfall.fixed.json", "seeds": "1-1000", "verdict": "pass", "check": true}
 #       passes when the exit code is 0; "check": true adds -check.
+#   {"config": "journal.json", "seeds": "1-20", "verdict": "fail", "failed_at_least": 15, ...}
+#       a fail entry with "failed_at_least" also needs that many failing seeds;
+#   {"config": "journal-random.json", "seeds": "1-20", "verdict": "count", "failed_at_most": 5, ...}
+#       passes when the exit code is 0 or 1 and the number of failing seeds
+#       lies within "failed_at_least" (default 0) and "failed_at_most"
+#       (default: every seed); if any seed failed, its first failure must
+#       match class, node and message as for "fail". For strategies whose
+#       hit rate is the point (pct against random).
 #
 # One line per entry ("ok   ..." or "FAIL ..."); the script exits 1 if any
 # entry does not match, 2 if it cannot run at all.
@@ -24,7 +32,8 @@
 #                      brought up to date with `cargo build --release -p seedfall`)
 #   REGRESS_SEEDS_MAX  run at most this many seeds per entry, the first ones of
 #                      its range (default: the whole range). A fail entry whose
-#                      first failing seed lies beyond the cap then fails here.
+#                      first failing seed lies beyond the cap then fails here,
+#                      and "failed_at_least" counts are not scaled to the cap.
 #   REGRESS_VERBOSE=1  print the output of every run, not only of mismatches
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
@@ -81,8 +90,13 @@ for i, e in enumerate(entries):
     for field in ("config", "seeds", "verdict"):
         if field not in e:
             sys.exit(f"{path}: entry {i} has no {field!r}")
-    if e["verdict"] not in ("pass", "fail"):
-        sys.exit(f"{path}: entry {i}: verdict must be \"pass\" or \"fail\", found {e['verdict']!r}")
+    if e["verdict"] not in ("pass", "fail", "count"):
+        sys.exit(f"{path}: entry {i}: verdict must be \"pass\", \"fail\" or \"count\", found {e['verdict']!r}")
+    for bound in ("failed_at_least", "failed_at_most"):
+        if bound in e and (not isinstance(e[bound], int) or e[bound] < 0):
+            sys.exit(f"{path}: entry {i}: {bound} must be a whole number, found {e[bound]!r}")
+        if bound in e and e["verdict"] == "pass":
+            sys.exit(f"{path}: entry {i}: {bound} needs verdict \"fail\" or \"count\"")
     seeds = str(e["seeds"])
     m = re.fullmatch(r"(\d+)(?:-(\d+))?", seeds)
     if not m:
@@ -162,10 +176,22 @@ if e["verdict"] == "pass":
     out(False, f"expected pass, got exit {rc} ({counts()})")
 
 want = " ".join(x for x in (e.get("class"), e.get("node"), json.dumps(e["message"]) if "message" in e else None) if x)
-if rc != 1:
+if e["verdict"] == "count":
+    if rc not in (0, 1):
+        out(False, f"expected 0 or 1, got exit {rc} ({counts()})")
+    if summary is None:
+        out(False, f"exit {rc} but {why}")
+elif rc != 1:
     out(False, f"expected fail {want}, got exit {rc} ({counts()})")
 if summary is None:
     out(False, f"expected fail {want}: exit 1 but {why}")
+failed = summary.get("failed", 0)
+low, high = e.get("failed_at_least", 0), e.get("failed_at_most")
+bounds = f"at least {low}" + (f" and at most {high}" if high is not None else "")
+if failed < low or (high is not None and failed > high):
+    out(False, f"{failed} seeds failed, expected {bounds} ({counts()})")
+if e["verdict"] == "count" and failed == 0:
+    out(True, f"0 seeds failed, {bounds} expected ({counts()})")
 seed, f = first_failure()
 if f is None:
     out(False, f"expected fail {want}: exit 1 but the summary lists no failure for the lowest failing seed {seed}")
@@ -177,7 +203,8 @@ if "message" in e and e["message"] not in f.get("message", ""):
     diffs.append(f"message lacks {json.dumps(e['message'])}")
 if diffs:
     out(False, f"fail {describe(f)} (seed {seed}): " + "; ".join(diffs))
-out(True, f"fail {describe(f)} (seed {seed})")
+tally = f"; {failed} seeds failed, {bounds} expected" if "failed_at_least" in e or "failed_at_most" in e else ""
+out(True, f"fail {describe(f)} (seed {seed}{tally})")
 EOF
     )
     status=$?

@@ -57,7 +57,8 @@ pub fn load(
     instrumentation: Option<Config>,
     print_timings: bool,
 ) -> Result<Guest, LoadError> {
-    let wasm = std::fs::read(file).map_err(|error| LoadError::Read { file: file.to_path_buf(), error })?;
+    let wasm = crate::input::read_file(file, crate::input::WASM_MAX_BYTES)
+        .map_err(|error| LoadError::Read { file: file.to_path_buf(), error })?;
     let config = CompileConfig::default();
     let key_start = Instant::now();
     let key_bytes = instrumentation.as_ref().map_or_else(|| UNINSTRUMENTED.to_vec(), config_bytes);

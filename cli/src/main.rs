@@ -12,6 +12,7 @@ mod compiled;
 mod config;
 mod duration;
 mod exec_cmd;
+mod input;
 mod progress;
 mod replay_cmd;
 mod report;

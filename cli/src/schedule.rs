@@ -50,7 +50,8 @@ impl Schedule {
 
     pub fn load(path: &Path) -> Result<Schedule, String> {
         let name = path.display();
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{name}: cannot read: {e}"))?;
+        let text = crate::input::read_text(path, crate::input::TEXT_MAX_BYTES)
+            .map_err(|e| format!("{name}: cannot read: {e}"))?;
         Schedule::parse(&text).map_err(|e| format!("{name}: {e}"))
     }
 

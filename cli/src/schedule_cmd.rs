@@ -138,7 +138,13 @@ pub fn edit(args: FaultsArgs) -> ExitCode {
             Some(rest) => (true, rest),
             None => (false, delta.strip_prefix('+').unwrap_or(delta)),
         };
-        let apply = |value: u64, by: u64| if negative { value.saturating_sub(by) } else { value + by };
+        // Earlier than the start is the start (1 for an op); later than
+        // u64 can count is rejected, never wrapped.
+        let apply = |value: u64, by: u64| {
+            if negative { Some(value.saturating_sub(by)) } else { value.checked_add(by) }
+        };
+        let too_far =
+            || fail("faults", format!("--shift {shift:?}: moves fault {index} past the largest value u64 holds"));
         if fault.kind.trigger().by_op() {
             let Ok(by) = magnitude.parse::<u64>() else {
                 let unit = match fault.kind.trigger() {
@@ -150,14 +156,23 @@ pub fn edit(args: FaultsArgs) -> ExitCode {
                     format!("--shift {shift:?}: fault {index} is recorded by {unit}: DELTA is a count"),
                 );
             };
-            fault.op = fault.op.map(|op| apply(op, by).max(1));
+            match fault.op.map(|op| apply(op, by)) {
+                Some(None) => return too_far(),
+                Some(Some(op)) => fault.op = Some(op.max(1)),
+                None => {}
+            }
         } else {
-            let by = match parse_duration(magnitude) {
-                Ok(d) => d.as_nanos() as u64,
+            let by = match parse_duration(magnitude).map(|d| u64::try_from(d.as_nanos())) {
+                Ok(Ok(ns)) => ns,
+                Ok(Err(_)) => return too_far(),
                 Err(e) => return fail("faults", format!("--shift {shift:?}: {e}")),
             };
             let length = fault.length();
-            fault.at = SimTime::from_ns(apply(fault.at.ns(), by));
+            let Some(at) = apply(fault.at.ns(), by) else { return too_far() };
+            if length.is_some_and(|l: SimDuration| at.checked_add(l.ns()).is_none()) {
+                return too_far();
+            }
+            fault.at = SimTime::from_ns(at);
             fault.until = length.map(|l: SimDuration| fault.at.plus(l));
         }
     }

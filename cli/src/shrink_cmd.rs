@@ -9,6 +9,7 @@ use crate::duration::parse_duration;
 use crate::run_cmd::setup;
 use crate::schedule::{Schedule, ShrunkFrom};
 use crate::shrink::{Budget, Candidate, Shrinker, signature};
+use seedfall_host::world::fault::Trigger;
 use seedfall_host::world::{self, Verdict};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -118,7 +119,10 @@ pub fn run(args: ShrinkArgs) -> ExitCode {
             if let Some(seen) = last.faults.iter().find(|g| g.kind == f.kind && g.target == f.target && g.op == f.op) {
                 let length = f.length();
                 f.at = seen.at;
-                f.until = length.map(|l| seen.at.plus(l));
+                // A preemption point's `until` is the reference's "0s" placeholder, not an end.
+                if f.kind.trigger() != Trigger::CountedCall {
+                    f.until = length.map(|l| seen.at.plus(l));
+                }
             }
         }
     }

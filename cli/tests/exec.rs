@@ -150,3 +150,14 @@ fn bad_input_gives_a_clear_error_and_exit_2() {
         assert!(text(&out.stderr).contains(expected), "{file}: {}", text(&out.stderr));
     }
 }
+
+/// Issue 19: `exec /dev/zero` and `run -c /dev/zero` read without end.
+#[test]
+fn issue_19_a_device_or_directory_as_input_is_a_clear_error() {
+    for args in [&["exec", "/dev/zero"][..], &["run", "-c", "/dev/zero", "-seeds", "1"], &["exec", "/tmp"]] {
+        let out = seedfall(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let stderr = text(&out.stderr);
+        assert!(stderr.contains("only regular files are read"), "{args:?}: {stderr}");
+    }
+}

@@ -175,6 +175,13 @@ fn schedule_edits_and_bad_files_are_reported() {
     let out = seedfall(&["faults", "-faults", f, "-shift", "1=-5ms"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out).contains("recorded by disk operation: DELTA is a count"), "{}", text(&out));
+    // Issue 19: shifts wrapped silently; past u64 they are rejected and the file is untouched.
+    for shift in ["1=18446744073709551615", "1=+18446744073709547616"] {
+        let out = seedfall(&["faults", "-faults", f, "-shift", shift]);
+        assert_eq!(out.status.code(), Some(2), "{shift}: {}", text(&out));
+        assert!(text(&out).contains("past the largest value u64 holds"), "{shift}: {}", text(&out));
+    }
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), edited);
     let out = seedfall(&["faults", "-faults", f, "-remove", "7"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out).contains("--remove 7: no such fault (the schedule has 2)"), "{}", text(&out));
@@ -202,4 +209,42 @@ fn preemption_points_are_schedule_entries_that_replay_and_can_be_removed() {
     assert!(out.status.success(), "{}", text(&out));
     let passed = seedfall(&["replay", "-c", config, "-seed", "1", "-faults", without.to_str().unwrap()]);
     assert_eq!(passed.status.code(), Some(0), "without the point the race does not happen: {}", text(&passed));
+}
+
+#[test]
+fn pct_replay_says_its_change_points_and_counts_in_the_reference_format() {
+    let world = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/go/world");
+    let config = world.join("race.json");
+    let config = config.to_str().unwrap();
+    let out = seedfall(&["replay", "-c", config, "-seed", "1"]);
+    let out = text(&out);
+    let header =
+        "* preempt: pct, depth 2, change points per node: 1, drawn over the first 400000 counted function calls";
+    assert!(out.lines().next().is_some_and(|l| l.ends_with(header)), "{out}");
+    let fired: Vec<&str> = out.lines().filter(|l| l.contains("* fault preempt ")).collect();
+    assert_eq!(fired.len(), 1, "{out}");
+    let op: u64 = fired[0]
+        .split_once("* fault preempt race#1's running goroutine at counted call ")
+        .and_then(|(_, op)| op.parse().ok())
+        .unwrap_or_else(|| panic!("{out}"));
+    let last = out.lines().find(|l| l.contains("* pct: race ran ")).unwrap_or_else(|| panic!("{out}"));
+    let (ran, points) =
+        last.split_once("* pct: race ran ").unwrap().1.split_once(" counted calls, change points fired: ").unwrap();
+    assert!(ran.parse::<u64>().unwrap() > op && points == "1", "{last}");
+
+    // The schedule entry, as the reference writes it.
+    let saved = seedfall(&["shrink", "-c", config, "-seed", "1"]);
+    assert!(saved.status.success(), "{}", text(&saved));
+    let schedule = world.join(".seedfall/race.seed-1.faults.json");
+    let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&schedule).unwrap()).unwrap();
+    let entry = &doc["faults"][0];
+    assert_eq!(
+        (entry["kind"].as_str(), entry["node"].as_str(), entry["until"].as_str()),
+        (Some("preempt"), Some("race"), Some("0s")),
+        "{entry}"
+    );
+    assert_eq!(entry["op"].as_u64(), Some(op), "{entry}");
+    let mut keys: Vec<&str> = entry.as_object().unwrap().keys().map(String::as_str).collect();
+    keys.sort_unstable();
+    assert_eq!(keys, ["at", "kind", "node", "op", "until"], "{entry}");
 }

@@ -101,7 +101,8 @@ impl Guest {
 
     /// The node's preemption state with `schedule`; `None` when not instrumented.
     pub fn preemption(&self, preempt: &PreemptConfig, schedule: Schedule) -> Option<Preemption> {
-        self.counter_global.map(|counter| Preemption::new(counter, self.go_offsets, schedule, preempt.loops))
+        // `exec` lists every strategy point (`--timings`), not only pct's.
+        self.counter_global.map(|counter| Preemption::new(counter, self.go_offsets, schedule, preempt.loops, true))
     }
 
     /// The node of an `exec` run: its own clock, the host mounts, output to

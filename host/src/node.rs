@@ -19,22 +19,44 @@ use std::rc::Rc;
 pub enum Output {
     /// Straight to the host process's own stream.
     Inherit,
-    /// Kept in memory (tests, and sweeps that hide node output).
+    /// Kept in memory (tests, and sweeps that hide node output), as a
+    /// bounded tail: see `CAPTURE_TAIL_BYTES`.
     Capture(Vec<u8>),
 }
 
+/// The captured output kept between two takes (one scheduler step): past
+/// twice this the oldest bytes go, down to this much, counted in
+/// `Node::output_dropped`, so a node printing gigabytes without yielding
+/// costs the host at most twice this.
+pub const CAPTURE_TAIL_BYTES: usize = 4 << 20;
+
 impl Output {
     /// Writes to the standard streams never fail: Go's runtime throws if they do.
-    pub fn write(&mut self, bytes: &[u8], stderr: bool) {
+    /// Returns how many earlier captured bytes were dropped to keep the tail bounded.
+    pub fn write(&mut self, bytes: &[u8], stderr: bool) -> u64 {
         match self {
             Output::Inherit if stderr => {
                 let _ = std::io::stderr().write_all(bytes);
+                0
             }
             Output::Inherit => {
                 let mut out = std::io::stdout().lock();
                 let _ = out.write_all(bytes).and_then(|_| out.flush());
+                0
             }
-            Output::Capture(buf) => buf.extend_from_slice(bytes),
+            Output::Capture(buf) => {
+                let skip = bytes.len().saturating_sub(CAPTURE_TAIL_BYTES);
+                let (bytes, mut dropped) = (&bytes[skip..], skip as u64);
+                // Trimmed only at twice the tail, so trimming is amortised.
+                if buf.len() + bytes.len() > 2 * CAPTURE_TAIL_BYTES {
+                    let excess = buf.len() + bytes.len() - CAPTURE_TAIL_BYTES;
+                    let cut = excess.min(buf.len());
+                    buf.drain(..cut);
+                    dropped += cut as u64;
+                }
+                buf.extend_from_slice(bytes);
+                dropped
+            }
         }
     }
 
@@ -156,6 +178,9 @@ pub struct Node {
     pub fds: FdTable,
     pub stdout: Output,
     pub stderr: Output,
+    /// Captured output bytes dropped to keep each stream's tail bounded,
+    /// since the world last took them.
+    pub output_dropped: u64,
     pub trace: Trace,
     /// `None` when the module is not instrumented for preemption.
     pub preempt: Option<Preemption>,
@@ -198,6 +223,7 @@ impl Node {
             fds,
             stdout: Output::Inherit,
             stderr: Output::Inherit,
+            output_dropped: 0,
             trace: Trace::default(),
             preempt: None,
             sim: None,

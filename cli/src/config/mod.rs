@@ -233,7 +233,7 @@ impl std::error::Error for ConfigError {}
 /// Reads and checks the config at `path`. Relative paths inside it are
 /// resolved against its directory. Errors display as `FILE: message`.
 pub fn load(path: &Path) -> Result<Config, ConfigError> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
+    let text = crate::input::read_text(path, crate::input::TEXT_MAX_BYTES).map_err(|e| {
         let message = match e.kind() {
             std::io::ErrorKind::NotFound => "no such file (name the config with -c FILE)".to_string(),
             std::io::ErrorKind::InvalidData => "cannot read: the file is not UTF-8 text".to_string(),

@@ -8,6 +8,7 @@ use super::suggest::nearest;
 use super::{Config, ConfigError, DurationRange, ErrorKind, Faults, FinallySpec, NodeSpec, Source, WorkloadSpec};
 use crate::duration::parse_duration;
 use seedfall_host::preempt::strategy::{PreemptConfig, Strategy};
+use seedfall_host::world::{RATE_PER_SEC_MAX, RATE_PER_SEC_MIN};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
@@ -316,11 +317,22 @@ fn probability(value: &Json, field: &str) -> Result<f64> {
     Ok(p)
 }
 
-/// A rate of planned faults per second, >= 0.
+/// A rate of planned faults per second: 0 (off), or within
+/// [`RATE_PER_SEC_MIN`, `RATE_PER_SEC_MAX`]: a rate of 1e-300 has gaps no
+/// clock can hold and one of 1e9 plans a fault every nanosecond.
 fn rate(value: &Json, field: &str) -> Result<f64> {
     let r = number(value, field, "a rate per second (a number >= 0)")?;
     if r < 0.0 || !r.is_finite() {
         return Err(invalid(field, format!("`{field}` is a rate and must be at least 0, found {}", value.found())));
+    }
+    if r != 0.0 && !(RATE_PER_SEC_MIN..=RATE_PER_SEC_MAX).contains(&r) {
+        return Err(invalid(
+            field,
+            format!(
+                "`{field}` is a rate per second and must be 0 (off) or between {RATE_PER_SEC_MIN:e} and \
+                 {RATE_PER_SEC_MAX:e}, found {r:e}"
+            ),
+        ));
     }
     Ok(r)
 }

@@ -442,6 +442,21 @@ fn probabilities_rates_and_ranges_are_checked() {
         message(r#", "faults": {"crash_per_sec": -1}"#),
         "`faults.crash_per_sec` is a rate and must be at least 0, found -1"
     );
+    // Issue 19: 1e-300 hung planning, 1e-11 wrapped into the past, 1e9 planned a fault per nanosecond.
+    for rate in ["1e-300", "1e-11", "1e9", "1e308"] {
+        let e = error(&with(&format!(r#", "faults": {{"partition_per_sec": {rate}}}"#)));
+        assert_eq!((e.kind, e.field.as_str()), (ErrorKind::Invalid, "faults.partition_per_sec"), "{e}");
+        let text = e.to_string();
+        assert!(
+            text.starts_with(
+                "`faults.partition_per_sec` is a rate per second and must be 0 (off) or between 1e-6 and 1e6, found "
+            ),
+            "{text}"
+        );
+        assert!(text.ends_with(&format!("found {rate}")), "{text}");
+    }
+    let edges = parse_ok(&with(r#", "faults": {"crash_per_sec": 1e-6, "partition_per_sec": 1e6}"#)).faults;
+    assert_eq!((edges.crash_per_sec, edges.partition_per_sec), (1e-6, 1e6));
     let faults = parse_ok(&with(r#", "faults": {"crash_on_io": 1, "fsync_eio": 0, "partition_per_sec": 3}"#)).faults;
     assert_eq!((faults.crash_on_io, faults.fsync_eio, faults.partition_per_sec), (1.0, 0.0, 3.0));
 

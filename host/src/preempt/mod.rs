@@ -50,14 +50,24 @@ pub struct Preemption {
     ignored_slices: u32,
     /// Whether loop heads are counted, which makes the busy-loop verdict sound.
     loops: bool,
+    /// Whether strategy points are recorded in `fired` (pct only).
+    records: bool,
     /// (counted calls, virtual time) of each point at which the strategy
-    /// preempted: the `preempt` faults of a run.
+    /// preempted and that the world has not taken yet: the `preempt`
+    /// faults of a run.
     pub fired: Vec<(u64, u64)>,
 }
 
 impl Preemption {
-    pub fn new(counter_global: u32, offsets: Option<GoOffsets>, schedule: Schedule, loops: bool) -> Preemption {
+    pub fn new(
+        counter_global: u32,
+        offsets: Option<GoOffsets>,
+        schedule: Schedule,
+        loops: bool,
+        records: bool,
+    ) -> Preemption {
         Preemption {
+            records,
             counter_global,
             offsets,
             schedule,
@@ -78,6 +88,12 @@ impl Preemption {
     /// Counted calls up to the last hook.
     pub fn counted(&self) -> u64 {
         self.counted
+    }
+
+    /// Counted calls so far, given the counter's current value read from
+    /// the instance (`Instance::global_get(counter_global)`), past the last hook.
+    pub fn counted_at(&self, counter: u64) -> u64 {
+        self.counted_now(counter as i64)
     }
 
     /// Counted calls so far, given the counter's current value.
@@ -110,7 +126,7 @@ fn decide(node: &mut Node, memory: &mut [u8], g: u64, counter: i64) -> Decision 
     p.counted = p.counted_now(counter);
     let slice_end = p.counted - p.slice_start >= SLICE_CALLS;
     let strategy_point = p.schedule.reached(p.counted);
-    if strategy_point {
+    if strategy_point && p.records {
         p.fired.push((p.counted, now_ns));
     }
     let quantum_ok = p.last_request.is_none_or(|last| p.counted - last >= MIN_QUANTUM);

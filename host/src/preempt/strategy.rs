@@ -62,6 +62,26 @@ impl PreemptConfig {
         };
         Ok(PreemptConfig { strategy, loops })
     }
+
+    /// Whether the strategy's points are recorded as `preempt` faults (and
+    /// a schedule's points replace its own): only pct's few change points
+    /// are choices worth a schedule entry; random and calls preempt every
+    /// few thousand calls, from the seed alone.
+    pub fn records_points(&self) -> bool {
+        matches!(self.strategy, Strategy::Pct { .. })
+    }
+
+    /// The replay header of a strategy that records its points, in the
+    /// reference's words, so a user can compare `steps` with the counts at
+    /// the end of the trace.
+    pub fn header(&self) -> Option<String> {
+        let Strategy::Pct { depth, steps } = self.strategy else { return None };
+        let counted = if self.loops { "counted function calls and loop iterations" } else { "counted function calls" };
+        Some(format!(
+            "preempt: pct, depth {depth}, change points per node: {}, drawn over the first {steps} {counted}",
+            depth.saturating_sub(1)
+        ))
+    }
 }
 
 /// The strategy's upcoming preemption points for one node.
@@ -153,6 +173,24 @@ mod tests {
         assert!(PreemptConfig::parse("pcd").unwrap_err().contains("unknown strategy"));
         assert!(PreemptConfig::parse("pct,dept=2").unwrap_err().contains("unknown option"));
         assert!(PreemptConfig::parse("calls").is_err());
+    }
+
+    #[test]
+    fn only_pct_records_its_points_and_has_a_header_in_the_references_words() {
+        let pct = PreemptConfig::parse("pct,depth=2,steps=300000").unwrap();
+        assert!(pct.records_points());
+        assert_eq!(
+            pct.header().unwrap(),
+            "preempt: pct, depth 2, change points per node: 1, drawn over the first 300000 counted function calls"
+        );
+        let loops = PreemptConfig::parse("pct,depth=3,steps=10,loops=true").unwrap();
+        assert!(loops.header().unwrap().ends_with(
+            "change points per node: 2, drawn over the first 10 counted function calls and loop iterations"
+        ));
+        for other in ["none", "random", "calls,every=8"] {
+            let config = PreemptConfig::parse(other).unwrap();
+            assert!(!config.records_points() && config.header().is_none(), "{other}");
+        }
     }
 
     fn stream() -> RandomStream {

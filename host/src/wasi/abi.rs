@@ -61,16 +61,46 @@ pub fn read_str<T>(c: &Caller<'_, T>, ptr: u32, len: u32) -> Result<String, Errn
     String::from_utf8(read_bytes(c, ptr, len)?).map_err(|_| EINVAL)
 }
 
-/// The (ptr, len) pairs of an iovec array.
+/// Linux's IOV_MAX: more iovecs in one call is EINVAL.
+pub const IOV_MAX: u32 = 1024;
+/// Linux's MAX_RW_COUNT: the most one read or write moves; iovecs past it
+/// are cut (a short count, which Go's poll loop continues from).
+pub const MAX_RW_BYTES: u64 = 0x7fff_f000;
+
+/// The (ptr, len) pairs of an iovec array, each checked to lie in guest
+/// memory (EFAULT, as Linux checks them before it moves a byte) and cut so
+/// that they add up to at most `MAX_RW_BYTES`. Nothing is copied: iovecs
+/// may add up to gigabytes (and overlap), so callers stream them.
 pub fn read_iovecs<T>(c: &Caller<'_, T>, iovs: u32, count: u32) -> Result<Vec<(u32, u32)>, Errno> {
-    (0..count).map(|i| Ok((read_u32(c, iovs + 8 * i)?, read_u32(c, iovs + 8 * i + 4)?))).collect()
+    if count > IOV_MAX {
+        return Err(EINVAL);
+    }
+    let mut out = Vec::with_capacity(count as usize);
+    let mut left = MAX_RW_BYTES;
+    for i in 0..count {
+        // 8 * i < 8 * IOV_MAX: only the sum with `iovs` can overflow.
+        let at = iovs.checked_add(8 * i).ok_or(EFAULT)?;
+        let ptr = read_u32(c, at)?;
+        let len = read_u32(c, at.checked_add(4).ok_or(EFAULT)?)?;
+        c.read(ptr, len).map_err(|_| EFAULT)?;
+        let len = (len as u64).min(left) as u32;
+        left -= len as u64;
+        out.push((ptr, len));
+    }
+    Ok(out)
 }
 
-/// The bytes an iovec array points at, concatenated.
-pub fn gather<T>(c: &Caller<'_, T>, iovs: u32, count: u32) -> Result<Vec<u8>, Errno> {
-    let mut out = Vec::new();
-    for (ptr, len) in read_iovecs(c, iovs, count)? {
-        out.extend_from_slice(c.read(ptr, len).map_err(|_| EFAULT)?);
+/// The first `max` bytes an iovec array points at, concatenated: a bounded
+/// copy for a sink that needs one buffer (a socket); the rest is a short write.
+pub fn gather<T>(c: &Caller<'_, T>, iovecs: &[(u32, u32)], max: usize) -> Result<Vec<u8>, Errno> {
+    let total = iovecs.iter().map(|(_, len)| *len as usize).sum::<usize>().min(max);
+    let mut out = Vec::with_capacity(total);
+    for &(ptr, len) in iovecs {
+        let take = (len as usize).min(total - out.len());
+        out.extend_from_slice(c.read(ptr, take as u32).map_err(|_| EFAULT)?);
+        if out.len() == total {
+            break;
+        }
     }
     Ok(out)
 }

@@ -43,19 +43,29 @@ fn stdio_filestat() -> [u8; 64] {
     out
 }
 
+/// The most one socket read or write moves (a short count past it, which
+/// Go's poll loop continues from): a socket sink needs its bytes in one
+/// host buffer, so the buffer is bounded, not the guest's iovec sum.
+const SOCKET_IO_MAX_BYTES: usize = 1 << 20;
+/// File reads go through a buffer of at most this size, chunk by chunk.
+const FILE_READ_CHUNK_BYTES: usize = 1 << 20;
+
 fn fd_write(c: &mut Caller<'_, Node>, v: &[u64], offset: Option<u64>) -> WasiResult {
     let (fd, iovs, count) = (v[0] as u32, v[1] as u32, v[2] as u32);
     let result_ptr = if offset.is_some() { v[4] as u32 } else { v[3] as u32 };
-    let data = gather(c, iovs, count)?;
+    let iovecs = read_iovecs(c, iovs, count)?;
     let entry = entry(c, fd)?;
     let written = match entry.kind {
-        FdKind::Stdout if offset.is_none() => {
-            c.data_mut().stdout.write(&data, false);
-            data.len()
-        }
-        FdKind::Stderr if offset.is_none() => {
-            c.data_mut().stderr.write(&data, true);
-            data.len()
+        FdKind::Stdout | FdKind::Stderr if offset.is_none() => {
+            let stderr = entry.kind == FdKind::Stderr;
+            let (memory, node) = c.memory_and_data();
+            let out = if stderr { &mut node.stderr } else { &mut node.stdout };
+            let mut dropped = 0;
+            for &(ptr, len) in &iovecs {
+                dropped += out.write(&memory[ptr as usize..][..len as usize], stderr);
+            }
+            node.output_dropped += dropped;
+            iovecs.iter().map(|(_, len)| *len as usize).sum()
         }
         FdKind::Stdout | FdKind::Stderr | FdKind::Stdin => return Err(ESPIPE),
         // As on Linux: a directory is never open for writing, and neither
@@ -63,32 +73,85 @@ fn fd_write(c: &mut Caller<'_, Node>, v: &[u64], offset: Option<u64>) -> WasiRes
         FdKind::Dir { .. } => return Err(EBADF),
         FdKind::File { .. } if !entry.can_write() => return Err(EBADF),
         FdKind::Socket(_) | FdKind::Listener(_) if offset.is_some() => return Err(ESPIPE),
-        FdKind::Socket(_) | FdKind::Listener(_) => sock::write(c, fd, &entry, &data)?,
+        FdKind::Socket(_) | FdKind::Listener(_) => {
+            let data = gather(c, &iovecs, SOCKET_IO_MAX_BYTES)?;
+            sock::write(c, fd, &entry, &data)?
+        }
         FdKind::File { ino, offset: position } => {
-            let node = c.data_mut();
+            let (memory, node) = c.memory_and_data();
             let now = node.clock.realtime_now();
-            let at = match offset {
+            let start = match offset {
                 Some(at) => at,
                 None if entry.flags & FDFLAG_APPEND != 0 => node.fs.size(ino)?,
                 None => position,
             };
-            let n = node.fs.write_at(ino, at, &data, now)?;
+            // One disk write per iovec, straight from guest memory; an
+            // empty list is one empty write, as a single empty iovec is.
+            let mut done = 0u64;
+            for &(ptr, len) in if iovecs.is_empty() { &[(0, 0)][..] } else { &iovecs[..] } {
+                let at = start.checked_add(done).ok_or(EINVAL)?;
+                match node.fs.write_at(ino, at, &memory[ptr as usize..][..len as usize], now) {
+                    Ok(n) => {
+                        done += n as u64;
+                        if n < len as usize {
+                            break;
+                        }
+                    }
+                    Err(e) if done == 0 => return Err(e.into()),
+                    // What was written stays written: a short count.
+                    Err(_) => break,
+                }
+            }
             if offset.is_none()
                 && let Some(FdEntry { kind: FdKind::File { offset, .. }, .. }) = node.fds.get_mut(fd)
             {
-                *offset = at + n as u64;
+                *offset = start + done;
             }
-            n
+            done as usize
         }
     };
     write_u32(c, result_ptr, written as u32)
+}
+
+/// Reads file `ino` from `at` into the iovecs through a bounded buffer: a
+/// guest asking for gigabytes (of a sparse file, say) costs the host one
+/// chunk. The test hook's read perturbation sees the call's first chunk,
+/// as it saw the whole read before.
+fn read_file(c: &mut Caller<'_, Node>, ino: crate::fs::Ino, at: u64, iovecs: &[(u32, u32)]) -> Result<u64, Errno> {
+    let mut chunk = Vec::new();
+    let mut done = 0u64;
+    let mut first = true;
+    for &(ptr, len) in iovecs {
+        let mut filled = 0u32;
+        while filled < len {
+            let want = ((len - filled) as usize).min(FILE_READ_CHUNK_BYTES);
+            chunk.resize(want, 0);
+            let from = at.checked_add(done).ok_or(EINVAL)?;
+            let n = match c.data_mut().fs.read_at(ino, from, &mut chunk) {
+                Ok(n) => n,
+                Err(e) if done == 0 => return Err(e.into()),
+                Err(_) => return Ok(done),
+            };
+            if first && c.data().perturb.is_some() {
+                c.data_mut().perturb_read(&mut chunk[..n]);
+            }
+            first = false;
+            write_bytes(c, ptr + filled, &chunk[..n])?;
+            done += n as u64;
+            filled += n as u32;
+            if n < want {
+                return Ok(done);
+            }
+        }
+    }
+    Ok(done)
 }
 
 fn fd_read(c: &mut Caller<'_, Node>, v: &[u64], offset: Option<u64>) -> WasiResult {
     let (fd, iovs, count) = (v[0] as u32, v[1] as u32, v[2] as u32);
     let result_ptr = if offset.is_some() { v[4] as u32 } else { v[3] as u32 };
     let iovecs = read_iovecs(c, iovs, count)?;
-    let wanted: usize = iovecs.iter().map(|(_, len)| *len as usize).sum();
+    let wanted = iovecs.iter().map(|(_, len)| *len as usize).sum::<usize>();
     let entry = entry(c, fd)?;
     let data = match entry.kind {
         FdKind::Stdin => Vec::new(), // always at end of file: runs never depend on input
@@ -97,18 +160,16 @@ fn fd_read(c: &mut Caller<'_, Node>, v: &[u64], offset: Option<u64>) -> WasiResu
         // As on Linux: a file opened O_WRONLY cannot be read.
         FdKind::File { .. } if !entry.can_read() => return Err(EBADF),
         FdKind::Socket(_) | FdKind::Listener(_) if offset.is_some() => return Err(ESPIPE),
-        FdKind::Socket(_) | FdKind::Listener(_) => sock::read(c, fd, &entry, wanted)?,
+        FdKind::Socket(_) | FdKind::Listener(_) => sock::read(c, fd, &entry, wanted.min(SOCKET_IO_MAX_BYTES))?,
         FdKind::File { ino, offset: position } => {
             let at = offset.unwrap_or(position);
-            let mut buf = vec![0u8; wanted];
-            let n = c.data_mut().fs.read_at(ino, at, &mut buf)?;
-            buf.truncate(n);
+            let n = read_file(c, ino, at, &iovecs)?;
             if offset.is_none()
                 && let Some(FdEntry { kind: FdKind::File { offset, .. }, .. }) = c.data_mut().fds.get_mut(fd)
             {
-                *offset = at + n as u64;
+                *offset = at + n;
             }
-            buf
+            return write_u32(c, result_ptr, n as u32);
         }
     };
     let n = scatter(c, &iovecs, &data)?;

@@ -41,7 +41,7 @@ pub mod verdict;
 pub mod vtime;
 
 pub use fault::{Fault, Kind, Target};
-pub use plan::FaultConfig;
+pub use plan::{FaultConfig, RATE_PER_SEC_MAX, RATE_PER_SEC_MIN};
 pub use verdict::{Class, Failure, Properties, PropertySeen, Verdict};
 
 use crate::clock::{MONOTONIC_START_NS, VirtualClock};
@@ -232,6 +232,9 @@ impl<'a> World<'a> {
         if !injector.swarm().is_empty() {
             rec.say(SimTime::ZERO, &fault::swarm::describe(injector.swarm()));
         }
+        if let Some(header) = spec.preempt.header() {
+            rec.say(SimTime::ZERO, &header);
+        }
         let mut world = World {
             spec,
             rec,
@@ -374,6 +377,18 @@ impl<'a> World<'a> {
         for i in 0..self.slots.len() {
             if self.slots[i].instance.is_some() {
                 self.end_incarnation(i, End::Retired);
+            }
+        }
+        if self.spec.preempt.records_points() {
+            // Not hashed: the counts are in every incarnation's trace already.
+            for slot in self.slots.iter().filter(|s| s.program.counter_global.is_some()) {
+                let line = format!(
+                    "pct: {} ran {} counted calls, change points fired: {}",
+                    slot.name(),
+                    slot.counted_ran,
+                    slot.points_fired
+                );
+                self.rec.say(end, &line);
             }
         }
         self.timings.total = self.started.elapsed();
@@ -520,6 +535,8 @@ impl<'a> World<'a> {
         self.clock.advance_to(instance.data().clock.now_ns());
         self.net.borrow_mut().advance(self.clock.now_ns());
 
+        // Points fired before whatever the node printed in this step.
+        self.record_preemptions(i);
         self.forward_output(i);
         self.take_reports(i);
         if !self.failures.is_empty() {
@@ -581,12 +598,16 @@ impl<'a> World<'a> {
 
     /// Prints (replay) what the node wrote, prefixed by node#k and time.
     fn forward_output(&mut self, i: usize) {
-        let (out, err) = self.slots[i].take_output();
+        let (out, err, dropped) = self.slots[i].take_output();
         if !self.rec.logging() {
             return;
         }
         let who = self.slots[i].who(i);
         let at = self.now();
+        if dropped > 0 {
+            let tail = crate::node::CAPTURE_TAIL_BYTES;
+            self.rec.say(at, &format!("{who}: {dropped} bytes of output dropped (a step keeps the last {tail} bytes)"));
+        }
         self.rec.output(at, &who, &out, false);
         self.rec.output(at, &who, &err, true);
     }
@@ -704,7 +725,7 @@ impl<'a> World<'a> {
     /// watchdog off its counter, its trace hash folded into the run's, and
     /// what the end does to its disk and network.
     fn end_incarnation(&mut self, i: usize, end: End) {
-        self.record_preemptions(i);
+        self.end_counting(i);
         self.progress.unwatch_counter();
         let now = self.now();
         let hash = match end {
@@ -729,20 +750,36 @@ impl<'a> World<'a> {
         self.rec.emit(now, Event::Incarnation(hash));
     }
 
-    /// Records the preemption points of slot `i`'s running incarnation as
-    /// faults, numbered in counted calls across its incarnations; called
-    /// just before the incarnation ends.
+    /// Records the preemption points slot `i`'s running incarnation fired
+    /// since last time as faults, numbered in counted calls across its
+    /// incarnations, each at the virtual time it fired; called after every
+    /// step and when the incarnation ends (which also adds its count to the
+    /// slot's base).
     fn record_preemptions(&mut self, i: usize) {
         let slot = &mut self.slots[i];
-        let Some(preempt) = slot.node().preempt.as_ref() else { return };
-        let (base, counted) = (slot.counted_base, preempt.counted());
-        let fired = preempt.fired.clone();
-        slot.counted_base += counted;
-        let node = slot.name().to_string();
+        let who = slot.who(i);
+        let base = slot.counted_base;
+        let Some(preempt) = slot.node_mut().preempt.as_mut() else { return };
+        let fired = std::mem::take(&mut preempt.fired);
+        slot.points_fired += fired.len() as u64;
         for (op, at) in fired {
-            let fault = fault::preempt::recorded(&node, base + op, SimTime::from_clock(at));
-            self.rec.emit(self.now(), Event::Fault { fault, line: None });
+            let op = base + op;
+            let at = SimTime::from_clock(at);
+            let fault = fault::preempt::recorded(&who.name, op, at);
+            let line = format!("fault preempt {who}'s running goroutine at counted call {op}");
+            self.rec.emit(at, Event::Fault { fault, line: Some(line) });
         }
+    }
+
+    /// The incarnation of slot `i` ends: its counted calls move to the base.
+    fn end_counting(&mut self, i: usize) {
+        self.record_preemptions(i);
+        let slot = &mut self.slots[i];
+        let instance = slot.instance.as_ref().expect("an ending incarnation has its instance");
+        let Some(p) = instance.data().preempt.as_ref() else { return };
+        let ran = instance.global_get(p.counter_global()).map_or(p.counted(), |counter| p.counted_at(counter));
+        slot.counted_base += p.counted();
+        slot.counted_ran += ran;
     }
 }
 

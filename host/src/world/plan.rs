@@ -27,6 +27,11 @@ pub struct FaultConfig {
     pub swarm: bool,
 }
 
+/// The rates a config accepts besides 0 (off): outside them the gaps are
+/// beyond any horizon or a fault every few nanoseconds.
+pub const RATE_PER_SEC_MIN: f64 = 1e-6;
+pub const RATE_PER_SEC_MAX: f64 = 1e6;
+
 /// A Poisson process on virtual time.
 pub struct Arrivals {
     per_sec: f64,
@@ -54,10 +59,17 @@ impl Arrivals {
         }
     }
 
-    /// An exponential gap of mean `1 / per_sec` seconds, at least 1 ns.
+    /// An exponential gap of mean `1 / per_sec` seconds, at least 1 ns and
+    /// saturating at u64::MAX ns (never reached: `SimTime::plus` saturates
+    /// too, so an arrival that far is past every horizon, not wrapped into
+    /// the past). Rates come validated from the config; this holds for any.
     fn gap(&mut self) -> SimDuration {
         let seconds = -portable_ln(1.0 - self.stream.unit()) / self.per_sec;
-        SimDuration::from_ns(((seconds * 1e9) as u64).max(1))
+        let ns = seconds * 1e9;
+        // `as` saturates a float to the integer range, and NaN (a rate of 0
+        // or NaN that slipped through) is no arrival at all.
+        let ns = if ns.is_nan() { u64::MAX } else { ns as u64 };
+        SimDuration::from_ns(ns.max(1))
     }
 }
 
@@ -98,6 +110,27 @@ mod tests {
             x *= 0.37;
         }
         assert_eq!(portable_ln(1.0), 0.0);
+    }
+
+    /// Issue 19: a rate of 1e-300 looped and 1e-11 wrapped a crash into the
+    /// past (at the moment faults start). Gaps saturate; arrivals never go back.
+    #[test]
+    fn issue_19_extreme_rates_saturate_instead_of_wrapping() {
+        for per_sec in [1e-300, 1e-11, RATE_PER_SEC_MIN, f64::MIN_POSITIVE, RATE_PER_SEC_MAX, 1e308] {
+            let mut a = Arrivals::new(per_sec, RandomStream::new(1, Purpose::Fault("k", Draw::Times), "n", 0));
+            let start = SimTime::from_ns(5_000_000_000);
+            a.start(start);
+            let first = a.next.unwrap();
+            assert!(first >= start, "{per_sec}: {first} before the start");
+            a.advance();
+            assert!(a.next.unwrap() >= first, "{per_sec}: went back");
+        }
+        let mut tiny = Arrivals::new(1e-300, RandomStream::new(1, Purpose::Fault("k", Draw::Times), "n", 0));
+        tiny.start(SimTime::ZERO);
+        assert_eq!(tiny.next.unwrap().ns(), u64::MAX, "beyond every horizon");
+        let mut nan = Arrivals::new(f64::NAN, RandomStream::new(1, Purpose::Fault("k", Draw::Times), "n", 0));
+        nan.start(SimTime::ZERO);
+        assert_eq!(nan.next, None, "not a rate: no arrivals");
     }
 
     #[test]

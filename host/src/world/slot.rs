@@ -54,6 +54,13 @@ pub struct Slot<'a> {
     pub wall_offset_ns: i64,
     /// Paused until then (monotonic ns; 0: not paused).
     pub paused_until_ns: u64,
+    /// Recorded preemption points (pct change points) across incarnations.
+    pub points_fired: u64,
+    /// Counted calls of the ended incarnations up to their very end, for
+    /// the trace's last line only: `counted_base` stops at each one's last
+    /// hook, which is what replays (an interrupted spin ends at a real-time
+    /// moment, so its exact count must not number anything).
+    pub counted_ran: u64,
 }
 
 /// What every boot of every node of a run shares.
@@ -91,6 +98,8 @@ impl<'a> Slot<'a> {
             counted_base: 0,
             wall_offset_ns: 0,
             paused_until_ns: 0,
+            points_fired: 0,
+            counted_ran: 0,
         }
     }
 
@@ -138,11 +147,13 @@ impl<'a> Slot<'a> {
             .map(|(_, _, perturb)| perturb.clone());
         let base = self.counted_base;
         node.preempt = p.counter_global.map(|counter| {
-            let schedule = match &self.replay_preempt {
+            let records = ctx.preempt.records_points();
+            // A schedule's points replace the seed's only under pct, as the reference says.
+            let schedule = match self.replay_preempt.as_ref().filter(|_| records) {
                 Some(points) => Schedule::fixed(points.iter().filter(|&&op| op > base).map(|op| op - base).collect()),
                 None => Schedule::new(&ctx.preempt.strategy, preempt::stream(ctx.seed, &p.name, self.incarnation)),
             };
-            Preemption::new(counter, p.go_offsets, schedule, ctx.preempt.loops)
+            Preemption::new(counter, p.go_offsets, schedule, ctx.preempt.loops, records)
         });
         node.sim = Some(SimLink {
             net: ctx.net.clone(),
@@ -169,13 +180,15 @@ impl<'a> Slot<'a> {
     }
 
     /// Takes the node's output since the last call, keeping the stderr tail.
-    pub fn take_output(&mut self) -> (Vec<u8>, Vec<u8>) {
+    /// Also says how many bytes were dropped to keep the captured tails bounded.
+    pub fn take_output(&mut self) -> (Vec<u8>, Vec<u8>, u64) {
         let node = self.node_mut();
         let (out, err) = (node.stdout.take(), node.stderr.take());
+        let dropped = std::mem::take(&mut node.output_dropped);
         self.stderr_tail.extend_from_slice(&err);
         let excess = self.stderr_tail.len().saturating_sub(STDERR_TAIL_BYTES);
         self.stderr_tail.drain(..excess);
-        (out, err)
+        (out, err, dropped)
     }
 
     /// Why the process says it exited: the last `panic:` or `fatal error:`

@@ -197,7 +197,10 @@ impl Fault {
     /// One readable line (`inspect`, shrink's log).
     pub fn describe(&self) -> String {
         let mut line = format!("{:>14}  {:<11} {}", self.at.to_string(), self.kind.name(), self.target);
-        if let (Some(until), Some(length)) = (self.until, self.length()) {
+        // A preemption point's `until` is a placeholder, not an end.
+        if let (Some(until), Some(length)) = (self.until, self.length())
+            && self.kind.trigger() != Trigger::CountedCall
+        {
             line.push_str(&format!(" until {until} ({length})"));
         }
         if let Some(op) = self.op {

@@ -17,10 +17,13 @@ pub fn stream(seed: u64, node: &str, incarnation: u32) -> RandomStream {
     RandomStream::new(seed, Purpose::Fault(Preempt.name(), Draw::Points), node, incarnation)
 }
 
-/// The schedule entry of a point that fired.
+/// The schedule entry of a point that fired: `at` is when it fired, `op`
+/// what replays it; `until` is "0s" as the reference writes it (a point
+/// has no length).
 pub fn recorded(node: &str, op: u64, at: SimTime) -> Fault {
     let mut fault = Fault::on_node(at, Kind::of(&Preempt), node);
     fault.op = Some(op);
+    fault.until = Some(SimTime::ZERO);
     fault
 }
 

@@ -1,0 +1,122 @@
+//! Issue 19, hostile guests: small WAT programs that try to make the host
+//! allocate what the guest names (iovec sums of gigabytes, wrapping iovec
+//! pointers, huge reads), run under `exec::run`. Each must end quickly
+//! with an errno or a count, the host's memory staying bounded: the guest's
+//! answers are written where the test reads them back.
+
+use seedfall_engine::{Code, CompileConfig, compile};
+use seedfall_host::exec::{self, Exit};
+use seedfall_host::node::{CAPTURE_TAIL_BYTES, Output};
+use seedfall_host::preempt::strategy::PreemptConfig;
+use seedfall_host::{ExecNode, Guest};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// A guest with `pages` of memory whose `_start` is `body`, with helpers:
+/// `$open(path_ptr, path_len) -> fd`, `$iov(at, ptr, len)` storing one
+/// iovec, and `$store(at, value)`.
+fn guest(pages: u32, body: &str) -> Arc<Code> {
+    let wat = format!(
+        r#"(module
+  (import "wasi_snapshot_preview1" "fd_write" (func $fd_write (param i32 i32 i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "fd_read" (func $fd_read (param i32 i32 i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "fd_filestat_set_size" (func $set_size (param i32 i64) (result i32)))
+  (import "wasi_snapshot_preview1" "path_open"
+    (func $path_open (param i32 i32 i32 i32 i32 i64 i64 i32 i32) (result i32)))
+  (memory (export "memory") {pages})
+  (data (i32.const 1024) "/dev/null")
+  (data (i32.const 1040) "/tmp/big")
+  (func $open (param $path i32) (param $len i32) (param $oflags i32) (result i32)
+    (drop (call $path_open (i32.const 3) (i32.const 0) (local.get $path) (local.get $len) (local.get $oflags)
+      (i64.const -1) (i64.const -1) (i32.const 0) (i32.const 600)))
+    (i32.load (i32.const 600)))
+  (func $iov (param $at i32) (param $ptr i32) (param $len i32)
+    (i32.store (local.get $at) (local.get $ptr))
+    (i32.store (i32.add (local.get $at) (i32.const 4)) (local.get $len)))
+  (func (export "_start") (local $i i32) (local $fd i32)
+    {body}))"#
+    );
+    let wasm = wat::parse_str(&wat).expect("valid WAT");
+    Arc::new(Code::load(compile(&wasm, &CompileConfig::default()).expect("compiles")).expect("loads"))
+}
+
+/// Runs the guest; returns the u32s it left at 100, 104, 108, ... (`n` of them).
+fn run(code: Arc<Code>, n: usize, capture: bool) -> (Vec<u32>, seedfall_host::node::Node) {
+    let spec = ExecNode {
+        name: "main".into(),
+        seed: 1,
+        argv: vec!["main".into()],
+        env: vec![],
+        mounts: vec![],
+        preempt: PreemptConfig::default(),
+    };
+    let mut node = Guest::new(code.clone()).unwrap().exec_node(spec).unwrap();
+    if capture {
+        node.stdout = Output::Capture(Vec::new());
+    }
+    let (exit, mut instance) = exec::run(code, node, Duration::from_secs(10)).expect("runs");
+    assert!(matches!(exit, Exit::Code(0)), "{:?}", matches!(exit, Exit::Trapped(_)));
+    let memory = instance.memory().unwrap().bytes();
+    let words = (0..n).map(|i| u32::from_le_bytes(memory[100 + 4 * i..104 + 4 * i].try_into().unwrap())).collect();
+    let node = std::mem::replace(
+        instance.data_mut(),
+        seedfall_host::node::Node::new("x", 0, vec![], vec![], seedfall_host::fs::Fs::new(0)),
+    );
+    (words, node)
+}
+
+/// The process's peak resident set, in bytes (Linux).
+fn peak_rss() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .map_or(0, |kb| kb * 1024)
+}
+
+#[test]
+fn issue_19_iovecs_adding_up_to_terabytes_are_streamed_not_gathered() {
+    let before = peak_rss();
+    // 16384 pages: 1 GiB of guest memory, never touched. 1024 iovecs of
+    // all of it (1 TiB) to /dev/null, then to stdout (captured), then 1025.
+    let body = "
+      (local.set $fd (call $open (i32.const 1024) (i32.const 9) (i32.const 0)))
+      (loop $l
+        (call $iov (i32.add (i32.const 4096) (i32.mul (local.get $i) (i32.const 8))) (i32.const 0) (i32.const 0x40000000))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br_if $l (i32.lt_u (local.get $i) (i32.const 1025))))
+      (i32.store (i32.const 100) (call $fd_write (local.get $fd) (i32.const 4096) (i32.const 1024) (i32.const 104)))
+      (i32.store (i32.const 108) (call $fd_write (i32.const 1) (i32.const 4096) (i32.const 3) (i32.const 112)))
+      (i32.store (i32.const 116) (call $fd_write (local.get $fd) (i32.const 4096) (i32.const 1025) (i32.const 120)))
+      ;; An iovec array that wraps around the address space: EFAULT, not a read at 0.
+      (i32.store (i32.const 124) (call $fd_write (local.get $fd) (i32.const 0xfffffff8) (i32.const 2) (i32.const 128)))
+      ;; An iovec that runs past the end of memory.
+      (call $iov (i32.const 8192) (i32.const 0x3fffff00) (i32.const 0x1000))
+      (i32.store (i32.const 132) (call $fd_write (local.get $fd) (i32.const 8192) (i32.const 1) (i32.const 136)))";
+    let (w, node) = run(guest(16384, body), 10, true);
+    assert_eq!((w[0], w[1]), (0, 0x7fff_f000), "/dev/null: Linux's MAX_RW_COUNT, a short count");
+    assert_eq!(w[2], 0, "stdout");
+    assert_eq!(w[3], 0x7fff_f000, "3 GiB asked, MAX_RW_COUNT written");
+    let kept = node.stdout.captured().len();
+    assert!((CAPTURE_TAIL_BYTES..=2 * CAPTURE_TAIL_BYTES).contains(&kept), "the captured tail is bounded: {kept}");
+    assert_eq!(node.output_dropped + kept as u64, 0x7fff_f000, "what was dropped is counted");
+    assert_eq!(w[4], 28, "1025 iovecs: EINVAL (IOV_MAX is 1024)");
+    assert_eq!(w[6], 21, "wrapping iovec array: EFAULT");
+    assert_eq!(w[8], 21, "an iovec past the end of memory: EFAULT");
+    let grown = peak_rss().saturating_sub(before);
+    assert!(grown < 256 << 20, "peak RSS grew by {} MiB", grown >> 20);
+}
+
+#[test]
+fn issue_19_a_huge_read_goes_through_a_bounded_buffer() {
+    // A file extended to 256 MiB, read with one 256 MiB iovec and with
+    // 1024 overlapping ones: the count is the file's, memory bounded.
+    let body = "
+      (local.set $fd (call $open (i32.const 1040) (i32.const 8) (i32.const 1)))
+      (i32.store (i32.const 100) (call $set_size (local.get $fd) (i64.const 0x10000000)))
+      (call $iov (i32.const 4096) (i32.const 0x100000) (i32.const 0x10000000))
+      (i32.store (i32.const 104) (call $fd_read (local.get $fd) (i32.const 4096) (i32.const 1) (i32.const 108)))";
+    let (w, _) = run(guest(16384, body), 3, false);
+    assert_eq!(w, [0, 0, 0x1000_0000], "{w:x?}");
+}
