@@ -4,6 +4,8 @@
 // read that starts after version N was acknowledged and answers a version
 // below N is a stale read: the run fails with
 // `stale read: r1 answered version 12 after version 14 was acknowledged`.
+// With -snapshot-every it also asks every replica for a SNAPSHOT (a long
+// checksum on the leader) that often; only the reads are checked.
 package main
 
 import (
@@ -22,6 +24,7 @@ import (
 var (
 	replicas = flag.String("replicas", "r1:7000,r2:7000", "the replicas, comma-separated")
 	run      = flag.Duration("run", 8*time.Second, "how long to write and read")
+	snapshot = flag.Duration("snapshot-every", 0, "also ask a replica for a SNAPSHOT this often (0: never)")
 )
 
 type history struct {
@@ -84,6 +87,16 @@ func main() {
 	h := &history{served: map[int]bool{}}
 	stop := time.Now().Add(*run)
 	go h.write(addrs, stop)
+	if *snapshot > 0 {
+		go func() {
+			for time.Now().Before(stop) {
+				for _, addr := range addrs {
+					go wire.Call(addr, "SNAPSHOT", 10*time.Second)
+				}
+				time.Sleep(*snapshot)
+			}
+		}()
+	}
 	var reads sync.WaitGroup
 	for k := 0; time.Now().Before(stop); k++ {
 		reads.Add(1)

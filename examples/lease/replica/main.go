@@ -39,7 +39,21 @@ var (
 	margin    = flag.Duration("margin", 20*time.Millisecond, "monotonic: how much earlier than the lease to stop serving")
 	term      = flag.Duration("term", time.Second, "step down after holding the lease this long")
 	rest      = flag.Duration("rest", 700*time.Millisecond, "after stepping down, wait this long before asking again")
+	checksum  = flag.Int("checksum", 1<<16, "SNAPSHOT: iterations of the call-free checksum it computes first")
 )
+
+// state is what SNAPSHOT checksums.
+var state [4096]byte
+
+// sum is a long computation with no function call in its loop: without
+// loop counters it takes no virtual time at all (examples/busyloop).
+func sum(iterations int) uint32 {
+	h := uint32(2166136261)
+	for i := 0; i < iterations; i++ {
+		h = (h ^ uint32(state[i&4095])) * 16777619
+	}
+	return h
+}
 
 type replica struct {
 	mu          sync.Mutex
@@ -73,6 +87,11 @@ func (r *replica) handle(request string) string {
 			return "NOTLEADER"
 		}
 		return fmt.Sprintf("VAL %d", version)
+	case len(f) == 1 && f[0] == "SNAPSHOT":
+		if !ok {
+			return "NOTLEADER"
+		}
+		return fmt.Sprintf("SUM %d %08x", version, sum(*checksum))
 	case len(f) == 2 && f[0] == "WRITE":
 		v, err := strconv.Atoi(f[1])
 		if err != nil {
@@ -120,6 +139,7 @@ func (r *replica) renew() {
 			if !r.leader {
 				r.since = sent
 				r.version = max(r.version, version)
+				fmt.Fprintf(os.Stderr, "replica %s: lease acquired at version %d\n", *id, r.version)
 			}
 			r.leader, r.wallExpiry, r.localExpiry = true, expiry, sent.Add(*lease-*margin)
 		} else {

@@ -1,0 +1,3 @@
+module seedfall.dev/examples/busyloop
+
+go 1.26
