@@ -138,8 +138,12 @@ impl FaultInjector {
         self.kinds.len()
     }
 
-    /// The kind that acts next and when (the first in registry order on a tie).
+    /// The kind that acts next and when (the first in registry order on a
+    /// tie); none in the liveness phase, where nothing would be allowed.
     pub fn next(&self) -> Option<(SimTime, usize)> {
+        if self.stopped {
+            return None;
+        }
         let mut best: Option<(SimTime, usize)> = None;
         for (k, (_, planned)) in self.kinds.iter().enumerate() {
             if let Some(at) = planned.next_at().filter(|at| best.is_none_or(|(t, _)| *at < t)) {
