@@ -175,6 +175,8 @@ impl Cluster {
                     torn_writes: f.torn_writes,
                     fsync_eio: f.fsync_eio,
                     strict_dirs: f.strict_dirs,
+                    write_eio: f.write_eio,
+                    write_enospc: f.write_enospc,
                 },
                 clock_skew: span(f.clock_skew),
                 clock_jump_per_sec: f.clock_jump_per_sec,

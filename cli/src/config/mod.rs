@@ -139,6 +139,10 @@ pub struct Faults {
     pub partition_per_sec: f64,
     /// How long a partition lasts.
     pub partition_length: DurationRange,
+    /// Per write: probability that it fails with EIO and writes nothing.
+    pub write_eio: f64,
+    /// Per write: probability that it fails with ENOSPC and writes nothing.
+    pub write_enospc: f64,
     /// The largest wall-clock offset of a node incarnation (zero: none).
     pub clock_skew: Duration,
     /// Planned wall-clock jumps per second of virtual time, per node.
@@ -164,6 +168,8 @@ impl Default for Faults {
             strict_dirs: false,
             partition_per_sec: 0.0,
             partition_length: DurationRange::new(Duration::from_millis(200), Duration::from_secs(2)),
+            write_eio: 0.0,
+            write_enospc: 0.0,
             clock_skew: Duration::ZERO,
             clock_jump_per_sec: 0.0,
             clock_jump: Duration::from_secs(1),

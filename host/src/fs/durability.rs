@@ -88,11 +88,17 @@
 //!     `DiskFaults::replay` injects exactly a logged list, so the same
 //!     operations meet the same faults. Torn writes at a crash are not
 //!     per-operation faults: they replay from the crash's stream.
+//! 12. **Failed writes** (`write_eio`, `write_enospc`). With these
+//!     probabilities a write to a regular file fails with EIO or ENOSPC
+//!     (EIO drawn first, each from its own stream) and changes nothing:
+//!     not the page cache, not the size, not the pending writes. It still
+//!     counts as a disk operation (its number is how it replays), and a
+//!     crash drawn for the same operation wins.
 //!
 //! # How the host drives it
 //!
 //! ```text
-//! fs.start_disk_model(DiskFaults::random(config, crash_io_stream, fsync_eio_stream))  // after mounts, before boot
+//! fs.start_disk_model(DiskFaults::random(config, streams))  // one stream per kind; after mounts, before boot
 //! ... after every host call: if fs.crash_requested().is_some() { crash the node now }
 //! ... at a planned crash or a requested one:
 //! let report = fs.crash(&mut RandomStream::new(seed, Purpose::TornWrites, node, incarnation));
@@ -613,11 +619,18 @@ impl Fs {
     }
 
     /// Starts a write of `len` bytes that passed its checks: how many of
-    /// them to write, or `IO` if none is written before the crash.
+    /// them to write, or `IO` if none is written before the crash, or the
+    /// errno of a failed write (rule 12).
     pub(super) fn begin_write(&mut self, len: usize) -> Result<usize, Errno> {
         let op = self.begin()?;
         let Some(d) = self.disk.as_deref_mut() else { return Ok(len) };
-        let Some(fault) = d.faults.crash_in(op, DiskOp::Write, &[len]) else { return Ok(len) };
+        let Some(fault) = d.faults.crash_in(op, DiskOp::Write, &[len]) else {
+            return match d.faults.write_error(op).map(|f| f.kind) {
+                Some(DiskFaultKind::WriteEio) => Err(Errno::IO),
+                Some(_) => Err(Errno::NOSPC),
+                None => Ok(len),
+            };
+        };
         d.crashing = Some(fault);
         match fault.kind {
             DiskFaultKind::Crash { applied } if applied.is_all(1) => Ok(len),

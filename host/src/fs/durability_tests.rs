@@ -20,7 +20,14 @@ fn strict() -> Fs {
     model(DiskConfig { strict_dirs: true, ..DiskConfig::default() }, &[])
 }
 
-const TORN: DiskConfig = DiskConfig { crash_on_io: 0.0, torn_writes: true, fsync_eio: 0.0, strict_dirs: false };
+const TORN: DiskConfig = DiskConfig {
+    crash_on_io: 0.0,
+    torn_writes: true,
+    fsync_eio: 0.0,
+    strict_dirs: false,
+    write_eio: 0.0,
+    write_enospc: 0.0,
+};
 
 fn torn_stream(seed: u64) -> RandomStream {
     RandomStream::new(seed, Purpose::TornWrites, "n", 1)
@@ -390,6 +397,48 @@ fn rule7_fsync_eio_drops_pending_writes_for_good() {
     assert_eq!(fs.disk_faults().len(), 1);
     let report = crash(&mut fs);
     assert_eq!(report.vanished, strings(&["/tmp/g"]));
+}
+
+#[test]
+fn rule12_a_failed_write_changes_nothing_and_still_counts() {
+    // Ops: create 1, write 2, sync 3, write 4 (EIO), write 5 (ENOSPC), write 6, sync 7.
+    let eio = DiskFault { op: 4, on: DiskOp::Write, kind: DiskFaultKind::WriteEio };
+    let enospc = DiskFault { op: 5, on: DiskOp::Write, kind: DiskFaultKind::WriteEnospc };
+    let mut fs = model(DiskConfig::default(), &[eio, enospc]);
+    let file = write(&mut fs, "/tmp/f", b"A", T0);
+    fs.sync(file).unwrap();
+    assert_eq!(fs.write_at(file, 1, b"BB", T0), Err(Errno::IO));
+    assert_eq!(fs.write_at(file, 1, b"CC", T0), Err(Errno::NOSPC));
+    assert_eq!((fs.disk_ops(), fs.disk_faults()), (5, &[eio, enospc][..]), "each counted and logged");
+    assert_eq!(read(&mut fs, "/tmp/f"), b"A", "neither reached the page cache or the size");
+    assert_eq!(fs.crash_requested(), None, "a failed write is not a crash");
+    fs.write_at(file, 1, b"D", T0).unwrap();
+    fs.sync(file).unwrap();
+    crash(&mut fs);
+    assert_eq!(read(&mut fs, "/tmp/f"), b"AD", "and nothing of them reached the disk");
+
+    // Drawn, each from its own stream; a write that crashes is not also a failed write.
+    for (config, errno, kind) in [
+        (DiskConfig { write_eio: 1.0, ..DiskConfig::default() }, Errno::IO, DiskFaultKind::WriteEio),
+        (DiskConfig { write_enospc: 1.0, ..DiskConfig::default() }, Errno::NOSPC, DiskFaultKind::WriteEnospc),
+    ] {
+        let mut fs = Fs::new(T0);
+        fs.start_disk_model(DiskFaults::seeded(config, 1, "n"));
+        let file = write(&mut fs, "/tmp/g", b"", T0);
+        assert_eq!(fs.write_at(file, 0, b"data", T0), Err(errno));
+        assert_eq!(fs.disk_faults(), [DiskFault { op: 2, on: DiskOp::Write, kind }]);
+        assert_eq!(fs.size(file), Ok(0));
+    }
+    let mut fs = Fs::new(T0);
+    let file = write(&mut fs, "/tmp/h", b"", T0);
+    let both = DiskConfig { crash_on_io: 1.0, write_enospc: 1.0, ..DiskConfig::default() };
+    fs.start_disk_model(DiskFaults::seeded(both, 1, "n"));
+    assert_ne!(fs.write_at(file, 0, b"xyz", T0), Err(Errno::NOSPC));
+    assert!(
+        matches!(fs.disk_faults(), [DiskFault { kind: DiskFaultKind::Crash { .. }, .. }]),
+        "{:?}",
+        fs.disk_faults()
+    );
 }
 
 /// A host directory for one test, removed when dropped.

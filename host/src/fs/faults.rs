@@ -1,6 +1,7 @@
 //! The disk fault policy of one node: which mutating disk operation crashes
-//! the node in its middle (`crash_on_io`) and which sync fails with EIO
-//! (`fsync_eio`), drawn from seeded streams or replayed from a list; and the
+//! the node in its middle (`crash_on_io`), which sync fails with EIO
+//! (`fsync_eio`) and which write fails with EIO or ENOSPC (`write_eio`,
+//! `write_enospc`), drawn from seeded streams or replayed from a list; and the
 //! log of every fault injected, keyed by the node's disk-operation number so
 //! a run can be replayed and its fault schedule shrunk. What each fault does
 //! to the disk is the contract at the top of `durability.rs`; this file only
@@ -33,6 +34,18 @@ pub struct DiskConfig {
     /// A create, link, unlink or rename survives a crash only once its
     /// directory has been synced.
     pub strict_dirs: bool,
+    /// Probability, per write, that it fails with EIO and writes nothing.
+    pub write_eio: f64,
+    /// Probability, per write, that it fails with ENOSPC and writes nothing.
+    pub write_enospc: f64,
+}
+
+/// The streams a drawn policy takes its faults from, one per kind.
+pub struct DiskStreams {
+    pub crash_on_io: RandomStream,
+    pub fsync_eio: RandomStream,
+    pub write_eio: RandomStream,
+    pub write_enospc: RandomStream,
 }
 
 /// The mutating disk operations, each counted once (`Fs::disk_ops`).
@@ -126,6 +139,10 @@ pub enum DiskFaultKind {
     Crash { applied: Prefix },
     /// `fsync_eio`: the sync failed with EIO and dropped the pending writes.
     SyncEio,
+    /// `write_eio`: the write failed with EIO and wrote nothing.
+    WriteEio,
+    /// `write_enospc`: the write failed with ENOSPC and wrote nothing.
+    WriteEnospc,
 }
 
 /// One injected fault: the disk operation it hit, by number.
@@ -144,6 +161,8 @@ impl fmt::Display for DiskFault {
         let (op, on) = (self.op, self.on.name());
         match self.kind {
             DiskFaultKind::SyncEio => write!(f, "disk op {op} ({on}): EIO, pending writes dropped"),
+            DiskFaultKind::WriteEio => write!(f, "disk op {op} ({on}): EIO, nothing written"),
+            DiskFaultKind::WriteEnospc => write!(f, "disk op {op} ({on}): ENOSPC, nothing written"),
             DiskFaultKind::Crash { applied } => {
                 write!(f, "disk op {op} ({on}): crash, applied {} ops + {} bytes", applied.ops, applied.bytes)
             }
@@ -154,7 +173,7 @@ impl fmt::Display for DiskFault {
 /// Where faults come from.
 enum Source {
     /// Drawn: one stream per fault kind (boxed: they are large).
-    Random { crash_on_io: Box<RandomStream>, fsync_eio: Box<RandomStream> },
+    Random(Box<DiskStreams>),
     /// Exactly these, by operation number.
     Replay(BTreeMap<u64, DiskFaultKind>),
 }
@@ -181,20 +200,24 @@ impl DiskFaults {
 
     /// Faults drawn with `config`'s probabilities, each kind from its own
     /// stream.
-    pub fn random(config: DiskConfig, crash_on_io: RandomStream, fsync_eio: RandomStream) -> DiskFaults {
-        let (crash_on_io, fsync_eio) = (Box::new(crash_on_io), Box::new(fsync_eio));
-        DiskFaults::with(config, Source::Random { crash_on_io, fsync_eio })
+    pub fn random(config: DiskConfig, streams: DiskStreams) -> DiskFaults {
+        DiskFaults::with(config, Source::Random(Box::new(streams)))
     }
 
     /// `random` with streams of `node` under `seed`, for tests (the world
     /// takes its streams from the fault kinds, `world::fault`).
     #[cfg(test)]
     pub fn seeded(config: DiskConfig, seed: u64, node: &str) -> DiskFaults {
+        // The streams these tests were written against.
+        let stream = |kind| RandomStream::new(seed, Purpose::Fault(kind, Draw::DiskOps), node, 0);
         DiskFaults::random(
             config,
-            // The streams these tests were written against.
-            RandomStream::new(seed, Purpose::Fault("crash_on_io", Draw::DiskOps), node, 0),
-            RandomStream::new(seed, Purpose::Fault("fsync_eio", Draw::DiskOps), node, 0),
+            DiskStreams {
+                crash_on_io: stream("crash_on_io"),
+                fsync_eio: stream("fsync_eio"),
+                write_eio: stream("write_eio"),
+                write_enospc: stream("write_enospc"),
+            },
         )
     }
 
@@ -250,11 +273,11 @@ impl DiskFaults {
             return None;
         }
         let applied = match &mut self.source {
-            Source::Random { crash_on_io, .. } => {
-                if !crash_on_io.chance(self.config.crash_on_io) {
+            Source::Random(streams) => {
+                if !streams.crash_on_io.chance(self.config.crash_on_io) {
                     return None;
                 }
-                Prefix::draw(sizes, crash_on_io)
+                Prefix::draw(sizes, &mut streams.crash_on_io)
             }
             Source::Replay(faults) => match faults.get(&op) {
                 Some(DiskFaultKind::Crash { applied }) => applied.fit(sizes),
@@ -271,10 +294,34 @@ impl DiskFaults {
             return None;
         }
         let fails = match &mut self.source {
-            Source::Random { fsync_eio, .. } => has_pending && fsync_eio.chance(self.config.fsync_eio),
+            Source::Random(streams) => has_pending && streams.fsync_eio.chance(self.config.fsync_eio),
             Source::Replay(faults) => faults.get(&op) == Some(&DiskFaultKind::SyncEio),
         };
         fails.then(|| self.logged(op, DiskOp::Sync, DiskFaultKind::SyncEio))
+    }
+
+    /// Whether write operation `op` fails (EIO drawn first, then ENOSPC,
+    /// each from its own stream), writing nothing.
+    pub(super) fn write_error(&mut self, op: u64) -> Option<DiskFault> {
+        if self.closed() {
+            return None;
+        }
+        let kind = match &mut self.source {
+            Source::Random(streams) => {
+                let eio = streams.write_eio.chance(self.config.write_eio);
+                let enospc = streams.write_enospc.chance(self.config.write_enospc);
+                match (eio, enospc) {
+                    (true, _) => DiskFaultKind::WriteEio,
+                    (false, true) => DiskFaultKind::WriteEnospc,
+                    _ => return None,
+                }
+            }
+            Source::Replay(faults) => match faults.get(&op) {
+                Some(kind @ (DiskFaultKind::WriteEio | DiskFaultKind::WriteEnospc)) => *kind,
+                _ => return None,
+            },
+        };
+        Some(self.logged(op, DiskOp::Write, kind))
     }
 
     fn logged(&mut self, op: u64, on: DiskOp, kind: DiskFaultKind) -> DiskFault {

@@ -35,7 +35,7 @@ mod testutil;
 
 pub use durability::{CrashReport, FileCrash};
 pub use errno::Errno;
-pub use faults::{DiskConfig, DiskFault, DiskFaultKind, DiskFaults, DiskOp, Prefix};
+pub use faults::{DiskConfig, DiskFault, DiskFaultKind, DiskFaults, DiskOp, DiskStreams, Prefix};
 
 use inode::{Dir, Inodes, Node};
 

@@ -6,9 +6,13 @@
 
 use super::NodeProgram;
 use super::event::Who;
-use super::fault::{crash_io, fsync_eio, preempt};
+use super::fault::disk_error::disk_stream;
+use super::fault::fsync_eio::FsyncEio;
+use super::fault::write_eio::WriteEio;
+use super::fault::write_enospc::WriteEnospc;
+use super::fault::{crash_io, preempt};
 use crate::clock::{EPOCH_UNIX_NS, VirtualClock};
-use crate::fs::{CrashReport, DiskFaults, Fs};
+use crate::fs::{CrashReport, DiskFaults, DiskStreams, Fs};
 use crate::guest::Role;
 use crate::net::{Net, NodeId};
 use crate::node::{Node, Output, Perturb, SimLink};
@@ -124,8 +128,12 @@ impl<'a> Slot<'a> {
                     Some(faults) => DiskFaults::replay(ctx.disk, faults),
                     None => DiskFaults::random(
                         ctx.disk,
-                        crash_io::disk_stream(ctx.seed, &p.name),
-                        fsync_eio::disk_stream(ctx.seed, &p.name),
+                        DiskStreams {
+                            crash_on_io: crash_io::disk_stream(ctx.seed, &p.name),
+                            fsync_eio: disk_stream(ctx.seed, &FsyncEio, &p.name),
+                            write_eio: disk_stream(ctx.seed, &WriteEio, &p.name),
+                            write_enospc: disk_stream(ctx.seed, &WriteEnospc, &p.name),
+                        },
                     ),
                 };
                 fs.start_disk_model(faults.gated(ctx.gate.clone()));

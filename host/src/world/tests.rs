@@ -227,6 +227,34 @@ fn drawn_crash_io_faults_replay_exactly_from_their_schedule() {
     assert_eq!(replay_log, log);
 }
 
+#[test]
+fn drawn_write_errors_are_schedule_entries_that_replay_exactly() {
+    // `w` appends and syncs a line every 10ms; some writes fail with EIO or ENOSPC.
+    let writer = guest(
+        "(local.set $fd (call $open))
+         (loop $l (call $append (local.get $fd)) (call $sleep (i64.const 10000000) (i32.const 0)) (br $l))",
+    );
+    let mut drawn = spec(5, vec![program("w", writer), workload(sleeper(1, 1000))]);
+    drawn.faults.disk = DiskConfig { write_eio: 0.2, write_enospc: 0.2, ..DiskConfig::default() };
+    let (verdict, log, first) = run_logged(&drawn);
+    assert_eq!(verdict, Verdict::Pass, "{log}");
+    for name in ["write_eio", "write_enospc"] {
+        let kind = Kind::from_name(name).expect("registered");
+        let recorded: Vec<&Fault> = first.faults.iter().filter(|f| f.kind == kind).collect();
+        assert!(recorded.len() >= 3 && recorded.iter().all(|f| f.op.is_some()), "{name}: {:?}", first.faults);
+    }
+    assert!(log.contains("): EIO, nothing written") && log.contains("): ENOSPC, nothing written"), "{log}");
+
+    let mut replay = spec(5, drawn.programs.iter().map(clone_program).collect());
+    replay.schedule = Some(first.faults.clone());
+    let (_, replay_log, second) = run_logged(&replay);
+    assert_eq!((second.faults, second.trace_hash), (first.faults.clone(), first.trace_hash));
+    assert_eq!(replay_log, log);
+    // Without them the writes succeed: another run.
+    replay.schedule = Some(Vec::new());
+    assert_ne!(run_logged(&replay).2.trace_hash, first.trace_hash);
+}
+
 pub(super) fn clone_program(p: &NodeProgram) -> NodeProgram {
     NodeProgram { name: p.name.clone(), code: p.code.clone(), args: p.args.clone(), env: p.env.clone(), ..*p }
 }

@@ -19,6 +19,7 @@ mod clock_jump;
 mod clock_skew;
 mod crash;
 pub(crate) mod crash_io;
+pub(crate) mod disk_error;
 pub(crate) mod fsync_eio;
 pub mod injector;
 mod json;
@@ -27,6 +28,8 @@ mod pause;
 pub mod preempt;
 pub mod swarm;
 mod timed;
+pub(crate) mod write_eio;
+pub(crate) mod write_enospc;
 
 pub use injector::FaultInjector;
 
@@ -48,6 +51,8 @@ pub static KINDS: &[&dyn FaultKind] = &[
     &clock_skew::ClockSkew,
     &clock_jump::ClockJump,
     &pause::Pause,
+    &write_eio::WriteEio,
+    &write_enospc::WriteEnospc,
 ];
 
 /// How a kind's occurrences are placed, and so how a schedule replays them.
