@@ -177,6 +177,8 @@ impl Cluster {
                     strict_dirs: f.strict_dirs,
                     write_eio: f.write_eio,
                     write_enospc: f.write_enospc,
+                    read_eio: f.read_eio,
+                    read_corrupt: f.read_corrupt,
                 },
                 clock_skew: span(f.clock_skew),
                 clock_jump_per_sec: f.clock_jump_per_sec,

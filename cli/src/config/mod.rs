@@ -143,6 +143,10 @@ pub struct Faults {
     pub write_eio: f64,
     /// Per write: probability that it fails with ENOSPC and writes nothing.
     pub write_enospc: f64,
+    /// Per read of a regular file: probability that it fails with EIO.
+    pub read_eio: f64,
+    /// Per read of a regular file: probability that one bit it returns is flipped.
+    pub read_corrupt: f64,
     /// The largest wall-clock offset of a node incarnation (zero: none).
     pub clock_skew: Duration,
     /// Planned wall-clock jumps per second of virtual time, per node.
@@ -170,6 +174,8 @@ impl Default for Faults {
             partition_length: DurationRange::new(Duration::from_millis(200), Duration::from_secs(2)),
             write_eio: 0.0,
             write_enospc: 0.0,
+            read_eio: 0.0,
+            read_corrupt: 0.0,
             clock_skew: Duration::ZERO,
             clock_jump_per_sec: 0.0,
             clock_jump: Duration::from_secs(1),

@@ -222,7 +222,8 @@ fn unknown_field_known_elsewhere_or_far_from_everything() {
     assert_eq!(
         message(r#", "faults": {"bananas": 1}"#),
         "unknown field `faults.bananas`; known fields: crash_per_sec, crash_downtime, crash_on_io, torn_writes, \
-         fsync_eio, strict_dirs, partition_per_sec, partition_length, write_eio, write_enospc, clock_skew, clock_jump_per_sec, clock_jump, \
+         fsync_eio, strict_dirs, partition_per_sec, partition_length, write_eio, write_enospc, read_eio, read_corrupt, \
+         clock_skew, clock_jump_per_sec, clock_jump, \
          pause_per_sec, pause_length, swarm"
     );
 }
@@ -237,8 +238,6 @@ fn fields_not_implemented_yet_are_errors() {
         "reorder_writes",
         "fs_model",
         "disk_bytes",
-        "read_eio",
-        "read_corrupt",
         "lost_write",
         "misdirected_write",
         "corrupt_on_crash",

@@ -23,6 +23,9 @@ impl Fs {
         let start = usize::try_from(offset).map_or(bytes.len(), |offset| offset.min(bytes.len()));
         let n = buf.len().min(bytes.len() - start);
         buf[..n].copy_from_slice(&bytes[start..start + n]);
+        if n > 0 {
+            self.read_faults(&mut buf[..n])?;
+        }
         Ok(n)
     }
 

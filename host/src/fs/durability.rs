@@ -94,6 +94,13 @@
 //!     not the page cache, not the size, not the pending writes. It still
 //!     counts as a disk operation (its number is how it replays), and a
 //!     crash drawn for the same operation wins.
+//! 13. **Failed and corrupted reads** (`read_eio`, `read_corrupt`). Every
+//!     read of at least one byte of a regular file gets the node's next
+//!     disk-read number (`Fs::disk_reads`, its own count, kept across
+//!     crashes). With probability `read_eio` it fails with EIO; else with
+//!     probability `read_corrupt` it returns its bytes with one seeded bit
+//!     flipped. The page cache and the disk keep the right bytes: the next
+//!     read of the same bytes is correct (a bad transfer, not a bad sector).
 //!
 //! # How the host drives it
 //!
@@ -593,6 +600,27 @@ impl Fs {
 
     // Hooks for the operations (rule 5's counting and crashing, then each
     // operation's effect on the disk). All do nothing without the model.
+
+    /// The number of the last disk read (0 before the first, and without
+    /// the model).
+    pub fn disk_reads(&self) -> u64 {
+        self.disk.as_ref().map_or(0, |d| d.faults.reads())
+    }
+
+    /// A read of a regular file returned `read` (rule 13): `IO` if it
+    /// fails, or its bytes with one bit flipped.
+    pub(super) fn read_faults(&mut self, read: &mut [u8]) -> Result<(), Errno> {
+        let Some(d) = self.disk.as_deref_mut() else { return Ok(()) };
+        match d.faults.read_fault(read.len()).map(|f| f.kind) {
+            Some(DiskFaultKind::ReadEio) => Err(Errno::IO),
+            Some(DiskFaultKind::ReadCorrupt { bit }) => {
+                let bit = bit % (read.len() as u64 * 8);
+                read[(bit / 8) as usize] ^= 1 << (bit % 8);
+                Ok(())
+            }
+            _ => Ok(()),
+        }
+    }
 
     /// Counts a mutating operation; `IO` once the node is crashing.
     fn begin(&mut self) -> Result<u64, Errno> {

@@ -27,6 +27,8 @@ const TORN: DiskConfig = DiskConfig {
     strict_dirs: false,
     write_eio: 0.0,
     write_enospc: 0.0,
+    read_eio: 0.0,
+    read_corrupt: 0.0,
 };
 
 fn torn_stream(seed: u64) -> RandomStream {
@@ -439,6 +441,44 @@ fn rule12_a_failed_write_changes_nothing_and_still_counts() {
         "{:?}",
         fs.disk_faults()
     );
+}
+
+#[test]
+fn rule13_a_failed_or_corrupted_read_leaves_the_right_bytes_behind() {
+    // Reads are numbered on their own: read 1 fails, read 2 has bit 8 flipped.
+    let eio = DiskFault { op: 1, on: DiskOp::Read, kind: DiskFaultKind::ReadEio };
+    let corrupt = DiskFault { op: 2, on: DiskOp::Read, kind: DiskFaultKind::ReadCorrupt { bit: 8 } };
+    let mut fs = model(DiskConfig::default(), &[eio, corrupt]);
+    let file = write(&mut fs, "/tmp/f", b"ABCD", T0);
+    let mut buf = [0u8; 4];
+    assert_eq!(fs.read_at(file, 0, &mut buf), Err(Errno::IO));
+    assert_eq!(fs.read_at(file, 0, &mut buf), Ok(4));
+    assert_eq!(&buf, b"A\x43CD", "bit 8 is the second byte's lowest: B (0x42) reads as C (0x43)");
+    assert_eq!(read(&mut fs, "/tmp/f"), b"ABCD", "the page cache kept the right bytes");
+    assert_eq!(fs.disk_reads(), 3);
+    assert_eq!(fs.disk_faults(), [eio, corrupt]);
+    assert_eq!(fs.disk_ops(), 2, "reads are not disk operations");
+    assert_eq!(fs.read_at(file, 4, &mut buf), Ok(0), "a read of nothing is not counted");
+    assert_eq!(fs.disk_reads(), 3);
+
+    // Drawn: every read fails, or every read is corrupted by one bit.
+    for config in [
+        DiskConfig { read_eio: 1.0, ..DiskConfig::default() },
+        DiskConfig { read_corrupt: 1.0, ..DiskConfig::default() },
+    ] {
+        let mut fs = Fs::new(T0);
+        let file = write(&mut fs, "/tmp/g", b"hello", T0);
+        fs.start_disk_model(DiskFaults::seeded(config, 1, "n"));
+        let mut buf = [0u8; 5];
+        match fs.read_at(file, 0, &mut buf) {
+            Err(e) => assert_eq!((e, config.read_eio), (Errno::IO, 1.0)),
+            Ok(n) => {
+                let flipped: u32 = buf[..n].iter().zip(b"hello").map(|(a, b)| (a ^ b).count_ones()).sum();
+                assert_eq!((n, flipped), (5, 1), "{buf:?}");
+            }
+        }
+        assert_eq!(fs.disk_faults().len(), 1);
+    }
 }
 
 /// A host directory for one test, removed when dropped.

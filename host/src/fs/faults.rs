@@ -1,9 +1,11 @@
 //! The disk fault policy of one node: which mutating disk operation crashes
 //! the node in its middle (`crash_on_io`), which sync fails with EIO
-//! (`fsync_eio`) and which write fails with EIO or ENOSPC (`write_eio`,
-//! `write_enospc`), drawn from seeded streams or replayed from a list; and the
-//! log of every fault injected, keyed by the node's disk-operation number so
-//! a run can be replayed and its fault schedule shrunk. What each fault does
+//! (`fsync_eio`), which write fails with EIO or ENOSPC (`write_eio`,
+//! `write_enospc`) and which read fails or returns a flipped bit (`read_eio`,
+//! `read_corrupt`), drawn from seeded streams or replayed from a list; and the
+//! log of every fault injected, keyed by the node's disk-operation number (a
+//! read's by its disk-read number) so a run can be replayed and its fault
+//! schedule shrunk. What each fault does
 //! to the disk is the contract at the top of `durability.rs`; this file only
 //! decides *when* and *how much*.
 //!
@@ -38,6 +40,11 @@ pub struct DiskConfig {
     pub write_eio: f64,
     /// Probability, per write, that it fails with ENOSPC and writes nothing.
     pub write_enospc: f64,
+    /// Probability, per read of a regular file, that it fails with EIO.
+    pub read_eio: f64,
+    /// Probability, per read of a regular file, that one bit of what it
+    /// returns is flipped (the page cache keeps the right bytes).
+    pub read_corrupt: f64,
 }
 
 /// The streams a drawn policy takes its faults from, one per kind.
@@ -46,6 +53,8 @@ pub struct DiskStreams {
     pub fsync_eio: RandomStream,
     pub write_eio: RandomStream,
     pub write_enospc: RandomStream,
+    pub read_eio: RandomStream,
+    pub read_corrupt: RandomStream,
 }
 
 /// The mutating disk operations, each counted once (`Fs::disk_ops`).
@@ -63,6 +72,9 @@ pub enum DiskOp {
     Rename,
     /// fd_sync and fd_datasync of a file or a directory.
     Sync,
+    /// A read of at least one byte of a regular file: not mutating, numbered
+    /// by its own counter (`Fs::disk_reads`).
+    Read,
 }
 
 impl DiskOp {
@@ -75,6 +87,7 @@ impl DiskOp {
             DiskOp::Unlink => "unlink",
             DiskOp::Rename => "rename",
             DiskOp::Sync => "sync",
+            DiskOp::Read => "read",
         }
     }
 }
@@ -143,6 +156,11 @@ pub enum DiskFaultKind {
     WriteEio,
     /// `write_enospc`: the write failed with ENOSPC and wrote nothing.
     WriteEnospc,
+    /// `read_eio`: the read failed with EIO.
+    ReadEio,
+    /// `read_corrupt`: the read returned its bytes with bit `bit` (counted
+    /// from the first byte's lowest bit, modulo the bits read) flipped.
+    ReadCorrupt { bit: u64 },
 }
 
 /// One injected fault: the disk operation it hit, by number.
@@ -163,6 +181,8 @@ impl fmt::Display for DiskFault {
             DiskFaultKind::SyncEio => write!(f, "disk op {op} ({on}): EIO, pending writes dropped"),
             DiskFaultKind::WriteEio => write!(f, "disk op {op} ({on}): EIO, nothing written"),
             DiskFaultKind::WriteEnospc => write!(f, "disk op {op} ({on}): ENOSPC, nothing written"),
+            DiskFaultKind::ReadEio => write!(f, "disk read {op}: EIO"),
+            DiskFaultKind::ReadCorrupt { bit } => write!(f, "disk read {op}: bit {bit} flipped"),
             DiskFaultKind::Crash { applied } => {
                 write!(f, "disk op {op} ({on}): crash, applied {} ops + {} bytes", applied.ops, applied.bytes)
             }
@@ -174,8 +194,13 @@ impl fmt::Display for DiskFault {
 enum Source {
     /// Drawn: one stream per fault kind (boxed: they are large).
     Random(Box<DiskStreams>),
-    /// Exactly these, by operation number.
-    Replay(BTreeMap<u64, DiskFaultKind>),
+    /// Exactly these, by operation number (`key`).
+    Replay(BTreeMap<(bool, u64), DiskFaultKind>),
+}
+
+/// Reads and mutating operations are numbered apart: a fault's replay key.
+fn key(on: DiskOp, n: u64) -> (bool, u64) {
+    (on == DiskOp::Read, n)
 }
 
 /// The per-operation fault policy an `Fs` holds (`Fs::start_disk_model`):
@@ -185,6 +210,8 @@ pub struct DiskFaults {
     source: Source,
     /// Disk operations counted so far; the last one's number.
     ops: u64,
+    /// Disk reads counted so far.
+    reads: u64,
     log: Vec<DiskFault>,
     /// When set, faults are injected only while it is open (the world's
     /// phases: not before `sim.SetupComplete`, not in a quiet window).
@@ -217,6 +244,8 @@ impl DiskFaults {
                 fsync_eio: stream("fsync_eio"),
                 write_eio: stream("write_eio"),
                 write_enospc: stream("write_enospc"),
+                read_eio: stream("read_eio"),
+                read_corrupt: stream("read_corrupt"),
             },
         )
     }
@@ -227,12 +256,12 @@ impl DiskFaults {
     /// fit its operation is bent to fit (`Prefix::fit`; EIO at anything
     /// but a sync is ignored), and the log records what actually happened.
     pub fn replay(config: DiskConfig, faults: &[DiskFault]) -> DiskFaults {
-        let faults = faults.iter().map(|fault| (fault.op, fault.kind)).collect();
+        let faults = faults.iter().map(|fault| (key(fault.on, fault.op), fault.kind)).collect();
         DiskFaults::with(config, Source::Replay(faults))
     }
 
     fn with(config: DiskConfig, source: Source) -> DiskFaults {
-        DiskFaults { config, source, ops: 0, log: Vec::new(), gate: None }
+        DiskFaults { config, source, ops: 0, reads: 0, log: Vec::new(), gate: None }
     }
 
     /// Injects faults only while `gate` is open.
@@ -252,6 +281,11 @@ impl DiskFaults {
     /// The number of the last disk operation counted.
     pub fn ops(&self) -> u64 {
         self.ops
+    }
+
+    /// The number of the last disk read counted.
+    pub fn reads(&self) -> u64 {
+        self.reads
     }
 
     /// Every fault injected so far, in order.
@@ -279,7 +313,7 @@ impl DiskFaults {
                 }
                 Prefix::draw(sizes, &mut streams.crash_on_io)
             }
-            Source::Replay(faults) => match faults.get(&op) {
+            Source::Replay(faults) => match faults.get(&key(on, op)) {
                 Some(DiskFaultKind::Crash { applied }) => applied.fit(sizes),
                 _ => return None,
             },
@@ -295,7 +329,7 @@ impl DiskFaults {
         }
         let fails = match &mut self.source {
             Source::Random(streams) => has_pending && streams.fsync_eio.chance(self.config.fsync_eio),
-            Source::Replay(faults) => faults.get(&op) == Some(&DiskFaultKind::SyncEio),
+            Source::Replay(faults) => faults.get(&key(DiskOp::Sync, op)) == Some(&DiskFaultKind::SyncEio),
         };
         fails.then(|| self.logged(op, DiskOp::Sync, DiskFaultKind::SyncEio))
     }
@@ -316,7 +350,7 @@ impl DiskFaults {
                     _ => return None,
                 }
             }
-            Source::Replay(faults) => match faults.get(&op) {
+            Source::Replay(faults) => match faults.get(&key(DiskOp::Write, op)) {
                 Some(kind @ (DiskFaultKind::WriteEio | DiskFaultKind::WriteEnospc)) => *kind,
                 _ => return None,
             },
@@ -324,8 +358,41 @@ impl DiskFaults {
         Some(self.logged(op, DiskOp::Write, kind))
     }
 
+    /// Counts a read of `len` > 0 bytes and says whether it fails or is
+    /// corrupted (EIO drawn first, each from its own stream).
+    pub(super) fn read_fault(&mut self, len: usize) -> Option<DiskFault> {
+        self.reads += 1;
+        let read = self.reads;
+        if self.closed() {
+            return None;
+        }
+        let kind = match &mut self.source {
+            Source::Random(streams) => {
+                let eio = streams.read_eio.chance(self.config.read_eio);
+                let corrupt = streams.read_corrupt.chance(self.config.read_corrupt);
+                match (eio, corrupt) {
+                    (true, _) => DiskFaultKind::ReadEio,
+                    (false, true) => DiskFaultKind::ReadCorrupt { bit: streams.read_corrupt.below(len as u64 * 8) },
+                    _ => return None,
+                }
+            }
+            Source::Replay(faults) => match faults.get(&key(DiskOp::Read, read)) {
+                Some(kind @ (DiskFaultKind::ReadEio | DiskFaultKind::ReadCorrupt { .. })) => *kind,
+                _ => return None,
+            },
+        };
+        Some(self.logged(read, DiskOp::Read, kind))
+    }
+
     fn logged(&mut self, op: u64, on: DiskOp, kind: DiskFaultKind) -> DiskFault {
-        debug_assert!(self.log.last().is_none_or(|last| last.op < op), "one fault per operation, in order");
+        debug_assert!(
+            self.log
+                .iter()
+                .rev()
+                .find(|f| (f.on == DiskOp::Read) == (on == DiskOp::Read))
+                .is_none_or(|last| last.op < op),
+            "one fault per operation, in order"
+        );
         let fault = DiskFault { op, on, kind };
         self.log.push(fault);
         fault

@@ -6,10 +6,7 @@
 
 use super::NodeProgram;
 use super::event::Who;
-use super::fault::disk_error::disk_stream;
-use super::fault::fsync_eio::FsyncEio;
-use super::fault::write_eio::WriteEio;
-use super::fault::write_enospc::WriteEnospc;
+use super::fault::disk_error::{FSYNC_EIO, READ_CORRUPT, READ_EIO, WRITE_EIO, WRITE_ENOSPC, disk_stream};
 use super::fault::{crash_io, preempt};
 use crate::clock::{EPOCH_UNIX_NS, VirtualClock};
 use crate::fs::{CrashReport, DiskFaults, DiskStreams, Fs};
@@ -130,9 +127,11 @@ impl<'a> Slot<'a> {
                         ctx.disk,
                         DiskStreams {
                             crash_on_io: crash_io::disk_stream(ctx.seed, &p.name),
-                            fsync_eio: disk_stream(ctx.seed, &FsyncEio, &p.name),
-                            write_eio: disk_stream(ctx.seed, &WriteEio, &p.name),
-                            write_enospc: disk_stream(ctx.seed, &WriteEnospc, &p.name),
+                            fsync_eio: disk_stream(ctx.seed, &FSYNC_EIO, &p.name),
+                            write_eio: disk_stream(ctx.seed, &WRITE_EIO, &p.name),
+                            write_enospc: disk_stream(ctx.seed, &WRITE_ENOSPC, &p.name),
+                            read_eio: disk_stream(ctx.seed, &READ_EIO, &p.name),
+                            read_corrupt: disk_stream(ctx.seed, &READ_CORRUPT, &p.name),
                         },
                     ),
                 };

@@ -255,6 +255,33 @@ fn drawn_write_errors_are_schedule_entries_that_replay_exactly() {
     assert_ne!(run_logged(&replay).2.trace_hash, first.trace_hash);
 }
 
+#[test]
+fn drawn_read_faults_are_schedule_entries_numbered_by_disk_read() {
+    let cluster = || {
+        let mut s = reader_cluster(6);
+        s.programs[1] = workload(sleeper(1, 500));
+        s
+    };
+    let mut drawn = cluster();
+    drawn.faults.disk = DiskConfig { read_eio: 0.2, read_corrupt: 0.3, ..DiskConfig::default() };
+    let (verdict, log, first) = run_logged(&drawn);
+    assert_eq!(verdict, Verdict::Pass, "{log}");
+    let corrupt: Vec<&Fault> = first.faults.iter().filter(|f| f.kind.name() == "read_corrupt").collect();
+    let eio: Vec<&Fault> = first.faults.iter().filter(|f| f.kind.name() == "read_eio").collect();
+    assert!(!corrupt.is_empty() && !eio.is_empty(), "{:?}", first.faults);
+    assert!(corrupt.iter().all(|f| f.op.is_some() && f.amount.is_some()), "each with its read number and bit");
+    assert!(log.contains(": EIO") && log.contains("flipped"), "{log}");
+    // The schedule file form keeps the bit; replayed, the same run.
+    let text = corrupt[0].to_json().to_string();
+    assert!(text.contains("\"bit\""), "{text}");
+    assert_eq!(Fault::from_json(&corrupt[0].to_json()).as_ref(), Ok(corrupt[0]));
+    let mut replay = cluster();
+    replay.schedule = Some(first.faults.clone());
+    let (_, replay_log, second) = run_logged(&replay);
+    assert_eq!((second.faults, second.trace_hash), (first.faults.clone(), first.trace_hash));
+    assert_eq!(replay_log, log);
+}
+
 pub(super) fn clone_program(p: &NodeProgram) -> NodeProgram {
     NodeProgram { name: p.name.clone(), code: p.code.clone(), args: p.args.clone(), env: p.env.clone(), ..*p }
 }
@@ -296,7 +323,7 @@ fn logged(mut s: RunSpec) -> RunResult {
     run(&s, None).expect("no engine error")
 }
 
-fn reader_cluster(seed: u64) -> RunSpec {
+pub(super) fn reader_cluster(seed: u64) -> RunSpec {
     // `r` writes a line, reads it back through a second descriptor, sleeps; forever.
     let reader = guest(
         "(local.set $fd (call $open))

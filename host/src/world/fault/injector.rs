@@ -9,7 +9,7 @@
 
 use super::swarm::{self, Choice};
 use super::{Fault, Kind, PlanContext, Planned, Recorded};
-use crate::fs::DiskFault;
+use crate::fs::{DiskFault, DiskOp};
 use crate::world::plan::FaultConfig;
 use crate::world::vtime::SimTime;
 use std::cell::Cell;
@@ -61,8 +61,9 @@ impl FaultInjector {
                 .map(|name| {
                     let mut faults: Vec<DiskFault> =
                         s.iter().filter(|f| f.node() == Some(name)).filter_map(|f| f.kind.imp().to_disk(f)).collect();
-                    faults.sort_by_key(|f| f.op);
-                    faults.dedup_by_key(|f| f.op);
+                    // Reads are numbered apart from mutating operations.
+                    faults.sort_by_key(|f| (f.on == DiskOp::Read, f.op));
+                    faults.dedup_by_key(|f| (f.on == DiskOp::Read, f.op));
                     faults
                 })
                 .collect()

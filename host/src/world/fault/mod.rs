@@ -20,7 +20,6 @@ mod clock_skew;
 mod crash;
 pub(crate) mod crash_io;
 pub(crate) mod disk_error;
-pub(crate) mod fsync_eio;
 pub mod injector;
 mod json;
 mod partition;
@@ -28,8 +27,6 @@ mod pause;
 pub mod preempt;
 pub mod swarm;
 mod timed;
-pub(crate) mod write_eio;
-pub(crate) mod write_enospc;
 
 pub use injector::FaultInjector;
 
@@ -46,13 +43,15 @@ pub static KINDS: &[&dyn FaultKind] = &[
     &partition::Partition,
     &crash::Crash,
     &crash_io::CrashIo,
-    &fsync_eio::FsyncEio,
+    &disk_error::FSYNC_EIO,
     &preempt::Preempt,
     &clock_skew::ClockSkew,
     &clock_jump::ClockJump,
     &pause::Pause,
-    &write_eio::WriteEio,
-    &write_enospc::WriteEnospc,
+    &disk_error::WRITE_EIO,
+    &disk_error::WRITE_ENOSPC,
+    &disk_error::READ_EIO,
+    &disk_error::READ_CORRUPT,
 ];
 
 /// How a kind's occurrences are placed, and so how a schedule replays them.
@@ -64,6 +63,8 @@ pub enum Trigger {
     DiskOp,
     /// At the node's counted call (`op`, counted across incarnations).
     CountedCall,
+    /// At the node's disk-read number (`op`); `at` is for people.
+    DiskRead,
 }
 
 impl Trigger {
@@ -77,6 +78,7 @@ impl Trigger {
             Trigger::Time => "",
             Trigger::DiskOp => "disk op",
             Trigger::CountedCall => "counted call",
+            Trigger::DiskRead => "disk read",
         }
     }
 }
@@ -177,7 +179,8 @@ pub struct Fault {
     pub op: Option<u64>,
     /// For a crash in the middle of a disk operation: how much of it took effect.
     pub applied: Option<Prefix>,
-    /// A signed size in nanoseconds: a clock skew's offset, a clock jump.
+    /// A signed size: a clock skew's offset or a clock jump in
+    /// nanoseconds, the bit a corrupted read flipped.
     pub amount: Option<i64>,
 }
 
