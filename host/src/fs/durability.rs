@@ -22,7 +22,10 @@
 //!    alike: the model does not tell data from metadata) applies its pending
 //!    writes to its durable bytes, in order: the data and the size are then
 //!    durable. A sync of a directory makes its current entries durable
-//!    (rule 6).
+//!    (rule 6). A write through a descriptor with O_SYNC, O_DSYNC or
+//!    O_RSYNC (WASI fdflags) is followed by a sync of its file before it
+//!    returns (`wasi/fd.rs`): durable when it returns, or failed as the
+//!    sync failed.
 //! 3. **Crash.** `Fs::crash` keeps only what is durable. The new tree holds
 //!    exactly the inodes reachable from `/` through durable directory
 //!    entries, each with its durable contents and a link count of its

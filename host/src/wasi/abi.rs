@@ -24,6 +24,11 @@ pub const FILETYPE_CHARACTER_DEVICE: u8 = 2;
 pub const FILETYPE_DIRECTORY: u8 = 3;
 
 pub const FDFLAG_APPEND: u16 = 1;
+/// O_DSYNC, O_RSYNC (Linux's O_RSYNC is O_SYNC) and O_SYNC: each write is
+/// durable when it returns.
+pub const FDFLAG_DSYNC: u16 = 2;
+pub const FDFLAG_RSYNC: u16 = 8;
+pub const FDFLAG_SYNC: u16 = 16;
 
 pub const CLOCK_REALTIME: u32 = 0;
 pub const CLOCK_MONOTONIC: u32 = 1;

@@ -107,6 +107,11 @@ fn fd_write(c: &mut Caller<'_, Node>, v: &[u64], offset: Option<u64>) -> WasiRes
             {
                 *offset = start + done;
             }
+            // Synchronous I/O: the write is durable when it returns, or it
+            // fails as its sync did (a crash in it, an fsync EIO).
+            if done > 0 && entry.flags & (FDFLAG_DSYNC | FDFLAG_RSYNC | FDFLAG_SYNC) != 0 {
+                node.fs.sync(ino)?;
+            }
             done as usize
         }
     };

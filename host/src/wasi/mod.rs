@@ -5,7 +5,7 @@
 //! Each call body returns `Ok(())` or `Err(errno)`; the wrapper writes the errno
 //! as the call's i32 result. Only `proc_exit` stops the guest.
 
-mod abi;
+pub(crate) mod abi;
 mod fd;
 mod path;
 mod poll;

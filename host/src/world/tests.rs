@@ -53,11 +53,17 @@ pub(super) fn guest(body: &str) -> Arc<Code> {
   (func $clock (param $id i32) (result i64)
     (drop (call $clock_time_get (local.get $id) (i64.const 1) (i32.const 3100)))
     (i64.load (i32.const 3100)))
-  ;; open "f" (created) and return its fd.
-  (func $open (result i32)
+  ;; open "f" (created) and return its fd; $open_with takes WASI fdflags.
+  (func $open (result i32) (call $open_with (i32.const 0)))
+  (func $open_with (param $fdflags i32) (result i32)
     (drop (call $path_open (i32.const 3) (i32.const 0) (i32.const 1040) (i32.const 1) (i32.const 1)
-      (i64.const -1) (i64.const -1) (i32.const 0) (i32.const 600)))
+      (i64.const -1) (i64.const -1) (local.get $fdflags) (i32.const 600)))
     (i32.load (i32.const 600)))
+  ;; write "tick\n" to fd without syncing it.
+  (func $put (param $fd i32)
+    (i32.store (i32.const 512) (i32.const 1024))
+    (i32.store (i32.const 516) (i32.const 5))
+    (drop (call $fd_write (local.get $fd) (i32.const 512) (i32.const 1) (i32.const 520))))
   ;; write "tick\n" to fd and sync it.
   (func $append (param $fd i32)
     (i32.store (i32.const 512) (i32.const 1024))
@@ -280,6 +286,29 @@ fn drawn_read_faults_are_schedule_entries_numbered_by_disk_read() {
     let (_, replay_log, second) = run_logged(&replay);
     assert_eq!((second.faults, second.trace_hash), (first.faults.clone(), first.trace_hash));
     assert_eq!(replay_log, log);
+}
+
+#[test]
+fn a_write_through_an_o_sync_or_o_dsync_descriptor_is_durable_when_it_returns() {
+    // `w` opens "f" with the given fdflags, writes one line without fd_sync, and waits; it crashes at 50ms.
+    let kept_after_crash = |fdflags: u16| {
+        let writer = guest(&format!(
+            "(call $put (call $open_with (i32.const {fdflags}))) (call $sleep (i64.const 1000000000) (i32.const 0))"
+        ));
+        let mut s = spec(1, vec![program("w", writer), workload(sleeper(1, 100))]);
+        s.schedule = Some(vec![crash("w", 50, 60)]);
+        let (verdict, log, _) = run_logged(&s);
+        assert_eq!(verdict, Verdict::Pass, "{log}");
+        let crash = log.lines().skip_while(|l| !l.contains("* crash w#1")).take(3).collect::<Vec<_>>().join("\n");
+        (!crash.contains("never durable, gone"), crash)
+    };
+    use crate::wasi::abi::{FDFLAG_DSYNC, FDFLAG_RSYNC, FDFLAG_SYNC};
+    for (name, flag) in [("O_SYNC", FDFLAG_SYNC), ("O_DSYNC", FDFLAG_DSYNC), ("O_RSYNC", FDFLAG_RSYNC)] {
+        let (kept, crash) = kept_after_crash(flag);
+        assert!(kept, "{name}: the write was synced when it returned\n{crash}");
+    }
+    let (kept, crash) = kept_after_crash(0);
+    assert!(!kept, "without a flag an unsynced new file is lost\n{crash}");
 }
 
 pub(super) fn clone_program(p: &NodeProgram) -> NodeProgram {
