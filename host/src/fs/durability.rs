@@ -120,8 +120,8 @@
 //! - Memory: a file written while the model runs is held twice (page cache
 //!   and durable bytes), plus its pending writes (at most about
 //!   `WRITEBACK_BYTES`). A sync costs the bytes written since the last one.
-//! - Timestamps are not part of the fault model: an inode's times survive as
-//!   of its last sync, its creation or the start of the model.
+//! - Timestamps are not torn or reordered: a crash restores the times an
+//!   inode had at its last sync, its creation or the start of the model.
 //! - Byte-granular tearing is harsher than real sectors; writes are never
 //!   reordered (`reorder_writes` is a later option) and a torn extending
 //!   write extends the file only as far as its kept bytes.

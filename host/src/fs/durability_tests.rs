@@ -481,6 +481,25 @@ fn rule13_a_failed_or_corrupted_read_leaves_the_right_bytes_behind() {
     }
 }
 
+#[test]
+fn a_crash_restores_the_times_a_file_had_at_its_last_sync() {
+    let mut fs = base();
+    let file = write(&mut fs, "/tmp/f", b"A", T0);
+    fs.sync(file).unwrap();
+    fs.set_times(file, Some(T0 + 1), Some(T0 + 2), T0 + 3).unwrap();
+    fs.sync(file).unwrap();
+    let synced = fs.stat(file).unwrap();
+    fs.write_at(file, 1, b"B", T0 + 50).unwrap();
+    fs.accessed(file, T0 + 60);
+    let before = fs.stat(file).unwrap();
+    assert_eq!((before.atim, before.mtim), (T0 + 60, T0 + 50));
+    crash(&mut fs);
+    let file = ino(&mut fs, "/tmp/f");
+    let after = fs.stat(file).unwrap();
+    assert_eq!((after.atim, after.mtim, after.ctim), (synced.atim, synced.mtim, synced.ctim), "as of the last sync");
+    assert_eq!((after.atim, after.mtim, after.ctim), (T0 + 1, T0 + 2, T0 + 3));
+}
+
 /// A host directory for one test, removed when dropped.
 struct HostDir(std::path::PathBuf);
 

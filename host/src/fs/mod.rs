@@ -5,8 +5,8 @@
 //! Everything is deterministic: listings are sorted by name, inode numbers
 //! follow the order of creation (or of first lookup, for host entries), and
 //! times come only from the `now_ns` the caller passes (virtual time); the
-//! real clock is never read. Access times are not updated by reads (as with
-//! `noatime`); only `set_times` changes them after creation.
+//! real clock is never read. Reads update a file's access time as Linux's
+//! default `relatime` does (`accessed`); `set_times` sets any time.
 //!
 //! Every `Fs` starts with `/tmp` (empty, writable, for `t.TempDir()`) and
 //! `/dev` with `null` and `zero` (`device.rs`).
@@ -142,6 +142,20 @@ impl Fs {
         Ok(())
     }
 
+    /// A read of regular file `ino` returned data at `now_ns`: its access
+    /// time moves to now if it is older than its modification or change
+    /// time, or than a day (Linux's `relatime`); the change time does not
+    /// move, as on Linux.
+    pub fn accessed(&mut self, ino: Ino, now_ns: u64) {
+        const DAY_NS: u64 = 86_400_000_000_000;
+        if let Ok(inode) = self.inodes.get_mut(ino)
+            && inode.filetype() == FileType::RegularFile
+            && (inode.atim <= inode.mtim || inode.atim <= inode.ctim || now_ns.saturating_sub(inode.atim) >= DAY_NS)
+        {
+            inode.atim = now_ns;
+        }
+    }
+
     /// An open file description now holds `ino`: it outlives its names
     /// until the matching `release`. The descriptor table only holds inodes
     /// it got from this `Fs`, so an unknown `ino` is ignored.
@@ -224,6 +238,31 @@ mod tests {
         fs.set_times(file, None, Some(8), T0 + 10).unwrap();
         let st = fs.stat(file).unwrap();
         assert_eq!((st.atim, st.mtim, st.ctim), (7, 8, T0 + 10));
+    }
+
+    #[test]
+    fn reads_update_the_access_time_as_relatime_does() {
+        const DAY: u64 = 86_400_000_000_000;
+        let mut fs = Fs::new(T0);
+        let file = write(&mut fs, "/tmp/f", b"x", T0);
+        let times = |fs: &mut Fs| {
+            let st = fs.stat(file).unwrap();
+            (st.atim, st.mtim, st.ctim)
+        };
+        fs.accessed(file, T0 + 5);
+        assert_eq!(times(&mut fs), (T0 + 5, T0, T0), "atime not newer than mtime: updated, ctime kept");
+        fs.accessed(file, T0 + 6);
+        assert_eq!(times(&mut fs).0, T0 + 5, "newer than mtime and ctime, less than a day old: kept");
+        fs.accessed(file, T0 + 5 + DAY);
+        assert_eq!(times(&mut fs).0, T0 + 5 + DAY, "a day old: updated");
+        fs.write_at(file, 0, b"y", T0 + DAY + 10).unwrap();
+        fs.accessed(file, T0 + DAY + 11);
+        assert_eq!(times(&mut fs).0, T0 + DAY + 11, "modified since: updated");
+        fs.set_times(file, Some(3), None, T0 + DAY + 20).unwrap();
+        fs.accessed(file, T0 + DAY + 21);
+        assert_eq!(times(&mut fs).0, T0 + DAY + 21, "changed since (utimes set ctime): updated");
+        fs.accessed(fs.root(), T0 + 9 * DAY);
+        assert_ne!(fs.stat(fs.root()).unwrap().atim, T0 + 9 * DAY, "directories are not touched");
     }
 
     #[test]
