@@ -170,6 +170,8 @@ impl Cluster {
                 crash_downtime: (span(f.crash_downtime.min), span(f.crash_downtime.max)),
                 partition_per_sec: f.partition_per_sec,
                 partition_length: (span(f.partition_length.min), span(f.partition_length.max)),
+                partition_groups: f.partition_groups,
+                partition_oneway: f.partition_oneway,
                 disk: seedfall_host::fs::DiskConfig {
                     crash_on_io: f.crash_on_io,
                     torn_writes: f.torn_writes,
@@ -187,7 +189,10 @@ impl Cluster {
                 pause_length: (span(f.pause_length.min), span(f.pause_length.max)),
                 swarm: f.swarm,
             },
-            net: NetConfig::default(),
+            net: NetConfig {
+                latency_ns_min: span(f.net_latency.min).ns(),
+                latency_ns_max: span(f.net_latency.max).ns(),
+            },
             budget_cap: None,
             schedule: None,
             hash_log: false,

@@ -139,6 +139,12 @@ pub struct Faults {
     pub partition_per_sec: f64,
     /// How long a partition lasts.
     pub partition_length: DurationRange,
+    /// The most groups a planned partition cuts the cluster into (at least 2).
+    pub partition_groups: u32,
+    /// The probability that a planned partition cuts one direction only.
+    pub partition_oneway: f64,
+    /// The one-way latency of each segment, drawn uniformly.
+    pub net_latency: DurationRange,
     /// Per write: probability that it fails with EIO and writes nothing.
     pub write_eio: f64,
     /// Per write: probability that it fails with ENOSPC and writes nothing.
@@ -172,6 +178,9 @@ impl Default for Faults {
             strict_dirs: false,
             partition_per_sec: 0.0,
             partition_length: DurationRange::new(Duration::from_millis(200), Duration::from_secs(2)),
+            partition_groups: 2,
+            partition_oneway: 0.0,
+            net_latency: DurationRange::new(Duration::from_micros(50), Duration::from_millis(2)),
             write_eio: 0.0,
             write_enospc: 0.0,
             read_eio: 0.0,

@@ -63,6 +63,9 @@ const FAULTS: Schema = Schema {
         "strict_dirs",
         "partition_per_sec",
         "partition_length",
+        "partition_groups",
+        "partition_oneway",
+        "net_latency",
         "write_eio",
         "write_enospc",
         "read_eio",
@@ -83,11 +86,8 @@ const FAULTS: Schema = Schema {
         "corrupt_on_crash",
         "bitrot_per_sec",
         "disk_latency",
-        "net_latency",
         "udp_loss",
         "udp_dup",
-        "partition_groups",
-        "partition_oneway",
         "net_reset_per_sec",
         "clog_per_sec",
         "clog_length",
@@ -639,6 +639,16 @@ fn faults(value: &Json) -> Result<Faults> {
         strict_dirs: optional(fields, path, "strict_dirs", boolean)?.unwrap_or(defaults.strict_dirs),
         partition_per_sec: optional(fields, path, "partition_per_sec", rate)?.unwrap_or(defaults.partition_per_sec),
         partition_length: optional(fields, path, "partition_length", range)?.unwrap_or(defaults.partition_length),
+        partition_groups: optional(fields, path, "partition_groups", |v, f| {
+            let n = whole(v, f, 2)?;
+            u32::try_from(n)
+                .ok()
+                .filter(|&n| n <= MAX_COUNT as u32)
+                .ok_or_else(|| invalid(f, format!("`{f}` must be at most {MAX_COUNT}, found {n}")))
+        })?
+        .unwrap_or(defaults.partition_groups),
+        partition_oneway: optional(fields, path, "partition_oneway", probability)?.unwrap_or(defaults.partition_oneway),
+        net_latency: optional(fields, path, "net_latency", range)?.unwrap_or(defaults.net_latency),
         write_eio: optional(fields, path, "write_eio", probability)?.unwrap_or(defaults.write_eio),
         write_enospc: optional(fields, path, "write_enospc", probability)?.unwrap_or(defaults.write_enospc),
         read_eio: optional(fields, path, "read_eio", probability)?.unwrap_or(defaults.read_eio),

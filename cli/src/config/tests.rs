@@ -222,7 +222,8 @@ fn unknown_field_known_elsewhere_or_far_from_everything() {
     assert_eq!(
         message(r#", "faults": {"bananas": 1}"#),
         "unknown field `faults.bananas`; known fields: crash_per_sec, crash_downtime, crash_on_io, torn_writes, \
-         fsync_eio, strict_dirs, partition_per_sec, partition_length, write_eio, write_enospc, read_eio, read_corrupt, \
+         fsync_eio, strict_dirs, partition_per_sec, partition_length, partition_groups, \
+         partition_oneway, net_latency, write_eio, write_enospc, read_eio, read_corrupt, \
          clock_skew, clock_jump_per_sec, clock_jump, \
          pause_per_sec, pause_length, swarm"
     );
@@ -243,11 +244,8 @@ fn fields_not_implemented_yet_are_errors() {
         "corrupt_on_crash",
         "bitrot_per_sec",
         "disk_latency",
-        "net_latency",
         "udp_loss",
         "udp_dup",
-        "partition_groups",
-        "partition_oneway",
         "net_reset_per_sec",
         "clog_per_sec",
         "clog_length",
@@ -279,6 +277,16 @@ fn time_faults_liveness_and_finally() {
     assert_eq!((f.clock_skew, f.clock_jump_per_sec, f.clock_jump), (ms(500), 0.05, ms(2000)));
     assert_eq!((f.pause_per_sec, f.pause_length), (0.1, DurationRange::new(ms(100), ms(3000))));
     assert_eq!(config.liveness, Some(ms(20_000)));
+    let net = parse_ok(&with(
+        r#", "faults": {"partition_groups": 3, "partition_oneway": 0.3, "net_latency": ["1ms", "5ms"]}"#,
+    ))
+    .faults;
+    assert_eq!((net.partition_groups, net.partition_oneway), (3, 0.3));
+    assert_eq!(net.net_latency, DurationRange::new(ms(1), ms(5)));
+    assert_eq!(
+        message(r#", "faults": {"partition_groups": 1}"#),
+        "`faults.partition_groups` must be at least 2, found 1"
+    );
     let finally = config.finally.expect("finally");
     assert_eq!((finally.source, finally.args), (Source::Pkg("/proj/kv/check".into()), vec!["-v".to_string()]));
     assert_eq!(parse_ok(&with(r#", "liveness": {}"#)).liveness, Some(super::DEFAULT_LIVENESS_WITHIN));

@@ -15,6 +15,10 @@ pub struct FaultConfig {
     pub crash_downtime: (SimDuration, SimDuration),
     pub partition_per_sec: f64,
     pub partition_length: (SimDuration, SimDuration),
+    /// The most groups a drawn partition cuts the cluster into (2 when 0).
+    pub partition_groups: u32,
+    /// The probability that a drawn partition cuts one direction only.
+    pub partition_oneway: f64,
     pub disk: crate::fs::DiskConfig,
     /// The largest wall-clock offset of a node incarnation (0: none).
     pub clock_skew: SimDuration,

@@ -311,6 +311,42 @@ fn a_write_through_an_o_sync_or_o_dsync_descriptor_is_durable_when_it_returns() 
     assert!(!kept, "without a flag an unsynced new file is lost\n{crash}");
 }
 
+#[test]
+fn drawn_partitions_cut_into_up_to_partition_groups_groups_one_way_as_often_as_partition_oneway() {
+    let shapes = |groups: u32, oneway: f64| {
+        let programs = ["a", "b", "c", "d"].iter().map(|n| program(n, sleeper(200, 10))).collect::<Vec<_>>();
+        let mut s = spec(3, programs.into_iter().chain([workload(sleeper(1, 2000))]).collect());
+        s.faults.partition_per_sec = 20.0;
+        s.faults.partition_length = (SimDuration::from_ns(5_000_000), SimDuration::from_ns(10_000_000));
+        (s.faults.partition_groups, s.faults.partition_oneway) = (groups, oneway);
+        let (verdict, log, result) = run_logged(&s);
+        assert_eq!(verdict, Verdict::Pass, "{log}");
+        let shapes: Vec<(Vec<Vec<String>>, bool)> = result
+            .faults
+            .into_iter()
+            .filter_map(|f| match f.target {
+                Target::Groups { groups, oneway } => Some((groups, oneway)),
+                Target::Node(_) => None,
+            })
+            .collect();
+        assert!(shapes.len() >= 20, "{log}");
+        for (groups, _) in &shapes {
+            let mut all: Vec<&String> = groups.iter().flatten().collect();
+            all.sort();
+            assert_eq!(all, ["a", "b", "c", "client", "d"], "every node in exactly one group: {groups:?}");
+            assert!(groups.len() >= 2 && groups.iter().all(|g| !g.is_empty()), "{groups:?}");
+        }
+        shapes
+    };
+    let wide = shapes(4, 0.5);
+    assert!(wide.iter().all(|(g, _)| g.len() <= 4));
+    assert!(wide.iter().any(|(g, _)| g.len() > 2), "more than two groups happen");
+    let oneway = wide.iter().filter(|(_, one)| *one).count();
+    assert!(oneway > 0 && oneway < wide.len(), "one way about half the time: {oneway} of {}", wide.len());
+    assert!(shapes(2, 0.0).iter().all(|(g, one)| g.len() == 2 && !one), "the default: two groups, both ways");
+    assert!(shapes(2, 1.0).iter().all(|(_, one)| *one));
+}
+
 pub(super) fn clone_program(p: &NodeProgram) -> NodeProgram {
     NodeProgram { name: p.name.clone(), code: p.code.clone(), args: p.args.clone(), env: p.env.clone(), ..*p }
 }

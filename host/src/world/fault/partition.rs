@@ -1,8 +1,13 @@
 //! `partition`: the network cut into groups for a while. Drawn as Poisson
-//! arrivals at `partition_per_sec` for the cluster; each cuts a seeded
-//! non-empty proper subset of the nodes off from the rest (both ways) for a
-//! length uniform in `partition_length`; an arrival while a partition is in
-//! force is skipped. Arrival times and shapes are separate streams. Replayed
+//! arrivals at `partition_per_sec` for the cluster; each cuts the nodes
+//! into seeded groups for a length uniform in `partition_length`: with
+//! `partition_groups` 2 (the default) a non-empty proper subset off from the
+//! rest, with more, between 2 and that many non-empty groups (each node's
+//! group uniform); with probability `partition_oneway` only what the first
+//! group sends is cut (every fault is a rule on one direction of a link).
+//! An arrival while a partition is in force is skipped. Arrival times and
+//! shapes are separate streams; the one-way draw is made only when
+//! `partition_oneway` is above 0, so the default draws what it always did. Replayed
 //! by time; heals at `until`, or when a quiet window starts. In schedules:
 //! `"groups": [["a"], ["b", "c"]]` and `"oneway"`; the older `"node": "a,b"`
 //! (the cut side) is read too.
@@ -40,6 +45,8 @@ impl FaultKind for Partition {
                 arrivals: Box::new(Arrivals::new(ctx.faults.partition_per_sec, stream(Draw::Times))),
                 shapes: Box::new(stream(Draw::Shape)),
                 length: ctx.faults.partition_length,
+                groups: ctx.faults.partition_groups.max(2),
+                oneway: ctx.faults.partition_oneway,
             },
         };
         Box::new(Planner { source, heal_at: None, default_length: ctx.faults.partition_length.0 })
@@ -117,7 +124,15 @@ impl FaultKind for Partition {
 }
 
 enum Source {
-    Drawn { arrivals: Box<Arrivals>, shapes: Box<RandomStream>, length: (SimDuration, SimDuration) },
+    Drawn {
+        arrivals: Box<Arrivals>,
+        shapes: Box<RandomStream>,
+        length: (SimDuration, SimDuration),
+        /// The most groups a partition cuts the cluster into.
+        groups: u32,
+        /// The probability that a partition cuts one direction only.
+        oneway: f64,
+    },
     Replayed(VecDeque<Fault>),
 }
 
@@ -136,20 +151,38 @@ impl Planner {
         }
     }
 
-    /// A drawn shape: a non-empty proper subset of the nodes cut off from the rest.
+    /// A drawn shape: the nodes in seeded groups (at least two non-empty).
     fn draw(&mut self, w: &dyn Effects) -> Option<Fault> {
-        let Source::Drawn { arrivals, shapes, length } = &mut self.source else { unreachable!("drawn only") };
+        let Source::Drawn { arrivals, shapes, length, groups, oneway } = &mut self.source else {
+            unreachable!("drawn only")
+        };
         arrivals.advance();
         let n = w.slots();
         if self.heal_at.is_some() || !(2..=MAX_NODES).contains(&n) || !w.allowed() {
             return None;
         }
-        let mask = 1 + shapes.below((1u64 << n) - 2);
+        let of_slot: Vec<usize> = if *groups == 2 {
+            let mask = 1 + shapes.below((1u64 << n) - 2);
+            (0..n).map(|b| usize::from(mask & (1 << b) == 0)).collect()
+        } else {
+            let count = 2 + shapes.below(u64::from(*groups).min(n as u64) - 1) as usize;
+            let mut of_slot: Vec<usize> = (0..n).map(|_| shapes.below(count as u64) as usize).collect();
+            if of_slot.iter().all(|&g| g == of_slot[0]) {
+                // All in one group: move one seeded node to another.
+                let moved = shapes.below(n as u64) as usize;
+                of_slot[moved] = (of_slot[moved] + 1) % count;
+            }
+            of_slot
+        };
         let length = SimDuration::from_ns(shapes.between(length.0.ns(), length.1.ns()));
-        let (side, rest): (Vec<usize>, Vec<usize>) = (0..n).partition(|b| mask & (1 << b) != 0);
-        let names = |slots: Vec<usize>| slots.into_iter().map(|s| w.slot_name(s).to_string()).collect::<Vec<_>>();
+        let oneway = shapes.chance(*oneway);
+        let count = of_slot.iter().max().map_or(0, |g| g + 1);
+        let groups: Vec<Vec<String>> = (0..count)
+            .map(|g| (0..n).filter(|&s| of_slot[s] == g).map(|s| w.slot_name(s).to_string()).collect::<Vec<_>>())
+            .filter(|g| !g.is_empty())
+            .collect();
         let mut fault = Fault::on_node(w.now(), Kind::of(&Partition), "");
-        fault.target = Target::Groups { groups: vec![names(side), names(rest)], oneway: false };
+        fault.target = Target::Groups { groups, oneway };
         fault.until = Some(w.now().plus(length));
         Some(fault)
     }
