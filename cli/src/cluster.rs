@@ -25,6 +25,8 @@ pub struct Cluster {
     programs: Vec<Guest>,
     pub build_time: Duration,
     pub load_time: Duration,
+    /// `seedfall mutate`: the durability promise every node's disk breaks.
+    pub mutant: Option<seedfall_host::fs::Mutant>,
 }
 
 struct NodeEntry {
@@ -146,7 +148,7 @@ impl Cluster {
                 program: index[&f.source],
             });
         }
-        Ok(Cluster { config, nodes, programs, build_time, load_time })
+        Ok(Cluster { config, nodes, programs, build_time, load_time, mutant: None })
     }
 
     /// The run of one seed, its faults drawn from the seed (callers set
@@ -181,6 +183,7 @@ impl Cluster {
                     write_enospc: f.write_enospc,
                     read_eio: f.read_eio,
                     read_corrupt: f.read_corrupt,
+                    mutant: self.mutant,
                 },
                 clock_skew: span(f.clock_skew),
                 clock_jump_per_sec: f.clock_jump_per_sec,

@@ -13,6 +13,7 @@ mod config;
 mod duration;
 mod exec_cmd;
 mod input;
+mod mutate_cmd;
 mod progress;
 mod replay_cmd;
 mod report;
@@ -52,6 +53,8 @@ enum Command {
     Exec(exec_cmd::ExecArgs),
     /// Inspect and manage the compiled-code cache.
     Cache(cache_cmd::CacheArgs),
+    /// Sweep once per way the simulated OS can silently break durability: does the workload notice?
+    Mutate(mutate_cmd::MutateArgs),
 }
 
 fn main() -> ExitCode {
@@ -72,5 +75,6 @@ fn main() -> ExitCode {
         Command::Faults(args) => schedule_cmd::edit(args),
         Command::Exec(args) => exec_cmd::run(args),
         Command::Cache(args) => cache_cmd::run(args),
+        Command::Mutate(args) => mutate_cmd::run(args),
     }
 }

@@ -49,7 +49,7 @@ func main() {
 	if err != nil {
 		fatalf("open store: %v", err)
 	}
-	fmt.Fprintf(os.Stderr, "kvlog server %s incarnation %d recovered %d records\n", v, sim.Incarnation(), rec.Records)
+	fmt.Fprintf(os.Stderr, "kvlog server %s incarnation %d generation %d recovered %d records (discarded %d bytes)\n", v, sim.Incarnation(), rec.Generation, rec.Records, rec.Discarded)
 	if rec.TornBytes() > 0 {
 		action := "truncated"
 		if v == store.TornTail {

@@ -131,7 +131,7 @@
 //!   from `/`.
 
 use super::device::Device;
-use super::faults::{DiskFault, DiskFaultKind, DiskFaults, DiskOp, Prefix};
+use super::faults::{DiskFault, DiskFaultKind, DiskFaults, DiskOp, Mutant, Prefix};
 use super::inode::{Dir, FileData, Inode, Inodes, Node};
 use super::{Errno, FileType, Fs, Ino, ROOT};
 use crate::random::RandomStream;
@@ -418,6 +418,9 @@ impl Fs {
 
     fn sync_file(&mut self, op: u64, ino: Ino) -> Result<(), Errno> {
         let Some(d) = self.disk.as_deref_mut() else { return Ok(()) };
+        if d.faults.config().mutant == Some(Mutant::FsyncNoop) {
+            return Ok(());
+        }
         let Some(file) = d.file(ino) else {
             debug_assert!(false, "{ino:?} is a file without a record");
             return Ok(());
@@ -457,6 +460,9 @@ impl Fs {
 
     fn sync_dir(&mut self, op: u64, ino: Ino) -> Result<(), Errno> {
         let d = self.disk.as_deref_mut().expect("checked by sync");
+        if d.faults.config().mutant == Some(Mutant::DirFsyncNoop) {
+            return Ok(());
+        }
         let crash = d.faults.crash_in(op, DiskOp::Sync, &[0]);
         if crash.is_none_or(|fault| fault.kind == DiskFaultKind::Crash { applied: Prefix { ops: 1, bytes: 0 } }) {
             self.persist_dir(ino)?;
@@ -715,6 +721,22 @@ impl Fs {
         let moved = d.set_entry(from_dir, from, None);
         self.disk_collect(replaced);
         self.disk_collect(moved);
+    }
+
+    /// The mutant `RenameLosesTarget`: a crash in the middle of the rename
+    /// to (`to_dir`, `to`) leaves no durable name there.
+    pub(super) fn disk_rename_crashed(&mut self, to_dir: Ino, to: &str) {
+        let Some(d) = self.disk.as_deref_mut() else { return };
+        if d.crashing.is_some() && d.faults.config().mutant == Some(Mutant::RenameLosesTarget) {
+            let lost = d.set_entry(to_dir, to, None);
+            self.disk_collect(lost);
+        }
+    }
+
+    /// Whether writes through O_SYNC/O_DSYNC descriptors must be synced
+    /// (not under the mutant that ignores those flags).
+    pub fn honours_sync_flags(&self) -> bool {
+        self.disk.as_ref().is_none_or(|d| d.faults.config().mutant != Some(Mutant::SyncFlagsIgnored))
     }
 
     /// `ino` got the new name (`dir`, `name`).

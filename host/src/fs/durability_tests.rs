@@ -29,6 +29,7 @@ const TORN: DiskConfig = DiskConfig {
     write_enospc: 0.0,
     read_eio: 0.0,
     read_corrupt: 0.0,
+    mutant: None,
 };
 
 fn torn_stream(seed: u64) -> RandomStream {
@@ -498,6 +499,47 @@ fn a_crash_restores_the_times_a_file_had_at_its_last_sync() {
     let after = fs.stat(file).unwrap();
     assert_eq!((after.atim, after.mtim, after.ctim), (synced.atim, synced.mtim, synced.ctim), "as of the last sync");
     assert_eq!((after.atim, after.mtim, after.ctim), (T0 + 1, T0 + 2, T0 + 3));
+}
+
+#[test]
+fn each_mutant_breaks_its_promise_silently() {
+    let mutant = |m, strict_dirs, faults: &[DiskFault]| {
+        model(DiskConfig { mutant: Some(m), strict_dirs, ..DiskConfig::default() }, faults)
+    };
+    // fsync does nothing: a synced file is lost.
+    let mut fs = mutant(Mutant::FsyncNoop, false, &[]);
+    let file = write(&mut fs, "/tmp/f", b"data", T0);
+    assert_eq!(fs.sync(file), Ok(()), "it says it worked");
+    assert_eq!(crash(&mut fs).vanished, strings(&["/tmp/f"]));
+
+    // Directory fsync does nothing: under strict_dirs the new name is lost.
+    let mut fs = mutant(Mutant::DirFsyncNoop, true, &[]);
+    let file = write(&mut fs, "/tmp/f", b"data", T0);
+    fs.sync(file).unwrap();
+    sync(&mut fs, "/tmp");
+    crash(&mut fs);
+    assert_eq!(contents(&mut fs, "/tmp/f"), None);
+
+    // A crash in the middle of a rename leaves the target missing. Ops:
+    // create 1, write 2, sync 3, create 4, write 5, sync 6, rename 7 (crash, done in full).
+    let at_rename =
+        DiskFault { op: 7, on: DiskOp::Rename, kind: DiskFaultKind::Crash { applied: Prefix { ops: 1, bytes: 0 } } };
+    for (m, target) in [(None, Some(b"new".to_vec())), (Some(Mutant::RenameLosesTarget), None)] {
+        let config = DiskConfig { mutant: m, ..DiskConfig::default() };
+        let mut fs = model(config, &[at_rename]);
+        let old = write(&mut fs, "/tmp/db", b"old", T0);
+        fs.sync(old).unwrap();
+        let new = write(&mut fs, "/tmp/db.tmp", b"new", T0);
+        fs.sync(new).unwrap();
+        assert_eq!(fs.rename(fs.root(), "/tmp/db.tmp", fs.root(), "/tmp/db", T0), Err(Errno::IO));
+        crash(&mut fs);
+        assert_eq!(contents(&mut fs, "/tmp/db"), target, "mutant {m:?}");
+    }
+    assert!(
+        !model(DiskConfig { mutant: Some(Mutant::SyncFlagsIgnored), ..DiskConfig::default() }, &[])
+            .honours_sync_flags()
+    );
+    assert!(base().honours_sync_flags());
 }
 
 /// A host directory for one test, removed when dropped.

@@ -45,6 +45,39 @@ pub struct DiskConfig {
     /// Probability, per read of a regular file, that one bit of what it
     /// returns is flipped (the page cache keeps the right bytes).
     pub read_corrupt: f64,
+    /// `seedfall mutate`: a durability promise this disk silently breaks.
+    pub mutant: Option<Mutant>,
+}
+
+/// A simulated OS that breaks one durability promise without saying so
+/// (`seedfall mutate`): a workload that notices kills it, one that does
+/// not has a blind spot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mutant {
+    /// fsync and fdatasync of a file succeed and make nothing durable.
+    FsyncNoop,
+    /// fsync of a directory succeeds and makes none of its entries durable.
+    DirFsyncNoop,
+    /// O_SYNC, O_DSYNC and O_RSYNC are ignored: writes through them are
+    /// only in the page cache.
+    SyncFlagsIgnored,
+    /// A crash in the middle of a rename leaves its target name missing.
+    RenameLosesTarget,
+}
+
+impl Mutant {
+    pub const ALL: [Mutant; 4] =
+        [Mutant::FsyncNoop, Mutant::DirFsyncNoop, Mutant::SyncFlagsIgnored, Mutant::RenameLosesTarget];
+
+    /// What it breaks, for people.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Mutant::FsyncNoop => "fsync does nothing",
+            Mutant::DirFsyncNoop => "directory fsync does nothing",
+            Mutant::SyncFlagsIgnored => "O_SYNC/O_DSYNC are ignored",
+            Mutant::RenameLosesTarget => "a crash during a rename leaves the target name missing",
+        }
+    }
 }
 
 /// The streams a drawn policy takes its faults from, one per kind.

@@ -35,7 +35,7 @@ mod testutil;
 
 pub use durability::{CrashReport, FileCrash};
 pub use errno::Errno;
-pub use faults::{DiskConfig, DiskFault, DiskFaultKind, DiskFaults, DiskOp, DiskStreams, Prefix};
+pub use faults::{DiskConfig, DiskFault, DiskFaultKind, DiskFaults, DiskOp, DiskStreams, Mutant, Prefix};
 
 use inode::{Dir, Inodes, Node};
 

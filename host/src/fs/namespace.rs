@@ -84,7 +84,10 @@ impl Fs {
             }
             self.require_replaceable(is_dir, replaced)?;
         }
-        self.begin_op(DiskOp::Rename)?;
+        if let Err(e) = self.begin_op(DiskOp::Rename) {
+            self.disk_rename_crashed(to.dir, &to.name);
+            return Err(e);
+        }
         if let Some(replaced) = replaced {
             self.remove_name(&to, replaced, now_ns)?;
         }
@@ -95,6 +98,7 @@ impl Fs {
         self.inodes.get_mut(from.dir)?.modified(now_ns);
         self.inodes.get_mut(to.dir)?.modified(now_ns);
         self.disk_renamed(from.dir, &from.name, to.dir, &to.name, ino);
+        self.disk_rename_crashed(to.dir, &to.name);
         self.end_op(())
     }
 

@@ -109,7 +109,10 @@ fn fd_write(c: &mut Caller<'_, Node>, v: &[u64], offset: Option<u64>) -> WasiRes
             }
             // Synchronous I/O: the write is durable when it returns, or it
             // fails as its sync did (a crash in it, an fsync EIO).
-            if done > 0 && entry.flags & (FDFLAG_DSYNC | FDFLAG_RSYNC | FDFLAG_SYNC) != 0 {
+            if done > 0
+                && entry.flags & (FDFLAG_DSYNC | FDFLAG_RSYNC | FDFLAG_SYNC) != 0
+                && node.fs.honours_sync_flags()
+            {
                 node.fs.sync(ino)?;
             }
             done as usize

@@ -1,0 +1,119 @@
+//! `seedfall mutate -c CONFIG -seeds 1-100 [-j N]`: does the workload notice
+//! when durability breaks? First the config's own sweep, which must pass
+//! (else exit 2: fix that first); then one sweep per mutant of the simulated
+//! OS (`fs::Mutant`: fsync does nothing, directory fsync does nothing,
+//! O_SYNC/O_DSYNC are ignored, a crash during a rename leaves the target
+//! missing). A mutant is killed when some seed fails, and the seed named is
+//! the lowest that does (seeds are taken in order and a sweep stops taking
+//! new ones at its first failure, so every lower seed has run); a mutant no
+//! seed notices survives: a blind spot of the workload. Exit 0 when every
+//! mutant is killed, 1 when one survives, 2 on errors or Ctrl-C.
+
+use crate::report::Tally;
+use crate::run_cmd::setup;
+use crate::seeds::parse_seeds;
+use crate::sweep::sweep;
+use seedfall_host::fs::Mutant;
+use seedfall_host::world::Verdict;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+#[derive(clap::Args)]
+pub struct MutateArgs {
+    /// The config file (a directory means its seedfall.json).
+    #[arg(short = 'c', long = "config", value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Seeds each sweep runs: 7, 1-100, 1,5,9-12.
+    #[arg(long, default_value = "1-100", value_name = "LIST")]
+    seeds: String,
+    /// Worker threads (default: all cores).
+    #[arg(short = 'j', long = "jobs", value_name = "N")]
+    jobs: Option<usize>,
+}
+
+pub fn run(args: MutateArgs) -> ExitCode {
+    let seeds = match parse_seeds(&args.seeds) {
+        Ok(seeds) => seeds,
+        Err(e) => {
+            eprintln!("seedfall: --seeds: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let (mut cluster, path) = match setup(args.config.as_deref()) {
+        Ok(ready) => ready,
+        Err(code) => return code,
+    };
+    let workers = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let interrupted = Arc::new(AtomicBool::new(false));
+    let flag = interrupted.clone();
+    let _ = ctrlc::set_handler(move || {
+        if flag.swap(true, Ordering::Relaxed) {
+            std::process::exit(130);
+        }
+    });
+    // One sweep; with `first_failure`, it stops taking seeds at the first.
+    let run_sweep = |cluster: &crate::cluster::Cluster, first_failure: bool| {
+        let stop = AtomicBool::new(false);
+        let mut tally = Tally::default();
+        sweep(cluster, &seeds, workers, false, &stop, |outcome| {
+            tally.add(&outcome);
+            let failed = outcome.result.as_ref().is_ok_and(|r| matches!(r.verdict, Verdict::Fail(_)));
+            if interrupted.load(Ordering::Relaxed) || (first_failure && failed) {
+                stop.store(true, Ordering::Relaxed);
+            }
+        });
+        tally
+    };
+
+    let baseline = run_sweep(&cluster, false);
+    if let Some(code) = stopped(&interrupted, &baseline) {
+        return code;
+    }
+    if baseline.found_something() {
+        let seed = baseline.lowest_failing().map_or(String::new(), |s| format!(" (seed {s})"));
+        eprintln!(
+            "seedfall: the unmutated sweep of {} already fails{seed}: fix that first (seedfall run -c {0} -seeds {})",
+            path.display(),
+            args.seeds
+        );
+        return ExitCode::from(2);
+    }
+    println!("unmutated: {} seeds pass", baseline.seeds);
+    let mut survived = 0;
+    for mutant in Mutant::ALL {
+        cluster.mutant = Some(mutant);
+        let tally = run_sweep(&cluster, true);
+        if let Some(code) = stopped(&interrupted, &tally) {
+            return code;
+        }
+        match tally.failed.iter().next() {
+            Some((seed, (failures, ..))) => {
+                let why = failures.first().map_or(String::new(), |f| format!(": {f}"));
+                println!("killed    {}: seed {seed}{why}", mutant.describe());
+            }
+            None => {
+                survived += 1;
+                println!("SURVIVED  {}: no seed of {} noticed", mutant.describe(), args.seeds);
+            }
+        }
+    }
+    let total = Mutant::ALL.len();
+    println!("{} of {total} mutants killed, {survived} survived", total - survived);
+    ExitCode::from(if survived > 0 { 1 } else { 0 })
+}
+
+/// Exit 2 for an internal error or an interrupted sweep (a partial sweep
+/// proves nothing about a mutant).
+fn stopped(interrupted: &AtomicBool, tally: &Tally) -> Option<ExitCode> {
+    if let Some((seed, e)) = tally.errors.first() {
+        eprintln!("seedfall: seed {seed}: {e}");
+        return Some(ExitCode::from(2));
+    }
+    if interrupted.load(Ordering::Relaxed) {
+        eprintln!("seedfall: interrupted");
+        return Some(ExitCode::from(2));
+    }
+    None
+}
