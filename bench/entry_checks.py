@@ -12,11 +12,14 @@ import json, os, resource, statistics, subprocess, sys, time
 
 seedfall, out_dir, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
 programs = sys.argv[4:]
-env = dict(os.environ, SEEDFALL_CACHE_DIR=os.path.join(out_dir, "cache"))
 CONFIGS = {"checks": [], "no-checks": ["--no-entry-checks"]}
 
 
 def run(program, flags):
+    # One cache per program and configuration: the cache keeps only the 8 most recently used
+    # sets, and 2 configurations of 10 programs would evict each other (every run a compile).
+    cache = os.path.join(out_dir, "cache", program + ("-" + "-".join(flags) if flags else ""))
+    env = dict(os.environ, SEEDFALL_CACHE_DIR=cache)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     p = subprocess.run([seedfall, "exec", *flags, os.path.join(out_dir, program + ".wasm")],
