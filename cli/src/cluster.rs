@@ -113,7 +113,7 @@ impl Cluster {
         let build_time = build_started.elapsed();
         let load_started = Instant::now();
         let cache = Cache::open(&Cache::default_dir_for_config(config_path));
-        let instrumentation = seedfall_instrument::Config { loops: config.preempt.loops };
+        let instrumentation = seedfall_instrument::Config { loops: config.preempt.loops, ..Default::default() };
         let mut programs = Vec::new();
         for file in &files {
             programs.push(compiled::load(&cache, file, Some(instrumentation), false).map_err(SetupError::Load)?);

@@ -36,7 +36,13 @@ pub struct ExecArgs {
     /// cost (bench/guest.sh); not for tests.
     #[arg(long, hide_short_help = true, conflicts_with = "preempt")]
     no_preempt: bool,
-    /// Real time a guest may run without any host call before it is stopped as a busy loop.
+    /// Instrument without the preemption entry checks of frameless functions (docs/preemption.md):
+    /// a goroutine looping over frameless calls is then never preempted. For measuring their cost
+    /// (bench/entry_checks.sh); not for tests.
+    #[arg(long, hide_short_help = true)]
+    no_entry_checks: bool,
+    /// Real time a guest may run without any host call (or, while it ignores preemption
+    /// requests, without honouring one) before it is stopped as a busy loop; at least 100ms.
     #[arg(long, default_value = "10s", value_name = "DURATION")]
     watchdog: String,
     /// Cache directory for compiled code (default: $SEEDFALL_CACHE_DIR, else the user cache directory).
@@ -108,8 +114,12 @@ pub fn run(args: ExecArgs) -> ExitCode {
         Ok(d) => d,
         Err(e) => return fail(format!("--watchdog: {e}")),
     };
+    if let Err(e) = seedfall_host::watchdog::check_limit(watchdog) {
+        return fail(format!("--watchdog {e}"));
+    }
     let cache = Cache::open(&args.cache_dir.clone().unwrap_or_else(Cache::default_dir_for_exec));
-    let instrumentation = (!args.no_preempt).then_some(seedfall_instrument::Config { loops: preempt.loops });
+    let instrumentation = (!args.no_preempt)
+        .then_some(seedfall_instrument::Config { loops: preempt.loops, entry_checks: !args.no_entry_checks });
     let guest = match compiled::load(&cache, &args.file, instrumentation, args.timings) {
         Ok(guest) => guest,
         // Said without the file name, as the only file is the one on the command line.

@@ -2,6 +2,9 @@
 //! longer starve main, a check-then-act race is found by `pct` on most seeds
 //! and never without preemption points, and loops without stack-checked calls
 //! end as busy loops (with loop counters) or by the watchdog (without).
+//! Issue 14: loops over frameless helpers and atomic spin-waits are preempted
+//! through the instrumentation's entry checks; where a request cannot take
+//! effect the watchdog ends the run (start functions included), never a hang.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -39,6 +42,86 @@ fn exec(args: &[&str], wasm: &Path) -> Output {
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Runs `wasm` twice with the same seed: both succeed with the same output and trace hash.
+fn finishes_the_same_way_twice(wasm: &Path, expected: &str) -> String {
+    let run = || {
+        let out = exec(&["--seed", "5", "--trace-hash"], wasm);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        (text(&out.stdout), text(&out.stderr))
+    };
+    let (first, second) = (run(), run());
+    assert!(first.0.contains(expected), "{}", first.0);
+    assert!(first.1.contains("trace hash"), "{}", first.1);
+    assert_eq!(first, second, "same seed, same output and trace hash");
+    first.0
+}
+
+#[test]
+fn issue_14_goroutines_looping_over_a_frameless_helper_are_preempted() {
+    finishes_the_same_way_twice(&build("leafspin"), "main woke after true");
+}
+
+#[test]
+fn issue_14_a_spin_wait_on_an_atomic_bool_is_preempted() {
+    let out = finishes_the_same_way_twice(&build("atomicspin"), "ready after spinning: true");
+    println!("{out}");
+}
+
+#[test]
+fn issue_14_without_entry_checks_the_ignored_requests_end_in_a_watchdog_verdict_naming_the_function() {
+    // The request cannot take effect: the loop's only callee has no check. Not a hang.
+    let start = std::time::Instant::now();
+    let out = exec(&["--no-entry-checks", "--watchdog", "1s"], &build("leafspin"));
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("busy loop") && stderr.contains("ignored"), "{stderr}");
+    assert!(stderr.contains("main.mix") || stderr.contains("main.spin"), "names the function: {stderr}");
+    assert!(start.elapsed().as_secs() < 60, "took {:?}", start.elapsed());
+}
+
+#[test]
+fn issue_14_a_call_free_spin_with_loop_counters_ends_the_same_way_every_run() {
+    let wasm = build("busyloop");
+    let run = || {
+        let out = exec(&["--preempt", "none,loops=true", "--trace-hash"], &wasm);
+        assert_eq!(out.status.code(), Some(2));
+        let stderr = text(&out.stderr);
+        assert!(stderr.contains("ignored 100 preemption requests") && stderr.contains("main.main.func1"), "{stderr}");
+        // Where the interrupt lands in the loop (the wasm offset) is real time; the verdict and
+        // the trace, frozen at detection, are not.
+        let hash = stderr.lines().find(|l| l.contains("trace hash")).expect("a trace hash").to_string();
+        (hash, stderr.split(" in main.main.func1").next().unwrap().to_string())
+    };
+    assert_eq!(run(), run());
+}
+
+#[test]
+fn issue_14_a_spinning_start_function_is_stopped_by_the_watchdog() {
+    let path = out_dir().join("start-spin.wasm");
+    std::fs::write(
+        &path,
+        wat::parse_str(
+            r#"(module (func $main.startspin (loop (br 0))) (start $main.startspin) (func (export "_start")))"#,
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let start = std::time::Instant::now();
+    let out = exec(&["--watchdog", "500ms"], &path);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("busy loop") && stderr.contains("main.startspin"), "{stderr}");
+    assert!(start.elapsed().as_secs() < 60, "took {:?}", start.elapsed());
+}
+
+#[test]
+fn issue_14_a_watchdog_under_100ms_is_refused() {
+    let out = exec(&["--watchdog", "99ms"], &build("spin"));
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("--watchdog must be at least 100ms") && stderr.contains("99ms"), "{stderr}");
 }
 
 #[test]

@@ -1,13 +1,14 @@
 //! Running one program to completion in the deterministic world: what
 //! `seedfall exec` does. The node's `_start` runs on a fiber; whenever it parks
 //! (in poll_oneoff, or at the end of a preemption slice), virtual time jumps to
-//! its deadline and it resumes. A watchdog thread stops it if it runs for too
-//! long without any host call.
+//! its deadline and it resumes. A watchdog thread, started before
+//! instantiation (a start function is guest code too), stops it if it runs for
+//! too long without any host call or while it ignores preemption requests.
 
 use crate::node::Node;
 use crate::watchdog::Watchdog;
 use crate::{preempt, wasi};
-use seedfall_engine::{Code, Instance, Run, Trap};
+use seedfall_engine::{Code, Instance, Run, Trap, TrapKind};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -27,6 +28,8 @@ pub fn run(code: Arc<Code>, node: Node, watchdog: Duration) -> Result<(Exit, Ins
     preempt::register(&mut linker);
     let progress = node.trace.progress.clone();
     let counter_global = node.preempt.as_ref().map(|p| p.counter_global());
+    // Before instantiation: a start function runs guest code too, and must not hang the run.
+    let _watchdog = Watchdog::start(progress.clone(), watchdog);
     let mut instance = Instance::new(code, &linker, node)?;
     if let Some(index) = counter_global {
         // SAFETY: the slot is in the instance's heap-allocated vmctx, which
@@ -34,7 +37,6 @@ pub fn run(code: Arc<Code>, node: Node, watchdog: Duration) -> Result<(Exit, Ins
         // watchdog, dropped when this function returns.
         unsafe { progress.watch_counter(instance.global_ptr(index).expect("the counter global")) };
     }
-    let _watchdog = Watchdog::start(progress, watchdog);
     let mut run = instance.call("_start", &[])?;
     let exit = loop {
         match run {
@@ -51,6 +53,19 @@ pub fn run(code: Arc<Code>, node: Node, watchdog: Duration) -> Result<(Exit, Ins
                 // stopped it in the spinning function; say what it was.
                 if let Some(detail) = instance.data_mut().busy_loop.take() {
                     trap.detail = Some(detail);
+                } else if let Some(p) = instance
+                    .data()
+                    .preempt
+                    .as_ref()
+                    .filter(|_| trap.kind == TrapKind::Interrupted && progress.stalled())
+                {
+                    trap.detail = Some(format!(
+                        "the running goroutine ignored {} preemption requests in a row (its loop calls only \
+                         functions that cannot take one: runtime or internal packages, or functions without a \
+                         stack check when entry checks are off) and made no other host call within the \
+                         watchdog's real-time limit",
+                        p.ignored_slices()
+                    ));
                 }
                 break Exit::Trapped(trap);
             }

@@ -97,6 +97,13 @@ impl Trace {
         self.event(b"call", name.as_bytes(), args, result);
     }
 
+    /// The preemption hook's call: like `host_call`, but it does not count as
+    /// progress for the watchdog while the goroutine ignores requests.
+    pub fn hook_call(&mut self, name: &str, args: &[u64], result: u64) {
+        self.progress.bump_hook();
+        self.event(b"call", name.as_bytes(), args, result);
+    }
+
     /// The host wrote `bytes` into guest memory at `ptr`.
     pub fn memory_write(&mut self, ptr: u32, bytes: &[u8]) {
         self.event(b"write", bytes, &[ptr as u64], 0);

@@ -6,6 +6,15 @@
 //! guest's thread, which traps with `TrapKind::Interrupted`. Real time is read
 //! only here, never in the simulation, and never affects a run that finishes.
 //!
+//! The counter stops counting as progress while the running goroutine ignores
+//! preemption requests (`set_stalled`, set by the hook at a slice end whose
+//! previous request is still pending, without loop counters): its loop calls
+//! only functions that cannot take a request (runtime or internal packages),
+//! so it would keep every other goroutine of its node from running forever.
+//! Then only host calls other than the hook count, and the watchdog stops it
+//! after `limit` like a call-free loop. With loop counters the hook finds such
+//! a loop deterministically instead (`preempt::BUSY_SLICES`).
+//!
 //! The preemption hook can also ask for an interrupt at once (`request_stop`)
 //! when it has found a busy loop deterministically: the hook itself cannot
 //! name the function that spins, the interrupt lands in it and does.
@@ -17,6 +26,21 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 pub const DEFAULT_LIMIT: Duration = Duration::from_secs(10);
+/// The shortest limit accepted: below it a verdict would depend on the machine's speed (a slow or
+/// loaded runner takes longer than that between two host calls in ordinary code, Go's start-up
+/// included).
+pub const MIN_LIMIT: Duration = Duration::from_millis(100);
+
+/// Refuses a limit under [`MIN_LIMIT`]; the message names the minimum, the caller the field.
+pub fn check_limit(limit: Duration) -> Result<(), String> {
+    if limit < MIN_LIMIT {
+        return Err(format!(
+            "must be at least {}ms (a shorter limit makes the verdict depend on the machine's speed), found {limit:?}",
+            MIN_LIMIT.as_millis()
+        ));
+    }
+    Ok(())
+}
 
 /// What the watchdog watches: host calls made so far, and optionally the
 /// guest's preemption counter, which every function entry decrements — so a
@@ -25,6 +49,10 @@ pub const DEFAULT_LIMIT: Duration = Duration::from_secs(10);
 #[derive(Debug, Clone, Default)]
 pub struct Progress {
     host_calls: Arc<AtomicU64>,
+    /// Host calls other than the preemption hook.
+    other_calls: Arc<AtomicU64>,
+    /// The running goroutine ignores preemption requests: only `other_calls` count.
+    stalled: Arc<AtomicBool>,
     /// The address of the watched counter (0: none). Locked while the
     /// watchdog reads through it, so `unwatch_counter` returning means the
     /// instance that owns it may be dropped.
@@ -41,8 +69,25 @@ impl Progress {
         self.host_calls.load(Ordering::Relaxed)
     }
 
+    /// A host call other than the preemption hook.
     pub fn bump(&self) {
+        self.other_calls.fetch_add(1, Ordering::Relaxed);
         self.host_calls.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// The preemption hook ran.
+    pub fn bump_hook(&self) {
+        self.host_calls.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Whether the running goroutine ignores preemption requests (see the module doc).
+    pub fn set_stalled(&self, stalled: bool) {
+        self.stalled.store(stalled, Ordering::Relaxed);
+    }
+
+    /// Whether the last slice-end request was ignored.
+    pub fn stalled(&self) -> bool {
+        self.stalled.load(Ordering::Relaxed)
     }
 
     /// Also watch the 8-byte counter at `slot` (a global of the running instance).
@@ -72,13 +117,18 @@ impl Progress {
         *self.counter.lock().unwrap_or_else(|e| e.into_inner()) = 0;
     }
 
-    fn get(&self) -> (u64, u64) {
+    /// What counts as progress now: all host calls and the counter, or, while stalled, only
+    /// the host calls other than the hook.
+    fn get(&self) -> (u64, u64, bool) {
+        if self.stalled.load(Ordering::Relaxed) {
+            return (self.other_calls.load(Ordering::Relaxed), 0, true);
+        }
         let slot = self.counter.lock().unwrap_or_else(|e| e.into_inner());
         // The guest thread writes the slot with plain aligned 8-byte stores;
         // an atomic load of it from here reads a whole value, stale at worst.
         // SAFETY: see `watch_counter`; the lock keeps it valid while read.
         let counter = if *slot == 0 { 0 } else { unsafe { (*(*slot as *const AtomicU64)).load(Ordering::Relaxed) } };
-        (self.host_calls.load(Ordering::Relaxed), counter)
+        (self.host_calls.load(Ordering::Relaxed), counter, false)
     }
 }
 

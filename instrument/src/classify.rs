@@ -1,5 +1,5 @@
 //! Classifying operators for the body rewriter: a `wasmparser` visitor that reports only what
-//! `body` acts on (function-index operators, loops, other block starts).
+//! `body` acts on (function-index operators, loops, other block starts, global reads).
 //!
 //! It does not rewrite or copy bytes, and it keeps no state: positions are the reader's business.
 
@@ -9,6 +9,8 @@ pub(crate) enum Op {
     /// `call` (0x10), `return_call` (0x12) or `ref.func` (0xd2) with its function index.
     Func(u8, u32),
     Loop,
+    /// `global.get` with its global index.
+    GlobalGet(u32),
     /// Another block-introducing instruction (`block`, `if`, `try`, `try_table`): only counted,
     /// for label names.
     Block,
@@ -31,6 +33,9 @@ macro_rules! classify {
     };
     (one RefFunc { $($arg:ident: $argty:ty),* } => $visit:ident) => {
         fn $visit(&mut self, $($arg: $argty),*) -> Op { Op::Func(0xd2, $($arg)*) }
+    };
+    (one GlobalGet { $($arg:ident: $argty:ty),* } => $visit:ident) => {
+        fn $visit(&mut self, $($arg: $argty),*) -> Op { Op::GlobalGet($($arg)*) }
     };
     (one Loop { $($arg:ident: $argty:ty),* } => $visit:ident) => {
         fn $visit(&mut self, $(_: $argty),*) -> Op { Op::Loop }

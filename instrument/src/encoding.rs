@@ -11,6 +11,7 @@ use crate::error::Error;
 pub(crate) const CUSTOM: u8 = 0;
 pub(crate) const TYPE: u8 = 1;
 pub(crate) const IMPORT: u8 = 2;
+pub(crate) const FUNCTION: u8 = 3;
 pub(crate) const TABLE: u8 = 4;
 pub(crate) const GLOBAL: u8 = 6;
 pub(crate) const EXPORT: u8 = 7;

@@ -8,10 +8,10 @@ use std::ops::Range;
 
 use wasmparser::{
     CompositeInnerType, Encoding, FunctionBody, ImportSectionReader, KnownCustom, Name, NameSectionReader, Parser,
-    Payload, TypeRef, TypeSectionReader,
+    Payload, TypeRef, TypeSectionReader, ValType,
 };
 
-use crate::encoding::{CODE, CUSTOM, ELEMENT, EXPORT, GLOBAL, IMPORT, START, TABLE, TYPE};
+use crate::encoding::{CODE, CUSTOM, ELEMENT, EXPORT, FUNCTION, GLOBAL, IMPORT, START, TABLE, TYPE};
 use crate::error::Error;
 use crate::{HOOK_FIELD, HOOK_MODULE};
 
@@ -60,6 +60,29 @@ pub(crate) struct Input<'a> {
     pub(crate) defined_globals: u32,
     /// The name section has a label-names subsection (its label indices need renumbering).
     pub(crate) label_names: bool,
+    /// Per type index: whether it is Go's function type `(i32 PC_B) -> (i32 unwind)`.
+    pub(crate) go_types: Vec<bool>,
+    /// Per defined function: its type index (the function section).
+    pub(crate) func_types: Vec<u32>,
+    /// Function names from the `name` section, by input function index, in index order.
+    pub(crate) func_names: Vec<(u32, &'a str)>,
+}
+
+impl<'a> Input<'a> {
+    /// The name of function `index` (an input index), if the `name` section gives one.
+    pub(crate) fn func_name(&self, index: u32) -> Option<&'a str> {
+        self.func_names.binary_search_by_key(&index, |&(i, _)| i).ok().map(|at| self.func_names[at].1)
+    }
+
+    /// The input index of the function named `name` (a linear search: used for a couple of names).
+    pub(crate) fn func_named(&self, name: &str) -> Option<u32> {
+        self.func_names.iter().find(|&&(_, n)| n == name).map(|&(i, _)| i)
+    }
+
+    /// Whether defined function `defined` has Go's function type.
+    pub(crate) fn has_go_type(&self, defined: u32) -> bool {
+        self.func_types.get(defined as usize).is_some_and(|&t| self.go_types.get(t as usize) == Some(&true))
+    }
 }
 
 pub(crate) fn range(r: Range<u64>) -> Range<usize> {
@@ -76,6 +99,9 @@ pub(crate) fn parse(wasm: &[u8]) -> Result<Input<'_>, Error> {
         global_imports: 0,
         defined_globals: 0,
         label_names: false,
+        go_types: Vec::new(),
+        func_types: Vec::new(),
+        func_names: Vec::new(),
     };
     if wasm.is_empty() {
         return Err(Error::Malformed { offset: 0, message: "empty input (no wasm header)".into() });
@@ -96,6 +122,12 @@ pub(crate) fn parse(wasm: &[u8]) -> Result<Input<'_>, Error> {
                 scan_imports(reader.clone(), &mut input)?;
                 input.sections.push(Section::Import(range(reader.range())));
             }
+            Payload::FunctionSection(reader) => {
+                for ty in reader.clone() {
+                    input.func_types.push(ty?);
+                }
+                input.sections.push(Section::Raw(FUNCTION, range(reader.range())));
+            }
             Payload::TableSection(reader) => input.sections.push(Section::Table(reader)),
             Payload::GlobalSection(reader) => {
                 input.defined_globals = reader.count();
@@ -114,9 +146,20 @@ pub(crate) fn parse(wasm: &[u8]) -> Result<Input<'_>, Error> {
             Payload::CustomSection(reader) => match reader.as_known() {
                 KnownCustom::Name(names) => {
                     for sub in names.clone() {
-                        if matches!(sub?, Name::Label(_)) {
-                            input.label_names = true;
+                        match sub? {
+                            Name::Label(_) => input.label_names = true,
+                            Name::Function(map) => {
+                                for naming in map {
+                                    let naming = naming?;
+                                    input.func_names.push((naming.index, naming.name));
+                                }
+                            }
+                            _ => {}
                         }
+                    }
+                    // The spec wants them in index order; a module that breaks that still works.
+                    if !input.func_names.is_sorted_by_key(|&(i, _)| i) {
+                        input.func_names.sort_by_key(|&(i, _)| i);
                     }
                     input.sections.push(Section::Name(names));
                 }
@@ -154,6 +197,12 @@ fn scan_types(reader: TypeSectionReader<'_>, input: &mut Input<'_>) -> Result<()
                 && ct.describes_idx.is_none()
                 && matches!(&ct.inner, CompositeInnerType::Func(f)
                     if f.params().is_empty() && f.results().is_empty());
+            let go = !explicit
+                && sub.is_final
+                && sub.supertype_idxs.is_empty()
+                && matches!(&ct.inner, CompositeInnerType::Func(f)
+                    if f.params() == [ValType::I32] && f.results() == [ValType::I32]);
+            input.go_types.push(go);
             if empty && input.empty_func_type.is_none() {
                 input.empty_func_type = Some(input.types);
             }

@@ -32,6 +32,7 @@
 mod body;
 mod classify;
 mod encoding;
+mod entry;
 mod error;
 mod input;
 mod names;
@@ -53,13 +54,22 @@ pub const HOOK_DEBUG_NAME: &str = "seedfall.preempt";
 pub const COUNTER_DEBUG_NAME: &str = "seedfall.counter";
 /// Version of the pass's output format. Part of [`config_bytes`]: bump it whenever the emitted code
 /// changes, so cached compiled code of the old output is not reused.
-pub const PASS_VERSION: u32 = 1;
+pub const PASS_VERSION: u32 = 2;
 
 /// What to instrument.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Config {
     /// Also count at the head of every `loop` (first instructions inside the loop).
     pub loops: bool,
+    /// In Go modules, give functions without Go's own stack check a preemption entry check (the
+    /// safe rule is in docs/preemption.md). On by default; off only to measure its cost.
+    pub entry_checks: bool,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config { loops: false, entry_checks: true }
+    }
 }
 
 /// The result of [`instrument`].
@@ -77,13 +87,20 @@ pub struct Instrumented {
     pub entry_sites: u32,
     /// Number of loop heads instrumented (0 unless [`Config::loops`]).
     pub loop_sites: u32,
+    /// Number of functions that got the preemption entry check (0 unless [`Config::entry_checks`]
+    /// and the module is a Go program).
+    pub check_sites: u32,
 }
 
 /// Stable bytes describing the pass and its configuration, for the compiled-code cache key.
 /// Changes whenever the output for the same input would change ([`PASS_VERSION`], the config).
 pub fn config_bytes(config: &Config) -> Vec<u8> {
-    format!("seedfall-instrument/v{PASS_VERSION};hook={HOOK_MODULE}.{HOOK_FIELD};loops={}", u8::from(config.loops))
-        .into_bytes()
+    format!(
+        "seedfall-instrument/v{PASS_VERSION};hook={HOOK_MODULE}.{HOOK_FIELD};loops={};entry_checks={}",
+        u8::from(config.loops),
+        u8::from(config.entry_checks)
+    )
+    .into_bytes()
 }
 
 /// Instruments `wasm` (a core module). See the crate docs for what is added.
@@ -91,7 +108,8 @@ pub fn instrument(wasm: &[u8], config: &Config) -> Result<Instrumented, Error> {
     let input = input::parse(wasm)?;
     let plan = Plan::new(&input)?;
     // The code section first: the name section (wherever it is) needs its loop positions.
-    let code = body::rewrite_code(wasm, &input, &plan, config.loops)?;
+    let morestack = if config.entry_checks { go_morestack(&input) } else { None };
+    let code = body::rewrite_code(wasm, &input, &plan, config.loops, morestack)?;
     let out = output::write(wasm, &input, &plan, &code, config.loops)?;
     Ok(Instrumented {
         wasm: out,
@@ -100,5 +118,15 @@ pub fn instrument(wasm: &[u8], config: &Config) -> Result<Instrumented, Error> {
         hook_function: plan.shift.hook,
         entry_sites: code.entry_sites,
         loop_sites: code.loop_sites,
+        check_sites: code.checked.len() as u32,
     })
+}
+
+/// Go's `runtime.morestack` and `runtime.morestack_noctxt`, if the module is a Go program (it names
+/// both as defined functions of Go's type); `None` otherwise, and then no entry checks are added.
+fn go_morestack(input: &input::Input<'_>) -> Option<entry::Morestack> {
+    let defined_go = |f: u32| f.checked_sub(input.func_imports).is_some_and(|d| input.has_go_type(d));
+    let morestack = input.func_named("runtime.morestack").filter(|&f| defined_go(f))?;
+    let noctxt = input.func_named("runtime.morestack_noctxt").filter(|&f| defined_go(f))?;
+    Some(entry::Morestack { morestack, noctxt })
 }

@@ -12,7 +12,7 @@ use crate::shift::Shift;
 use crate::{COUNTER_DEBUG_NAME, HOOK_DEBUG_NAME};
 
 /// Rewrites the `name` section: function names (with the hook's name inserted), local names and
-/// label names move with their functions; label indices move past the inserted `if` blocks; the
+/// label names move with their functions; label indices move past the inserted `if` blocks (the entry check's too); the
 /// counter gets a global name if the module names its globals.
 pub(crate) fn rewrite_names(
     reader: NameSectionReader<'_>,
@@ -20,13 +20,14 @@ pub(crate) fn rewrite_names(
     counter_global: u32,
     loops: bool,
     loop_labels: Option<&[Vec<u32>]>,
+    checked: &[u32],
 ) -> Result<wasm_encoder::NameSection, Error> {
     let mut names = wasm_encoder::NameSection::new();
     for sub in reader {
         match sub? {
             Name::Function(map) => names.functions(&function_names(map, shift)?),
             Name::Local(map) => names.locals(&local_names(map, shift)?),
-            Name::Label(map) => names.labels(&label_names(map, shift, loops, loop_labels)?),
+            Name::Label(map) => names.labels(&label_names(map, shift, loops, loop_labels, checked)?),
             Name::Global(map) => names.globals(&global_names(map, counter_global)?),
             other => {
                 let mut s = shift;
@@ -77,6 +78,7 @@ fn label_names(
     shift: Shift,
     loops: bool,
     loop_labels: Option<&[Vec<u32>]>,
+    checked: &[u32],
 ) -> Result<wasm_encoder::IndirectNameMap, Error> {
     let mut out = wasm_encoder::IndirectNameMap::new();
     for func in map {
@@ -86,14 +88,16 @@ fn label_names(
             (Some(d), Some(all)) if loops => all.get(d as usize).map(Vec::as_slice).unwrap_or(&[]),
             _ => &[],
         };
+        // The entry check's `if` comes before every label of the body.
+        let check = defined.is_some_and(|d| checked.binary_search(&d).is_ok()) as u32;
         let mut labels = wasm_encoder::NameMap::new();
         for naming in func.names {
             let naming = naming?;
             let index = if defined.is_some() {
-                // +1 for the `if` at function entry, +1 for the `if` after each
-                // instrumented loop that precedes this label.
+                // +1 for the `if` at function entry (+1 more with the entry check), +1 for the
+                // `if` after each instrumented loop that precedes this label.
                 let before = loops_in_func.partition_point(|&l| l < naming.index);
-                naming.index.checked_add(1 + before as u32).ok_or(Error::IndexOverflow("label"))?
+                naming.index.checked_add(1 + check + before as u32).ok_or(Error::IndexOverflow("label"))?
             } else {
                 naming.index
             };

@@ -129,6 +129,7 @@ impl Writer<'_> {
                     self.plan.counter_global,
                     self.loops,
                     self.code.loop_labels.as_deref(),
+                    &self.code.checked,
                 )?;
                 write_encoded(out, &names);
             }

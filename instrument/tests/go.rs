@@ -23,10 +23,14 @@ func step(x int) int {
 	return buf[x%16]*3 + 1
 }
 
+// Frameless: Go gives it no stack check, the pass gives it the entry check.
+//go:noinline
+func mix(x int) int { return x*7 + 1 }
+
 func main() {
 	x := 0
 	for i := 0; i < 1000; i++ {
-		x = step(x) % 1000003
+		x = mix(step(x)) % 1000003
 	}
 	fmt.Println("hello from go", x, len(os.Args))
 }
@@ -109,7 +113,7 @@ fn go_hello_world() {
 
     let mut events_by_config = [0u64; 2];
     for loops in [false, true] {
-        let out = instrument(&wasm, &Config { loops }).unwrap();
+        let out = instrument(&wasm, &Config { loops, ..Config::default() }).unwrap();
         validate_lime1(&out.wasm);
         assert_eq!(out.counter_global, 8, "Go has 8 globals; the counter comes after them");
         assert_eq!(out.hook_function, nfi);
@@ -185,4 +189,60 @@ fn go_hello_world() {
         let err = instrument(&wasm[..cut], &Config::default()).unwrap_err();
         assert!(matches!(err, Error::Malformed { .. }), "cut at {cut}: {err:?}");
     }
+}
+
+/// The operators of every defined function, by name (input indices as the module has them).
+fn bodies_by_name(wasm: &[u8]) -> std::collections::BTreeMap<String, (u32, Vec<String>)> {
+    let names = function_names(wasm);
+    let nfi = func_imports(wasm);
+    let mut out = std::collections::BTreeMap::new();
+    let mut defined = 0u32;
+    for payload in wasmparser::Parser::new(0).parse_all(wasm) {
+        if let wasmparser::Payload::CodeSectionEntry(body) = payload.unwrap() {
+            let mut ops = Vec::new();
+            let mut reader = body.get_operators_reader().unwrap();
+            while !reader.eof() {
+                ops.push(format!("{:?}", reader.read().unwrap()));
+            }
+            if let Some(name) = names.get(&(nfi + defined)) {
+                out.insert(name.to_string(), (defined, ops));
+            }
+            defined += 1;
+        }
+    }
+    out
+}
+
+#[test]
+fn entry_checks_go_only_where_the_safe_rule_allows() {
+    let wasm = build_hello();
+    let original = bodies_by_name(&wasm);
+    let out = instrument(&wasm, &Config::default()).unwrap();
+    validate_lime1(&out.wasm);
+    let bodies = bodies_by_name(&out.wasm);
+    let checked = |ops: &[String]| ops.iter().any(|o| o == "I32Const { value: -1314 }");
+    let morestack_noctxt = bodies["runtime.morestack_noctxt"].0 + func_imports(&out.wasm);
+
+    // Go's own prologue pushes PC_F << 16 with PC_F = 0x1000 + defined index: the check relies on it.
+    let (step, step_ops) = &original["main.step"];
+    assert!(step_ops.contains(&format!("I64Const {{ value: {} }}", (0x1000u64 + *step as u64) << 16)), "{step_ops:?}");
+
+    // The frameless leaf gets the check, calling morestack_noctxt with its own entry as the PC.
+    let (mix, mix_ops) = &bodies["main.mix"];
+    assert!(checked(mix_ops), "{mix_ops:?}");
+    assert!(mix_ops.contains(&format!("I64Const {{ value: {} }}", (0x1000u64 + *mix as u64) << 16)));
+    assert!(mix_ops.contains(&format!("Call {{ function_index: {morestack_noctxt} }}")));
+    // Framed functions keep Go's check only; the runtime's closure never gets one.
+    assert!(!checked(&bodies["main.step"].1));
+    for (name, (_, ops)) in &bodies {
+        if ["runtime.", "runtime_", "internal_", "reflect."].iter().any(|p| name.starts_with(p)) {
+            assert!(!checked(ops), "{name} must not be checked");
+        }
+    }
+    assert!(out.check_sites > 10, "{}", out.check_sites);
+    assert_eq!(bodies.values().filter(|(_, ops)| checked(ops)).count() as u32, out.check_sites);
+
+    let off = instrument(&wasm, &Config { entry_checks: false, ..Config::default() }).unwrap();
+    assert_eq!(off.check_sites, 0);
+    assert!(!checked(&bodies_by_name(&off.wasm)["main.mix"].1));
 }

@@ -127,7 +127,7 @@ fn renumbers_names_and_validates() {
     let nfi = func_imports(&wasm);
     assert_eq!(nfi, 1);
     for loops in [false, true] {
-        let out = instrument(&wasm, &Config { loops }).unwrap();
+        let out = instrument(&wasm, &Config { loops, ..Config::default() }).unwrap();
         validate_lime1(&out.wasm);
         assert_eq!(out.hook_import, ("seedfall", "preempt"));
         assert_eq!(out.hook_function, 1, "the hook is the last function import");
@@ -184,7 +184,7 @@ fn counts_calls_and_loops_under_wasmtime() {
     assert_eq!(original.logs, [42]);
     assert_eq!(original.hook, 0);
     for loops in [false, true] {
-        let out = instrument(&wasm, &Config { loops }).unwrap();
+        let out = instrument(&wasm, &Config { loops, ..Config::default() }).unwrap();
         let (start, total) = expected_events(loops);
 
         // The counter starts at 0 and a hook that never re-arms it is called at every event.
@@ -305,7 +305,7 @@ fn label_names_follow_inserted_blocks() {
     let labels = label_names(&wasm);
     assert!(!labels.is_empty(), "wat emits label names");
     for loops in [false, true] {
-        let out = instrument(&wasm, &Config { loops }).unwrap();
+        let out = instrument(&wasm, &Config { loops, ..Config::default() }).unwrap();
         validate_lime1(&out.wasm);
         let labels = label_names(&out.wasm);
         let f = &labels[&1]; // $f moved from 0 to 1
@@ -356,7 +356,7 @@ fn loop_with_params_and_results() {
               )))"#,
     )
     .unwrap();
-    let out = instrument(&wasm, &Config { loops: true }).unwrap();
+    let out = instrument(&wasm, &Config { loops: true, ..Config::default() }).unwrap();
     validate_lime1(&out.wasm);
     assert_eq!(out.loop_sites, 1);
 }
@@ -370,7 +370,7 @@ fn adds_missing_sections() {
         ("(module (import \"a\" \"b\" (global i64)) (func (export \"f\")) (global (mut i32) (i32.const 0)))", 0, 2),
     ] {
         let wasm = wat::parse_str(src).unwrap();
-        let out = instrument(&wasm, &Config { loops: true }).unwrap();
+        let out = instrument(&wasm, &Config { loops: true, ..Config::default() }).unwrap();
         validate_lime1(&out.wasm);
         assert_eq!((out.hook_function, out.counter_global), (hook, counter), "{src}");
     }
@@ -424,12 +424,14 @@ fn keeps_custom_sections() {
 fn deterministic_and_config_bytes() {
     let wasm = wat::parse_str(MODULE).unwrap();
     for loops in [false, true] {
-        let a = instrument(&wasm, &Config { loops }).unwrap();
-        let b = instrument(&wasm, &Config { loops }).unwrap();
+        let a = instrument(&wasm, &Config { loops, ..Config::default() }).unwrap();
+        let b = instrument(&wasm, &Config { loops, ..Config::default() }).unwrap();
         assert_eq!(a.wasm, b.wasm);
     }
-    assert_eq!(config_bytes(&Config { loops: false }), b"seedfall-instrument/v1;hook=seedfall.preempt;loops=0");
-    assert_eq!(config_bytes(&Config { loops: true }), b"seedfall-instrument/v1;hook=seedfall.preempt;loops=1");
+    let bytes = |loops, entry_checks| config_bytes(&Config { loops, entry_checks });
+    assert_eq!(bytes(false, true), b"seedfall-instrument/v2;hook=seedfall.preempt;loops=0;entry_checks=1");
+    assert_eq!(bytes(true, true), b"seedfall-instrument/v2;hook=seedfall.preempt;loops=1;entry_checks=1");
+    assert_eq!(bytes(false, false), b"seedfall-instrument/v2;hook=seedfall.preempt;loops=0;entry_checks=0");
 }
 
 #[test]
@@ -465,7 +467,7 @@ fn bad_input_is_an_error_not_a_panic() {
     let boundaries: Vec<usize> =
         Parser::new(0).parse_all(&wasm).filter_map(|p| p.unwrap().as_section().map(|(_, r)| r.end as usize)).collect();
     for len in 0..wasm.len() {
-        let r = instrument(&wasm[..len], &Config { loops: true });
+        let r = instrument(&wasm[..len], &Config { loops: true, ..Config::default() });
         if len != 8 && !boundaries.contains(&len) {
             assert!(r.is_err(), "prefix of {len} bytes accepted");
         }
@@ -487,7 +489,7 @@ fn bad_input_is_an_error_not_a_panic() {
             bad[i] = rand() as u8;
         }
         for loops in [false, true] {
-            if instrument(&bad, &Config { loops }).is_err() {
+            if instrument(&bad, &Config { loops, ..Config::default() }).is_err() {
                 errors += 1;
             }
         }

@@ -48,7 +48,7 @@ fn main() -> ExitCode {
     if cold {
         let _ = std::fs::remove_dir_all(&dir);
     }
-    let instrumentation = Config { loops: false };
+    let instrumentation = Config { loops: false, ..Config::default() };
     let config = CompileConfig::default();
     for i in 0..iterations.max(1) {
         let start = Instant::now();

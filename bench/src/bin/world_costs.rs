@@ -30,7 +30,7 @@ fn ms(d: Duration) -> f64 {
 
 fn boot(dir: PathBuf, iterations: usize, file: PathBuf, args: Vec<String>) -> Result<(), String> {
     let wasm = std::fs::read(&file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
-    let instrumentation = Config { loops: false };
+    let instrumentation = Config { loops: false, ..Config::default() };
     let config = CompileConfig::default();
     let key = Key::compute(&wasm, &config, &config_bytes(&instrumentation));
     let fetched = Cache::open(&dir)

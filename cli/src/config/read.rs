@@ -162,7 +162,7 @@ pub(super) fn config(text: &str, base_dir: &Path) -> Result<Config> {
         }
     };
     let duration = optional(top, "", "duration", positive_duration)?.unwrap_or(super::DEFAULT_DURATION);
-    let watchdog = optional(top, "", "watchdog", positive_duration)?.unwrap_or(super::DEFAULT_WATCHDOG);
+    let watchdog = optional(top, "", "watchdog", watchdog_limit)?.unwrap_or(super::DEFAULT_WATCHDOG);
     let preempt = match get(top, "preempt") {
         Some(value) => preempt(value)?,
         None => PreemptConfig::default(),
@@ -338,6 +338,14 @@ fn rate(value: &Json, field: &str) -> Result<f64> {
 }
 
 /// A Go-style duration string, > 0.
+/// `watchdog`: a duration of at least the watchdog's minimum, so a verdict never depends on the
+/// machine's speed.
+fn watchdog_limit(value: &Json, field: &str) -> Result<Duration> {
+    let limit = positive_duration(value, field)?;
+    seedfall_host::watchdog::check_limit(limit).map_err(|e| invalid(field, format!("`{field}` {e}")))?;
+    Ok(limit)
+}
+
 fn positive_duration(value: &Json, field: &str) -> Result<Duration> {
     let Json::Str(text) = value else {
         return Err(wrong_type(field, "a duration string like \"500ms\" or \"1m0s\"", value));

@@ -432,6 +432,10 @@ fn durations_must_parse_and_be_positive() {
         "`duration`: \"99999999999999999999999h\" is too long a duration"
     );
     assert_eq!(parse_ok(&with(r#", "duration": "1m0s", "watchdog": "1.5s""#)).watchdog, ms(1500));
+    assert_eq!(parse_ok(&with(r#", "watchdog": "100ms""#)).watchdog, ms(100));
+    let e = error(&with(r#", "watchdog": "99ms""#));
+    assert_eq!((e.kind, e.field.as_str()), (ErrorKind::Invalid, "watchdog"));
+    assert!(e.to_string().contains("`watchdog` must be at least 100ms") && e.to_string().contains("99ms"), "{e}");
 }
 
 #[test]

@@ -15,10 +15,13 @@
 //! `BUSY_SLICES` slice-end requests in a row (about 420 million counted
 //! events, 1 s of virtual time) spins without stack-checked calls: a busy-loop
 //! failure (`Node::busy_loop`; the watchdog's interrupt then stops the guest in
-//! the spinning function). Without loop counters there is no such verdict: a goroutine that
-//! keeps reaching the hook is calling functions — a long computation in
-//! frameless leaf functions (Go's `bytes` tests do this), not a hang — and a
-//! loop with no calls at all never reaches the hook (the watchdog's case).
+//! the spinning function). Without loop counters there is no such verdict:
+//! the instrumentation's entry checks make every call to a non-runtime function
+//! a preemption point, so a goroutine that ignores a request loops over runtime
+//! or internal functions only (or computes in one long call, as Go's `bytes`
+//! tests do); the hook marks it stalled, and the watchdog then stops it if it
+//! goes on ignoring requests for its real-time limit. A loop with no calls at
+//! all never reaches the hook (the watchdog's case too).
 
 pub mod goruntime;
 pub mod strategy;
@@ -85,6 +88,11 @@ impl Preemption {
         self.counter_global
     }
 
+    /// Slice-end requests ignored in a row so far.
+    pub fn ignored_slices(&self) -> u32 {
+        self.ignored_slices
+    }
+
     /// Counted calls up to the last hook.
     pub fn counted(&self) -> u64 {
         self.counted
@@ -118,6 +126,8 @@ impl Preemption {
 struct Decision {
     park: bool,
     busy: bool,
+    /// The running goroutine ignored the last slice-end request (without loop counters).
+    stalled: bool,
 }
 
 fn decide(node: &mut Node, memory: &mut [u8], g: u64, counter: i64) -> Decision {
@@ -131,6 +141,7 @@ fn decide(node: &mut Node, memory: &mut [u8], g: u64, counter: i64) -> Decision 
     }
     let quantum_ok = p.last_request.is_none_or(|last| p.counted - last >= MIN_QUANTUM);
     let mut busy = false;
+    let mut stalled = p.ignored_slices > 0 && !p.loops;
     // A slice end always asks; a strategy point only once the quantum is up.
     if (slice_end || (strategy_point && quantum_ok))
         && let Some(offsets) = p.offsets
@@ -142,12 +153,15 @@ fn decide(node: &mut Node, memory: &mut [u8], g: u64, counter: i64) -> Decision 
         if slice_end {
             p.ignored_slices = if outcome == Request::AlreadyPending { p.ignored_slices + 1 } else { 0 };
             busy = p.loops && p.ignored_slices >= BUSY_SLICES;
+            // Without loop counters the watchdog ends such a loop (in real time); with them
+            // `busy` does, deterministically, and the watchdog must not get there first.
+            stalled = !p.loops && p.ignored_slices > 0;
         }
     }
     if slice_end {
         p.slice_start = p.counted;
     }
-    Decision { park: slice_end, busy }
+    Decision { park: slice_end, busy, stalled }
 }
 
 fn hook(c: &mut Caller<'_, Node>) -> Result<(), HostError> {
@@ -164,7 +178,8 @@ fn hook(c: &mut Caller<'_, Node>) -> Result<(), HostError> {
     let p = node.preempt.as_mut().expect("checked above");
     p.armed = p.distance();
     let (counted, armed) = (p.counted, p.armed);
-    node.trace.host_call("preempt", &[counted - counted_before], decision.park as u64);
+    node.trace.hook_call("preempt", &[counted - counted_before], decision.park as u64);
+    node.trace.progress.set_stalled(decision.stalled);
     c.global_set(counter_global, armed);
     if decision.busy {
         let detail = format!(
