@@ -313,10 +313,12 @@ impl<'a> World<'a> {
         self.net.borrow_mut().advance(self.clock.now_ns());
         match next {
             Next::Step(i) => self.step_node(i),
-            Next::Boot(i) => {
-                self.boot(i)?;
-                self.step_node(i)
-            }
+            Next::Boot(i) => match self.boot(i) {
+                Ok(()) => self.step_node(i),
+                // A start function that traps or spins is the guest's failure, not the engine's.
+                Err(seedfall_engine::Error::Trap(trap)) => Ok(Some(self.start_failed(i, &trap))),
+                Err(e) => Err(e),
+            },
             Next::Fault(k) => {
                 self.with_kind(k, |planned, world| planned.fire(world));
                 Ok(None)
@@ -660,6 +662,25 @@ impl<'a> World<'a> {
                 }
             }
         }
+    }
+
+    /// Slot `i`'s start function trapped (or the watchdog stopped it) while
+    /// it was being instantiated: the run fails, supervised or not, since
+    /// every boot would do the same.
+    fn start_failed(&mut self, i: usize, trap: &seedfall_engine::Trap) -> Verdict {
+        self.progress.clear_stop();
+        let (class, message) = if trap.kind == TrapKind::Interrupted {
+            let limit = vtime::go_duration(self.spec.watchdog.as_nanos() as u64);
+            (
+                Class::Watchdog,
+                format!("stopped by the watchdog after {limit} of real time in its start function: {trap}"),
+            )
+        } else {
+            (Class::Trap, format!("trapped in its start function: {trap}"))
+        };
+        let who = self.slots[i].who(i);
+        self.rec.emit(self.now(), Event::Exit { who: &who, code: -1, line: message.clone() });
+        self.failure(i, class, message)
     }
 
     /// Slot `i` exited with `code`.

@@ -347,6 +347,29 @@ fn drawn_partitions_cut_into_up_to_partition_groups_groups_one_way_as_often_as_p
     assert!(shapes(2, 1.0).iter().all(|(_, one)| *one));
 }
 
+#[test]
+fn a_start_function_that_traps_or_spins_is_a_verdict_not_an_engine_error() {
+    let module = |body: &str| {
+        let wat =
+            format!("(module (memory (export \"memory\") 1) (func $s {body}) (start $s) (func (export \"_start\")))");
+        let artifact = seedfall_engine::compile(&wat::parse_str(&wat).unwrap(), &Default::default()).unwrap();
+        Arc::new(Code::load(artifact).unwrap())
+    };
+    let run_with = |code| {
+        let mut s = spec(1, vec![program("a", code), workload(sleeper(1, 10))]);
+        s.watchdog = Duration::from_millis(200);
+        run_logged(&s)
+    };
+    let (verdict, log, _) = run_with(module("unreachable"));
+    let Verdict::Fail(f) = verdict else { panic!("{log}") };
+    assert_eq!((f[0].class, f[0].node.as_str()), (Class::Trap, "a"), "{log}");
+    assert!(f[0].message.starts_with("trapped in its start function: "), "{}", f[0].message);
+    let (verdict, log, _) = run_with(module("(loop $l (br $l))"));
+    let Verdict::Fail(f) = verdict else { panic!("{log}") };
+    assert_eq!((f[0].class, f[0].node.as_str()), (Class::Watchdog, "a"), "{log}");
+    assert!(f[0].message.contains("after 200ms of real time in its start function"), "{}", f[0].message);
+}
+
 pub(super) fn clone_program(p: &NodeProgram) -> NodeProgram {
     NodeProgram { name: p.name.clone(), code: p.code.clone(), args: p.args.clone(), env: p.env.clone(), ..*p }
 }
