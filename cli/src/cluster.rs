@@ -174,6 +174,7 @@ impl Cluster {
                 partition_length: (span(f.partition_length.min), span(f.partition_length.max)),
                 partition_groups: f.partition_groups,
                 partition_oneway: f.partition_oneway,
+                net_reset_per_sec: f.net_reset_per_sec,
                 disk: seedfall_host::fs::DiskConfig {
                     crash_on_io: f.crash_on_io,
                     torn_writes: f.torn_writes,

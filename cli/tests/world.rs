@@ -303,3 +303,18 @@ fn quiet_for_stops_faults_for_its_window() {
     assert!(fault_times.iter().any(|t| *t > 1.2), "faults after it: {trace}");
     assert!(!fault_times.iter().any(|t| (0.2..1.2).contains(t)), "no fault inside the window: {trace}");
 }
+
+#[test]
+fn a_net_reset_resets_a_live_nodes_connections_and_the_client_reconnects() {
+    let out = seedfall(&["replay", "-c", &config(&kvlog_dir(), "net-reset.json"), "-seed", "1"]);
+    let trace = text(&out.stdout);
+    assert!(out.status.success(), "the fixed store and its client survive resets: {trace}{}", text(&out.stderr));
+    let resets = trace.lines().filter(|l| l.contains("* net reset server#1: 1 connections reset")).count();
+    assert!(resets >= 3, "the server's connection to the client was reset, the server lived on: {trace}");
+    assert!(!trace.contains("boot server#2"), "no restart: a reset is not a crash");
+    let reconnects: u32 = trace
+        .lines()
+        .find_map(|l| l.split("kvlog client: ").nth(1)?.strip_suffix(" reconnects")?.parse().ok())
+        .expect("the client reports its reconnects");
+    assert!(reconnects as usize >= resets, "it reconnected after each reset: {reconnects} of {resets}");
+}

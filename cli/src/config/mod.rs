@@ -145,6 +145,8 @@ pub struct Faults {
     pub partition_oneway: f64,
     /// The one-way latency of each segment, drawn uniformly.
     pub net_latency: DurationRange,
+    /// Planned resets of a live node's connections per second, per node.
+    pub net_reset_per_sec: f64,
     /// Per write: probability that it fails with EIO and writes nothing.
     pub write_eio: f64,
     /// Per write: probability that it fails with ENOSPC and writes nothing.
@@ -181,6 +183,7 @@ impl Default for Faults {
             partition_groups: 2,
             partition_oneway: 0.0,
             net_latency: DurationRange::new(Duration::from_micros(50), Duration::from_millis(2)),
+            net_reset_per_sec: 0.0,
             write_eio: 0.0,
             write_enospc: 0.0,
             read_eio: 0.0,

@@ -100,6 +100,12 @@ pub enum NetEvent {
         reset: u32,
         listeners: u32,
     },
+    /// `reset` established connections of live `node` were reset.
+    Reset {
+        at_ns: u64,
+        node: NodeId,
+        reset: u32,
+    },
     /// The link started holding traffic; `held` segments in flight were held.
     Block {
         at_ns: u64,
@@ -170,6 +176,7 @@ impl fmt::Display for NetEvent {
             NetEvent::Crash { at_ns, node, reset, listeners } => {
                 write!(f, "{at_ns} crash {node} reset={reset} listeners={listeners}")
             }
+            NetEvent::Reset { at_ns, node, reset } => write!(f, "{at_ns} reset {node} connections={reset}"),
             NetEvent::Block { at_ns, from, to, held } => write!(f, "{at_ns} block {from}->{to} held={held}"),
             NetEvent::Heal { at_ns, from, to, released } => {
                 write!(f, "{at_ns} heal {from}->{to} released={released}")

@@ -1,5 +1,6 @@
-//! Network faults: crashes (contract rule 13) and partitions as rules on
-//! directed links (rules 5-7). *When* a fault happens is decided elsewhere
+//! Network faults: crashes and resets of a live node's connections
+//! (contract rule 13) and partitions as rules on directed links (rules
+//! 5-7). *When* a fault happens is decided elsewhere
 //! (the run's fault schedule); this file only applies it.
 
 use super::pipe::Payload;
@@ -53,6 +54,39 @@ impl Net {
             self.collect(conn);
         }
         assert!(self.bindings.keys().all(|a| a.node != node), "a crashed node kept a port");
+    }
+
+    /// Every established connection of live `node` is reset at `now_ns`
+    /// (contract rule 13): its own end reads ECONNRESET at once, as if an RST
+    /// had just arrived, and an RST goes to the peer. Listeners, connections
+    /// still connecting and ports stay; the node's sockets stay open.
+    pub fn reset(&mut self, node: NodeId, now_ns: u64) -> u32 {
+        self.advance(now_ns);
+        let ends: Vec<(ConnId, Side)> = self
+            .conns
+            .iter()
+            .flat_map(|(&id, c)| [Side::Client, Side::Server].map(|side| (id, side, c.end(side))))
+            .filter(|(_, _, end)| {
+                end.addr.node == node && end.life == Life::Open && end.phase == Phase::Established && !end.rst_in
+            })
+            .map(|(id, side, _)| (id, side))
+            .collect();
+        let mut rsts = Vec::new();
+        for &(conn, side) in &ends {
+            let end = self.conns.get_mut(&conn).expect("listed above").end_mut(side);
+            end.rst_in = true;
+            end.recv.clear();
+            if !end.rst_out {
+                end.rst_out = true;
+                rsts.push((conn, side));
+            }
+        }
+        let reset = ends.len() as u32;
+        self.events.push(NetEvent::Reset { at_ns: now_ns, node, reset });
+        for (conn, side) in rsts {
+            self.send(conn, side.peer(), Payload::Rst, now_ns);
+        }
+        reset
     }
 
     /// Starts holding everything sent from `from` to `to`, including what

@@ -77,6 +77,10 @@
 //!     dropped silently. All its ports are free at once. A new incarnation
 //!     reuses the `NodeId`; a SYN still in flight to it is accepted if the
 //!     new incarnation listens on the port before the SYN arrives.
+//!     `reset(node, now_ns)` (a live node's connections reset, the
+//!     `net_reset` fault) resets every established connection the node has
+//!     an open end of: its own end reads ECONNRESET at once, an RST goes to
+//!     the peer; listeners, pending connects and ports stay.
 //!
 //! Addresses.
 //! 14. Ports are per node. `listen` on a bound port is EADDRINUSE. Port 0 and

@@ -389,6 +389,25 @@ fn partitions_do_not_shift_the_latency_stream() {
 }
 
 #[test]
+fn reset_of_a_live_node_resets_its_connections_and_keeps_its_listeners() {
+    let (mut net, server, client) = world(13, NetConfig::default());
+    let l = net.listen(server, 7000, 0).unwrap();
+    let (c, s, t) = establish(&mut net, client, 7000, l, 0);
+    net.write(c, b"unread", t).unwrap();
+    let t = t + 10 * MS;
+    assert_eq!(net.reset(server, t), 1, "the one established connection");
+    assert!(net.events().iter().any(|e| matches!(e, NetEvent::Reset { reset: 1, .. })));
+    let mut buf = [0u8; 8];
+    assert_eq!(net.read(s, &mut buf, t), Err(Errno::CONNRESET), "its own end at once, unread data gone");
+    assert_eq!(net.read(c, &mut buf, t + 10 * MS), Err(Errno::CONNRESET), "the peer once the RST arrives");
+    assert_eq!(net.reset(server, t + 10 * MS), 0, "a reset connection is not reset again");
+    // The node lives on: its listener still accepts.
+    let (c2, s2, t2) = establish(&mut net, client, 7000, l, t + 20 * MS);
+    net.write(c2, b"again", t2).unwrap();
+    assert_eq!(read_all(&mut net, s2, t2 + 10 * MS).unwrap(), b"again");
+}
+
+#[test]
 fn crash_resets_the_peer_and_frees_the_port() {
     let (mut net, server, client) = world(12, NetConfig::default());
     let l = net.listen(server, 7000, 0).unwrap();

@@ -138,4 +138,14 @@ impl Effects for World<'_> {
         self.rec.emit(World::now(self), Event::Fault { fault, line: Some(line) });
         true
     }
+
+    fn reset_connections(&mut self, slot: usize, fault: Fault) -> bool {
+        if !self.allowed() || !self.is_up_service(slot) {
+            return false;
+        }
+        let reset = self.net.borrow_mut().reset(self.slots[slot].net_id, self.clock.now_ns());
+        let line = format!("net reset {}: {reset} connections reset", self.slots[slot].who(slot));
+        self.rec.emit(World::now(self), Event::Fault { fault, line: Some(line) });
+        true
+    }
 }

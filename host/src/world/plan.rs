@@ -19,6 +19,7 @@ pub struct FaultConfig {
     pub partition_groups: u32,
     /// The probability that a drawn partition cuts one direction only.
     pub partition_oneway: f64,
+    pub net_reset_per_sec: f64,
     pub disk: crate::fs::DiskConfig,
     /// The largest wall-clock offset of a node incarnation (0: none).
     pub clock_skew: SimDuration,

@@ -22,6 +22,7 @@ pub(crate) mod crash_io;
 pub(crate) mod disk_error;
 pub mod injector;
 mod json;
+mod net_reset;
 mod partition;
 mod pause;
 pub mod preempt;
@@ -52,6 +53,7 @@ pub static KINDS: &[&dyn FaultKind] = &[
     &disk_error::WRITE_ENOSPC,
     &disk_error::READ_EIO,
     &disk_error::READ_CORRUPT,
+    &net_reset::NetReset,
 ];
 
 /// How a kind's occurrences are placed, and so how a schedule replays them.
@@ -378,6 +380,8 @@ pub trait Effects {
     fn resume_all(&mut self);
     /// Moves `slot`'s wall clock by `fault.amount` (refused unless allowed and up).
     fn jump_clock(&mut self, slot: usize, fault: Fault) -> bool;
+    /// Resets every established connection of `slot` (refused unless allowed and up).
+    fn reset_connections(&mut self, slot: usize, fault: Fault) -> bool;
     /// Sets the wall clock of `slot`'s new incarnation off by `fault.amount`
     /// (refused while holding).
     fn skew_clock(&mut self, slot: usize, fault: Fault) -> bool;
