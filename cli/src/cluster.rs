@@ -175,6 +175,9 @@ impl Cluster {
                 partition_groups: f.partition_groups,
                 partition_oneway: f.partition_oneway,
                 net_reset_per_sec: f.net_reset_per_sec,
+                slow_per_sec: f.slow_per_sec,
+                slow_length: (span(f.slow_length.min), span(f.slow_length.max)),
+                slow_latency: (span(f.slow_latency.min), span(f.slow_latency.max)),
                 disk: seedfall_host::fs::DiskConfig {
                     crash_on_io: f.crash_on_io,
                     torn_writes: f.torn_writes,

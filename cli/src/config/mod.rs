@@ -147,6 +147,12 @@ pub struct Faults {
     pub net_latency: DurationRange,
     /// Planned resets of a live node's connections per second, per node.
     pub net_reset_per_sec: f64,
+    /// Planned slowdowns of a node's network per second, per node.
+    pub slow_per_sec: f64,
+    /// How long a slowdown lasts.
+    pub slow_length: DurationRange,
+    /// The latency a slowdown adds.
+    pub slow_latency: DurationRange,
     /// Per write: probability that it fails with EIO and writes nothing.
     pub write_eio: f64,
     /// Per write: probability that it fails with ENOSPC and writes nothing.
@@ -184,6 +190,9 @@ impl Default for Faults {
             partition_oneway: 0.0,
             net_latency: DurationRange::new(Duration::from_micros(50), Duration::from_millis(2)),
             net_reset_per_sec: 0.0,
+            slow_per_sec: 0.0,
+            slow_length: DurationRange::new(Duration::from_secs(1), Duration::from_secs(5)),
+            slow_latency: DurationRange::new(Duration::from_millis(10), Duration::from_millis(200)),
             write_eio: 0.0,
             write_enospc: 0.0,
             read_eio: 0.0,

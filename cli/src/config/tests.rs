@@ -223,7 +223,7 @@ fn unknown_field_known_elsewhere_or_far_from_everything() {
         message(r#", "faults": {"bananas": 1}"#),
         "unknown field `faults.bananas`; known fields: crash_per_sec, crash_downtime, crash_on_io, torn_writes, \
          fsync_eio, strict_dirs, partition_per_sec, partition_length, partition_groups, \
-         partition_oneway, net_latency, net_reset_per_sec, write_eio, write_enospc, read_eio, read_corrupt, \
+         partition_oneway, net_latency, net_reset_per_sec, slow_per_sec, slow_length, slow_latency, write_eio, write_enospc, read_eio, read_corrupt, \
          clock_skew, clock_jump_per_sec, clock_jump, \
          pause_per_sec, pause_length, swarm"
     );
@@ -249,9 +249,6 @@ fn fields_not_implemented_yet_are_errors() {
         "clog_per_sec",
         "clog_length",
         "clogs",
-        "slow_per_sec",
-        "slow_length",
-        "slow_latency",
     ] {
         let e = error(&with(&format!(r#", "faults": {{"{name}": 0}}"#)));
         assert_eq!(e.to_string(), format!("`faults.{name}` is not supported yet"));

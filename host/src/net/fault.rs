@@ -89,6 +89,18 @@ impl Net {
         reset
     }
 
+    /// Node `node` is slow from now on: `extra_ns` more latency on every
+    /// segment sent from or to it (0: no longer slow). What is in flight
+    /// keeps its delivery time (contract rule 3).
+    pub fn set_slow(&mut self, node: NodeId, extra_ns: u64, now_ns: u64) {
+        self.advance(now_ns);
+        if extra_ns == 0 {
+            self.slow.remove(&node);
+        } else {
+            self.slow.insert(node, extra_ns);
+        }
+    }
+
     /// Starts holding everything sent from `from` to `to`, including what
     /// is already in flight (contract rule 5). Blocking a blocked link does
     /// nothing.

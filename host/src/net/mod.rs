@@ -29,6 +29,9 @@
 //!    a SYN's answer has its latency drawn together with the SYN (so a
 //!    dialer's wake-up time is exact while the SYN flies), and the RST that
 //!    answers data reaching a closed socket is drawn when that data arrives.
+//!    A slow node (`set_slow`) adds its extra latency to every segment sent
+//!    from or to it while it is slow (both ends' when both are), on top of
+//!    the drawn one; it draws nothing.
 //! 4. Buffers are unbounded: a write never blocks and never returns EAGAIN
 //!    once the connection is established. Writes of zero bytes send nothing.
 //!
@@ -331,6 +334,8 @@ pub struct Net {
     bindings: BTreeMap<SockAddr, Binding>,
     /// Blocked directed links (from, to).
     blocked: BTreeSet<(NodeId, NodeId)>,
+    /// Slow nodes: latency added to every segment sent from or to them.
+    slow: BTreeMap<NodeId, u64>,
     /// The delivery time of the first segment of every pipe whose segments
     /// are timed (not held): the agenda `advance` works through.
     heads: BTreeSet<(u64, ConnId, Side)>,
@@ -354,6 +359,7 @@ impl Net {
             listeners: BTreeMap::new(),
             bindings: BTreeMap::new(),
             blocked: BTreeSet::new(),
+            slow: BTreeMap::new(),
             heads: BTreeSet::new(),
             next_conn: 0,
             next_listener: 0,
@@ -446,6 +452,8 @@ impl Net {
     fn send_with_latency(&mut self, conn: ConnId, to: Side, payload: Payload, now_ns: u64, latency_ns: u64) {
         let c = self.conns.get_mut(&conn).expect("send on a live connection");
         let link = (c.end(to.peer()).addr.node, c.end(to).addr.node);
+        let slowed = [link.0, link.1].iter().filter_map(|n| self.slow.get(n)).fold(0u64, |a, b| a.saturating_add(*b));
+        let latency_ns = latency_ns.saturating_add(slowed);
         let pipe = &mut c.inbox[to.index()];
         let kind = payload.kind();
         let deliver_ns = if self.blocked.contains(&link) {

@@ -389,6 +389,22 @@ fn partitions_do_not_shift_the_latency_stream() {
 }
 
 #[test]
+fn a_slow_node_adds_its_latency_to_what_it_sends_and_receives() {
+    let (mut net, server, client) = world(14, NetConfig { latency_ns_min: 7, latency_ns_max: 7 });
+    let l = net.listen(server, 7000, 0).unwrap();
+    let (c, s, t) = establish(&mut net, client, 7000, l, 0);
+    net.set_slow(server, 5 * MS, t);
+    net.write(c, b"to", t).unwrap();
+    net.write(s, b"from", t).unwrap();
+    assert_eq!(data_sends(&net, c.conn, Side::Server).last().unwrap().2, Some(t + 7 + 5 * MS), "to the slow node");
+    assert_eq!(data_sends(&net, c.conn, Side::Client).last().unwrap().2, Some(t + 7 + 5 * MS), "from it");
+    let later = t + 10 * MS;
+    net.set_slow(server, 0, later);
+    net.write(c, b"again", later).unwrap();
+    assert_eq!(data_sends(&net, c.conn, Side::Server).last().unwrap().2, Some(later + 7), "no longer slow");
+}
+
+#[test]
 fn reset_of_a_live_node_resets_its_connections_and_keeps_its_listeners() {
     let (mut net, server, client) = world(13, NetConfig::default());
     let l = net.listen(server, 7000, 0).unwrap();

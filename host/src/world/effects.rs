@@ -8,7 +8,7 @@
 use super::event::Event;
 use super::fault::{Effects, Fault};
 use super::slot::State;
-use super::vtime::{SimDuration, SimTime, go_signed_duration};
+use super::vtime::{SimDuration, SimTime, go_duration, go_signed_duration};
 use super::{End, World};
 use crate::net::NodeId;
 
@@ -146,6 +146,24 @@ impl Effects for World<'_> {
         let reset = self.net.borrow_mut().reset(self.slots[slot].net_id, self.clock.now_ns());
         let line = format!("net reset {}: {reset} connections reset", self.slots[slot].who(slot));
         self.rec.emit(World::now(self), Event::Fault { fault, line: Some(line) });
+        true
+    }
+
+    fn slow_node(&mut self, slot: usize, extra_ns: u64, fault: Option<Fault>) -> bool {
+        let now = World::now(self);
+        let Some(fault) = fault else {
+            self.net.borrow_mut().set_slow(self.slots[slot].net_id, 0, self.clock.now_ns());
+            let who = self.slots[slot].who(slot);
+            self.rec.say(now, &format!("{who}'s network is back to normal"));
+            return true;
+        };
+        if !self.allowed() || !self.is_up_service(slot) {
+            return false;
+        }
+        self.net.borrow_mut().set_slow(self.slots[slot].net_id, extra_ns, self.clock.now_ns());
+        let until = fault.until.unwrap_or(now);
+        let line = format!("slow {}: +{} latency until {until}", self.slots[slot].who(slot), go_duration(extra_ns));
+        self.rec.emit(now, Event::Fault { fault, line: Some(line) });
         true
     }
 }

@@ -20,6 +20,9 @@ pub struct FaultConfig {
     /// The probability that a drawn partition cuts one direction only.
     pub partition_oneway: f64,
     pub net_reset_per_sec: f64,
+    pub slow_per_sec: f64,
+    pub slow_length: (SimDuration, SimDuration),
+    pub slow_latency: (SimDuration, SimDuration),
     pub disk: crate::fs::DiskConfig,
     /// The largest wall-clock offset of a node incarnation (0: none).
     pub clock_skew: SimDuration,

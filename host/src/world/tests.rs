@@ -370,6 +370,27 @@ fn a_start_function_that_traps_or_spins_is_a_verdict_not_an_engine_error() {
     assert!(f[0].message.contains("after 200ms of real time in its start function"), "{}", f[0].message);
 }
 
+#[test]
+fn drawn_slowdowns_are_recorded_with_their_latency_and_end_at_until() {
+    let mut s = spec(8, vec![program("a", sleeper(200, 10)), workload(sleeper(1, 2000))]);
+    s.faults.slow_per_sec = 5.0;
+    s.faults.slow_length = (SimDuration::from_ns(50_000_000), SimDuration::from_ns(100_000_000));
+    s.faults.slow_latency = (SimDuration::from_ns(10_000_000), SimDuration::from_ns(20_000_000));
+    let (verdict, log, result) = run_logged(&s);
+    assert_eq!(verdict, Verdict::Pass, "{log}");
+    let slow: Vec<&Fault> = result.faults.iter().filter(|f| f.kind.name() == "slow").collect();
+    assert!(slow.len() >= 3, "{log}");
+    for f in &slow {
+        let (length, latency) = (f.length().unwrap().ns(), f.amount.unwrap() as u64);
+        assert!((50_000_000..=100_000_000).contains(&length) && (10_000_000..=20_000_000).contains(&latency));
+        let back = format!("[{}] * a#1's network is back to normal", f.until.unwrap());
+        assert!(log.contains(&back), "ends at its until: {back}\n{log}");
+    }
+    let mut replay = spec(8, s.programs.iter().map(clone_program).collect());
+    replay.schedule = Some(result.faults.clone());
+    assert_eq!(run_logged(&replay).2.trace_hash, result.trace_hash, "replays exactly");
+}
+
 pub(super) fn clone_program(p: &NodeProgram) -> NodeProgram {
     NodeProgram { name: p.name.clone(), code: p.code.clone(), args: p.args.clone(), env: p.env.clone(), ..*p }
 }

@@ -26,6 +26,7 @@ mod net_reset;
 mod partition;
 mod pause;
 pub mod preempt;
+mod slow;
 pub mod swarm;
 mod timed;
 
@@ -54,6 +55,7 @@ pub static KINDS: &[&dyn FaultKind] = &[
     &disk_error::READ_EIO,
     &disk_error::READ_CORRUPT,
     &net_reset::NetReset,
+    &slow::Slow,
 ];
 
 /// How a kind's occurrences are placed, and so how a schedule replays them.
@@ -380,6 +382,10 @@ pub trait Effects {
     fn resume_all(&mut self);
     /// Moves `slot`'s wall clock by `fault.amount` (refused unless allowed and up).
     fn jump_clock(&mut self, slot: usize, fault: Fault) -> bool;
+    /// Makes `slot`'s network slower by `extra_ns` (0: back to normal;
+    /// `fault`, what the schedule records, only for a new slowdown, refused
+    /// unless allowed and up).
+    fn slow_node(&mut self, slot: usize, extra_ns: u64, fault: Option<Fault>) -> bool;
     /// Resets every established connection of `slot` (refused unless allowed and up).
     fn reset_connections(&mut self, slot: usize, fault: Fault) -> bool;
     /// Sets the wall clock of `slot`'s new incarnation off by `fault.amount`
