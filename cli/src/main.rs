@@ -13,6 +13,7 @@ mod config;
 mod duration;
 mod exec_cmd;
 mod input;
+mod interrupt;
 mod progress;
 mod replay_cmd;
 mod report;

@@ -3,8 +3,10 @@
 //! `FAIL seed N …` block), a progress line with ETA on a terminal, then the
 //! summary: counts, the lowest failing seed, the property table, and where
 //! the real time went. Exit 0 when every seed passes, 1 on a finding, 2 on
-//! a usage, config, build or internal error. Ctrl-C stops the sweep and still
-//! reports what was found.
+//! a usage, config, build or internal error. Ctrl-C or SIGTERM stops the
+//! sweep and still reports what was found; an interrupted sweep says so (and
+//! `"interrupted": true` in the JSON) and never exits 0: 1 if it found a
+//! failure, else 2, since the seeds it did not run prove nothing.
 
 use crate::cluster::Cluster;
 use crate::config;
@@ -14,8 +16,7 @@ use crate::seeds::parse_seeds;
 use crate::sweep::sweep;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 #[derive(clap::Args)]
@@ -60,19 +61,14 @@ pub fn run(args: RunArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    // Before the build, so a signal while building still ends in a summary
+    // (of no seeds) and the JSON CI waits for.
+    let stop = crate::interrupt::stop_flag();
     let (cluster, path) = match setup(args.config.as_deref()) {
         Ok(ready) => ready,
         Err(code) => return code,
     };
     let workers = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let stop = Arc::new(AtomicBool::new(false));
-    let stopper = stop.clone();
-    // A second Ctrl-C gets the default behaviour back: the process ends.
-    let _ = ctrlc::set_handler(move || {
-        if stopper.swap(true, Ordering::Relaxed) {
-            std::process::exit(130);
-        }
-    });
     let started = Instant::now();
     let mut tally = Tally::default();
     let mut progress = Progress::new(seeds.len() as u64);
@@ -100,12 +96,14 @@ pub fn run(args: RunArgs) -> ExitCode {
         2
     } else if found {
         1
+    } else if interrupted {
+        2
     } else {
         0
     };
     let rate = tally.seeds as f64 / elapsed.as_secs_f64().max(1e-9);
     if interrupted {
-        println!("interrupted after {} of {} seeds", tally.seeds, seeds.len());
+        println!("interrupted after {} of {} seeds (the rest were not run)", tally.seeds, seeds.len());
     }
     println!(
         "{} seeds in {:.1}s ({rate:.1} seeds/s on {workers} workers): {} passed, {} failed{}",
@@ -127,7 +125,8 @@ pub fn run(args: RunArgs) -> ExitCode {
     print!("{}", tally.properties.render());
     println!("{}", tally.timing_line(cluster.build_time, cluster.load_time));
     if let Some(json_path) = &args.json {
-        let doc = tally.json(&path.display().to_string(), code);
+        let mut doc = tally.json(&path.display().to_string(), code);
+        doc["interrupted"] = serde_json::Value::Bool(interrupted);
         let text = serde_json::to_string_pretty(&doc).expect("JSON values serialize");
         if let Err(e) = std::fs::write(json_path, text + "\n") {
             eprintln!("seedfall: cannot write {}: {e}", json_path.display());
