@@ -54,6 +54,8 @@ pub struct Config {
     pub duration: Duration,
     /// Real time a guest may run without a host call before the watchdog fires.
     pub watchdog: Duration,
+    /// Each node's linear-memory cap in bytes (`memory`).
+    pub memory: u64,
     pub preempt: PreemptConfig,
     pub faults: Faults,
     /// The liveness window after `duration` (`liveness.within`).
