@@ -265,6 +265,42 @@ impl Cache {
         cache
     }
 
+    /// The cache at `dir` for commands that only inspect or clear it (`cache
+    /// ls/verify/path/clear`): creates and writes nothing, so pointing them at
+    /// the wrong directory cannot leave a CACHEDIR.TAG (or anything) there.
+    /// `Ok(None)`: nothing at `dir` yet. An error when `dir` is not a
+    /// directory, or holds files of its own and no CACHEDIR.TAG of ours (a
+    /// directory with only entries, the index and their temporary files is a
+    /// cache whose tag was lost).
+    pub fn open_existing(dir: &Path) -> Result<Option<Cache>, String> {
+        let listing = match fs::read_dir(dir) {
+            Ok(listing) => listing,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(format!("cannot read {}: {e}", dir.display())),
+        };
+        let tagged = fs::read(dir.join("CACHEDIR.TAG")).is_ok_and(|tag| tag == CACHEDIR_TAG);
+        if !tagged {
+            let foreign = listing.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).find(|name| {
+                entry_key(name).is_none()
+                    && name != INDEX_FILE
+                    && name != LOCK_FILE
+                    && !name.starts_with(fsutil::TEMP_PREFIX)
+            });
+            if let Some(name) = foreign {
+                return Err(format!(
+                    "{} is not a seedfall cache (it has no CACHEDIR.TAG written by seedfall, and holds {name:?});                      nothing was read or written",
+                    dir.display()
+                ));
+            }
+        }
+        Ok(Some(Cache {
+            dir: dir.to_path_buf(),
+            writable: AtomicBool::new(true),
+            unwritable: Mutex::new(None),
+            warned: AtomicBool::new(false),
+        }))
+    }
+
     /// `$SEEDFALL_CACHE_DIR`, else `$XDG_CACHE_HOME/seedfall`, else
     /// `~/.cache/seedfall` (the location for `exec`).
     pub fn default_dir_for_exec() -> PathBuf {
