@@ -25,6 +25,8 @@
 #[cfg(test)]
 mod design_tests;
 mod json;
+#[cfg(test)]
+mod proptests;
 mod read;
 mod suggest;
 #[cfg(test)]
