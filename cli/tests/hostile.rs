@@ -1,7 +1,8 @@
 //! Issue 19, second part, through the real binary: hostile guests, schedules
 //! and signals each end with a verdict or an error, quickly, within bounded
 //! host memory (peak RSS measured with `wait4` where memory is the point):
-//! a node past its `memory` cap exits out of memory; a sweep whose seeds try
+//! a module declaring a huge table or memory is an error; a node past its
+//! `memory` cap exits out of memory; a sweep whose seeds try
 //! hostile actions reports every seed; `exec --dir /` hides the host's /proc
 //! and /sys and reads a huge sparse host file by range; SIGTERM stops a sweep
 //! (which says so, in its JSON too, and never exits 0) and a shrink (which
@@ -177,6 +178,29 @@ fn issue_19_exec_dir_root_hides_proc_and_sys_and_reads_sparse_files_by_range() {
     assert!(out.contains(&hex(b"sixteen bytes!!!")), "{out}");
     assert!(rss_mib < 512, "peak RSS {rss_mib} MiB");
     assert!(elapsed < Duration::from_secs(10), "{elapsed:?}");
+}
+
+/// A module declaring 3·10^8 table entries (7.2 GB of entries, allocated
+/// in full at instantiation before) or a 4 GiB minimum memory (above the
+/// 2 GiB default cap) is a clear error from `exec`, not an abort.
+#[test]
+fn issue_19_exec_of_a_huge_table_or_memory_is_a_clear_error() {
+    for (name, wat, expected) in [
+        ("table", "(module (table 300000000 funcref) (func (export \"_start\")))", "a table of 300000000 entries"),
+        (
+            "memory",
+            "(module (memory (export \"memory\") 65536) (func (export \"_start\")))",
+            "exceeds the memory cap of 2147483648 bytes",
+        ),
+    ] {
+        let file = tmp(&format!("huge-{name}.wasm"));
+        std::fs::write(&file, wat::parse_str(wat).unwrap()).unwrap();
+        let (code, out, rss_mib, elapsed) = measured(&["exec", file.to_str().unwrap()], &format!("huge-{name}"));
+        eprintln!("huge {name}: peak RSS {rss_mib} MiB, {elapsed:?}");
+        assert_eq!(code, 2, "{name}: {out}");
+        assert!(out.contains(expected), "{name}: {out}");
+        assert!(rss_mib < 512 && elapsed < Duration::from_secs(10), "{name}: {rss_mib} MiB, {elapsed:?}");
+    }
 }
 
 fn hex(bytes: &[u8]) -> String {
