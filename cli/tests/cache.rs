@@ -118,7 +118,8 @@ fn cache_cmd(args: &[&str]) -> (i32, String) {
 
 /// Issue 19: `cache ls/path/verify` wrote CACHEDIR.TAG into whatever
 /// directory they were pointed at. Now a directory with files of its own is
-/// an error, left byte for byte as it was, and a missing one is not created.
+/// an error, left byte for byte as it was, and a missing one is not created;
+/// `exec` pointed at it compiles in memory instead of adopting it.
 #[test]
 fn issue_19_cache_commands_never_write_into_a_directory_that_is_not_a_cache() {
     let dir = scratch("not-a-cache");
@@ -133,6 +134,13 @@ fn issue_19_cache_commands_never_write_into_a_directory_that_is_not_a_cache() {
         assert!(text.contains("is not a seedfall cache") && text.contains("notes.txt"), "{action}: {text}");
         assert_eq!(snapshot(&dir), before, "{action} changed the directory");
     }
+    // exec pointed at it compiles in memory, with a warning, and writes nothing there.
+    let wasm_dir = scratch("not-a-cache-program");
+    let wasm = build_determinism_program(&wasm_dir);
+    let (out, _, stderr) = exec(&wasm, &dir);
+    assert!(out.contains("slept: true"), "{out}");
+    assert!(stderr.contains("is not a seedfall cache") && stderr.contains("compiling in memory"), "{stderr}");
+    assert_eq!(snapshot(&dir), before, "exec changed the directory");
     let missing = dir.join("missing");
     for action in ["ls", "path", "verify", "clear"] {
         let (code, text) = cache_cmd(&[action, "--cache-dir", missing.to_str().unwrap()]);
@@ -140,8 +148,7 @@ fn issue_19_cache_commands_never_write_into_a_directory_that_is_not_a_cache() {
         assert!(!missing.exists(), "{action} created the directory");
     }
     // A real cache (made by exec) is still listed, verified and cleared.
-    let wasm = build_determinism_program(&dir);
-    let cache = dir.join("cache");
+    let cache = wasm_dir.join("cache");
     exec(&wasm, &cache);
     let (code, text) = cache_cmd(&["verify", "--cache-dir", cache.to_str().unwrap()]);
     assert_eq!(code, 0, "{text}");
