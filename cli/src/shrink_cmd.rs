@@ -56,7 +56,7 @@ pub fn run(args: ShrinkArgs) -> ExitCode {
         Ok(b) => b.unwrap_or(Budget::Unlimited),
         Err(e) => return fail(e),
     };
-    let stop = crate::interrupt::stop_flag();
+    let interrupt = crate::interrupt::Interrupt::install();
     let (cluster, path) = match setup(args.config.as_deref()) {
         Ok(ready) => ready,
         Err(code) => return code,
@@ -74,7 +74,7 @@ pub fn run(args: ShrinkArgs) -> ExitCode {
     println!("shrink seed {}: {}", args.seed, failures[0]);
     let workers = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let mut shrinker = Shrinker::new(&cluster, args.seed, target, workers, budget, first.end);
-    shrinker.interrupt_on(stop);
+    shrinker.interrupt_on(interrupt.stop.clone());
     match shrinker.run(&best).map(|r| signature(&r)) {
         Ok(Some(s)) if s == signature(&first).unwrap_or_default() => shrinker.runs += 1,
         Ok(_) => return fail(format!("seed {} does not fail the same way when its schedule is replayed", args.seed)),

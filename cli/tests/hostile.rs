@@ -5,8 +5,8 @@
 //! `memory` cap exits out of memory; a sweep whose seeds try
 //! hostile actions reports every seed; `exec --dir /` hides the host's /proc
 //! and /sys and reads a huge sparse host file by range; SIGTERM stops a sweep
-//! (which says so, in its JSON too, and never exits 0) and a shrink (which
-//! saves its best schedule); `verify` rejects faults naming unknown nodes and
+//! (which says so, in its JSON too, and never exits 0; a second signal during
+//! a hang reports at once) and a shrink (which saves its best schedule); `verify` rejects faults naming unknown nodes and
 //! does not call a run with faults that never fired "verified".
 
 use std::fs::File;
@@ -251,6 +251,44 @@ fn issue_19_sigterm_stops_a_sweep_which_says_so_and_never_exits_0() {
         assert_eq!(doc["exit_code"], expected_code, "{doc}");
         assert!(doc["seeds"].as_u64().unwrap() < 100000, "{doc}");
     }
+}
+
+/// A seed that hangs (a guest spinning until the 10 s watchdog) holds the
+/// first signal's clean stop; a second signal reports what finished at once.
+#[test]
+fn issue_19_a_second_sigterm_during_a_hang_still_reports() {
+    let config = hostile_dir().join("spin.json");
+    let report = tmp("twice.json");
+    let _ = std::fs::remove_file(&report);
+    // Seed 2 fails at once, seed 3 spins (both from the seed's random bytes).
+    let args = ["run", "-c", config.to_str().unwrap(), "-seeds", "2,3", "-j", "1", "--json", report.to_str().unwrap()];
+    let mut child = command(&args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut seen = String::new();
+    while !seen.contains("FAIL seed 2 ") {
+        let mut line = String::new();
+        assert!(stdout.read_line(&mut line).unwrap() > 0, "ended early: {seen}");
+        seen.push_str(&line);
+    }
+    // Seed 3 is running by now; the first signal waits for it.
+    std::thread::sleep(Duration::from_millis(500));
+    sigterm(child.id());
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(child.try_wait().unwrap().is_none(), "seed 3 is still spinning");
+    let second = Instant::now();
+    sigterm(child.id());
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut stdout, &mut rest).unwrap();
+    let code = child.wait().unwrap().code();
+    let waited = second.elapsed();
+    let out = seen + &rest;
+    assert!(waited < Duration::from_secs(3), "the second signal waited {waited:?}: {out}");
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("interrupted again: not waiting for the seeds in progress"), "{out}");
+    assert!(out.contains("interrupted after 1 of 2 seeds"), "{out}");
+    assert!(out.contains("lowest failing seed: 2 "), "{out}");
+    let doc = json(&report);
+    assert_eq!((doc["interrupted"].as_bool(), doc["seeds"].as_u64()), (Some(true), Some(1)), "{doc}");
 }
 
 #[test]

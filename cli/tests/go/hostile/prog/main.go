@@ -9,6 +9,8 @@
 //	               /proc/self/environ) or calm from the first random byte, so
 //	               a sweep holds seeds of each; say which on stderr, then
 //	               serve (sleep) until the workload ends the run
+//	failorspin     from the same byte: exit 1 at once (one seed in four), else
+//	               spin without a call until the watchdog
 package main
 
 import (
@@ -104,8 +106,26 @@ func main() {
 			fmt.Fprintln(os.Stderr, "seeded: calm")
 		}
 		time.Sleep(time.Hour)
+	case "failorspin":
+		var b [1]byte
+		rand.Read(b[:])
+		if b[0]%4 == 0 {
+			fmt.Fprintln(os.Stderr, "failorspin: fail")
+			os.Exit(1)
+		}
+		spin()
 	default:
 		fmt.Fprintf(os.Stderr, "unknown mode %q\n", os.Args[1])
 		os.Exit(2)
+	}
+}
+
+// spin loops without a call, so nothing reaches the host until the watchdog.
+//
+//go:noinline
+func spin() {
+	x := 0
+	for {
+		x++
 	}
 }
