@@ -235,7 +235,9 @@ fn terminated(args: &[&str], ready: &str, delay: Duration) -> (i32, String) {
 
 #[test]
 fn issue_19_sigterm_stops_a_sweep_which_says_so_and_never_exits_0() {
-    for (config, expected_code) in [("seedfall.json", 1), ("seedfall.fixed.json", 2)] {
+    // The buggy store: signalled once seed 1's failure is out; the fixed one
+    // (no output before the summary) after 3 s, whatever it has run by then.
+    for (config, expected_code, ready) in [("seedfall.json", 1, "FAIL seed 1 "), ("seedfall.fixed.json", 2, "")] {
         let config = kvlog().join(config);
         let config = config.to_str().unwrap();
         let warm = seedfall(&["run", "-c", config, "-seeds", "1"]);
@@ -243,7 +245,7 @@ fn issue_19_sigterm_stops_a_sweep_which_says_so_and_never_exits_0() {
         let report = tmp("interrupted.json");
         let _ = std::fs::remove_file(&report);
         let args = ["run", "-c", config, "-seeds", "1-100000", "-j", "1", "--json", report.to_str().unwrap()];
-        let (code, out) = terminated(&args, "", Duration::from_secs(3));
+        let (code, out) = terminated(&args, ready, Duration::from_secs(3));
         assert_eq!(code, expected_code, "{config}: {out}");
         assert!(out.contains("interrupted after ") && out.contains(" of 100000 seeds"), "{out}");
         let doc = json(&report);
