@@ -142,7 +142,7 @@ pub fn verify(args: VerifyArgs) -> ExitCode {
 }
 
 /// The first fault naming a node that is not in `names`, as a message.
-fn unknown_nodes(faults: &[Fault], names: &[&str]) -> Option<String> {
+pub(crate) fn unknown_nodes(faults: &[Fault], names: &[&str]) -> Option<String> {
     faults.iter().enumerate().find_map(|(i, f)| {
         let named: Vec<&str> = match &f.target {
             Target::Node(n) => vec![n.as_str()],
@@ -160,7 +160,7 @@ fn unknown_nodes(faults: &[Fault], names: &[&str]) -> Option<String> {
 /// The indices of the schedule's faults the run did not record: a fault
 /// fired when the run's faults hold one of its kind and target at the same
 /// operation (for kinds placed by op) or the same time.
-fn not_applied(schedule: &[Fault], fired: &[Fault]) -> Vec<usize> {
+pub(crate) fn not_applied(schedule: &[Fault], fired: &[Fault]) -> Vec<usize> {
     let same = |f: &Fault, g: &Fault| {
         f.kind == g.kind && f.target == g.target && if f.kind.trigger().by_op() { f.op == g.op } else { f.at == g.at }
     };

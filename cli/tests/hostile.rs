@@ -346,6 +346,17 @@ fn issue_19_verify_rejects_unknown_nodes_and_faults_that_never_fire() {
     assert!(text(&out).contains("not applied: [0]"), "{}", text(&out));
     assert!(text(&out).contains("not verified: 1 of 1 faults never fired"), "{}", text(&out));
     assert!(!text(&out).contains("verified: seed"), "{}", text(&out));
+    // replay runs such schedules (it explores) but says what did not apply.
+    for (name, expected) in [
+        (
+            "unknown-node.json",
+            "names node `nosuch`, which the config does not have (nodes: server, client): it cannot apply",
+        ),
+        ("never-fires.json", "note: fault [0] was not applied in this run: 1s  crash_io"),
+    ] {
+        let out = seedfall(&["replay", "-c", config, "-seed", "1", "-faults", tmp(name).to_str().unwrap()]);
+        assert!(text(&out).contains(expected), "{name}: {}", text(&out));
+    }
     // A fault that fires is applied, and the run is proof.
     let out = verify("fires.json", r#"[{"at": "500ms", "kind": "crash", "node": "server", "until": "700ms"}]"#);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
