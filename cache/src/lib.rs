@@ -20,7 +20,8 @@
 //! - **Eviction** (`index.rs`, [`Cache::record_set`]): the 8 most recently used
 //!   sets are kept; entries of older sets that no kept set uses are deleted.
 //! - **Never fails a run**: a corrupt entry is deleted and recompiled, an
-//!   unwritable directory means compiling in memory. Both are reported as
+//!   unwritable directory (or one that is not a seedfall cache: its own files
+//!   and no CACHEDIR.TAG of ours) means compiling in memory. Both are reported as
 //!   warnings (plain sentences, for the caller to print), the unwritable
 //!   directory once per `Cache`.
 //!
@@ -230,7 +231,8 @@ pub struct EntryInfo {
 }
 
 /// A cache directory. Never fails to open: a directory that cannot be created
-/// or written turns the cache into "compile in memory" with one warning.
+/// or written, or that holds files of its own and no seedfall CACHEDIR.TAG,
+/// turns the cache into "compile in memory" with one warning.
 #[derive(Debug)]
 pub struct Cache {
     dir: PathBuf,
@@ -263,6 +265,28 @@ impl Cache {
             cache.disable(reason);
         }
         cache
+    }
+
+    /// The cache at `dir` for commands that only inspect or clear it (`cache
+    /// ls/verify/path/clear`): creates and writes nothing, so pointing them at
+    /// the wrong directory cannot leave a CACHEDIR.TAG (or anything) there.
+    /// `Ok(None)`: nothing at `dir` yet. An error when `dir` is not a
+    /// directory, or holds files of its own and no CACHEDIR.TAG of ours (a
+    /// directory with only entries, the index and their temporary files is a
+    /// cache whose tag was lost).
+    pub fn open_existing(dir: &Path) -> Result<Option<Cache>, String> {
+        match fs::metadata(dir) {
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(format!("cannot read {}: {e}", dir.display())),
+            Ok(_) => {}
+        }
+        not_a_cache(dir)?;
+        Ok(Some(Cache {
+            dir: dir.to_path_buf(),
+            writable: AtomicBool::new(true),
+            unwritable: Mutex::new(None),
+            warned: AtomicBool::new(false),
+        }))
     }
 
     /// `$SEEDFALL_CACHE_DIR`, else `$XDG_CACHE_HOME/seedfall`, else
@@ -305,6 +329,11 @@ impl Cache {
 
     fn prepare(&self) -> Result<(), String> {
         let dir = &self.dir;
+        // A directory of someone else's files is not adopted: a CACHEDIR.TAG
+        // there would make backup tools skip it (issue 19).
+        if dir.exists() {
+            not_a_cache(dir)?;
+        }
         fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
         let probe = fsutil::temp_path(dir);
         OpenOptions::new()
@@ -613,6 +642,35 @@ impl Cache {
             Ok(removed)
         };
         self.with_lock(clear)
+    }
+}
+
+/// An error unless `dir` (which exists) is a seedfall cache: it has our
+/// CACHEDIR.TAG, or holds nothing but entries, the index, its lock and
+/// temporary files (a cache whose tag was lost; an empty directory too).
+fn not_a_cache(dir: &Path) -> Result<(), String> {
+    let tagged = || fs::read(dir.join("CACHEDIR.TAG")).is_ok_and(|tag| tag == CACHEDIR_TAG);
+    if tagged() {
+        return Ok(());
+    }
+    let listing = fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+    let foreign = listing.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).find(|name| {
+        let ours = entry_key(name).is_some()
+            || name == INDEX_FILE
+            || name == LOCK_FILE
+            || name.starts_with(fsutil::TEMP_PREFIX)
+            // Another process of ours may have published the tag since it
+            // was read above: read it again before calling it foreign.
+            || (name == "CACHEDIR.TAG" && tagged());
+        !ours
+    });
+    match foreign {
+        None => Ok(()),
+        Some(name) => Err(format!(
+            "{} is not a seedfall cache (no CACHEDIR.TAG written by seedfall, and it holds {name:?}); \
+             nothing was written there",
+            dir.display()
+        )),
     }
 }
 

@@ -1,6 +1,9 @@
 //! `seedfall cache ls|verify|clear|path`: inspect and manage the compiled-code
 //! cache. The directory is `--cache-dir`, else $SEEDFALL_CACHE_DIR, else the
-//! user cache directory (where `exec` keeps its code).
+//! user cache directory (where `exec` keeps its code). None of them creates
+//! the directory or writes into one that is not a seedfall cache (issue 19:
+//! they used to leave a CACHEDIR.TAG wherever they were pointed): such a
+//! directory is an error (exit 2), a missing one is an empty cache.
 
 use seedfall_cache::Cache;
 use std::path::PathBuf;
@@ -28,7 +31,22 @@ enum Action {
 }
 
 pub fn run(args: CacheArgs) -> ExitCode {
-    let cache = Cache::open(&args.cache_dir.unwrap_or_else(Cache::default_dir_for_exec));
+    let dir = args.cache_dir.unwrap_or_else(Cache::default_dir_for_exec);
+    let cache = match Cache::open_existing(&dir) {
+        Ok(Some(cache)) => cache,
+        Ok(None) => {
+            match args.action {
+                Action::Path => println!("{}", dir.display()),
+                Action::Ls | Action::Verify => println!("no cache at {} yet", dir.display()),
+                Action::Clear => println!("removed 0 entries from {} (no cache there)", dir.display()),
+            }
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            eprintln!("seedfall cache: {e}");
+            return ExitCode::from(2);
+        }
+    };
     match args.action {
         Action::Path => println!("{}", cache.dir().display()),
         Action::Ls => {

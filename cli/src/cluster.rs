@@ -166,6 +166,7 @@ impl Cluster {
             duration: span(self.config.duration),
             liveness: self.config.liveness.map(span),
             watchdog: self.config.watchdog,
+            memory_bytes: self.config.memory,
             preempt: self.config.preempt.clone(),
             faults: FaultConfig {
                 crash_per_sec: f.crash_per_sec,

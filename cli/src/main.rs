@@ -13,6 +13,7 @@ mod config;
 mod duration;
 mod exec_cmd;
 mod input;
+mod interrupt;
 mod mutate_cmd;
 mod progress;
 mod replay_cmd;

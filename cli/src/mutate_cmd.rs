@@ -17,7 +17,6 @@ use seedfall_host::fs::Mutant;
 use seedfall_host::world::Verdict;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 #[derive(clap::Args)]
@@ -41,18 +40,13 @@ pub fn run(args: MutateArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    // Ctrl-C or SIGTERM: stop at the next seed, exit 2 (a partial sweep proves nothing).
+    let interrupted = crate::interrupt::Interrupt::install().stop;
     let (mut cluster, path) = match setup(args.config.as_deref()) {
         Ok(ready) => ready,
         Err(code) => return code,
     };
     let workers = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let interrupted = Arc::new(AtomicBool::new(false));
-    let flag = interrupted.clone();
-    let _ = ctrlc::set_handler(move || {
-        if flag.swap(true, Ordering::Relaxed) {
-            std::process::exit(130);
-        }
-    });
     // One sweep; with `first_failure`, it stops taking seeds at the first.
     let run_sweep = |cluster: &crate::cluster::Cluster, first_failure: bool| {
         let stop = AtomicBool::new(false);

@@ -2,7 +2,9 @@
 //! stdout: boots, faults, crashes, restarts, property failures and every
 //! line the nodes print, prefixed by virtual time and node#incarnation; then
 //! the verdict (the same FAIL block a sweep prints) and the trace hash.
-//! With `-faults`, the faults come from the schedule instead of the seed, with
+//! With `-faults`, the faults come from the schedule instead of the seed (a
+//! note names each one that did not apply: an unknown node, a disk operation
+//! never reached, a time past the run's end), with
 //! its duration and workload cap; a pass that only reached a duration shorter
 //! than the config's is said not to be proof of anything (`verify` is).
 //! `--save-trace FILE` writes the run's per-event hash log; `--against FILE`
@@ -55,6 +57,10 @@ pub fn run(args: ReplayArgs) -> ExitCode {
             Ok(s) => s,
             Err(e) => return fail(e),
         };
+        let names: Vec<&str> = spec.programs.iter().map(|p| p.name.as_str()).collect();
+        if let Some(problem) = crate::schedule_cmd::unknown_nodes(&schedule.faults, &names) {
+            println!("note: {problem}: it cannot apply");
+        }
         spec.schedule = Some(schedule.faults);
         spec.duration = schedule.duration.unwrap_or(spec.duration);
         spec.budget_cap = schedule.ops;
@@ -86,6 +92,13 @@ pub fn run(args: ReplayArgs) -> ExitCode {
         Verdict::Fail(_) => fail_block(args.seed, &result),
     };
     let _ = write!(stdout, "{verdict}");
+    // A replayed schedule is only what ran: say which of its faults did not.
+    if let Some(schedule) = &spec.schedule {
+        for i in crate::schedule_cmd::not_applied(schedule, &result.faults) {
+            let _ =
+                writeln!(stdout, "note: fault [{i}] was not applied in this run: {}", schedule[i].describe().trim());
+        }
+    }
     if result.verdict == Verdict::Horizon && spec.duration < full_duration {
         let _ = writeln!(
             stdout,

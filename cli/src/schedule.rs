@@ -177,3 +177,170 @@ mod tests {
         assert!(groups.contains("`groups` must be"), "{groups}");
     }
 }
+
+/// Property tests of the schedule reader (issue 19): any text is a schedule
+/// or an error with a message, never a panic, and a schedule that reads
+/// writes itself back to the same text (so `faults` edits and `shrink` saves
+/// cannot drift). Faults are built from every kind's name and fields with
+/// values of every type, extremes included. Cases: proptest's default 256,
+/// or `PROPTEST_CASES`.
+#[cfg(test)]
+mod proptests {
+    use super::*;
+    use proptest::prelude::*;
+    use seedfall_host::world::Kind;
+
+    fn value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<u64>().prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            any::<f64>().prop_map(Value::from),
+            prop_oneof![Just(u64::MAX), Just(1 << 63), Just(0), Just(1)].prop_map(Value::from),
+            prop_oneof![
+                Just("0s"),
+                Just("1s"),
+                Just("-1.5s"),
+                Just("427.268419ms"),
+                Just("18446744073709551615ns"),
+                Just("18446744073709551616ns"),
+                Just("9223372036854775807ns"),
+                Just("99999999999h"),
+                Just("1e9s"),
+                Just("server"),
+                Just("crash"),
+                Just(""),
+            ]
+            .prop_map(Value::from),
+            any::<String>().prop_map(Value::from),
+        ];
+        leaf.prop_recursive(3, 24, 4, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                proptest::collection::vec(("[a-z_]{0,8}", inner), 0..4)
+                    .prop_map(|fields| Value::Object(fields.into_iter().collect())),
+            ]
+        })
+    }
+
+    /// A fault object: a kind (registered, an alias or a stranger) and
+    /// fields drawn from every kind's own.
+    fn fault() -> impl Strategy<Value = Value> {
+        let mut kinds: Vec<String> = Kind::all().map(|k| k.name().to_string()).collect();
+        kinds.extend(["crash_on_io", "nope", ""].map(String::from));
+        let fields =
+            ["at", "node", "until", "op", "applied", "groups", "oneway", "offset", "jump", "amount", "seed", "bogus"];
+        let kind = proptest::sample::select(kinds);
+        let field = proptest::sample::select(fields.to_vec());
+        (kind, proptest::collection::vec((field, value()), 0..6)).prop_map(|(kind, fields)| {
+            let mut o = serde_json::Map::new();
+            o.insert("kind".into(), Value::from(kind));
+            for (name, v) in fields {
+                o.insert(name.into(), v);
+            }
+            Value::Object(o)
+        })
+    }
+
+    /// A duration string, mostly one the reader accepts (Go's durations are
+    /// i64 nanoseconds), sometimes past u64.
+    fn duration_text() -> impl Strategy<Value = Value> {
+        prop_oneof![
+            (0..=i64::MAX as u64).prop_map(|ns| format!("{ns}ns")),
+            (0u64..100_000).prop_map(|ms| format!("{ms}ms")),
+            (0u64..1000, 0u64..1000).prop_map(|(s, ms)| format!("{s}.{ms:03}s")),
+            Just("18446744073709551616ns".to_string()),
+        ]
+        .prop_map(Value::from)
+    }
+
+    /// A fault as shrink writes one: every field of the right type, so most
+    /// read and the round trip is exercised.
+    fn well_formed_fault() -> impl Strategy<Value = Value> {
+        let kinds: Vec<String> = Kind::all().map(|k| k.name().to_string()).collect();
+        let nodes = proptest::sample::select(vec!["server", "client", "n1", "n2"]);
+        let groups = proptest::collection::vec(proptest::collection::vec(nodes.clone(), 1..3), 1..3);
+        (
+            proptest::sample::select(kinds),
+            duration_text(),
+            proptest::option::of(duration_text()),
+            proptest::option::weighted(0.9, any::<u64>()),
+            nodes,
+            proptest::option::of((groups, any::<bool>())),
+            proptest::option::of(prop_oneof![any::<i64>().prop_map(|n| format!("{n}ns")), Just("-1.5s".into())]),
+        )
+            .prop_map(|(kind, at, until, op, node, groups, signed)| {
+                let mut o = serde_json::Map::new();
+                o.insert("kind".into(), Value::from(kind.clone()));
+                o.insert("at".into(), at);
+                if let Some(until) = until {
+                    o.insert("until".into(), until);
+                }
+                if let Some(op) = op {
+                    o.insert("op".into(), Value::from(op));
+                }
+                // Only the fields this kind has (the reader rejects others).
+                let has = |field: &str| Kind::from_name(&kind).is_some_and(|k| k.imp().json_fields().contains(&field));
+                match groups {
+                    Some((groups, oneway)) if has("groups") => {
+                        o.insert("groups".into(), serde_json::json!(groups));
+                        o.insert("oneway".into(), Value::from(oneway));
+                    }
+                    _ => {
+                        o.insert("node".into(), Value::from(node));
+                    }
+                }
+                for field in ["offset", "jump"].into_iter().filter(|f| has(f)) {
+                    o.insert(field.into(), Value::from(signed.clone().unwrap_or_else(|| "1ms".into())));
+                }
+                Value::Object(o)
+            })
+    }
+
+    fn document() -> impl Strategy<Value = Value> {
+        let faults = proptest::collection::vec(prop_oneof![3 => well_formed_fault(), 1 => fault()], 0..6);
+        let top_value = prop_oneof![any::<u64>().prop_map(Value::from), duration_text(), value()];
+        let top = proptest::collection::vec(
+            (proptest::sample::select(vec!["seed", "duration", "ops", "shrunk_from", "shrink_runs"]), top_value),
+            0..4,
+        );
+        (faults, top, any::<bool>()).prop_map(|(faults, top, bare)| {
+            if bare {
+                return Value::Array(faults);
+            }
+            let mut o: serde_json::Map<String, Value> = top.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+            o.insert("faults".into(), Value::Array(faults));
+            Value::Object(o)
+        })
+    }
+
+    fn check(text: &str) -> Result<(), TestCaseError> {
+        match Schedule::parse(text) {
+            Ok(schedule) => {
+                let written = schedule.to_json();
+                let again = Schedule::parse(&written);
+                prop_assert!(
+                    again.is_ok(),
+                    "{text} wrote {written}, which does not read: {again:?}",
+                    again = again.err()
+                );
+                prop_assert_eq!(again.unwrap().to_json(), written);
+            }
+            Err(e) => prop_assert!(!e.trim().is_empty(), "empty error for {text}"),
+        }
+        Ok(())
+    }
+
+    proptest! {
+        #[test]
+        fn any_text_is_a_schedule_or_an_error(text in any::<String>()) {
+            check(&text)?;
+        }
+
+        #[test]
+        fn any_document_of_faults_is_a_schedule_or_an_error_and_round_trips(doc in document()) {
+            check(&doc.to_string())?;
+        }
+    }
+}

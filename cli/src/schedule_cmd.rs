@@ -2,7 +2,11 @@
 //! - `replay -seed N -faults FILE` (in `replay_cmd.rs`) runs it exactly;
 //! - `verify -faults FILE`: replays it for the config's full duration and
 //!   budget, the only run that counts as proof of a fix (a schedule whose
-//!   duration shrink trimmed can pass only because it was cut short);
+//!   duration shrink trimmed can pass only because it was cut short), and
+//!   proves only what ran: a fault naming a node the config lacks is an
+//!   error before anything runs, and a fault that never fired (a crash at a
+//!   disk operation the run never reached) is listed as not applied and the
+//!   result is not "verified" (exit 2, unless the run failed: exit 1);
 //! - `inspect -faults FILE`: prints it readably;
 //! - `faults -faults FILE -shift I=DELTA | -remove I [-o OUT]`: edits it to
 //!   test an explanation; DELTA is in the fault's own unit (a duration for
@@ -11,9 +15,9 @@
 use crate::duration::parse_duration;
 use crate::run_cmd::setup;
 use crate::schedule::Schedule;
-use seedfall_host::world::fault::Trigger;
+use seedfall_host::world::fault::{Target, Trigger};
 use seedfall_host::world::vtime::{SimDuration, SimTime};
-use seedfall_host::world::{self, Verdict};
+use seedfall_host::world::{self, Fault, Verdict};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -95,12 +99,28 @@ pub fn verify(args: VerifyArgs) -> ExitCode {
     // The config's full duration and the workload's full size, whatever the
     // schedule was trimmed to.
     let mut spec = cluster.spec(seed);
+    let names: Vec<&str> = spec.programs.iter().map(|p| p.name.as_str()).collect();
+    if let Some(problem) = unknown_nodes(&schedule.faults, &names) {
+        return fail("verify", problem);
+    }
     spec.schedule = Some(schedule.faults.clone());
     let result = match world::run(&spec, None) {
         Ok(r) => r,
         Err(e) => return fail("verify", e),
     };
     let full = spec.duration;
+    let unapplied = not_applied(&schedule.faults, &result.faults);
+    for i in &unapplied {
+        println!("not applied: [{i}] {}", schedule.faults[*i].describe());
+    }
+    if !unapplied.is_empty() && !matches!(result.verdict, Verdict::Fail(_)) {
+        println!(
+            "not verified: {} of {} faults never fired over the full run ({full}), so the run does not prove they are handled",
+            unapplied.len(),
+            schedule.faults.len()
+        );
+        return ExitCode::from(2);
+    }
     match &result.verdict {
         Verdict::Pass => {
             println!("verified: seed {seed} with {} faults passes over the full run ({full})", schedule.faults.len());
@@ -119,6 +139,32 @@ pub fn verify(args: VerifyArgs) -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+/// The first fault naming a node that is not in `names`, as a message.
+pub(crate) fn unknown_nodes(faults: &[Fault], names: &[&str]) -> Option<String> {
+    faults.iter().enumerate().find_map(|(i, f)| {
+        let named: Vec<&str> = match &f.target {
+            Target::Node(n) => vec![n.as_str()],
+            Target::Groups { groups, .. } => groups.iter().flatten().map(String::as_str).collect(),
+        };
+        let missing = named.into_iter().find(|n| !names.contains(n))?;
+        Some(format!(
+            "fault [{i}] ({}) names node `{missing}`, which the config does not have (nodes: {})",
+            f.kind.name(),
+            names.join(", ")
+        ))
+    })
+}
+
+/// The indices of the schedule's faults the run did not record: a fault
+/// fired when the run's faults hold one of its kind and target at the same
+/// operation (for kinds placed by op) or the same time.
+pub(crate) fn not_applied(schedule: &[Fault], fired: &[Fault]) -> Vec<usize> {
+    let same = |f: &Fault, g: &Fault| {
+        f.kind == g.kind && f.target == g.target && if f.kind.trigger().by_op() { f.op == g.op } else { f.at == g.at }
+    };
+    (0..schedule.len()).filter(|&i| !fired.iter().any(|g| same(&schedule[i], g))).collect()
 }
 
 pub fn edit(args: FaultsArgs) -> ExitCode {

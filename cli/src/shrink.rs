@@ -19,6 +19,8 @@
 use crate::cluster::Cluster;
 use seedfall_host::world::vtime::{SimDuration, SimTime};
 use seedfall_host::world::{self, Fault, RunResult, Verdict};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// Times are bisected to this precision.
@@ -52,8 +54,12 @@ pub struct Shrinker<'a> {
     started: Instant,
     /// Sequential-equivalent runs so far.
     pub runs: u64,
-    /// The budget ran out before the passes converged.
+    /// The budget ran out (or a signal came) before the passes converged.
     pub stopped_early: bool,
+    /// Set by Ctrl-C or SIGTERM; checked where the budget is.
+    interrupt: Option<Arc<AtomicBool>>,
+    /// The passes stopped because of `interrupt`.
+    pub interrupted: bool,
     /// Virtual time at which the best candidate fails.
     pub fail_at: SimTime,
 }
@@ -84,8 +90,16 @@ impl<'a> Shrinker<'a> {
             started: Instant::now(),
             runs: 0,
             stopped_early: false,
+            interrupt: None,
+            interrupted: false,
             fail_at,
         }
+    }
+
+    /// Stop at the next budget check once `flag` is set (the best candidate
+    /// so far always fails the same way, so it is still worth saving).
+    pub fn interrupt_on(&mut self, flag: Arc<AtomicBool>) {
+        self.interrupt = Some(flag);
     }
 
     /// Runs `c` (its faults replayed exactly).
@@ -103,11 +117,13 @@ impl<'a> Shrinker<'a> {
     }
 
     fn exhausted(&mut self) -> bool {
-        let out = match self.budget {
-            Budget::Unlimited => false,
-            Budget::Runs(n) => self.runs >= n,
-            Budget::Time(limit) => self.started.elapsed() >= limit,
-        };
+        self.interrupted |= self.interrupt.as_ref().is_some_and(|flag| flag.load(Ordering::Relaxed));
+        let out = self.interrupted
+            || match self.budget {
+                Budget::Unlimited => false,
+                Budget::Runs(n) => self.runs >= n,
+                Budget::Time(limit) => self.started.elapsed() >= limit,
+            };
         self.stopped_early |= out;
         out
     }

@@ -2,7 +2,10 @@
 //! failing seed's fault schedule down to the faults that matter (see
 //! `shrink.rs`), printing each improvement with the runs used and the faults
 //! left, then the sizes before and after, and saves the schedule to
-//! `.seedfall/[X.]seed-N.faults.json` beside the config.
+//! `.seedfall/[X.]seed-N.faults.json` beside the config. Ctrl-C or SIGTERM
+//! stops the passes at the next run and saves the best schedule found so far
+//! (it fails the same way, but may not be minimal); that exits 2, as the
+//! shrink did not finish.
 
 use crate::config;
 use crate::duration::parse_duration;
@@ -53,6 +56,7 @@ pub fn run(args: ShrinkArgs) -> ExitCode {
         Ok(b) => b.unwrap_or(Budget::Unlimited),
         Err(e) => return fail(e),
     };
+    let interrupt = crate::interrupt::Interrupt::install();
     let (cluster, path) = match setup(args.config.as_deref()) {
         Ok(ready) => ready,
         Err(code) => return code,
@@ -70,6 +74,7 @@ pub fn run(args: ShrinkArgs) -> ExitCode {
     println!("shrink seed {}: {}", args.seed, failures[0]);
     let workers = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let mut shrinker = Shrinker::new(&cluster, args.seed, target, workers, budget, first.end);
+    shrinker.interrupt_on(interrupt.stop.clone());
     match shrinker.run(&best).map(|r| signature(&r)) {
         Ok(Some(s)) if s == signature(&first).unwrap_or_default() => shrinker.runs += 1,
         Ok(_) => return fail(format!("seed {} does not fail the same way when its schedule is replayed", args.seed)),
@@ -109,7 +114,11 @@ pub fn run(args: ShrinkArgs) -> ExitCode {
         elapsed.as_secs_f64(),
         shrinker.runs as f64 / elapsed.as_secs_f64().max(1e-9)
     );
-    if shrinker.stopped_early {
+    if shrinker.interrupted {
+        println!(
+            "  interrupted: saving the best schedule found so far (it fails the same way, but may not be minimal)"
+        );
+    } else if shrinker.stopped_early {
         println!("  stopped early (budget): the schedule may not be minimal");
     }
     // Faults recorded at a disk operation keep their op; their times are
@@ -146,5 +155,5 @@ pub fn run(args: ShrinkArgs) -> ExitCode {
         println!("  [{i}] {}", f.describe());
     }
     println!("saved {}", file.display());
-    ExitCode::SUCCESS
+    if shrinker.interrupted { ExitCode::from(2) } else { ExitCode::SUCCESS }
 }

@@ -1,6 +1,7 @@
 //! The compiled-code cache through `seedfall exec`: a hit behaves exactly like
 //! a fresh compile (same output, same trace hash), and a damaged entry is
-//! reported, recompiled and still gives the same run.
+//! reported, recompiled and still gives the same run; `cache` commands never
+//! write into a directory that is not a seedfall cache.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -95,4 +96,63 @@ fn an_unusable_cache_directory_still_runs() {
     let (out, _, stderr) = exec(&wasm, &file.join("cache"));
     assert!(stderr.contains("warning"), "{stderr}");
     assert!(out.contains("slept: true"));
+}
+
+/// Every file under `dir` with its bytes, in path order.
+fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut files: Vec<(PathBuf, Vec<u8>)> =
+        entries_any(dir).into_iter().map(|p| (p.clone(), std::fs::read(&p).unwrap())).collect();
+    files.sort();
+    files
+}
+
+fn entries_any(dir: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect()
+}
+
+fn cache_cmd(args: &[&str]) -> (i32, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_seedfall")).arg("cache").args(args).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    (out.status.code().unwrap_or(-1), text)
+}
+
+/// Issue 19: `cache ls/path/verify` wrote CACHEDIR.TAG into whatever
+/// directory they were pointed at. Now a directory with files of its own is
+/// an error, left byte for byte as it was, and a missing one is not created;
+/// `exec` pointed at it compiles in memory instead of adopting it.
+#[test]
+fn issue_19_cache_commands_never_write_into_a_directory_that_is_not_a_cache() {
+    let dir = scratch("not-a-cache");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("notes.txt"), "mine").unwrap();
+    std::fs::write(dir.join("0000.sfc"), "not an entry either").unwrap();
+    let before = snapshot(&dir);
+    for action in ["ls", "path", "verify", "clear"] {
+        let (code, text) = cache_cmd(&[action, "--cache-dir", dir.to_str().unwrap()]);
+        assert_eq!(code, 2, "{action}: {text}");
+        assert!(text.contains("is not a seedfall cache") && text.contains("notes.txt"), "{action}: {text}");
+        assert_eq!(snapshot(&dir), before, "{action} changed the directory");
+    }
+    // exec pointed at it compiles in memory, with a warning, and writes nothing there.
+    let wasm_dir = scratch("not-a-cache-program");
+    let wasm = build_determinism_program(&wasm_dir);
+    let (out, _, stderr) = exec(&wasm, &dir);
+    assert!(out.contains("slept: true"), "{out}");
+    assert!(stderr.contains("is not a seedfall cache") && stderr.contains("compiling in memory"), "{stderr}");
+    assert_eq!(snapshot(&dir), before, "exec changed the directory");
+    let missing = dir.join("missing");
+    for action in ["ls", "path", "verify", "clear"] {
+        let (code, text) = cache_cmd(&[action, "--cache-dir", missing.to_str().unwrap()]);
+        assert_eq!(code, 0, "{action}: {text}");
+        assert!(!missing.exists(), "{action} created the directory");
+    }
+    // A real cache (made by exec) is still listed, verified and cleared.
+    let cache = wasm_dir.join("cache");
+    exec(&wasm, &cache);
+    let (code, text) = cache_cmd(&["verify", "--cache-dir", cache.to_str().unwrap()]);
+    assert_eq!(code, 0, "{text}");
+    assert!(text.starts_with("ok   "), "{text}");
+    let (code, text) = cache_cmd(&["clear", "--cache-dir", cache.to_str().unwrap()]);
+    assert_eq!((code, text.starts_with("removed 1 entries")), (0, true), "{text}");
 }

@@ -72,8 +72,9 @@ fn supervise_restarts_a_node_that_exits_with_an_error() {
     let trace = text(&out.stdout);
     assert!(out.status.success(), "{trace}");
     for line in [
-        "server#1 exited with status 1; supervised: restart at 100.0000",
-        "server#2 exited with status 1; supervised: restart at 200.0000",
+        // The message ends with the last line the process wrote to stderr.
+        "server#1 exited with status 1: flaky: incarnation 1 gives up; supervised: restart at 100.0000",
+        "server#2 exited with status 1: flaky: incarnation 2 gives up; supervised: restart at 200.0000",
         "* boot server#3",
         "client#1 | server is up in incarnation 3",
         "PASS seed 2",

@@ -103,3 +103,52 @@ fn calling_what_is_not_there_is_an_error() {
     assert!(instance.call("f", &[Val::I64(1)]).is_err(), "wrong argument type");
     assert!(instance.resume(0).is_err(), "nothing suspended");
 }
+
+/// Issue 19: a table of 2^32-1 or 3·10^8 entries used to be allocated in full
+/// at instantiation (7 GB and more: the host aborted). Now it is named at
+/// compile time, and a table made any other way (a decoded Artifact, an
+/// embedder) fails at `Table::new` before allocating.
+#[test]
+fn issue_19_a_huge_table_is_an_error_not_an_allocation_abort() {
+    let started = std::time::Instant::now();
+    for entries in [u32::MAX as u64, 300_000_000] {
+        let wasm = wat::parse_str(format!("(module (table {entries} funcref))")).unwrap();
+        let err = compile_err(&wasm);
+        assert!(matches!(err, Error::Unsupported { .. }), "{err:?}");
+        assert!(err.to_string().contains(&format!("a table of {entries} entries")), "{err}");
+        let err = seedfall_engine::runtime::table::Table::new(entries, None).err().expect("too large");
+        assert!(err.to_string().contains("exceeds the limit"), "{err}");
+    }
+    // The limit itself is allowed (96 MiB, freed at once).
+    let table = seedfall_engine::runtime::table::Table::new(seedfall_engine::runtime::table::MAX_ENTRIES, None);
+    assert_eq!(table.map(|t| t.len() as u64).ok(), Some(seedfall_engine::runtime::table::MAX_ENTRIES));
+    assert!(started.elapsed() < std::time::Duration::from_secs(10), "{:?}", started.elapsed());
+}
+
+/// Issue 19: the embedder's memory cap (`Linker::set_memory_cap_bytes`, the
+/// host's per-node `memory`): `memory.grow` past it returns -1 whatever the
+/// module declares, and a minimum above it is an instantiation error.
+#[test]
+fn issue_19_memory_grow_fails_past_the_linkers_cap() {
+    let code = common::load_wat(
+        r#"(module (memory (export "memory") 1 65536)
+             (func (export "grow") (param i32) (result i32) local.get 0 memory.grow))"#,
+        TrapMode::Signals,
+    );
+    let mut linker = Linker::<()>::new();
+    linker.set_memory_cap_bytes(4 * 65536);
+    let mut instance = Instance::new(code.clone(), &linker, ()).unwrap();
+    assert_eq!(instance.call("grow", &[Val::I32(3)]).unwrap(), Run::Returned(vec![Val::I32(1)]));
+    assert_eq!(instance.call("grow", &[Val::I32(1)]).unwrap(), Run::Returned(vec![Val::I32(-1)]), "past the cap");
+    assert_eq!(instance.call("grow", &[Val::I32(0)]).unwrap(), Run::Returned(vec![Val::I32(4)]));
+    // Without a cap the same module grows as declared.
+    let mut uncapped = Instance::new(code, &Linker::<()>::new(), ()).unwrap();
+    assert_eq!(uncapped.call("grow", &[Val::I32(8)]).unwrap(), Run::Returned(vec![Val::I32(1)]));
+
+    // A huge declared minimum (4 GiB) under a smaller cap is named, not mapped.
+    let big = common::load_wat(r#"(module (memory 65536))"#, TrapMode::Signals);
+    let mut linker = Linker::<()>::new();
+    linker.set_memory_cap_bytes(2 << 30);
+    let err = Instance::new(big, &linker, ()).err().expect("minimum above the cap");
+    assert!(err.to_string().contains("exceeds the memory cap of 2147483648 bytes"), "{err}");
+}

@@ -252,7 +252,7 @@ fn spectest(linker: &mut Linker<()>) {
     }
     let memory = LinearMemory::new(1, Some(2)).expect("spectest memory");
     linker.define("spectest", "memory", Extern::Memory(Rc::new(memory)));
-    linker.define("spectest", "table", Extern::Table(Rc::new(Table::new(10, Some(20)))));
+    linker.define("spectest", "table", Extern::Table(Rc::new(Table::new(10, Some(20)).expect("spectest table"))));
 }
 
 impl Script {

@@ -51,6 +51,7 @@ fn boot(dir: PathBuf, iterations: usize, file: PathBuf, args: Vec<String>) -> Re
             duration: seedfall_host::world::vtime::SimDuration::from_ns(60_000_000_000),
             liveness: None,
             watchdog: Duration::from_secs(10),
+            memory_bytes: seedfall_host::wasi::DEFAULT_MEMORY_BYTES,
             preempt: Default::default(),
             faults: Default::default(),
             net: Default::default(),

@@ -25,6 +25,8 @@
 #[cfg(test)]
 mod design_tests;
 mod json;
+#[cfg(test)]
+mod proptests;
 mod read;
 mod suggest;
 #[cfg(test)]
@@ -54,6 +56,8 @@ pub struct Config {
     pub duration: Duration,
     /// Real time a guest may run without a host call before the watchdog fires.
     pub watchdog: Duration,
+    /// Each node's linear-memory cap in bytes (`memory`).
+    pub memory: u64,
     pub preempt: PreemptConfig,
     pub faults: Faults,
     /// The liveness window after `duration` (`liveness.within`).

@@ -35,8 +35,8 @@ impl Schema {
 
 const TOP: Schema = Schema {
     at: "",
-    known: &["nodes", "workload", "duration", "watchdog", "preempt", "faults", "liveness", "finally"],
-    unsupported: &["net_overlay", "compat_overlay", "linearizable", "isolation", "memory"],
+    known: &["nodes", "workload", "duration", "watchdog", "memory", "preempt", "faults", "liveness", "finally"],
+    unsupported: &["net_overlay", "compat_overlay", "linearizable", "isolation"],
 };
 
 const NODE: Schema =
@@ -163,6 +163,7 @@ pub(super) fn config(text: &str, base_dir: &Path) -> Result<Config> {
     };
     let duration = optional(top, "", "duration", positive_duration)?.unwrap_or(super::DEFAULT_DURATION);
     let watchdog = optional(top, "", "watchdog", watchdog_limit)?.unwrap_or(super::DEFAULT_WATCHDOG);
+    let memory = optional(top, "", "memory", memory)?.unwrap_or(seedfall_host::wasi::DEFAULT_MEMORY_BYTES);
     let preempt = match get(top, "preempt") {
         Some(value) => preempt(value)?,
         None => PreemptConfig::default(),
@@ -182,6 +183,7 @@ pub(super) fn config(text: &str, base_dir: &Path) -> Result<Config> {
         workload,
         duration,
         watchdog,
+        memory,
         preempt,
         faults,
         liveness,
@@ -299,6 +301,26 @@ fn whole(value: &Json, field: &str, min: u64) -> Result<u64> {
         return Err(at_least());
     }
     Ok(n)
+}
+
+/// The smallest `memory` accepted: 16 MiB. Below it even a hello-world Go
+/// program cannot start (its runtime maps its first heap arena and stacks), so
+/// a smaller value is a typo for a unit, not a budget.
+const MEMORY_MIN: u64 = 16 << 20;
+/// The largest: wasm32's whole address space, 4 GiB.
+const MEMORY_MAX: u64 = 4 << 30;
+
+/// `memory`: bytes of linear memory per node, in [MEMORY_MIN, MEMORY_MAX]
+/// (rounded down to whole 64 KiB wasm pages).
+fn memory(value: &Json, field: &str) -> Result<u64> {
+    let bytes = whole(value, field, MEMORY_MIN)?;
+    if bytes > MEMORY_MAX {
+        return Err(invalid(
+            field,
+            format!("`{field}` must be at most {MEMORY_MAX} (wasm32's 4 GiB), found {}", value.found()),
+        ));
+    }
+    Ok(bytes)
 }
 
 fn number(value: &Json, field: &str, expected: &str) -> Result<f64> {

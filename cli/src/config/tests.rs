@@ -101,6 +101,7 @@ fn defaults_for_a_minimal_config() {
     assert_eq!(config.duration, DEFAULT_DURATION);
     assert_eq!(config.duration, Duration::from_secs(60));
     assert_eq!(config.watchdog, Duration::from_secs(10));
+    assert_eq!(config.memory, 2 << 30, "DESIGN.md §1: 2 GiB per node");
     assert_eq!(config.preempt, PreemptConfig::default());
     assert_eq!(config.preempt.strategy, Strategy::None);
     assert_eq!(config.faults, Faults::default());
@@ -254,7 +255,7 @@ fn fields_not_implemented_yet_are_errors() {
         assert_eq!(e.to_string(), format!("`faults.{name}` is not supported yet"));
         assert_eq!(e.kind, ErrorKind::Unsupported, "{name}: {e}");
     }
-    for name in ["net_overlay", "compat_overlay", "linearizable", "isolation", "memory"] {
+    for name in ["net_overlay", "compat_overlay", "linearizable", "isolation"] {
         let e = error(&with(&format!(r#", "{name}": true"#)));
         assert_eq!((e.kind, e.to_string()), (ErrorKind::Unsupported, format!("`{name}` is not supported yet")));
     }
@@ -570,4 +571,20 @@ fn the_default_config_file() {
     assert_eq!(config_path(Some(Path::new("/no/such/x.json"))), Path::new("/no/such/x.json"));
     let dir = std::env::temp_dir();
     assert_eq!(config_path(Some(&dir)), dir.join("seedfall.json"));
+}
+
+/// Issue 19: `memory` is each node's linear-memory cap in bytes, from 16 MiB to
+/// wasm32's 4 GiB; anything else names the field.
+#[test]
+fn memory_is_a_bounded_byte_count() {
+    assert_eq!(parse_ok(&with(r#", "memory": 268435456"#)).memory, 256 << 20);
+    assert_eq!(parse_ok(&with(r#", "memory": 4294967296"#)).memory, 4 << 30);
+    assert_eq!(
+        message(r#", "memory": 4294967297"#),
+        "`memory` must be at most 4294967296 (wasm32's 4 GiB), found 4294967297"
+    );
+    assert_eq!(message(r#", "memory": 1000"#), "`memory` must be at least 16777216, found 1000");
+    assert_eq!(message(r#", "memory": -1"#), "`memory` must be at least 16777216, found -1");
+    let e = error(&with(r#", "memory": "2GiB""#));
+    assert_eq!((e.kind, e.field.as_str()), (ErrorKind::WrongType, "memory"), "{e}");
 }

@@ -185,6 +185,15 @@ fn decode(wasm: &[u8]) -> Result<ParsedModule> {
                     if info.table.is_some() {
                         return Err(unsupported("multiple tables"));
                     }
+                    // Rejected here, not only at instantiation, so a huge
+                    // table is named before anything is compiled or cached.
+                    if table.ty.initial > crate::runtime::table::MAX_ENTRIES {
+                        return Err(unsupported(&format!(
+                            "a table of {} entries (the limit is {})",
+                            table.ty.initial,
+                            crate::runtime::table::MAX_ENTRIES
+                        )));
+                    }
                     info.table = Some(table_decl(table.ty)?);
                 }
             }

@@ -152,17 +152,32 @@ impl<T> Clone for Extern<T> {
 /// Import bindings by (module, name).
 pub struct Linker<T> {
     items: BTreeMap<(String, String), Extern<T>>,
+    /// The most pages a memory defined by an instance made with this linker
+    /// may have (None: wasm32's 4 GiB or the declared maximum).
+    memory_cap_pages: Option<u64>,
 }
 
 impl<T> Default for Linker<T> {
     fn default() -> Self {
-        Linker { items: BTreeMap::new() }
+        Linker { items: BTreeMap::new(), memory_cap_pages: None }
     }
 }
 
 impl<T> Linker<T> {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Cap the linear memory each instance defines at `bytes` (rounded down to
+    /// whole pages): `memory.grow` past it fails, a larger minimum is an
+    /// instantiation error. Imported memories keep their own limits.
+    pub fn set_memory_cap_bytes(&mut self, bytes: u64) -> &mut Self {
+        self.memory_cap_pages = Some(bytes / crate::runtime::memory::PAGE_SIZE);
+        self
+    }
+
+    pub fn memory_cap_pages(&self) -> Option<u64> {
+        self.memory_cap_pages
     }
 
     /// Bind a host function of type `params -> results`.

@@ -241,12 +241,12 @@ impl<T: 'static> Instance<T> {
         if memory.is_none()
             && let Some(decl) = info.memory
         {
-            memory = Some(Rc::new(LinearMemory::new(decl.min_pages, decl.max_pages)?));
+            memory = Some(Rc::new(LinearMemory::with_cap(decl.min_pages, decl.max_pages, linker.memory_cap_pages())?));
         }
         if table.is_none()
             && let Some(decl) = info.table
         {
-            table = Some(Rc::new(Table::new(decl.min, decl.max)));
+            table = Some(Rc::new(Table::new(decl.min, decl.max)?));
         }
 
         let mut vmctx_storage = vec![0u64; vmctx::HEADER_SIZE / 8 + info.globals.len()];

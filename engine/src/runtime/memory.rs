@@ -28,7 +28,8 @@ pub struct LinearMemory {
     /// Heap-allocated so its address (shared with compiled code) is stable;
     /// written only by `grow_shared`, on the thread running the instance.
     def: Box<UnsafeCell<MemoryDef>>,
-    /// The growth limit: the declared maximum, capped at wasm32's 4 GiB.
+    /// The growth limit: the declared maximum, capped at wasm32's 4 GiB and
+    /// at the embedder's cap.
     max_pages: u64,
     /// The declared maximum itself; import matching needs to know whether
     /// there was one.
@@ -37,10 +38,28 @@ pub struct LinearMemory {
 
 impl LinearMemory {
     pub fn new(min_pages: u64, declared_max: Option<u64>) -> Result<LinearMemory> {
+        Self::with_cap(min_pages, declared_max, None)
+    }
+
+    /// A memory that never grows past `cap_pages` whatever it declares (the
+    /// embedder's per-instance budget): `memory.grow` past it returns -1, as
+    /// it does at the declared maximum, and a minimum above it is an error.
+    pub fn with_cap(min_pages: u64, declared_max: Option<u64>, cap_pages: Option<u64>) -> Result<LinearMemory> {
         let max_pages = declared_max.unwrap_or(MAX_PAGES).min(MAX_PAGES);
         if min_pages > max_pages {
             return Err(Error::Link(format!("memory minimum {min_pages} pages exceeds the maximum {max_pages}")));
         }
+        let max_pages = match cap_pages {
+            Some(cap) if min_pages > cap => {
+                return Err(Error::Link(format!(
+                    "memory minimum {min_pages} pages ({} bytes) exceeds the memory cap of {} bytes",
+                    min_pages * PAGE_SIZE,
+                    cap * PAGE_SIZE
+                )));
+            }
+            Some(cap) => max_pages.min(cap),
+            None => max_pages,
+        };
         // SAFETY: a fresh anonymous PROT_NONE mapping; no existing memory is affected.
         let base = unsafe {
             libc::mmap(

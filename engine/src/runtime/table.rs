@@ -14,6 +14,7 @@
 //! instantiation instead hands its keep-alive to the table (`keep_alive`), as
 //! the spec keeps the functions it already wrote callable.
 
+use crate::error::{Error, Result};
 use crate::runtime::vmctx::VmCtx;
 use std::any::Any;
 use std::cell::{RefCell, UnsafeCell};
@@ -36,6 +37,12 @@ impl TableEntry {
     pub const NULL: TableEntry = TableEntry { code: 0, vmctx: std::ptr::null_mut(), signature: 0 };
 }
 
+/// The most entries a table may have: 2^22 (96 MiB of entries). Go's wasip1
+/// binaries need one entry per function reached indirectly, tens of thousands
+/// for the largest programs, so this is far above any real module and far below
+/// what would exhaust a host running many nodes.
+pub const MAX_ENTRIES: u64 = 1 << 22;
+
 /// A table of fixed size (LIME1 has no table.grow).
 pub struct Table {
     entries: Box<[UnsafeCell<TableEntry>]>,
@@ -47,9 +54,18 @@ pub struct Table {
 }
 
 impl Table {
-    pub fn new(size: u64, max: Option<u64>) -> Table {
-        let entries = (0..size).map(|_| UnsafeCell::new(TableEntry::NULL)).collect();
-        Table { entries, max, owners: RefCell::new(Vec::new()) }
+    /// A table of `size` null entries; an error past `MAX_ENTRIES` or when
+    /// the allocation fails.
+    pub fn new(size: u64, max: Option<u64>) -> Result<Table> {
+        if size > MAX_ENTRIES {
+            return Err(Error::Link(format!("a table of {size} entries exceeds the limit of {MAX_ENTRIES}")));
+        }
+        let mut entries = Vec::new();
+        entries
+            .try_reserve_exact(size as usize)
+            .map_err(|e| Error::Os(format!("allocating a table of {size} entries: {e}")))?;
+        entries.extend((0..size).map(|_| UnsafeCell::new(TableEntry::NULL)));
+        Ok(Table { entries: entries.into_boxed_slice(), max, owners: RefCell::new(Vec::new()) })
     }
 
     pub fn len(&self) -> usize {

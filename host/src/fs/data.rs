@@ -10,7 +10,7 @@ use super::inode::FileData;
 use super::inode::Node;
 use super::{DIR_SIZE, Errno, Fs, Ino};
 
-const MAX_FILE_SIZE: u64 = 1 << 30;
+pub(super) const MAX_FILE_SIZE: u64 = 1 << 30;
 
 impl Fs {
     /// Reads from `offset`; returns 0 at or past the end. `ISDIR` on a
@@ -18,6 +18,9 @@ impl Fs {
     pub fn read_at(&mut self, ino: Ino, offset: u64, buf: &mut [u8]) -> Result<usize, Errno> {
         if let Some(n) = self.read_device(ino, buf)? {
             return Ok(n);
+        }
+        if let Some(n) = self.file_data(ino)?.read_host_range(offset, buf) {
+            return n;
         }
         let bytes = self.loaded_file(ino)?;
         let start = usize::try_from(offset).map_or(bytes.len(), |offset| offset.min(bytes.len()));

@@ -9,6 +9,19 @@
 //! read. Entries already in memory when a host directory is read win, so a
 //! mount over `/` keeps the in-memory `/tmp`.
 //!
+//! Only small host files (`COPY_ON_READ_MAX`) are copied on their first read.
+//! A larger one is read by range, each read only the bytes asked for (16
+//! bytes of a 20 GB sparse file cost 16 bytes), up to the size its first
+//! `stat` saw; it is copied only when written, and only up to the in-memory
+//! file cap (larger is `FBIG`). Known wart: a large host file rewritten in
+//! place during a run changes what later reads return (a small one does not).
+//!
+//! The host's `/proc`, `/sys` and `/dev` are its live state (the guest would
+//! read seedfall's own environment, memory map, counters that change between
+//! runs, /dev/shm), so they are never read through: under a mount of `/`
+//! (at `/` or anywhere else) they are not there (`NOENT`; at `/` the guest
+//! sees the in-memory `/dev` of device.rs), and mounting them is an error.
+//!
 //! Host entries carry the time the `Fs` was created (host mtimes differ
 //! between machines) and inode numbers in order of first lookup, entries of
 //! one directory in name order. Devices, sockets and FIFOs are left out
@@ -33,6 +46,9 @@ impl Fs {
         let host = std::fs::canonicalize(host_dir).map_err(|e| cannot(e.to_string()))?;
         if !host.is_dir() {
             return Err(cannot("not a directory".to_string()));
+        }
+        if is_live_state(&host) {
+            return Err(cannot("the host's /proc, /sys and /dev are live state, never visible to a guest".to_string()));
         }
         // Setup, not disk operations: a running disk model starts over with
         // the whole tree durable (durability.rs, rule 9).
@@ -81,16 +97,71 @@ impl Fs {
     }
 }
 
+/// Host files up to this size are copied whole on their first read (so later
+/// host changes do not show); larger ones are read by range.
+pub(super) const COPY_ON_READ_MAX: u64 = 1 << 20;
+
+/// The host directories whose contents are the host's live state.
+const LIVE_STATE: [&str; 3] = ["/proc", "/sys", "/dev"];
+
+fn is_live_state(path: &Path) -> bool {
+    LIVE_STATE.iter().any(|dir| path.starts_with(dir))
+}
+
 impl FileData {
-    /// The bytes, read from the host on first use.
+    /// The bytes, read from the host on first use (see `load_at_most`).
     pub(super) fn load(&mut self) -> Result<&mut Vec<u8>, Errno> {
+        self.load_at_most(super::data::MAX_FILE_SIZE)
+    }
+
+    /// The bytes, read from the host on first use: a copy of at most
+    /// `max_bytes` (`FBIG` past it), its memory reserved fallibly (`NOMEM`).
+    fn load_at_most(&mut self, max_bytes: u64) -> Result<&mut Vec<u8>, Errno> {
         if let FileData::Host { path, .. } = self {
-            *self = FileData::Mem(std::fs::read(path).map_err(|e| host_errno(&e))?);
+            let file = std::fs::File::open(&*path).map_err(|e| host_errno(&e))?;
+            let len = file.metadata().map_err(|e| host_errno(&e))?.len();
+            if len > max_bytes {
+                return Err(Errno::FBIG);
+            }
+            let mut bytes = Vec::new();
+            bytes.try_reserve_exact(len as usize).map_err(|_| Errno::NOMEM)?;
+            // `take`: a file growing while it is read cannot take more.
+            io::Read::read_to_end(&mut io::Read::take(file, len), &mut bytes).map_err(|e| host_errno(&e))?;
+            *self = FileData::Mem(bytes);
         }
         match self {
             FileData::Mem(bytes) => Ok(bytes),
             FileData::Host { .. } => Err(Errno::IO),
         }
+    }
+
+    /// Reads from `offset` into `buf` without copying the file, if it is a
+    /// host file too large to copy on read (`None`: use the copy).
+    pub(super) fn read_host_range(&mut self, offset: u64, buf: &mut [u8]) -> Option<Result<usize, Errno>> {
+        let size = match self.size() {
+            Ok(size) if size > COPY_ON_READ_MAX => size,
+            Ok(_) => return None,
+            Err(e) => return Some(Err(e)),
+        };
+        let FileData::Host { path, .. } = self else { return None };
+        let want = size.saturating_sub(offset).min(buf.len() as u64) as usize;
+        if want == 0 {
+            return Some(Ok(0));
+        }
+        let mut read = || -> io::Result<usize> {
+            let file = std::fs::File::open(&*path)?;
+            let mut done = 0;
+            while done < want {
+                match std::os::unix::fs::FileExt::read_at(&file, &mut buf[done..want], offset + done as u64) {
+                    Ok(0) => break, // the host file shrank: a short read
+                    Ok(n) => done += n,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => return Err(e),
+                }
+            }
+            Ok(done)
+        };
+        Some(read().map_err(|e| host_errno(&e)))
     }
 
     /// The size, asking the host (once) rather than reading the bytes.
@@ -121,6 +192,9 @@ fn host_node(entry: &std::fs::DirEntry) -> Option<(String, Node)> {
     let name = entry.file_name().into_string().ok()?;
     let kind = entry.file_type().ok()?;
     let path = entry.path();
+    if is_live_state(&path) {
+        return None;
+    }
     let node = if kind.is_dir() {
         Node::Dir(Dir::new(Some(path)))
     } else if kind.is_file() {
@@ -321,6 +395,68 @@ mod tests {
         assert_eq!(fs.lookup(root, "/m/d/g", true), Err(Errno::NOENT));
         assert_eq!(fs.set_size(f, 0, T0), Ok(()), "truncation needs no host bytes");
         assert_eq!(fs.size(f), Ok(0));
+    }
+
+    /// The resident set of this process in KiB (`VmRSS`).
+    fn rss_kib() -> u64 {
+        let status = std::fs::read_to_string("/proc/self/status").unwrap();
+        let line = status.lines().find(|l| l.starts_with("VmRSS:")).unwrap();
+        line.split_whitespace().nth(1).unwrap().parse().unwrap()
+    }
+
+    /// Issue 19: a mounted host file was read whole on its first read, so 16
+    /// bytes of a 20 GB sparse file cost 20 GB. Now a large file is read by
+    /// range, and copying it for a write stops at the file cap (`FBIG`).
+    #[test]
+    fn issue_19_a_huge_sparse_host_file_is_read_by_range() {
+        let host = HostDir::new("sparse");
+        let path = host.0.join("huge");
+        let file = std::fs::File::create(&path).unwrap();
+        file.set_len(20 << 30).unwrap();
+        std::os::unix::fs::FileExt::write_at(&file, b"sixteen bytes!!!", 10 << 30).unwrap();
+        host.put("small", "small file");
+        let mut fs = mounted(&host, "/m");
+        let root = fs.root();
+        let huge = fs.lookup(root, "/m/huge", true).unwrap();
+        let before = rss_kib();
+        let mut buf = [0u8; 16];
+        assert_eq!(fs.read_at(huge, 10 << 30, &mut buf), Ok(16));
+        assert_eq!(&buf, b"sixteen bytes!!!");
+        assert_eq!(fs.read_at(huge, 1 << 30, &mut buf), Ok(16));
+        assert_eq!(buf, [0; 16], "a hole reads as zeros");
+        assert_eq!(fs.read_at(huge, (20 << 30) - 4, &mut buf), Ok(4), "up to the size stat saw");
+        assert_eq!(fs.read_at(huge, u64::MAX, &mut buf), Ok(0));
+        assert_eq!(fs.size(huge), Ok(20 << 30));
+        assert_eq!(fs.write_at(huge, 0, b"x", T0), Err(Errno::FBIG), "a copy would pass the file cap");
+        let grown_kib = rss_kib().saturating_sub(before);
+        assert!(grown_kib < 16 << 10, "reading a 20 GB sparse file grew RSS by {grown_kib} KiB");
+        // Small files are still copied once, so host changes do not show.
+        assert_eq!(read(&mut fs, "/m/small"), b"small file");
+    }
+
+    /// Issue 19: under a mount of `/`, `/proc/self` was seedfall's own
+    /// process (its environment, its memory map); `/proc` and `/sys` are
+    /// never read through, and mounting them is an error.
+    #[test]
+    fn issue_19_the_hosts_proc_and_sys_are_never_visible() {
+        let mut fs = Fs::new(T0);
+        fs.mount_host(Path::new("/"), "/").unwrap();
+        let root = fs.root();
+        assert_eq!(fs.lookup(root, "/proc/self/environ", true), Err(Errno::NOENT));
+        assert_eq!(fs.lookup(root, "/proc", true), Err(Errno::NOENT));
+        assert_eq!(fs.lookup(root, "/sys/kernel", true), Err(Errno::NOENT));
+        let listed = names(&mut fs, "/");
+        assert!(!listed.iter().any(|n| n == "proc" || n == "sys"), "{listed:?}");
+        assert!(listed.iter().any(|n| n == "dev"), "{listed:?}");
+        assert_eq!(names(&mut fs, "/dev"), [".", "..", "null", "zero"], "only the simulated devices");
+        let mut fs = Fs::new(T0);
+        fs.mount_host(Path::new("/"), "/host").unwrap();
+        assert_eq!(fs.lookup(root, "/host/proc/self", true), Err(Errno::NOENT));
+        assert_eq!(fs.lookup(root, "/host/dev/shm", true), Err(Errno::NOENT));
+        for dir in ["/proc", "/sys", "/proc/self", "/sys/kernel", "/dev"] {
+            let err = Fs::new(T0).mount_host(Path::new(dir), "/m").unwrap_err();
+            assert!(err.contains("live state"), "{dir}: {err}");
+        }
     }
 
     #[test]

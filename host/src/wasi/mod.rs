@@ -48,9 +48,17 @@ fn bind(
     });
 }
 
-/// A linker with every WASI preview1 function bound to `Node` state.
+/// Each node's linear-memory cap unless the config sets `memory` (DESIGN.md
+/// §1): past it `memory.grow` fails and Go reports out of memory, so many
+/// workers times many nodes cannot take the machine (Go's wasm runtime would
+/// otherwise grow to wasm32's 4 GiB each).
+pub const DEFAULT_MEMORY_BYTES: u64 = 2 << 30;
+
+/// A linker with every WASI preview1 function bound to `Node` state, capping
+/// each instance's memory at `DEFAULT_MEMORY_BYTES` (callers may lower it).
 pub fn linker() -> Linker<Node> {
     let mut linker = Linker::new();
+    linker.set_memory_cap_bytes(DEFAULT_MEMORY_BYTES);
     proc::register(&mut linker);
     fd::register(&mut linker);
     path::register(&mut linker);

@@ -111,6 +111,8 @@ pub struct RunSpec {
     /// The liveness window after `duration` (None: the run ends there as `horizon`).
     pub liveness: Option<SimDuration>,
     pub watchdog: Duration,
+    /// Each node's linear-memory cap in bytes (config `memory`).
+    pub memory_bytes: u64,
     pub preempt: PreemptConfig,
     pub faults: FaultConfig,
     pub net: NetConfig,
@@ -217,6 +219,7 @@ impl<'a> World<'a> {
         let mut net = Net::new(spec.net, RandomStream::new(seed, Purpose::NetLatency, "", 0));
         let mut slots: Vec<Slot> = spec.programs.iter().map(|p| Slot::new(p, net.add_node(&p.name))).collect();
         let mut linker = wasi::linker();
+        linker.set_memory_cap_bytes(spec.memory_bytes);
         preempt::register(&mut linker);
         sdk::register(&mut linker);
         let names: Vec<&str> = spec.programs.iter().map(|p| p.name.as_str()).collect();

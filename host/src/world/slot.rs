@@ -42,6 +42,10 @@ pub struct Slot<'a> {
     pub disk: Option<Fs>,
     /// The end of the node's stderr, for the message of a panic.
     pub stderr_tail: Vec<u8>,
+    /// The last `panic:` or `fatal error:` line that scrolled out of
+    /// `stderr_tail` (Go's goroutine dump after "fatal error: out of memory"
+    /// is longer than the tail).
+    stderr_fatal: Option<String>,
     /// Disk faults already recorded in the run's schedule.
     pub disk_faults_seen: usize,
     /// Replay: exactly these disk faults, by operation number.
@@ -94,6 +98,7 @@ impl<'a> Slot<'a> {
             disk: None,
             disk_faults_seen: 0,
             stderr_tail: Vec::new(),
+            stderr_fatal: None,
             replay_disk: None,
             replay_preempt: None,
             counted_base: 0,
@@ -172,6 +177,7 @@ impl<'a> Slot<'a> {
         self.instance = Some(Instance::new(p.code.clone(), ctx.linker, node)?);
         self.state = State::Up { timer_ns: clock.now_ns(), started: false };
         self.stderr_tail.clear();
+        self.stderr_fatal = None;
         self.wall_offset_ns = 0;
         self.paused_until_ns = 0;
         Ok(())
@@ -194,6 +200,11 @@ impl<'a> Slot<'a> {
         let dropped = std::mem::take(&mut node.output_dropped);
         self.stderr_tail.extend_from_slice(&err);
         let excess = self.stderr_tail.len().saturating_sub(STDERR_TAIL_BYTES);
+        if excess > 0
+            && let Some(line) = fatal_line(&self.stderr_tail)
+        {
+            self.stderr_fatal = Some(line);
+        }
         self.stderr_tail.drain(..excess);
         (out, err, dropped)
     }
@@ -202,10 +213,14 @@ impl<'a> Slot<'a> {
     /// line of stderr (a Go stack trace follows it), else the last line it
     /// wrote there, if any.
     pub fn last_words(&self) -> Option<String> {
+        if let Some(line) = fatal_line(&self.stderr_tail) {
+            return Some(line);
+        }
+        if let Some(line) = &self.stderr_fatal {
+            return Some(line.clone());
+        }
         let text = String::from_utf8_lossy(&self.stderr_tail);
-        let mut lines = text.lines().rev().map(str::trim).filter(|l| !l.is_empty());
-        let panic = lines.clone().find(|l| l.starts_with("panic: ") || l.starts_with("fatal error: "));
-        panic.or_else(|| lines.next()).map(str::to_string)
+        text.lines().rev().map(str::trim).find(|l| !l.is_empty()).map(str::to_string)
     }
 
     /// Ends the incarnation and returns its trace hash: its host calls, what
@@ -239,4 +254,11 @@ impl<'a> Slot<'a> {
         let report = self.disk.as_mut().expect("retired above").crash(&mut torn);
         (hash, report)
     }
+}
+
+/// The last `panic:` or `fatal error:` line of `stderr`, trimmed.
+fn fatal_line(stderr: &[u8]) -> Option<String> {
+    let text = String::from_utf8_lossy(stderr);
+    let line = text.lines().rev().map(str::trim).find(|l| l.starts_with("panic: ") || l.starts_with("fatal error: "));
+    line.map(str::to_string)
 }

@@ -116,6 +116,7 @@ pub(super) fn spec(seed: u64, programs: Vec<NodeProgram>) -> RunSpec {
         duration: SimDuration::from_ns(10_000_000_000),
         liveness: None,
         watchdog: Duration::from_secs(10),
+        memory_bytes: crate::wasi::DEFAULT_MEMORY_BYTES,
         preempt: PreemptConfig::default(),
         faults: FaultConfig::default(),
         net: NetConfig::default(),
