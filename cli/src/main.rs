@@ -55,7 +55,7 @@ enum Command {
     /// Inspect and manage the compiled-code cache.
     Cache(cache_cmd::CacheArgs),
     /// Sweep once per way the simulated OS can silently break durability: does the workload notice?
-    Mutate(mutate_cmd::MutateArgs),
+    Mutate(run_cmd::SweepArgs),
 }
 
 fn main() -> ExitCode {

@@ -10,29 +10,15 @@
 //! mutant is killed, 1 when one survives, 2 on errors or Ctrl-C.
 
 use crate::report::Tally;
-use crate::run_cmd::setup;
+use crate::run_cmd::{SweepArgs, setup};
 use crate::seeds::parse_seeds;
 use crate::sweep::sweep;
 use seedfall_host::fs::Mutant;
 use seedfall_host::world::Verdict;
-use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-#[derive(clap::Args)]
-pub struct MutateArgs {
-    /// The config file (a directory means its seedfall.json).
-    #[arg(short = 'c', long = "config", value_name = "FILE")]
-    config: Option<PathBuf>,
-    /// Seeds each sweep runs: 7, 1-100, 1,5,9-12.
-    #[arg(long, default_value = "1-100", value_name = "LIST")]
-    seeds: String,
-    /// Worker threads (default: all cores).
-    #[arg(short = 'j', long = "jobs", value_name = "N")]
-    jobs: Option<usize>,
-}
-
-pub fn run(args: MutateArgs) -> ExitCode {
+pub fn run(args: SweepArgs) -> ExitCode {
     let seeds = match parse_seeds(&args.seeds) {
         Ok(seeds) => seeds,
         Err(e) => {
@@ -46,7 +32,7 @@ pub fn run(args: MutateArgs) -> ExitCode {
         Ok(ready) => ready,
         Err(code) => return code,
     };
-    let workers = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let workers = args.workers();
     // One sweep; with `first_failure`, it stops taking seeds at the first.
     let run_sweep = |cluster: &crate::cluster::Cluster, first_failure: bool| {
         let stop = AtomicBool::new(false);

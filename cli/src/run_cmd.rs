@@ -22,17 +22,30 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+/// What every sweeping command takes: the config, the seeds, the workers.
 #[derive(clap::Args)]
-pub struct RunArgs {
+pub struct SweepArgs {
     /// The config file (a directory means its seedfall.json).
     #[arg(short = 'c', long = "config", value_name = "FILE")]
-    config: Option<PathBuf>,
+    pub config: Option<PathBuf>,
     /// Seeds to run: 7, 1-500, 1,5,9-12.
     #[arg(long, default_value = "1-100", value_name = "LIST")]
-    seeds: String,
+    pub seeds: String,
     /// Worker threads (default: all cores).
     #[arg(short = 'j', long = "jobs", value_name = "N")]
-    jobs: Option<usize>,
+    pub jobs: Option<usize>,
+}
+
+impl SweepArgs {
+    pub fn workers(&self) -> usize {
+        self.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+    }
+}
+
+#[derive(clap::Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    sweep: SweepArgs,
     /// Run every seed twice and fail on any difference in the trace hash.
     #[arg(long)]
     check: bool,
@@ -57,7 +70,7 @@ pub fn setup(config_arg: Option<&Path>) -> Result<(Cluster, PathBuf), ExitCode> 
 }
 
 pub fn run(args: RunArgs) -> ExitCode {
-    let seeds = match parse_seeds(&args.seeds) {
+    let seeds = match parse_seeds(&args.sweep.seeds) {
         Ok(seeds) => seeds,
         Err(e) => {
             eprintln!("seedfall: --seeds: {e}");
@@ -67,11 +80,11 @@ pub fn run(args: RunArgs) -> ExitCode {
     // Before the build, so a signal while building still ends in a summary
     // (of no seeds) and the JSON CI waits for.
     let interrupt = crate::interrupt::Interrupt::install();
-    let (cluster, path) = match setup(args.config.as_deref()) {
+    let (cluster, path) = match setup(args.sweep.config.as_deref()) {
         Ok(ready) => ready,
         Err(code) => return code,
     };
-    let workers = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let workers = args.sweep.workers();
     let summary = Summary {
         total: seeds.len() as u64,
         workers,

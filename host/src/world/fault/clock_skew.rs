@@ -14,13 +14,10 @@
 use super::{Effects, Fault, FaultKind, Kind, PlanContext, Planned, Simplify, Trigger, stream};
 use crate::random::{Draw, RandomStream};
 use crate::world::plan::FaultConfig;
-use crate::world::vtime::{SimDuration, go_signed_duration};
-use serde_json::{Map, Value};
+use crate::world::vtime::SimDuration;
 use std::collections::VecDeque;
 
 pub struct ClockSkew;
-
-const FIELD: &str = "offset";
 
 impl FaultKind for ClockSkew {
     fn name(&self) -> &'static str {
@@ -64,20 +61,8 @@ impl FaultKind for ClockSkew {
         Box::new(Planner { source, faultable: ctx.faultable.to_vec() })
     }
 
-    fn detail(&self, fault: &Fault) -> String {
-        fault.amount.map_or(String::new(), |ns| format!("offset {}", go_signed_duration(ns)))
-    }
-
-    fn json_fields(&self) -> &'static [&'static str] {
-        &[FIELD]
-    }
-
-    fn write_json(&self, fault: &Fault, o: &mut Map<String, Value>) {
-        super::json::write_amount(FIELD, fault, o);
-    }
-
-    fn read_json(&self, o: &Map<String, Value>, fault: &mut Fault) -> Result<(), String> {
-        super::json::read_amount(FIELD, o, fault)
+    fn amount_field(&self) -> Option<&'static str> {
+        Some("offset")
     }
 
     fn simplify(&self) -> Simplify {

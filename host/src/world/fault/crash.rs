@@ -5,11 +5,11 @@
 //! already down, a quiet window), so one crash never shifts another.
 //! Replayed by time: the node crashes at `at` and boots again at `until`.
 
-use super::timed::{NodeArrivals, TimedReplay};
-use super::{Effects, Fault, FaultKind, Kind, PlanContext, Planned, Simplify, Trigger};
+use super::timed::{Due, NodeSource, OnDue};
+use super::{Fault, FaultKind, Kind, PlanContext, Planned, Simplify, Trigger};
 use crate::random::Draw;
 use crate::world::plan::FaultConfig;
-use crate::world::vtime::{SimDuration, SimTime};
+use crate::world::vtime::SimDuration;
 
 pub struct Crash;
 
@@ -27,64 +27,28 @@ impl FaultKind for Crash {
     }
 
     fn plan(&self, ctx: &PlanContext, replay: Option<Vec<Fault>>) -> Box<dyn Planned> {
-        if let Some(faults) = replay {
-            return Box::new(Replayed {
-                faults: TimedReplay::new(faults),
-                default_downtime: ctx.faults.crash_downtime.0,
-            });
-        }
-        let nodes = NodeArrivals::new(ctx, self, ctx.faults.crash_per_sec, Draw::Lengths);
-        Box::new(Drawn { nodes, downtime: ctx.faults.crash_downtime })
+        let source = NodeSource::new(ctx, self, ctx.faults.crash_per_sec, Draw::Lengths, replay);
+        let (min, max) = ctx.faults.crash_downtime;
+        OnDue::planned(source, move |due, w| {
+            let (slot, downtime) = match due {
+                Due::Drawn { slot, draws } => {
+                    if !w.allowed() || !w.is_up_service(slot) {
+                        return;
+                    }
+                    // Drawn only when it fires: the streams of older seeds stay as they were.
+                    (slot, SimDuration::from_ns(draws.between(min.ns(), max.ns())))
+                }
+                Due::Replayed { slot, fault } => (slot, fault.length().unwrap_or(min)),
+            };
+            if w.allowed() && w.is_up_service(slot) {
+                let mut fault = Fault::on_node(w.now(), Kind::of(&Crash), w.slot_name(slot));
+                fault.until = Some(w.now().plus(downtime));
+                w.crash(slot, downtime, fault);
+            }
+        })
     }
 
     fn simplify(&self) -> Simplify {
         Simplify { shorten: true, earlier: true, ..Simplify::default() }
-    }
-}
-
-struct Drawn {
-    nodes: NodeArrivals,
-    downtime: (SimDuration, SimDuration),
-}
-
-impl Planned for Drawn {
-    fn start(&mut self, now: SimTime) {
-        self.nodes.start(now);
-    }
-
-    fn next_at(&self) -> Option<SimTime> {
-        self.nodes.next_at()
-    }
-
-    fn fire(&mut self, w: &mut dyn Effects) {
-        let (slot, downtimes) = self.nodes.take_due();
-        if !w.allowed() || !w.is_up_service(slot) {
-            return;
-        }
-        let downtime = SimDuration::from_ns(downtimes.between(self.downtime.0.ns(), self.downtime.1.ns()));
-        let mut fault = Fault::on_node(w.now(), Kind::of(&Crash), w.slot_name(slot));
-        fault.until = Some(w.now().plus(downtime));
-        w.crash(slot, downtime, fault);
-    }
-}
-
-struct Replayed {
-    faults: TimedReplay,
-    default_downtime: SimDuration,
-}
-
-impl Planned for Replayed {
-    fn next_at(&self) -> Option<SimTime> {
-        self.faults.next_at()
-    }
-
-    fn fire(&mut self, w: &mut dyn Effects) {
-        let (mut fault, Some(slot)) = self.faults.take_due(w) else { return };
-        if w.allowed() && w.is_up_service(slot) {
-            let downtime = fault.length().unwrap_or(self.default_downtime);
-            fault.at = w.now();
-            fault.until = Some(w.now().plus(downtime));
-            w.crash(slot, downtime, fault);
-        }
     }
 }

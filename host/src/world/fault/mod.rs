@@ -33,7 +33,7 @@ mod timed;
 pub use injector::FaultInjector;
 
 use super::plan::FaultConfig;
-use super::vtime::{SimDuration, SimTime};
+use super::vtime::{self, SimDuration, SimTime};
 use crate::fs::{DiskFault, Prefix};
 use crate::random::RandomStream;
 use serde_json::{Map, Value};
@@ -229,6 +229,9 @@ impl Fault {
     /// The schedule-file object of this fault.
     pub fn to_json(&self) -> Value {
         let mut o = json::common(self);
+        if let Some(name) = self.kind.imp().amount_field() {
+            json::write_amount(name, self, &mut o);
+        }
         self.kind.imp().write_json(self, &mut o);
         Value::Object(o)
     }
@@ -239,15 +242,19 @@ impl Fault {
         let kind_name = o.get("kind").and_then(Value::as_str).ok_or("`kind` is missing")?;
         let kind = Kind::from_name(kind_name)
             .ok_or_else(|| format!("unknown kind {kind_name:?} ({})", Kind::known_names()))?;
-        let allowed = kind.imp().json_fields();
+        let mut allowed: Vec<&str> = kind.imp().json_fields().to_vec();
+        allowed.extend(kind.imp().amount_field());
         for key in o.keys() {
             if !json::COMMON_FIELDS.contains(&key.as_str()) && !allowed.contains(&key.as_str()) {
                 let mut all: Vec<&str> = json::COMMON_FIELDS.to_vec();
-                all.extend_from_slice(allowed);
+                all.extend_from_slice(&allowed);
                 return Err(format!("unknown field `{key}` (a {kind_name} fault has {})", all.join(", ")));
             }
         }
         let mut fault = json::read_common(o, kind)?;
+        if let Some(name) = kind.imp().amount_field() {
+            json::read_amount(name, o, &mut fault)?;
+        }
         kind.imp().read_json(o, &mut fault)?;
         if kind.trigger().by_op() && fault.op.is_none() {
             return Err(format!("a {kind_name} fault needs `op` (a {} number)", kind.trigger().op_unit()));
@@ -303,9 +310,19 @@ pub trait FaultKind: Sync {
     /// This run's state: drawn from the seed, or (`replay`) exactly these
     /// faults of this kind.
     fn plan(&self, ctx: &PlanContext, replay: Option<Vec<Fault>>) -> Box<dyn Planned>;
-    /// What `describe` adds after target, time and op ("" for nothing).
-    fn detail(&self, _fault: &Fault) -> String {
-        String::new()
+    /// What `describe` adds after target, time and op ("" for nothing;
+    /// a kind with an `amount_field` says it).
+    fn detail(&self, fault: &Fault) -> String {
+        match (self.amount_field(), fault.amount) {
+            (Some(name), Some(ns)) => format!("{name} {}", vtime::go_signed_duration(ns)),
+            _ => String::new(),
+        }
+    }
+    /// The schedule field holding `Fault::amount` as a signed Go duration
+    /// (a skew's `offset`, a `jump`, a slowdown's `latency`), if it has one;
+    /// read, written and described here for every kind.
+    fn amount_field(&self) -> Option<&'static str> {
+        None
     }
     /// Schedule fields of its own beyond at, kind, node, until, op.
     fn json_fields(&self) -> &'static [&'static str] {

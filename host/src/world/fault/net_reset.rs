@@ -6,11 +6,10 @@
 //! per node (its own stream); an arrival at a node that is down is skipped.
 //! Replayed by time.
 
-use super::timed::{NodeArrivals, TimedReplay};
-use super::{Effects, Fault, FaultKind, Kind, PlanContext, Planned, Simplify, Trigger};
+use super::timed::{Due, NodeSource, OnDue};
+use super::{Fault, FaultKind, Kind, PlanContext, Planned, Simplify, Trigger};
 use crate::random::Draw;
 use crate::world::plan::FaultConfig;
-use crate::world::vtime::SimTime;
 
 pub struct NetReset;
 
@@ -28,47 +27,17 @@ impl FaultKind for NetReset {
     }
 
     fn plan(&self, ctx: &PlanContext, replay: Option<Vec<Fault>>) -> Box<dyn Planned> {
-        Box::new(match replay {
-            Some(faults) => Planner::Replayed(TimedReplay::new(faults)),
-            None => Planner::Drawn(NodeArrivals::new(ctx, self, ctx.faults.net_reset_per_sec, Draw::Lengths)),
+        let source = NodeSource::new(ctx, self, ctx.faults.net_reset_per_sec, Draw::Lengths, replay);
+        OnDue::planned(source, |due, w| {
+            let (Due::Drawn { slot, .. } | Due::Replayed { slot, .. }) = due;
+            if w.allowed() && w.is_up_service(slot) {
+                let fault = Fault::on_node(w.now(), Kind::of(&NetReset), w.slot_name(slot));
+                w.reset_connections(slot, fault);
+            }
         })
     }
 
     fn simplify(&self) -> Simplify {
         Simplify { earlier: true, ..Simplify::default() }
-    }
-}
-
-enum Planner {
-    Drawn(NodeArrivals),
-    Replayed(TimedReplay),
-}
-
-impl Planned for Planner {
-    fn start(&mut self, now: SimTime) {
-        if let Planner::Drawn(nodes) = self {
-            nodes.start(now);
-        }
-    }
-
-    fn next_at(&self) -> Option<SimTime> {
-        match self {
-            Planner::Drawn(nodes) => nodes.next_at(),
-            Planner::Replayed(faults) => faults.next_at(),
-        }
-    }
-
-    fn fire(&mut self, w: &mut dyn Effects) {
-        let slot = match self {
-            Planner::Drawn(nodes) => nodes.take_due().0,
-            Planner::Replayed(faults) => {
-                let (_, Some(slot)) = faults.take_due(w) else { return };
-                slot
-            }
-        };
-        if w.allowed() && w.is_up_service(slot) {
-            let fault = Fault::on_node(w.now(), Kind::of(&NetReset), w.slot_name(slot));
-            w.reset_connections(slot, fault);
-        }
     }
 }

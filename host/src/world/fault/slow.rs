@@ -8,16 +8,13 @@
 //! liveness phase ends every slowdown. Replayed by time with its `latency`;
 //! shrink shortens it.
 
-use super::timed::{NodeArrivals, TimedReplay};
+use super::timed::{Due, NodeSource};
 use super::{Effects, Fault, FaultKind, Kind, PlanContext, Planned, Simplify, Trigger};
 use crate::random::Draw;
 use crate::world::plan::FaultConfig;
-use crate::world::vtime::{SimDuration, SimTime, go_duration};
-use serde_json::{Map, Value};
+use crate::world::vtime::{SimDuration, SimTime};
 
 pub struct Slow;
-
-const FIELD: &str = "latency";
 
 impl FaultKind for Slow {
     fn name(&self) -> &'static str {
@@ -33,28 +30,13 @@ impl FaultKind for Slow {
     }
 
     fn plan(&self, ctx: &PlanContext, replay: Option<Vec<Fault>>) -> Box<dyn Planned> {
-        let source = match replay {
-            Some(faults) => Source::Replayed(TimedReplay::new(faults)),
-            None => Source::Drawn(NodeArrivals::new(ctx, self, ctx.faults.slow_per_sec, Draw::Lengths)),
-        };
         let f = ctx.faults;
+        let source = NodeSource::new(ctx, self, f.slow_per_sec, Draw::Lengths, replay);
         Box::new(Planner { source, length: f.slow_length, latency: f.slow_latency, ends: vec![None; ctx.names.len()] })
     }
 
-    fn detail(&self, fault: &Fault) -> String {
-        fault.amount.map_or(String::new(), |ns| format!("+{} latency", go_duration(ns.unsigned_abs())))
-    }
-
-    fn json_fields(&self) -> &'static [&'static str] {
-        &[FIELD]
-    }
-
-    fn write_json(&self, fault: &Fault, o: &mut Map<String, Value>) {
-        super::json::write_amount(FIELD, fault, o);
-    }
-
-    fn read_json(&self, o: &Map<String, Value>, fault: &mut Fault) -> Result<(), String> {
-        super::json::read_amount(FIELD, o, fault)
+    fn amount_field(&self) -> Option<&'static str> {
+        Some("latency")
     }
 
     fn simplify(&self) -> Simplify {
@@ -62,13 +44,8 @@ impl FaultKind for Slow {
     }
 }
 
-enum Source {
-    Drawn(NodeArrivals),
-    Replayed(TimedReplay),
-}
-
 struct Planner {
-    source: Source,
+    source: NodeSource,
     length: (SimDuration, SimDuration),
     latency: (SimDuration, SimDuration),
     /// Per slot: when its slowdown in force ends.
@@ -76,13 +53,6 @@ struct Planner {
 }
 
 impl Planner {
-    fn next_start(&self) -> Option<SimTime> {
-        match &self.source {
-            Source::Drawn(nodes) => nodes.next_at(),
-            Source::Replayed(faults) => faults.next_at(),
-        }
-    }
-
     fn next_end(&self) -> Option<(SimTime, usize)> {
         self.ends.iter().enumerate().filter_map(|(slot, end)| end.map(|at| (at, slot))).min()
     }
@@ -90,30 +60,27 @@ impl Planner {
 
 impl Planned for Planner {
     fn start(&mut self, now: SimTime) {
-        if let Source::Drawn(nodes) = &mut self.source {
-            nodes.start(now);
-        }
+        self.source.start(now);
     }
 
     fn next_at(&self) -> Option<SimTime> {
-        [self.next_end().map(|(at, _)| at), self.next_start()].into_iter().flatten().min()
+        [self.next_end().map(|(at, _)| at), self.source.next_at()].into_iter().flatten().min()
     }
 
     fn fire(&mut self, w: &mut dyn Effects) {
-        if let Some((end, slot)) = self.next_end().filter(|(end, _)| self.next_start().is_none_or(|s| *end <= s)) {
-            debug_assert!(end <= w.now());
+        let starts = self.source.next_at();
+        if let Some((_, slot)) = self.next_end().filter(|(end, _)| starts.is_none_or(|s| *end <= s)) {
             self.ends[slot] = None;
             w.slow_node(slot, 0, None);
             return;
         }
-        let (slot, length, latency) = match &mut self.source {
-            Source::Drawn(nodes) => {
-                let (slot, draws) = nodes.take_due();
-                let length = draws.between(self.length.0.ns(), self.length.1.ns());
-                (slot, SimDuration::from_ns(length), draws.between(self.latency.0.ns(), self.latency.1.ns()))
+        let (slot, length, latency) = match self.source.take_due(w) {
+            None => return,
+            Some(Due::Drawn { slot, draws }) => {
+                let length = SimDuration::from_ns(draws.between(self.length.0.ns(), self.length.1.ns()));
+                (slot, length, draws.between(self.latency.0.ns(), self.latency.1.ns()))
             }
-            Source::Replayed(faults) => {
-                let (fault, Some(slot)) = faults.take_due(w) else { return };
+            Some(Due::Replayed { slot, fault }) => {
                 let latency = fault.amount.map_or(self.latency.0.ns(), |ns| ns.unsigned_abs());
                 (slot, fault.length().unwrap_or(self.length.0), latency)
             }

@@ -1,19 +1,19 @@
 //! What the per-node kinds placed in virtual time share (crash, pause,
-//! clock_jump): drawn, each service node has its own Poisson arrivals at
+//! clock_jump, slow, net_reset): drawn, each service node has its own Poisson arrivals at
 //! the kind's rate and its own stream for what an arrival draws (a
 //! downtime, a length, a jump), so one node's faults never shift another's;
 //! replayed, the schedule's faults of the kind in time order, each acting
 //! on the node it names. Whether an occurrence takes effect is the kind's
 //! business (and the phase's, through `Effects`).
 
-use super::{Effects, Fault, FaultKind, PlanContext, stream};
+use super::{Effects, Fault, FaultKind, PlanContext, Planned, stream};
 use crate::random::{Draw, RandomStream};
 use crate::world::plan::Arrivals;
 use crate::world::vtime::SimTime;
 use std::collections::VecDeque;
 
 /// Drawn: per slot, the arrivals and the stream each arrival draws from.
-pub struct NodeArrivals {
+struct NodeArrivals {
     nodes: Vec<(Arrivals, RandomStream)>,
 }
 
@@ -55,7 +55,7 @@ impl NodeArrivals {
 }
 
 /// Replayed: the schedule's faults of one kind, in time order.
-pub struct TimedReplay {
+struct TimedReplay {
     faults: VecDeque<Fault>,
 }
 
@@ -74,5 +74,103 @@ impl TimedReplay {
         let fault = self.faults.pop_front().expect("taken only when due");
         let slot = fault.node().and_then(|n| w.slot_of(n));
         (fault, slot)
+    }
+}
+
+/// Where a per-node timed kind's occurrences come from.
+pub struct NodeSource(Source);
+
+enum Source {
+    Drawn(NodeArrivals),
+    Replayed(TimedReplay),
+}
+
+/// An occurrence that is due: drawn (the kind draws what it needs from
+/// `draws`) or the schedule's `fault`.
+pub enum Due<'a> {
+    Drawn { slot: usize, draws: &'a mut RandomStream },
+    Replayed { slot: usize, fault: Fault },
+}
+
+impl NodeSource {
+    /// The schedule's faults when replaying, else arrivals at `per_sec` with
+    /// `draw` naming the stream of what each draws.
+    pub fn new(
+        ctx: &PlanContext,
+        kind: &dyn FaultKind,
+        per_sec: f64,
+        draw: Draw,
+        replay: Option<Vec<Fault>>,
+    ) -> NodeSource {
+        NodeSource(match replay {
+            Some(faults) => Source::Replayed(TimedReplay::new(faults)),
+            None => Source::Drawn(NodeArrivals::new(ctx, kind, per_sec, draw)),
+        })
+    }
+
+    pub fn start(&mut self, now: SimTime) {
+        if let Source::Drawn(nodes) = &mut self.0 {
+            nodes.start(now);
+        }
+    }
+
+    pub fn next_at(&self) -> Option<SimTime> {
+        match &self.0 {
+            Source::Drawn(nodes) => nodes.next_at(),
+            Source::Replayed(faults) => faults.next_at(),
+        }
+    }
+
+    /// The occurrence due now (None: a replayed fault names a node this
+    /// cluster lacks).
+    pub fn take_due(&mut self, w: &dyn Effects) -> Option<Due<'_>> {
+        match &mut self.0 {
+            Source::Drawn(nodes) => {
+                let (slot, draws) = nodes.take_due();
+                Some(Due::Drawn { slot, draws })
+            }
+            Source::Replayed(faults) => match faults.take_due(w) {
+                (fault, Some(slot)) => Some(Due::Replayed { slot, fault }),
+                (_, None) => None,
+            },
+        }
+    }
+}
+
+/// The plan of a per-node timed kind whose occurrences are independent:
+/// its source, what an occurrence does, and what a quiet window ends.
+pub struct OnDue<F> {
+    source: NodeSource,
+    act: F,
+    quiet: fn(&mut dyn Effects),
+}
+
+impl<F: FnMut(Due<'_>, &mut dyn Effects) + 'static> OnDue<F> {
+    pub fn planned(source: NodeSource, act: F) -> Box<dyn Planned> {
+        Box::new(OnDue { source, act, quiet: |_| {} })
+    }
+
+    pub fn planned_with_quiet(source: NodeSource, act: F, quiet: fn(&mut dyn Effects)) -> Box<dyn Planned> {
+        Box::new(OnDue { source, act, quiet })
+    }
+}
+
+impl<F: FnMut(Due<'_>, &mut dyn Effects)> Planned for OnDue<F> {
+    fn start(&mut self, now: SimTime) {
+        self.source.start(now);
+    }
+
+    fn next_at(&self) -> Option<SimTime> {
+        self.source.next_at()
+    }
+
+    fn fire(&mut self, w: &mut dyn Effects) {
+        if let Some(due) = self.source.take_due(w) {
+            (self.act)(due, w);
+        }
+    }
+
+    fn quiet(&mut self, w: &mut dyn Effects) {
+        (self.quiet)(w);
     }
 }
