@@ -77,7 +77,10 @@ fn issue_14_without_entry_checks_the_ignored_requests_end_in_a_watchdog_verdict_
     assert_eq!(out.status.code(), Some(2));
     let stderr = text(&out.stderr);
     assert!(stderr.contains("busy loop") && stderr.contains("ignored"), "{stderr}");
-    assert!(stderr.contains("main.mix") || stderr.contains("main.spin"), "names the function: {stderr}");
+    // Where the interrupt lands is real time: in mix, or in spin's loop (which
+    // the compiler may have inlined into the goroutine's wrapper).
+    let named = ["main.mix", "main.spin", "main.main.gowrap"].iter().any(|f| stderr.contains(&format!(" in {f}")));
+    assert!(named, "names the function: {stderr}");
     assert!(start.elapsed().as_secs() < 60, "took {:?}", start.elapsed());
 }
 
