@@ -36,7 +36,14 @@ func main() {
 }
 "#;
 
+/// Built once for all the tests of this file: they run in parallel, and one
+/// build directory removed by one test under another's feet fails it.
 fn build_hello() -> Vec<u8> {
+    static WASM: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+    WASM.get_or_init(build_hello_once).clone()
+}
+
+fn build_hello_once() -> Vec<u8> {
     let dir = tmp("gohello");
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("main.go"), HELLO).unwrap();
