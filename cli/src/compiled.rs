@@ -3,7 +3,8 @@
 //! then loaded as a `Guest`. The cache key covers the original wasm and the
 //! instrumentation config (or its absence), so a hit needs no instrumentation
 //! pass; the pass's counter global is recorded in the Artifact, so a hit
-//! brings it back too. Cache warnings are printed and never stop a run.
+//! brings it back too. Cache warnings are printed and never stop a run. The
+//! caller records the modules it uses together as one set (`record_set`).
 
 use seedfall_cache::{Cache, Key};
 use seedfall_engine::{CompileConfig, Error, compile};
@@ -50,13 +51,13 @@ impl fmt::Display for LoadError {
 impl std::error::Error for LoadError {}
 
 /// Instrument (unless `instrumentation` is `None`), compile (or fetch from
-/// `cache`) and load `file`, recording it as one set.
+/// `cache`) and load `file`; returns the guest and its cache key.
 pub fn load(
     cache: &Cache,
     file: &Path,
     instrumentation: Option<Config>,
     print_timings: bool,
-) -> Result<Guest, LoadError> {
+) -> Result<(Guest, Key), LoadError> {
     let wasm = crate::input::read_file(file, crate::input::WASM_MAX_BYTES)
         .map_err(|error| LoadError::Read { file: file.to_path_buf(), error })?;
     let config = CompileConfig::default();
@@ -79,11 +80,23 @@ pub fn load(
         })
         .map_err(|error| LoadError::Compile { file: file.to_path_buf(), error })?;
     fetched.timings.key_hash = key_hash;
-    for warning in fetched.warnings.iter().chain(&cache.record_set(&[fetched.key]).warnings) {
-        eprintln!("seedfall: warning: {warning}");
-    }
+    print_warnings(&fetched.warnings);
     if print_timings {
         eprintln!("seedfall: {:?}: {}", fetched.outcome, fetched.timings);
     }
-    Guest::new(Arc::new(fetched.code)).map_err(|error| LoadError::Guest { file: file.to_path_buf(), error })
+    let key = fetched.key;
+    let guest =
+        Guest::new(Arc::new(fetched.code)).map_err(|error| LoadError::Guest { file: file.to_path_buf(), error })?;
+    Ok((guest, key))
+}
+
+/// Records `keys` as one set of `cache` (modules used together), printing its warnings.
+pub fn record_set(cache: &Cache, keys: &[Key]) {
+    print_warnings(&cache.record_set(keys).warnings);
+}
+
+fn print_warnings(warnings: &[String]) {
+    for warning in warnings {
+        eprintln!("seedfall: warning: {warning}");
+    }
 }

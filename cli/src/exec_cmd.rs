@@ -121,7 +121,10 @@ pub fn run(args: ExecArgs) -> ExitCode {
     let instrumentation = (!args.no_preempt)
         .then_some(seedfall_instrument::Config { loops: preempt.loops, entry_checks: !args.no_entry_checks });
     let guest = match compiled::load(&cache, &args.file, instrumentation, args.timings) {
-        Ok(guest) => guest,
+        Ok((guest, key)) => {
+            compiled::record_set(&cache, &[key]);
+            guest
+        }
         // Said without the file name, as the only file is the one on the command line.
         Err(LoadError::Guest { error, .. }) => return fail(error),
         Err(e) => return fail(e),
