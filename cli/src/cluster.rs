@@ -115,7 +115,7 @@ impl Cluster {
         }
         let build_time = build_started.elapsed();
         let load_started = Instant::now();
-        let cache = Cache::open(&Cache::default_dir_for_config(config_path));
+        let cache = compiled::open_cache(&Cache::default_dir_for_config(config_path));
         let instrumentation = seedfall_instrument::Config { loops: config.preempt.loops, ..Default::default() };
         let (mut programs, mut keys) = (Vec::new(), Vec::new());
         for file in &files {

@@ -5,15 +5,45 @@
 //! pass; the pass's counter global is recorded in the Artifact, so a hit
 //! brings it back too. Cache warnings are printed and never stop a run. The
 //! caller records the modules it uses together as one set (`record_set`).
+//! Opens the cache as the environment configures it (secret, remote) and
+//! waits for remote uploads before the process exits.
 
-use seedfall_cache::{Cache, Key};
+use seedfall_cache::{Cache, Key, Remote, Secret};
 use seedfall_engine::{CompileConfig, Error, compile};
 use seedfall_host::{Guest, GuestError};
 use seedfall_instrument::{Config, config_bytes, instrument};
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::time::Instant;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Remote caches opened by this process, whose uploads `finish_uploads` awaits.
+static REMOTES: Mutex<Vec<Arc<Remote>>> = Mutex::new(Vec::new());
+
+/// How long the process waits at exit for uploads to the remote cache.
+const UPLOAD_WAIT: Duration = Duration::from_secs(5);
+
+/// The cache at `dir`, with the secret and the remote cache the environment
+/// configures (`SEEDFALL_CACHE_SECRET`, `SEEDFALL_REMOTE_CACHE`, docs/cache.md).
+pub fn open_cache(dir: &Path) -> Cache {
+    let secret = Secret::from_env();
+    let remote = Remote::from_env(secret.is_some());
+    print_warnings(&remote.warnings);
+    let cache = Cache::open(dir).with_secret(secret).with_remote(remote.remote);
+    if let Some(remote) = cache.remote() {
+        REMOTES.lock().unwrap_or_else(|e| e.into_inner()).push(remote);
+    }
+    cache
+}
+
+/// Waits (at most a few seconds) for uploads still running, printing what
+/// did not make it. Called once, before the process exits.
+pub fn finish_uploads() {
+    let remotes = std::mem::take(&mut *REMOTES.lock().unwrap_or_else(|e| e.into_inner()));
+    for remote in remotes {
+        print_warnings(&remote.finish(UPLOAD_WAIT));
+    }
+}
 
 /// Key material of an uninstrumented module (`--no-preempt`): distinct from every
 /// `config_bytes` value, so the two never share a cache entry.

@@ -72,7 +72,7 @@ fn main() -> ExitCode {
             return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
         }
     };
-    match cli.command {
+    let code = match cli.command {
         Command::Run(args) => run_cmd::run(args),
         Command::Replay(args) => replay_cmd::run(args),
         Command::Shrink(args) => shrink_cmd::run(args),
@@ -83,5 +83,7 @@ fn main() -> ExitCode {
         Command::Cache(args) => cache_cmd::run(args),
         Command::Mutate(args) => mutate_cmd::run(args),
         Command::Report(args) => merge_cmd::run(args),
-    }
+    };
+    compiled::finish_uploads();
+    code
 }
