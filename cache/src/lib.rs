@@ -7,14 +7,19 @@
 //!   Cranelift setting, a hash of the engine's source), the instrumentation
 //!   config bytes and the wasm bytes, each length-prefixed. Nothing
 //!   machine-specific, so a copied cache directory still hits.
-//! - **Entry** (`entry.rs`): header (magic, entry format version, key, payload
-//!   length), a blake3 checksum of header and payload, then the Artifact's own
-//!   bytes, with the code page-aligned in the file. Mapped read-only with
-//!   memmap2 and verified before anything else; only then does the engine
-//!   (`Code::load_file`) map the code range executable in place (no copy, no
-//!   relocation: compiled code is linked position-independently), or copy it
-//!   where the file system forbids executable mappings. The cache itself never
-//!   maps anything executable.
+//! - **Entry** (`entry.rs`): header (magic, entry format version, flags, key,
+//!   payload length), a blake3 checksum of header and payload, a MAC field,
+//!   then the Artifact's own bytes, with the code page-aligned in the file.
+//!   Without a secret: mapped read-only with memmap2 and verified before
+//!   anything else; only then does the engine (`Code::load_file`) map the
+//!   code range executable in place (no copy, no relocation: compiled code
+//!   is linked position-independently), or copy it where the file system
+//!   forbids executable mappings. With a secret (`auth.rs`): read into this
+//!   process's memory, checksum and MAC checked over those bytes, the code
+//!   copied into fresh pages (`Code::load_copy`).
+//! - **Remote** (`remote.rs`): on a local miss, an HTTP GET of the entry
+//!   (verified like a local one, then stored locally); a compile is uploaded
+//!   by PUT in the background.
 //! - **Publish** (`fsutil.rs`): temporary file in the cache directory, write,
 //!   fsync, rename, fsync the directory.
 //! - **Eviction** (`index.rs`, [`Cache::record_set`]): the 8 most recently used
