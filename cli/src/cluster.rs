@@ -4,6 +4,7 @@
 //! through the cache beside the config, and makes the per-seed `RunSpec`.
 //! Packages used by several nodes (`count`) are built and loaded once.
 
+use crate::catalog::Catalogued;
 use crate::compiled::{self, LoadError};
 use crate::config::{Config, Source};
 use seedfall_cache::Cache;
@@ -26,6 +27,8 @@ pub struct Cluster {
     /// One hash of the compiled programs' cache keys (wasm, instrumentation,
     /// compiler): equal on two machines only if they run the same code.
     pub programs_hash: String,
+    /// Every property call in the packages' source (`catalog.rs`).
+    pub catalog: Vec<Catalogued>,
     pub build_time: Duration,
     pub load_time: Duration,
     /// `seedfall mutate`: the durability promise every node's disk breaks.
@@ -65,6 +68,8 @@ pub enum SetupError {
         error: std::io::Error,
     },
     Load(LoadError),
+    /// The property catalog (cli/catalog) failed; what it printed.
+    Catalog(String),
 }
 
 impl fmt::Display for SetupError {
@@ -77,6 +82,7 @@ impl fmt::Display for SetupError {
             SetupError::Build { dir, stderr } => write!(f, "go build {} failed:\n{stderr}", dir.display()),
             SetupError::Write { file, error } => write!(f, "cannot write {}: {error}", file.display()),
             SetupError::Load(error) => write!(f, "{error}"),
+            SetupError::Catalog(stderr) => write!(f, "cataloguing the properties failed:\n{stderr}"),
         }
     }
 }
@@ -112,6 +118,17 @@ impl Cluster {
                 Source::Wasm(path) => path.clone(),
                 Source::Pkg(dir) => go_build(dir, &build_dir, i)?,
             });
+        }
+        let package_dirs: Vec<&Path> = unique
+            .iter()
+            .filter_map(|s| match s {
+                Source::Pkg(dir) => Some(dir.as_path()),
+                Source::Wasm(_) => None,
+            })
+            .collect();
+        let (catalog, warnings) = crate::catalog::catalog(&package_dirs, &build_dir)?;
+        for warning in warnings {
+            eprintln!("seedfall: warning: {warning}");
         }
         let build_time = build_started.elapsed();
         let load_started = Instant::now();
@@ -155,7 +172,7 @@ impl Cluster {
                 program: index[&f.source],
             });
         }
-        Ok(Cluster { config, nodes, programs, programs_hash, build_time, load_time, mutant: None })
+        Ok(Cluster { config, nodes, programs, programs_hash, catalog, build_time, load_time, mutant: None })
     }
 
     /// The run of one seed, its faults drawn from the seed (callers set

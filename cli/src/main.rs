@@ -7,6 +7,7 @@
 
 mod argv;
 mod cache_cmd;
+mod catalog;
 mod cluster;
 mod compiled;
 mod config;

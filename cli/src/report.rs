@@ -2,6 +2,7 @@
 //! failing seed (DESIGN.md §1, exact), the summary with the property table
 //! and where the real time went, and the `--json` document.
 
+use crate::catalog::Catalogued;
 use crate::sweep::SeedOutcome;
 use seedfall_host::node::PropertyKind;
 use seedfall_host::world::vtime::{go_duration, go_duration_ms};
@@ -42,6 +43,27 @@ impl PropertyTable {
             row.1 += 1;
             row.2 += seen.ever_true as u64;
         }
+    }
+
+    /// Lists the properties found in the source, reached or not (`catalog.rs`).
+    pub fn add_catalog(&mut self, catalog: &[Catalogued]) {
+        for property in catalog {
+            self.add_counts(&property.message, property.kind, 0, 0);
+        }
+    }
+
+    /// `Always` and `Reachable` properties of the catalog that no seed
+    /// reached: each fails the sweep.
+    pub fn never_reached(&self) -> Vec<(PropertyKind, &str)> {
+        self.rows
+            .iter()
+            .filter_map(|(message, (kind, reached, _))| match kind {
+                Some(k @ (PropertyKind::Always | PropertyKind::Reachable)) if *reached == 0 => {
+                    Some((*k, message.as_str()))
+                }
+                _ => None,
+            })
+            .collect()
     }
 
     /// Adds a row counted elsewhere (another shard of the sweep).
@@ -163,7 +185,10 @@ impl Tally {
 
     /// Whether the sweep found anything (exit code 1).
     pub fn found_something(&self) -> bool {
-        !self.failed.is_empty() || !self.diverged.is_empty() || !self.properties.never_true().is_empty()
+        !self.failed.is_empty()
+            || !self.diverged.is_empty()
+            || !self.properties.never_true().is_empty()
+            || !self.properties.never_reached().is_empty()
     }
 
     /// One hash over every seed's trace hash, in seed order: equal digests
@@ -221,6 +246,7 @@ impl Tally {
             "diverged": self.diverged,
             "errors": self.errors.iter().map(|(s, e)| json!({"seed": s, "error": e})).collect::<Vec<_>>(),
             "sometimes_never_true": self.properties.never_true(),
+            "never_reached": self.properties.never_reached().iter().map(|(_, m)| m).collect::<Vec<_>>(),
             "properties": self.properties.json(),
             "trace_digest": self.trace_digest(),
             "trace_hashes": self.trace_hashes.iter().map(|(seed, hash)| json!([seed, hash])).collect::<Vec<_>>(),

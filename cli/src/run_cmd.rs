@@ -125,7 +125,9 @@ pub fn run(args: RunArgs) -> ExitCode {
             shard,
         },
     };
-    let tally = Arc::new(Mutex::new(Tally::default()));
+    let mut tally = Tally::default();
+    tally.properties.add_catalog(&cluster.catalog);
+    let tally = Arc::new(Mutex::new(tally));
     // A second signal while a seed hangs (a guest spinning until the
     // watchdog) does not wait for it: it reports what finished and exits.
     let (shared, again) = (tally.clone(), summary.clone());

@@ -62,6 +62,9 @@ impl Summary {
         for message in tally.properties.never_true() {
             println!("FAIL sometimes never true in any seed: {message}");
         }
+        for (kind, message) in tally.properties.never_reached() {
+            println!("FAIL {} never reached in any seed: {message}", kind.name());
+        }
         if let Some(seed) = tally.lowest_failing() {
             println!("lowest failing seed: {seed} (replay: seedfall replay -c {} -seed {seed})", self.config.display());
         }

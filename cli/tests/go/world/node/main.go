@@ -6,7 +6,6 @@
 //	flaky      exit 1 on the first two incarnations; from the third, answer
 //	           every connection on :7000 with the incarnation number
 //	ask        (workload) dial server:7000 until it answers; fail unless it says 3
-//	sometimes  (workload) report a Sometimes that is never true, then exit 0
 //	spin       spin in a loop without calls (the watchdog's case)
 //	quiet      (workload) ask for 1s without faults, sleep 2s, exit 0
 package main
@@ -71,8 +70,6 @@ func main() {
 			fmt.Println("server is up in incarnation 3")
 			return
 		}
-	case "sometimes":
-		sim.Sometimes(false, "never true")
 	case "spin":
 		spin()
 	case "quiet":

@@ -1,0 +1,3 @@
+module seedfall.dev/catalog
+
+go 1.22

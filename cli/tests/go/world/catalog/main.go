@@ -1,0 +1,27 @@
+// Command catalog is a workload whose source holds properties it never
+// reaches: the static catalog must list them and fail the sweep for the
+// Always and Reachable ones. Run with -reach to reach all of them.
+package main
+
+import (
+	"flag"
+	"fmt"
+
+	at "github.com/antithesishq/antithesis-sdk-go/assert"
+	"seedfall.dev/sdk/sim"
+)
+
+func main() {
+	reach := flag.Bool("reach", false, "reach every property")
+	flag.Parse()
+	sim.Always(true, "always, reached")
+	if *reach {
+		sim.Always(true, "always, "+"never reached")
+		sim.Reachable("reachable, never reached")
+		at.Reachable("antithesis reachable, never reached", nil)
+	}
+	sim.Sometimes(true, fmt.Sprintf("not a literal %d", 1))
+	if flag.NArg() > 100 {
+		sim.Unreachable("unreachable, never reached (fine)")
+	}
+}
