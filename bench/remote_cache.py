@@ -37,7 +37,7 @@ def exec_once(seedfall, wasm, cache, env_extra):
     if p.returncode != 0:
         raise SystemExit(f"seedfall exec failed ({p.returncode}):\n{p.stderr}")
     line = next(l for l in p.stderr.splitlines() if "key hash" in l)
-    if "warning" in p.stderr:
+    if "seedfall: warning" in p.stderr:
         raise SystemExit(f"unexpected warning:\n{p.stderr}")
     _, outcome, timings = line.split(": ", 2)
     return wall, outcome, timings
