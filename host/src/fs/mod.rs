@@ -29,13 +29,16 @@ mod host_mount;
 mod inode;
 mod namespace;
 mod open;
+mod pages;
 mod path;
+mod space;
 #[cfg(test)]
 mod testutil;
 
 pub use durability::{CrashReport, FileCrash};
 pub use errno::Errno;
 pub use faults::{DiskConfig, DiskFault, DiskFaultKind, DiskFaults, DiskOp, DiskStreams, Mutant, Prefix};
+pub use space::DEFAULT_DISK_BYTES;
 
 use inode::{Dir, Inodes, Node};
 
