@@ -117,6 +117,7 @@ pub(super) fn spec(seed: u64, programs: Vec<NodeProgram>) -> RunSpec {
         liveness: None,
         watchdog: Duration::from_secs(10),
         memory_bytes: crate::wasi::DEFAULT_MEMORY_BYTES,
+        disk_bytes: crate::fs::DEFAULT_DISK_BYTES,
         preempt: PreemptConfig::default(),
         faults: FaultConfig::default(),
         net: NetConfig::default(),
