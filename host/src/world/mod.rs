@@ -407,7 +407,7 @@ impl<'a> World<'a> {
             verdict,
             end,
             steps: self.steps,
-            trace_hash: trace.finish(&[], &[]),
+            trace_hash: trace.finish(&[], &[], None),
             faults,
             properties: self.properties,
             timings: self.timings,

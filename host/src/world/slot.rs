@@ -234,8 +234,7 @@ impl<'a> Slot<'a> {
     pub fn retire(&mut self) -> TraceHash {
         let mut instance = self.instance.take().expect("an up node has an instance");
         instance.abandon();
-        let memory = instance.memory().map_or(&[][..], |m| m.bytes());
-        let hash = instance.data().trace.finish(memory, instance.code().initial_memory());
+        let hash = crate::exec::trace_hash(&instance);
         // The disk outlives the process; the page cache too, unless crashed.
         self.disk = Some(std::mem::replace(&mut instance.data_mut().fs, Fs::new(EPOCH_UNIX_NS)));
         hash
