@@ -43,7 +43,7 @@ impl Fs {
         if let Some(n) = self.file_data(ino)?.read_host_range(offset, buf, copy_max_bytes) {
             return n;
         }
-        let n = self.inodes.change_file(ino, |pages, _| pages.read(offset, buf))?;
+        let n = self.inodes.with_file(ino, |pages, _| pages.read(offset, buf))?;
         if n > 0 {
             self.read_faults(&mut buf[..n])?;
         }
@@ -63,13 +63,13 @@ impl Fs {
         // Checks the type, reads a host file and measures the space left
         // before it counts as a disk operation: a full disk fails the
         // checks. A crash in its middle writes only part (durability.rs).
-        let fits = self.inodes.change_file(ino, |pages, free_pages| pages.fitting(offset, data.len(), free_pages))?;
+        let fits = self.inodes.with_file(ino, |pages, free_pages| pages.fitting(offset, data.len(), free_pages))?;
         if fits == 0 {
             return Err(Errno::NOSPC);
         }
         let data = &data[..self.begin_write(fits)?];
         self.disk_wrote(ino, offset, data)?;
-        self.inodes.change_file(ino, |pages, _| pages.write(offset, data))?;
+        self.inodes.with_file(ino, |pages, _| pages.write(offset, data))?;
         self.inodes.get_mut(ino)?.modified(now_ns);
         self.end_op(fits)
     }
@@ -95,13 +95,13 @@ impl Fs {
         if size == 0 {
             self.file_data(ino)?;
         } else {
-            self.inodes.change_file(ino, |_, _| ())?;
+            self.inodes.with_file(ino, |_, _| ())?;
         }
         self.begin_op(DiskOp::Truncate)?;
         if size == 0 {
             self.inodes.clear_file(ino)?;
         } else {
-            self.inodes.change_file(ino, |pages, _| pages.set_len(size))?;
+            self.inodes.with_file(ino, |pages, _| pages.set_len(size))?;
         }
         self.inodes.get_mut(ino)?.modified(now_ns);
         self.disk_resized(ino, size);

@@ -47,7 +47,8 @@
 //!    O_CREAT of a missing file, mkdir, symlink), link, unlink and rmdir,
 //!    rename, and a sync of a file or directory. Reads, stats, lookups,
 //!    set_times, writes to devices and operations that fail their checks
-//!    count nothing. With probability `crash_on_io` the node crashes in the
+//!    count nothing (a write the disk budget cuts short counts with its
+//!    shortened length; one that fits nothing fails its checks, `space.rs`). With probability `crash_on_io` the node crashes in the
 //!    middle of the operation, which takes effect in part: a write reaches
 //!    the page cache as a seeded prefix of its bytes (none and all
 //!    included); a sync of a file makes a seeded prefix of its pending

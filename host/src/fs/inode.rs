@@ -6,7 +6,7 @@
 //! zero. Inode numbers come from a counter and are never reused, so they are a
 //! pure function of the order of creation. The table also keeps the disk
 //! budget's count (`space.rs`): every change of a file's pages goes through
-//! `Inodes::change_file` or `Inodes::clear_file`, and freeing an inode gives
+//! `Inodes::with_file` or `Inodes::clear_file`, and freeing an inode gives
 //! its pages back. This file knows nothing about paths, symlink resolution
 //! or the host: a host-backed directory or file is only a marker here,
 //! filled in by `host_mount.rs`.
@@ -90,7 +90,7 @@ impl Inode {
     }
 
     /// The contents of a regular file, for reading its size or a host file
-    /// by range: its pages change only through `Inodes::change_file`.
+    /// by range: its pages change only through `Inodes::with_file`.
     pub(super) fn file_mut(&mut self) -> Result<&mut FileData, Errno> {
         match &mut self.node {
             Node::File(data) => Ok(data),
@@ -130,6 +130,7 @@ impl Inodes {
 
     /// A new, not yet linked inode.
     pub(super) fn alloc(&mut self, node: Node, now_ns: u64) -> Ino {
+        debug_assert!(!matches!(&node, Node::File(data) if data.allocated() > 0), "a new file holds no pages");
         let ino = Ino(self.next);
         self.next += 1;
         let inode = Inode { node, links: 0, opens: 0, atim: now_ns, mtim: now_ns, ctim: now_ns };
@@ -161,16 +162,17 @@ impl Inodes {
         self.space.charge(0, used);
     }
 
-    /// Changes the pages of regular file `ino` with `change`, which is told
-    /// how many pages are still free; a host file is read in first, if it
-    /// fits (`NOSPC` if not). The budget is charged with the difference.
-    pub(super) fn change_file<T>(&mut self, ino: Ino, change: impl FnOnce(&mut Pages, u64) -> T) -> Result<T, Errno> {
+    /// Runs `f` on the pages of regular file `ino` (to read or change them),
+    /// telling it how many pages are still free; a host file is read in
+    /// first, if it fits (`NOSPC` if not). The budget is charged with the
+    /// difference, so no change of pages escapes the count.
+    pub(super) fn with_file<T>(&mut self, ino: Ino, f: impl FnOnce(&mut Pages, u64) -> T) -> Result<T, Errno> {
         let free = self.space.free_pages();
         let data = self.get_mut(ino)?.file_mut()?;
         let before = data.allocated();
         let pages = data.load(free)?;
         let loaded = pages.allocated() - before;
-        let out = change(pages, free - loaded);
+        let out = f(pages, free - loaded);
         let after = pages.allocated();
         self.space.charge(before, after);
         Ok(out)

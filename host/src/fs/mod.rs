@@ -11,6 +11,10 @@
 //! Every `Fs` starts with `/tmp` (empty, writable, for `t.TempDir()`) and
 //! `/dev` with `null` and `zero` (`device.rs`).
 //!
+//! File contents are sparse 4 KiB pages (`pages.rs`), and the pages the
+//! live files hold count against the node's disk budget (`space.rs`,
+//! `faults.disk_bytes`): past it writes are cut short, then ENOSPC.
+//!
 //! This module does not know about file descriptors, rights, offsets,
 //! append mode, readdir cookies or WASI memory layouts: the WASI layer owns
 //! those and holds inodes through `retain`/`release`. Until
