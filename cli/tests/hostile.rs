@@ -366,15 +366,22 @@ fn issue_19_verify_rejects_unknown_nodes_and_faults_that_never_fire() {
     assert!(text(&out).contains("verified: seed 1 with 1 faults"), "{}", text(&out));
 }
 
-/// A schedule of `faults` crashes of kvlog's server (JSON, for `-faults`).
+/// A schedule of `faults` crashes of kvlog's server (JSON, for `-faults`),
+/// written as it is made: a million faults held in this process would raise
+/// the peak RSS that every child forked after it starts from (Linux keeps
+/// the high-water mark across fork and exec), failing the other tests' RSS
+/// bounds.
 fn crash_schedule(name: &str, faults: impl Iterator<Item = (u64, u64)>) -> PathBuf {
-    let entries: Vec<String> = faults
-        .map(|(at_us, until_us)| {
-            format!(r#"{{"at":"{at_us}us","kind":"crash","node":"server","until":"{until_us}us"}}"#)
-        })
-        .collect();
+    use std::io::Write;
     let file = tmp(name);
-    std::fs::write(&file, format!(r#"{{"seed": 1, "faults": [{}]}}"#, entries.join(","))).unwrap();
+    let mut out = std::io::BufWriter::new(File::create(&file).unwrap());
+    write!(out, r#"{{"seed": 1, "faults": ["#).unwrap();
+    for (i, (at_us, until_us)) in faults.enumerate() {
+        let comma = if i == 0 { "" } else { "," };
+        write!(out, r#"{comma}{{"at":"{at_us}us","kind":"crash","node":"server","until":"{until_us}us"}}"#).unwrap();
+    }
+    write!(out, "]}}").unwrap();
+    out.flush().unwrap();
     file
 }
 
