@@ -191,6 +191,7 @@ impl Cluster {
             liveness: self.config.liveness.map(span),
             watchdog: self.config.watchdog,
             memory_bytes: self.config.memory,
+            disk_bytes: f.disk_bytes,
             preempt: self.config.preempt.clone(),
             faults: FaultConfig {
                 crash_per_sec: f.crash_per_sec,

@@ -94,9 +94,11 @@ pub fn run(args: ReplayArgs) -> ExitCode {
     let _ = write!(stdout, "{verdict}");
     // A replayed schedule is only what ran: say which of its faults did not.
     if let Some(schedule) = &spec.schedule {
-        for i in crate::schedule_cmd::not_applied(schedule, &result.faults) {
-            let _ =
-                writeln!(stdout, "note: fault [{i}] was not applied in this run: {}", schedule[i].describe().trim());
+        let unapplied = crate::schedule_cmd::not_applied(schedule, &result.faults);
+        let describe =
+            |i: usize| format!("note: fault [{i}] was not applied in this run: {}", schedule[i].describe().trim());
+        for line in crate::schedule_cmd::not_applied_lines(&unapplied, describe) {
+            let _ = writeln!(stdout, "{line}");
         }
     }
     if result.verdict == Verdict::Horizon && spec.duration < full_duration {

@@ -18,6 +18,7 @@ use crate::schedule::Schedule;
 use seedfall_host::world::fault::{Target, Trigger};
 use seedfall_host::world::vtime::{SimDuration, SimTime};
 use seedfall_host::world::{self, Fault, Verdict};
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -110,8 +111,8 @@ pub fn verify(args: VerifyArgs) -> ExitCode {
     };
     let full = spec.duration;
     let unapplied = not_applied(&schedule.faults, &result.faults);
-    for i in &unapplied {
-        println!("not applied: [{i}] {}", schedule.faults[*i].describe());
+    for line in not_applied_lines(&unapplied, |i| format!("not applied: [{i}] {}", schedule.faults[i].describe())) {
+        println!("{line}");
     }
     if !unapplied.is_empty() && !matches!(result.verdict, Verdict::Fail(_)) {
         println!(
@@ -161,10 +162,28 @@ pub(crate) fn unknown_nodes(faults: &[Fault], names: &[&str]) -> Option<String> 
 /// fired when the run's faults hold one of its kind and target at the same
 /// operation (for kinds placed by op) or the same time.
 pub(crate) fn not_applied(schedule: &[Fault], fired: &[Fault]) -> Vec<usize> {
-    let same = |f: &Fault, g: &Fault| {
-        f.kind == g.kind && f.target == g.target && if f.kind.trigger().by_op() { f.op == g.op } else { f.at == g.at }
-    };
-    (0..schedule.len()).filter(|&i| !fired.iter().any(|g| same(&schedule[i], g))).collect()
+    // Looked up by kind and moment, not compared pairwise: a schedule of a
+    // million faults that fired would be 10^12 comparisons.
+    let key = |f: &Fault| (f.kind.name(), if f.kind.trigger().by_op() { f.op } else { Some(f.at.ns()) });
+    let mut targets: BTreeMap<_, Vec<&Target>> = BTreeMap::new();
+    for g in fired {
+        targets.entry(key(g)).or_default().push(&g.target);
+    }
+    let fired = |f: &Fault| targets.get(&key(f)).is_some_and(|t| t.contains(&&f.target));
+    (0..schedule.len()).filter(|&i| !fired(&schedule[i])).collect()
+}
+
+/// The most faults listed one by one as not applied; the rest are counted.
+const NOT_APPLIED_LISTED: usize = 20;
+
+/// The lines saying which faults did not apply (`unapplied`, each described
+/// by `line`): the first `NOT_APPLIED_LISTED`, then how many more.
+pub(crate) fn not_applied_lines(unapplied: &[usize], line: impl Fn(usize) -> String) -> Vec<String> {
+    let mut lines: Vec<String> = unapplied.iter().take(NOT_APPLIED_LISTED).map(|&i| line(i)).collect();
+    if unapplied.len() > NOT_APPLIED_LISTED {
+        lines.push(format!("... and {} more faults not applied", unapplied.len() - NOT_APPLIED_LISTED));
+    }
+    lines
 }
 
 pub fn edit(args: FaultsArgs) -> ExitCode {

@@ -76,6 +76,8 @@ pub fn run(code: Arc<Code>, node: Node, watchdog: Duration) -> Result<(Exit, Ins
 
 /// The run's trace hash: its host calls, resumptions and final memory.
 pub fn trace_hash(instance: &Instance<Node>) -> crate::trace::TraceHash {
-    let memory = instance.memory().map(|m| m.bytes()).unwrap_or(&[]);
-    instance.data().trace.finish(memory, instance.code().initial_memory())
+    let memory = instance.memory();
+    let untouched = memory.and_then(|m| m.untouched_pages());
+    let bytes = memory.map_or(&[][..], |m| m.bytes());
+    instance.data().trace.finish(bytes, instance.code().initial_memory(), untouched.as_deref())
 }

@@ -217,7 +217,7 @@ impl Node {
         let mut fds = FdTable::with_stdio();
         let root = fs.root();
         fs.retain(root);
-        fds.insert(FdKind::Dir { ino: root, preopen: Some("/".to_string()) }, 0);
+        fds.insert(FdKind::Dir { ino: root, preopen: Some("/".to_string()) }, 0).expect("a new table has room");
         Node {
             name: name.to_string(),
             clock: VirtualClock::default(),

@@ -25,6 +25,11 @@ fn failed(errno: Errno) -> i64 {
     -(errno as i64)
 }
 
+/// A new descriptor's number, or its negated errno.
+fn fd_or_failed(fd: Result<u32, Errno>) -> i64 {
+    fd.map_or_else(failed, i64::from)
+}
+
 fn link<'a>(c: &'a mut Caller<'_, Node>) -> &'a mut SimLink {
     c.data_mut().sim.as_mut().expect("the seedfall module is bound only in the simulated world")
 }
@@ -69,11 +74,14 @@ fn listen(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
         return Ok(failed(Errno::AFNOSUPPORT));
     }
     let Ok(port) = u16::try_from(v[1] as u32) else { return Ok(failed(Errno::INVAL)) };
+    if let Err(e) = c.data().fds.room() {
+        return Ok(failed(e));
+    }
     let now = c.data().clock.now_ns();
     let sim = link(c);
     let listened = sim.net.borrow_mut().listen(sim.net_node, port, now);
     Ok(match listened {
-        Ok(listener) => c.data_mut().fds.insert(FdKind::Listener(listener), FDFLAG_NONBLOCK) as i64,
+        Ok(listener) => fd_or_failed(c.data_mut().fds.insert(FdKind::Listener(listener), FDFLAG_NONBLOCK)),
         Err(e) => failed(e),
     })
 }
@@ -85,6 +93,9 @@ fn dial(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
     let Some(addr) = read_string(c, v[1], v[2]) else { return Ok(failed(Errno::FAULT)) };
     let Some((host, port)) = addr.rsplit_once(':') else { return Ok(failed(Errno::INVAL)) };
     let Ok(port) = port.parse::<u16>() else { return Ok(failed(Errno::INVAL)) };
+    if let Err(e) = c.data().fds.room() {
+        return Ok(failed(e));
+    }
     let now = c.data().clock.now_ns();
     let sim = link(c);
     let net = sim.net.clone();
@@ -102,7 +113,7 @@ fn dial(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
                 c.data_mut().waits.clear();
             }
             Ok(ConnectStatus::Connected) => {
-                return Ok(c.data_mut().fds.insert(FdKind::Socket(ep), FDFLAG_NONBLOCK) as i64);
+                return Ok(fd_or_failed(c.data_mut().fds.insert(FdKind::Socket(ep), FDFLAG_NONBLOCK)));
             }
             Ok(ConnectStatus::Refused) | Err(_) => {
                 let _ = net.borrow_mut().close(ep, now);

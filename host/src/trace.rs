@@ -156,19 +156,28 @@ impl Trace {
     /// The final hash, over the events and the node's memory at the end:
     /// its size and every run of pages that differ from how they started
     /// (`initial`, the module's memory image; zeros past it), with offsets.
-    pub fn finish(&self, memory: &[u8], initial: &[u8]) -> TraceHash {
+    /// `untouched` (per page, from `LinearMemory::untouched_pages`) names
+    /// pages known to be as they started without reading them: a crash
+    /// loop retires an incarnation per crash, and reading every page of
+    /// each one's memory was most of a 10,000-crash replay (issue 19). It
+    /// changes the cost, never the hash.
+    pub fn finish(&self, memory: &[u8], initial: &[u8], untouched: Option<&[bool]>) -> TraceHash {
+        static ZERO: [u8; PAGE] = [0; PAGE];
         let mut hasher = self.hasher.clone();
         hasher.update(&self.buffer);
         let memory = if self.frozen { &[][..] } else { memory };
         hasher.update(b"memory");
         hasher.update(&(memory.len() as u64).to_le_bytes());
-        let unchanged = |at: usize, page: &[u8]| match initial.get(at..at + page.len()) {
-            Some(start) => start == page,
-            None => page.iter().fold(0u8, |acc, b| acc | b) == 0,
+        let unchanged = |i: usize, page: &[u8]| {
+            untouched.and_then(|u| u.get(i)).copied().unwrap_or(false)
+                || match initial.get(i * PAGE..i * PAGE + page.len()) {
+                    Some(start) => start == page,
+                    None => page == &ZERO[..page.len()],
+                }
         };
         let mut run_start: Option<usize> = None;
         for (i, page) in memory.chunks(PAGE).enumerate() {
-            match (unchanged(i * PAGE, page), run_start) {
+            match (unchanged(i, page), run_start) {
                 (false, None) => run_start = Some(i * PAGE),
                 (true, Some(start)) => {
                     hasher.update(&(start as u64).to_le_bytes());
@@ -216,7 +225,7 @@ mod tests {
         for (name, arg) in events {
             trace.host_call(name, &[*arg], 0);
         }
-        trace.finish(memory, &[])
+        trace.finish(memory, &[], None)
     }
 
     #[test]
@@ -239,16 +248,35 @@ mod tests {
         let mut changed_image = memory.clone();
         changed_image[7] = 9;
         assert_ne!(
-            trace.finish(&memory, &initial),
-            trace.finish(&changed_image, &initial),
+            trace.finish(&memory, &initial, None),
+            trace.finish(&changed_image, &initial, None),
             "a page that changed counts"
         );
         memory[7] = 9;
         changed_image[7] = 8;
-        assert_ne!(trace.finish(&memory, &initial), trace.finish(&changed_image, &initial), "so does how it changed");
+        assert_ne!(
+            trace.finish(&memory, &initial, None),
+            trace.finish(&changed_image, &initial, None),
+            "so does how it changed"
+        );
         let many: Vec<(&str, u64)> = (0..20_000).map(|i| ("x", i)).collect();
         let mut changed = many.clone();
         changed[19_999].1 += 1;
         assert_ne!(hash(&many, &memory), hash(&changed, &memory), "events past a buffer flush count");
+    }
+
+    /// Pages said to be untouched are skipped, not hashed differently: the
+    /// hash is the one reading every page gives.
+    #[test]
+    fn untouched_pages_change_the_cost_not_the_hash() {
+        let initial = vec![9u8; 2 * PAGE];
+        let mut memory = vec![0u8; 6 * PAGE];
+        memory[..2 * PAGE].copy_from_slice(&initial);
+        memory[4 * PAGE + 1] = 5;
+        let trace = Trace::default();
+        let all = trace.finish(&memory, &initial, None);
+        let untouched = [true, false, true, true, false, true];
+        assert_eq!(trace.finish(&memory, &initial, Some(&untouched)), all);
+        assert_eq!(trace.finish(&memory, &initial, Some(&untouched[..2])), all, "pages past the list are read");
     }
 }

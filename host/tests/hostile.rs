@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 /// A guest with `pages` of memory whose `_start` is `body`, with helpers:
-/// `$open(path_ptr, path_len) -> fd`, `$iov(at, ptr, len)` storing one
+/// `$open(path_ptr, path_len, oflags) -> fd`, `$iov(at, ptr, len)` storing one
 /// iovec, and `$store(at, value)`.
 fn guest(pages: u32, body: &str) -> Arc<Code> {
     let wat = format!(
@@ -21,6 +21,8 @@ fn guest(pages: u32, body: &str) -> Arc<Code> {
   (import "wasi_snapshot_preview1" "fd_write" (func $fd_write (param i32 i32 i32 i32) (result i32)))
   (import "wasi_snapshot_preview1" "fd_read" (func $fd_read (param i32 i32 i32 i32) (result i32)))
   (import "wasi_snapshot_preview1" "fd_filestat_set_size" (func $set_size (param i32 i64) (result i32)))
+  (import "wasi_snapshot_preview1" "fd_pwrite" (func $fd_pwrite (param i32 i32 i32 i64 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "fd_close" (func $fd_close (param i32) (result i32)))
   (import "wasi_snapshot_preview1" "path_open"
     (func $path_open (param i32 i32 i32 i32 i32 i64 i64 i32 i32) (result i32)))
   (memory (export "memory") {pages})
@@ -119,4 +121,75 @@ fn issue_19_a_huge_read_goes_through_a_bounded_buffer() {
       (i32.store (i32.const 104) (call $fd_read (local.get $fd) (i32.const 4096) (i32.const 1) (i32.const 108)))";
     let (w, _) = run(guest(16384, body), 3, false);
     assert_eq!(w, [0, 0, 0x1000_0000], "{w:x?}");
+}
+
+/// Issue 19: a file truncated to 1 GiB, then written a byte at 1 GiB and at
+/// 1 TiB (a seek far past the end), costs two pages, not a gigabyte.
+#[test]
+fn issue_19_sparse_files_allocate_only_what_is_written() {
+    let before = peak_rss();
+    let body = "
+      (local.set $fd (call $open (i32.const 1040) (i32.const 8) (i32.const 1)))
+      (i32.store (i32.const 100) (call $set_size (local.get $fd) (i64.const 0x40000000)))
+      (call $iov (i32.const 4096) (i32.const 1040) (i32.const 1))
+      (i32.store (i32.const 104) (call $fd_pwrite (local.get $fd) (i32.const 4096) (i32.const 1) (i64.const 0x40000000)
+        (i32.const 108)))
+      (i32.store (i32.const 112) (call $fd_pwrite (local.get $fd) (i32.const 4096) (i32.const 1) (i64.const 0x10000000000)
+        (i32.const 116)))";
+    let (w, node) = run(guest(1, body), 5, false);
+    assert_eq!(w, [0, 0, 1, 0, 1], "{w:x?}");
+    assert_eq!(node.fs.disk_bytes_used(), 2 * 4096);
+    let grown = peak_rss().saturating_sub(before);
+    assert!(grown < 64 << 20, "peak RSS grew by {} MiB", grown >> 20);
+}
+
+/// Issue 19: a process holds at most `MAX_OPEN_FDS` descriptors; the next
+/// open is EMFILE (33) and creates nothing, and a close frees a slot.
+#[test]
+fn issue_19_opening_past_the_fd_limit_is_emfile_and_a_close_frees_a_slot() {
+    let body = "
+      (block $done
+        (loop $l
+          (i32.store (i32.const 100) (call $path_open (i32.const 3) (i32.const 0) (i32.const 1024) (i32.const 9)
+            (i32.const 0) (i64.const -1) (i64.const -1) (i32.const 0) (i32.const 600)))
+          (br_if $done (i32.load (i32.const 100)))
+          (local.set $i (i32.add (local.get $i) (i32.const 1)))
+          (br $l)))
+      (i32.store (i32.const 104) (local.get $i))
+      ;; O_CREAT at the limit: EMFILE before the file is made.
+      (i32.store (i32.const 108) (call $path_open (i32.const 3) (i32.const 0) (i32.const 1040) (i32.const 8)
+        (i32.const 1) (i64.const -1) (i64.const -1) (i32.const 0) (i32.const 600)))
+      (i32.store (i32.const 112) (call $fd_close (i32.const 100)))
+      (i32.store (i32.const 116) (call $open (i32.const 1024) (i32.const 9) (i32.const 0)))";
+    let (w, mut node) = run(guest(1, body), 5, false);
+    let opened = seedfall_host::fdtable::MAX_OPEN_FDS as u32 - 4; // 0-2 are stdio, 3 the preopen
+    assert_eq!(w, [33, opened, 33, 0, 100], "{w:?}");
+    let root = node.fs.root();
+    assert_eq!(node.fs.lookup(root, "/tmp/big", true), Err(seedfall_host::fs::Errno::NOENT));
+}
+
+/// The CPU time this thread has run (Linux), which other processes on a
+/// shared runner do not inflate as they do real time.
+fn thread_cpu() -> Duration {
+    let stat = std::fs::read_to_string("/proc/thread-self/schedstat").unwrap_or_default();
+    Duration::from_nanos(stat.split_whitespace().next().and_then(|ns| ns.parse().ok()).unwrap_or(0))
+}
+
+/// Issue 19: 100,000 open/close cycles through WASI, in a debug build too.
+#[test]
+#[allow(clippy::disallowed_methods)] // timing the test itself, not the simulation
+fn issue_19_a_hundred_thousand_opens_and_closes_take_under_two_seconds() {
+    let body = "
+      (loop $l
+        (drop (call $fd_close (call $open (i32.const 1024) (i32.const 9) (i32.const 0))))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br_if $l (i32.lt_u (local.get $i) (i32.const 100000))))
+      (i32.store (i32.const 100) (local.get $i))";
+    let code = guest(1, body);
+    let (started, cpu) = (std::time::Instant::now(), thread_cpu());
+    let (w, _) = run(code, 1, false);
+    let (elapsed, cpu) = (started.elapsed(), thread_cpu() - cpu);
+    eprintln!("100,000 open/close cycles: {cpu:?} of CPU, {elapsed:?} real");
+    assert_eq!(w, [100_000]);
+    assert!(cpu < Duration::from_secs(2), "{cpu:?} of CPU");
 }

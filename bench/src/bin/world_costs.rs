@@ -52,6 +52,7 @@ fn boot(dir: PathBuf, iterations: usize, file: PathBuf, args: Vec<String>) -> Re
             liveness: None,
             watchdog: Duration::from_secs(10),
             memory_bytes: seedfall_host::wasi::DEFAULT_MEMORY_BYTES,
+            disk_bytes: seedfall_host::fs::DEFAULT_DISK_BYTES,
             preempt: Default::default(),
             faults: Default::default(),
             net: Default::default(),

@@ -74,6 +74,7 @@ const FAULTS: Schema = Schema {
         "write_enospc",
         "read_eio",
         "read_corrupt",
+        "disk_bytes",
         "clock_skew",
         "clock_jump_per_sec",
         "clock_jump",
@@ -84,7 +85,6 @@ const FAULTS: Schema = Schema {
     unsupported: &[
         "reorder_writes",
         "fs_model",
-        "disk_bytes",
         "lost_write",
         "misdirected_write",
         "corrupt_on_crash",
@@ -319,6 +319,22 @@ fn memory(value: &Json, field: &str) -> Result<u64> {
             field,
             format!("`{field}` must be at most {MEMORY_MAX} (wasm32's 4 GiB), found {}", value.found()),
         ));
+    }
+    Ok(bytes)
+}
+
+/// The smallest `faults.disk_bytes`: one 4 KiB page.
+const DISK_MIN: u64 = 4096;
+/// The largest: 1 TiB. The disk lives in the host's memory, and past this a
+/// budget no longer protects it.
+const DISK_MAX: u64 = 1 << 40;
+
+/// `faults.disk_bytes`: each node's disk size, in [DISK_MIN, DISK_MAX]
+/// (rounded down to whole 4 KiB pages).
+fn disk_bytes(value: &Json, field: &str) -> Result<u64> {
+    let bytes = whole(value, field, DISK_MIN)?;
+    if bytes > DISK_MAX {
+        return Err(invalid(field, format!("`{field}` must be at most {DISK_MAX} (1 TiB), found {}", value.found())));
     }
     Ok(bytes)
 }
@@ -687,6 +703,7 @@ fn faults(value: &Json) -> Result<Faults> {
         write_enospc: optional(fields, path, "write_enospc", probability)?.unwrap_or(defaults.write_enospc),
         read_eio: optional(fields, path, "read_eio", probability)?.unwrap_or(defaults.read_eio),
         read_corrupt: optional(fields, path, "read_corrupt", probability)?.unwrap_or(defaults.read_corrupt),
+        disk_bytes: optional(fields, path, "disk_bytes", disk_bytes)?.unwrap_or(defaults.disk_bytes),
         clock_skew: optional(fields, path, "clock_skew", positive_duration)?.unwrap_or(defaults.clock_skew),
         clock_jump_per_sec: optional(fields, path, "clock_jump_per_sec", rate)?.unwrap_or(defaults.clock_jump_per_sec),
         clock_jump: optional(fields, path, "clock_jump", positive_duration)?.unwrap_or(defaults.clock_jump),

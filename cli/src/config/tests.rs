@@ -225,7 +225,7 @@ fn unknown_field_known_elsewhere_or_far_from_everything() {
         "unknown field `faults.bananas`; known fields: crash_per_sec, crash_downtime, crash_on_io, torn_writes, \
          fsync_eio, strict_dirs, partition_per_sec, partition_length, partition_groups, \
          partition_oneway, net_latency, net_reset_per_sec, slow_per_sec, slow_length, slow_latency, write_eio, write_enospc, read_eio, read_corrupt, \
-         clock_skew, clock_jump_per_sec, clock_jump, \
+         disk_bytes, clock_skew, clock_jump_per_sec, clock_jump, \
          pause_per_sec, pause_length, swarm"
     );
 }
@@ -239,7 +239,6 @@ fn fields_not_implemented_yet_are_errors() {
     for name in [
         "reorder_writes",
         "fs_model",
-        "disk_bytes",
         "lost_write",
         "misdirected_write",
         "corrupt_on_crash",
@@ -571,6 +570,21 @@ fn the_default_config_file() {
     assert_eq!(config_path(Some(Path::new("/no/such/x.json"))), Path::new("/no/such/x.json"));
     let dir = std::env::temp_dir();
     assert_eq!(config_path(Some(&dir)), dir.join("seedfall.json"));
+}
+
+/// Issue 12: `faults.disk_bytes` is each node's disk size in bytes, default
+/// 1 GiB, from one page to 1 TiB; anything else names the field.
+#[test]
+fn disk_bytes_is_a_bounded_byte_count() {
+    assert_eq!(parse_ok(&with("")).faults.disk_bytes, 1 << 30);
+    assert_eq!(parse_ok(&with(r#", "faults": {"disk_bytes": 1048576}"#)).faults.disk_bytes, 1 << 20);
+    assert_eq!(
+        message(r#", "faults": {"disk_bytes": 1099511627777}"#),
+        "`faults.disk_bytes` must be at most 1099511627776 (1 TiB), found 1099511627777"
+    );
+    assert_eq!(message(r#", "faults": {"disk_bytes": 4095}"#), "`faults.disk_bytes` must be at least 4096, found 4095");
+    let e = error(&with(r#", "faults": {"disk_bytes": "1GiB"}"#));
+    assert_eq!((e.kind, e.field.as_str()), (ErrorKind::WrongType, "faults.disk_bytes"), "{e}");
 }
 
 /// Issue 19: `memory` is each node's linear-memory cap in bytes, from 16 MiB to

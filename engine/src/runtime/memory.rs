@@ -150,6 +150,30 @@ impl LinearMemory {
         unsafe { std::slice::from_raw_parts(self.base(), self.size_bytes() as usize) }
     }
 
+    /// Per 4 KiB host page of the accessible bytes, whether it was never
+    /// touched since it was mapped: neither present nor swapped out, as
+    /// `/proc/self/pagemap` tells, so it still holds what it was mapped
+    /// with (zeros, or the module's memory image) and need not be read.
+    /// Reading it would fault it in, one kernel entry per page. `None` when
+    /// the kernel does not say: every page must then be read. Only ever a
+    /// shortcut, never a different answer: a page that is present may
+    /// still hold its initial bytes, and the caller compares those.
+    pub fn untouched_pages(&self) -> Option<Vec<bool>> {
+        const HOST_PAGE: usize = 4096;
+        const PRESENT: u64 = 1 << 63;
+        const SWAPPED: u64 = 1 << 62;
+        let pages = self.size_bytes() as usize / HOST_PAGE;
+        let file = std::fs::File::open("/proc/self/pagemap").ok()?;
+        let mut entries = vec![0u8; pages * 8];
+        let offset = (self.base() as usize / HOST_PAGE * 8) as u64;
+        std::os::unix::fs::FileExt::read_exact_at(&file, &mut entries, offset).ok()?;
+        let untouched = entries
+            .chunks_exact(8)
+            .map(|entry| u64::from_le_bytes(entry.try_into().expect("chunks of 8")) & (PRESENT | SWAPPED) == 0)
+            .collect();
+        Some(untouched)
+    }
+
     /// The accessible bytes, writable.
     ///
     /// # Safety
@@ -169,5 +193,27 @@ impl Drop for LinearMemory {
         unsafe {
             libc::munmap(self.base() as *mut libc::c_void, RESERVATION);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn untouched_pages_are_the_ones_never_read_or_written() {
+        let memory = LinearMemory::new(2, None).unwrap();
+        // SAFETY: no other reference to the bytes is live.
+        let bytes = unsafe { memory.bytes_mut() };
+        bytes[17 * 4096 + 3] = 1;
+        assert_eq!(std::hint::black_box(bytes[20 * 4096]), 0);
+        let Some(untouched) = memory.untouched_pages() else {
+            eprintln!("no /proc/self/pagemap here: nothing to check");
+            return;
+        };
+        assert_eq!(untouched.len(), 32);
+        assert!(!untouched[17], "written");
+        assert!(!untouched[20], "read: the zero page is mapped there");
+        assert!(untouched.iter().enumerate().all(|(i, &u)| u || i == 17 || i == 20), "{untouched:?}");
     }
 }

@@ -1,38 +1,56 @@
-//! File contents: reading, writing and resizing regular files by inode.
+//! File contents: reading, writing and resizing regular files by inode,
+//! within the node's disk budget.
 //!
 //! Offsets are the caller's (the WASI layer keeps per-descriptor offsets and
-//! append mode). Writing past the end zero-fills the gap. Contents are stored
-//! densely, so sizes are capped at `MAX_FILE_SIZE` (`FBIG`) to keep a stray
-//! huge offset from exhausting the host's memory.
+//! append mode). Contents are sparse (`pages.rs`): writing past the end or
+//! extending a file leaves a hole that reads as zeros and costs nothing.
+//! Sizes are capped at `MAX_FILE_SIZE` (`FBIG`), ext4's limit with 4 KiB
+//! blocks. A write is cut short at the first page the budget cannot hold,
+//! and fails with `NOSPC` if not even its first page fits (`space.rs`);
+//! overwriting pages a file holds always fits.
 
 use super::faults::DiskOp;
+use super::host_mount::COPY_ON_READ_MAX;
 use super::inode::FileData;
 use super::inode::Node;
+use super::pages::PAGE_BYTES;
 use super::{DIR_SIZE, Errno, Fs, Ino};
 
-pub(super) const MAX_FILE_SIZE: u64 = 1 << 30;
+pub(super) const MAX_FILE_SIZE: u64 = 16 << 40;
 
 impl Fs {
+    /// Sets the node's disk size (`faults.disk_bytes`, default
+    /// `DEFAULT_DISK_BYTES`), in whole 4 KiB pages. Pages already held stay
+    /// held, even past a smaller budget.
+    pub fn set_disk_bytes(&mut self, disk_bytes: u64) {
+        self.inodes.set_disk_bytes(disk_bytes);
+    }
+
+    /// The bytes the page cache of live files holds (whole pages, holes
+    /// excluded): what counts against the budget.
+    pub fn disk_bytes_used(&self) -> u64 {
+        self.inodes.space().used_pages() * PAGE_BYTES
+    }
+
     /// Reads from `offset`; returns 0 at or past the end. `ISDIR` on a
     /// directory.
     pub fn read_at(&mut self, ino: Ino, offset: u64, buf: &mut [u8]) -> Result<usize, Errno> {
         if let Some(n) = self.read_device(ino, buf)? {
             return Ok(n);
         }
-        if let Some(n) = self.file_data(ino)?.read_host_range(offset, buf) {
+        // A host file is copied on read only if small and it fits the disk.
+        let copy_max_bytes = COPY_ON_READ_MAX.min(self.inodes.space().free_pages() * PAGE_BYTES);
+        if let Some(n) = self.file_data(ino)?.read_host_range(offset, buf, copy_max_bytes) {
             return n;
         }
-        let bytes = self.loaded_file(ino)?;
-        let start = usize::try_from(offset).map_or(bytes.len(), |offset| offset.min(bytes.len()));
-        let n = buf.len().min(bytes.len() - start);
-        buf[..n].copy_from_slice(&bytes[start..start + n]);
+        let n = self.inodes.with_file(ino, |pages, _| pages.read(offset, buf))?;
         if n > 0 {
             self.read_faults(&mut buf[..n])?;
         }
         Ok(n)
     }
 
-    /// Writes all of `data` at `offset`, zero-filling any gap after the end.
+    /// Writes `data` at `offset`, or as much of it as the disk budget holds.
     pub fn write_at(&mut self, ino: Ino, offset: u64, data: &[u8], now_ns: u64) -> Result<usize, Errno> {
         if self.device(ino)?.is_some() {
             return Ok(data.len()); // every device here swallows writes
@@ -42,21 +60,18 @@ impl Fs {
             return self.file_data(ino).map(|_| 0);
         }
         offset.checked_add(data.len() as u64).filter(|&end| end <= MAX_FILE_SIZE).ok_or(Errno::FBIG)?;
-        // Checks the type and reads a host file before it counts as a disk
-        // operation; a crash in its middle writes only part (durability.rs).
-        self.loaded_file(ino)?;
-        let len = data.len();
-        let data = &data[..self.begin_write(len)?];
-        // Both bounds fit in usize: they are at most MAX_FILE_SIZE.
-        let (start, end) = (offset as usize, offset as usize + data.len());
-        let bytes = self.loaded_file(ino)?;
-        if bytes.len() < end {
-            bytes.resize(end, 0);
+        // Checks the type, reads a host file and measures the space left
+        // before it counts as a disk operation: a full disk fails the
+        // checks. A crash in its middle writes only part (durability.rs).
+        let fits = self.inodes.with_file(ino, |pages, free_pages| pages.fitting(offset, data.len(), free_pages))?;
+        if fits == 0 {
+            return Err(Errno::NOSPC);
         }
-        bytes[start..end].copy_from_slice(data);
+        let data = &data[..self.begin_write(fits)?];
+        self.disk_wrote(ino, offset, data)?;
+        self.inodes.with_file(ino, |pages, _| pages.write(offset, data))?;
         self.inodes.get_mut(ino)?.modified(now_ns);
-        self.disk_wrote(ino, offset, data);
-        self.end_op(len)
+        self.end_op(fits)
     }
 
     /// The size `stat` reports: contents for a file (a host file's size comes
@@ -71,7 +86,7 @@ impl Fs {
         }
     }
 
-    /// Truncates or zero-extends a regular file.
+    /// Truncates or extends a regular file; extending allocates nothing.
     pub fn set_size(&mut self, ino: Ino, size: u64, now_ns: u64) -> Result<(), Errno> {
         if size > MAX_FILE_SIZE {
             return Err(Errno::FBIG);
@@ -80,30 +95,21 @@ impl Fs {
         if size == 0 {
             self.file_data(ino)?;
         } else {
-            self.loaded_file(ino)?;
+            self.inodes.with_file(ino, |_, _| ())?;
         }
         self.begin_op(DiskOp::Truncate)?;
         if size == 0 {
-            *self.file_data(ino)? = FileData::Mem(Vec::new());
+            self.inodes.clear_file(ino)?;
         } else {
-            self.loaded_file(ino)?.resize(size as usize, 0);
+            self.inodes.with_file(ino, |pages, _| pages.set_len(size))?;
         }
         self.inodes.get_mut(ino)?.modified(now_ns);
         self.disk_resized(ino, size);
         self.end_op(())
     }
 
-    /// The contents of a regular file, read from the host if still there.
-    fn loaded_file(&mut self, ino: Ino) -> Result<&mut Vec<u8>, Errno> {
-        self.file_data(ino)?.load()
-    }
-
     fn file_data(&mut self, ino: Ino) -> Result<&mut FileData, Errno> {
-        match &mut self.inodes.get_mut(ino)?.node {
-            Node::File(data) => Ok(data),
-            Node::Dir(_) => Err(Errno::ISDIR),
-            Node::Symlink(_) | Node::Device(_) => Err(Errno::INVAL),
-        }
+        self.inodes.get_mut(ino)?.file_mut()
     }
 }
 

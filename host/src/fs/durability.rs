@@ -47,7 +47,8 @@
 //!    O_CREAT of a missing file, mkdir, symlink), link, unlink and rmdir,
 //!    rename, and a sync of a file or directory. Reads, stats, lookups,
 //!    set_times, writes to devices and operations that fail their checks
-//!    count nothing. With probability `crash_on_io` the node crashes in the
+//!    count nothing (a write the disk budget cuts short counts with its
+//!    shortened length; one that fits nothing fails its checks, `space.rs`). With probability `crash_on_io` the node crashes in the
 //!    middle of the operation, which takes effect in part: a write reaches
 //!    the page cache as a seeded prefix of its bytes (none and all
 //!    included); a sync of a file makes a seeded prefix of its pending
@@ -117,9 +118,11 @@
 //!
 //! # Warts
 //!
-//! - Memory: a file written while the model runs is held twice (page cache
-//!   and durable bytes), plus its pending writes (at most about
-//!   `WRITEBACK_BYTES`). A sync costs the bytes written since the last one.
+//! - Memory: the durable bytes of a file share its pages with the page
+//!   cache (`pages.rs`, copy on write), so a file costs twice only where the
+//!   two differ, plus its pending writes (at most about `WRITEBACK_BYTES`).
+//!   A sync costs the bytes written since the last one. Only the page cache
+//!   counts against the disk budget (`space.rs`).
 //! - Timestamps are not torn or reordered: a crash restores the times an
 //!   inode had at its last sync, its creation or the start of the model.
 //! - Byte-granular tearing is harsher than real sectors; writes are never
@@ -133,6 +136,7 @@
 use super::device::Device;
 use super::faults::{DiskFault, DiskFaultKind, DiskFaults, DiskOp, Mutant, Prefix};
 use super::inode::{Dir, FileData, Inode, Inodes, Node};
+use super::pages::Pages;
 use super::{Errno, FileType, Fs, Ino, ROOT};
 use crate::random::RandomStream;
 use std::collections::{BTreeMap, BTreeSet};
@@ -224,22 +228,19 @@ impl Pending {
 
     fn apply(&self, data: &mut FileData) -> Result<(), Errno> {
         match self {
-            Pending::SetSize(0) => *data = FileData::Mem(Vec::new()),
+            Pending::SetSize(0) => *data = FileData::Mem(Pages::default()),
             // Sizes were checked against the cap when the page cache took them.
-            Pending::SetSize(size) => data.load()?.resize(*size as usize, 0),
-            Pending::Write { offset, bytes } => write_into(data.load()?, *offset, bytes),
+            Pending::SetSize(size) => durable_pages(data)?.set_len(*size),
+            Pending::Write { offset, bytes } => durable_pages(data)?.write(*offset, bytes),
         }
         Ok(())
     }
 }
 
-/// Writes `bytes` at `offset`, zero-filling a gap, as `Fs::write_at` does.
-fn write_into(file: &mut Vec<u8>, offset: u64, bytes: &[u8]) {
-    let (start, end) = (offset as usize, offset as usize + bytes.len());
-    if file.len() < end {
-        file.resize(end, 0);
-    }
-    file[start..end].copy_from_slice(bytes);
+/// The durable pages of a file. The budget counts the page cache only
+/// (`space.rs`), so a host file is read in with no limit but the size cap.
+fn durable_pages(data: &mut FileData) -> Result<&mut Pages, Errno> {
+    data.load(u64::MAX)
 }
 
 impl FileDisk {
@@ -290,7 +291,7 @@ impl FileDisk {
             let Pending::Write { offset, bytes } = &mut self.pending[0] else {
                 unreachable!("a clamped prefix only splits writes")
             };
-            write_into(self.data.load()?, *offset, &bytes[..prefix.bytes]);
+            durable_pages(&mut self.data)?.write(*offset, &bytes[..prefix.bytes]);
             bytes.drain(..prefix.bytes);
             *offset += prefix.bytes as u64;
             self.pending_bytes -= prefix.bytes;
@@ -748,11 +749,17 @@ impl Fs {
         }
     }
 
-    /// `data` was written to the page cache of file `ino` at `offset`.
-    pub(super) fn disk_wrote(&mut self, ino: Ino, offset: u64, data: &[u8]) {
+    /// `data` is being written to the page cache of file `ino` at
+    /// `offset`. Its copy is guest-sized: `NOMEM` if the host cannot hold
+    /// it.
+    pub(super) fn disk_wrote(&mut self, ino: Ino, offset: u64, data: &[u8]) -> Result<(), Errno> {
         if let Some(file) = self.disk.as_deref_mut().and_then(|d| d.file(ino)) {
-            file.push(Pending::Write { offset, bytes: data.to_vec() });
+            let mut bytes = Vec::new();
+            bytes.try_reserve_exact(data.len()).map_err(|_| Errno::NOMEM)?;
+            bytes.extend_from_slice(data);
+            file.push(Pending::Write { offset, bytes });
         }
+        Ok(())
     }
 
     /// The page cache of file `ino` was truncated or extended to `size`.

@@ -9,12 +9,16 @@
 //! read. Entries already in memory when a host directory is read win, so a
 //! mount over `/` keeps the in-memory `/tmp`.
 //!
-//! Only small host files (`COPY_ON_READ_MAX`) are copied on their first read.
-//! A larger one is read by range, each read only the bytes asked for (16
-//! bytes of a 20 GB sparse file cost 16 bytes), up to the size its first
-//! `stat` saw; it is copied only when written, and only up to the in-memory
-//! file cap (larger is `FBIG`). Known wart: a large host file rewritten in
-//! place during a run changes what later reads return (a small one does not).
+//! Only small host files (`COPY_ON_READ_MAX`) are copied on their first read,
+//! and only if they fit the node's free disk budget (`space.rs`); the copy
+//! keeps pages of zeros as holes. A larger one is read by range, each read
+//! only the bytes asked for (16 bytes of a 20 GB sparse file cost 16 bytes),
+//! up to the size its first `stat` saw; it is copied only when written, and
+//! only if it fits the free budget (else `NOSPC`). Known warts: a large host
+//! file rewritten in place during a run changes what later reads return (a
+//! small one does not); the durable copy of a host file (durability.rs) is
+//! read again when its first pending write is synced, bounded by the file
+//! size cap only.
 //!
 //! The host's `/proc`, `/sys` and `/dev` are its live state (the guest would
 //! read seedfall's own environment, memory map, counters that change between
@@ -30,6 +34,7 @@
 //! (`NOENT`, `ACCES`, `IO`...), never a panic.
 
 use super::inode::{Dir, FileData, Node};
+use super::pages::{PAGE_BYTES, Pages};
 use super::{Errno, Fs, Ino, ROOT};
 use std::io;
 use std::path::Path;
@@ -109,37 +114,47 @@ fn is_live_state(path: &Path) -> bool {
 }
 
 impl FileData {
-    /// The bytes, read from the host on first use (see `load_at_most`).
-    pub(super) fn load(&mut self) -> Result<&mut Vec<u8>, Errno> {
-        self.load_at_most(super::data::MAX_FILE_SIZE)
-    }
-
-    /// The bytes, read from the host on first use: a copy of at most
-    /// `max_bytes` (`FBIG` past it), its memory reserved fallibly (`NOMEM`).
-    fn load_at_most(&mut self, max_bytes: u64) -> Result<&mut Vec<u8>, Errno> {
+    /// The contents, read from the host on first use if they fit in
+    /// `free_pages` (`NOSPC` if not, `FBIG` past the file size cap).
+    pub(super) fn load(&mut self, free_pages: u64) -> Result<&mut Pages, Errno> {
         if let FileData::Host { path, .. } = self {
             let file = std::fs::File::open(&*path).map_err(|e| host_errno(&e))?;
             let len = file.metadata().map_err(|e| host_errno(&e))?.len();
-            if len > max_bytes {
+            if len > super::data::MAX_FILE_SIZE {
                 return Err(Errno::FBIG);
             }
-            let mut bytes = Vec::new();
-            bytes.try_reserve_exact(len as usize).map_err(|_| Errno::NOMEM)?;
+            if len.div_ceil(PAGE_BYTES) > free_pages {
+                return Err(Errno::NOSPC);
+            }
             // `take`: a file growing while it is read cannot take more.
-            io::Read::read_to_end(&mut io::Read::take(file, len), &mut bytes).map_err(|e| host_errno(&e))?;
-            *self = FileData::Mem(bytes);
+            let mut reader = io::Read::take(file, len);
+            let mut pages = Pages::default();
+            let mut chunk = [0; PAGE_BYTES as usize];
+            loop {
+                let n = read_full(&mut reader, &mut chunk).map_err(|e| host_errno(&e))?;
+                pages.append(&chunk[..n]);
+                if n < chunk.len() {
+                    break;
+                }
+            }
+            *self = FileData::Mem(pages);
         }
         match self {
-            FileData::Mem(bytes) => Ok(bytes),
+            FileData::Mem(pages) => Ok(pages),
             FileData::Host { .. } => Err(Errno::IO),
         }
     }
 
     /// Reads from `offset` into `buf` without copying the file, if it is a
-    /// host file too large to copy on read (`None`: use the copy).
-    pub(super) fn read_host_range(&mut self, offset: u64, buf: &mut [u8]) -> Option<Result<usize, Errno>> {
+    /// host file larger than `copy_max_bytes` (`None`: use the copy).
+    pub(super) fn read_host_range(
+        &mut self,
+        offset: u64,
+        buf: &mut [u8],
+        copy_max_bytes: u64,
+    ) -> Option<Result<usize, Errno>> {
         let size = match self.size() {
-            Ok(size) if size > COPY_ON_READ_MAX => size,
+            Ok(size) if size > copy_max_bytes => size,
             Ok(_) => return None,
             Err(e) => return Some(Err(e)),
         };
@@ -167,7 +182,7 @@ impl FileData {
     /// The size, asking the host (once) rather than reading the bytes.
     pub(super) fn size(&mut self) -> Result<u64, Errno> {
         match self {
-            FileData::Mem(bytes) => Ok(bytes.len() as u64),
+            FileData::Mem(pages) => Ok(pages.len()),
             FileData::Host { size: Some(size), .. } => Ok(*size),
             FileData::Host { path, size } => {
                 let len = std::fs::metadata(path).map_err(|e| host_errno(&e))?.len();
@@ -176,6 +191,20 @@ impl FileData {
             }
         }
     }
+}
+
+/// Fills `buf` from `reader`, short only at its end.
+fn read_full(reader: &mut impl io::Read, buf: &mut [u8]) -> io::Result<usize> {
+    let mut done = 0;
+    while done < buf.len() {
+        match reader.read(&mut buf[done..]) {
+            Ok(0) => break,
+            Ok(n) => done += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(done)
 }
 
 /// The entries of a host directory as unlinked nodes, sorted by name (the
@@ -406,7 +435,7 @@ mod tests {
 
     /// Issue 19: a mounted host file was read whole on its first read, so 16
     /// bytes of a 20 GB sparse file cost 20 GB. Now a large file is read by
-    /// range, and copying it for a write stops at the file cap (`FBIG`).
+    /// range, and copying it for a write stops at the disk budget (`NOSPC`).
     #[test]
     fn issue_19_a_huge_sparse_host_file_is_read_by_range() {
         let host = HostDir::new("sparse");
@@ -427,7 +456,7 @@ mod tests {
         assert_eq!(fs.read_at(huge, (20 << 30) - 4, &mut buf), Ok(4), "up to the size stat saw");
         assert_eq!(fs.read_at(huge, u64::MAX, &mut buf), Ok(0));
         assert_eq!(fs.size(huge), Ok(20 << 30));
-        assert_eq!(fs.write_at(huge, 0, b"x", T0), Err(Errno::FBIG), "a copy would pass the file cap");
+        assert_eq!(fs.write_at(huge, 0, b"x", T0), Err(Errno::NOSPC), "a copy would not fit the disk");
         let grown_kib = rss_kib().saturating_sub(before);
         assert!(grown_kib < 16 << 10, "reading a 20 GB sparse file grew RSS by {grown_kib} KiB");
         // Small files are still copied once, so host changes do not show.

@@ -4,11 +4,16 @@
 //! An inode lives while a directory entry names it or an open file
 //! description holds it (`links`, `opens`); the table frees it when both reach
 //! zero. Inode numbers come from a counter and are never reused, so they are a
-//! pure function of the order of creation. This file knows nothing about
-//! paths, symlink resolution or the host: a host-backed directory or file is
-//! only a marker here, filled in by `host_mount.rs`.
+//! pure function of the order of creation. The table also keeps the disk
+//! budget's count (`space.rs`): every change of a file's pages goes through
+//! `Inodes::with_file` or `Inodes::clear_file`, and freeing an inode gives
+//! its pages back. This file knows nothing about paths, symlink resolution
+//! or the host: a host-backed directory or file is only a marker here,
+//! filled in by `host_mount.rs`.
 
 use super::device::Device;
+use super::pages::Pages;
+use super::space::Space;
 use super::{Errno, FileType, Ino};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -48,13 +53,23 @@ pub(super) struct Dir {
 /// in `durability.rs` once the disk model runs.
 #[derive(Clone)]
 pub(super) enum FileData {
-    Mem(Vec<u8>),
+    Mem(Pages),
     /// Not read yet: the bytes are still those of a host file. `size` caches
     /// the host's answer so `stat` does not read the contents.
     Host {
         path: PathBuf,
         size: Option<u64>,
     },
+}
+
+impl FileData {
+    /// The pages it holds in memory (none while still on the host).
+    pub(super) fn allocated(&self) -> u64 {
+        match self {
+            FileData::Mem(pages) => pages.allocated(),
+            FileData::Host { .. } => 0,
+        }
+    }
 }
 
 impl Dir {
@@ -74,6 +89,16 @@ impl Inode {
         }
     }
 
+    /// The contents of a regular file, for reading its size or a host file
+    /// by range: its pages change only through `Inodes::with_file`.
+    pub(super) fn file_mut(&mut self) -> Result<&mut FileData, Errno> {
+        match &mut self.node {
+            Node::File(data) => Ok(data),
+            Node::Dir(_) => Err(Errno::ISDIR),
+            Node::Symlink(_) | Node::Device(_) => Err(Errno::INVAL),
+        }
+    }
+
     /// Contents changed: POSIX updates both mtime and ctime.
     pub(super) fn modified(&mut self, now_ns: u64) {
         self.mtim = now_ns;
@@ -84,13 +109,16 @@ impl Inode {
 pub(super) struct Inodes {
     map: BTreeMap<Ino, Inode>,
     next: u64,
+    /// The pages the files of `map` hold, against the node's budget.
+    space: Space,
 }
 
 impl Inodes {
     /// A table holding only the root directory, inode 1, which is its own
     /// parent and permanently linked.
     pub(super) fn with_root(root: Ino, now_ns: u64) -> Inodes {
-        let mut inodes = Inodes { map: BTreeMap::new(), next: root.0 };
+        let space = Space::new(super::space::DEFAULT_DISK_BYTES);
+        let mut inodes = Inodes { map: BTreeMap::new(), next: root.0, space };
         let mut dir = Dir::new(None);
         dir.parent = root;
         let ino = inodes.alloc(Node::Dir(dir), now_ns);
@@ -102,6 +130,7 @@ impl Inodes {
 
     /// A new, not yet linked inode.
     pub(super) fn alloc(&mut self, node: Node, now_ns: u64) -> Ino {
+        debug_assert!(!matches!(&node, Node::File(data) if data.allocated() > 0), "a new file holds no pages");
         let ino = Ino(self.next);
         self.next += 1;
         let inode = Inode { node, links: 0, opens: 0, atim: now_ns, mtim: now_ns, ctim: now_ns };
@@ -110,10 +139,52 @@ impl Inodes {
     }
 
     /// The table a crash rebuilt: exactly `map`, numbering going on where it
-    /// was, so no number is ever reused.
+    /// was, so no number is ever reused, and its pages counted anew.
     pub(super) fn rebuilt(&self, map: BTreeMap<Ino, Inode>) -> Inodes {
         debug_assert!(map.keys().all(|ino| ino.0 < self.next));
-        Inodes { map, next: self.next }
+        let mut space = Space::new(self.space.limit_bytes());
+        for inode in map.values() {
+            if let Node::File(data) = &inode.node {
+                space.charge(0, data.allocated());
+            }
+        }
+        Inodes { map, next: self.next, space }
+    }
+
+    pub(super) fn space(&self) -> Space {
+        self.space
+    }
+
+    /// Sets the budget to `disk_bytes`; pages already held stay.
+    pub(super) fn set_disk_bytes(&mut self, disk_bytes: u64) {
+        let used = self.space.used_pages();
+        self.space = Space::new(disk_bytes);
+        self.space.charge(0, used);
+    }
+
+    /// Runs `f` on the pages of regular file `ino` (to read or change them),
+    /// telling it how many pages are still free; a host file is read in
+    /// first, if it fits (`NOSPC` if not). The budget is charged with the
+    /// difference, so no change of pages escapes the count.
+    pub(super) fn with_file<T>(&mut self, ino: Ino, f: impl FnOnce(&mut Pages, u64) -> T) -> Result<T, Errno> {
+        let free = self.space.free_pages();
+        let data = self.get_mut(ino)?.file_mut()?;
+        let before = data.allocated();
+        let pages = data.load(free)?;
+        let loaded = pages.allocated() - before;
+        let out = f(pages, free - loaded);
+        let after = pages.allocated();
+        self.space.charge(before, after);
+        Ok(out)
+    }
+
+    /// Empties regular file `ino` without reading a host file's bytes.
+    pub(super) fn clear_file(&mut self, ino: Ino) -> Result<(), Errno> {
+        let data = self.get_mut(ino)?.file_mut()?;
+        let before = data.allocated();
+        *data = FileData::Mem(Pages::default());
+        self.space.charge(before, 0);
+        Ok(())
     }
 
     /// Every live inode, in number order.
@@ -180,8 +251,10 @@ impl Inodes {
 
     /// Frees `ino` once no name and no open file description refers to it.
     pub(super) fn collect(&mut self, ino: Ino) {
-        if self.map.get(&ino).is_some_and(|inode| inode.links == 0 && inode.opens == 0) {
-            self.map.remove(&ino);
+        if self.map.get(&ino).is_some_and(|inode| inode.links == 0 && inode.opens == 0)
+            && let Some(Inode { node: Node::File(data), .. }) = self.map.remove(&ino)
+        {
+            self.space.charge(data.allocated(), 0);
         }
     }
 }

@@ -11,6 +11,10 @@
 //! Every `Fs` starts with `/tmp` (empty, writable, for `t.TempDir()`) and
 //! `/dev` with `null` and `zero` (`device.rs`).
 //!
+//! File contents are sparse 4 KiB pages (`pages.rs`), and the pages the
+//! live files hold count against the node's disk budget (`space.rs`,
+//! `faults.disk_bytes`): past it writes are cut short, then ENOSPC.
+//!
 //! This module does not know about file descriptors, rights, offsets,
 //! append mode, readdir cookies or WASI memory layouts: the WASI layer owns
 //! those and holds inodes through `retain`/`release`. Until
@@ -29,13 +33,16 @@ mod host_mount;
 mod inode;
 mod namespace;
 mod open;
+mod pages;
 mod path;
+mod space;
 #[cfg(test)]
 mod testutil;
 
 pub use durability::{CrashReport, FileCrash};
 pub use errno::Errno;
 pub use faults::{DiskConfig, DiskFault, DiskFaultKind, DiskFaults, DiskOp, DiskStreams, Mutant, Prefix};
+pub use space::DEFAULT_DISK_BYTES;
 
 use inode::{Dir, Inodes, Node};
 

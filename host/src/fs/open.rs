@@ -6,6 +6,7 @@
 //! checked here (the WASI layer refuses writable opens of directories).
 
 use super::inode::{FileData, Node};
+use super::pages::Pages;
 use super::path::{Budget, Parent};
 use super::{Errno, FileType, Fs, Ino, OpenFlags};
 
@@ -89,7 +90,7 @@ impl Fs {
         if flags.directory {
             return Err(Errno::INVAL);
         }
-        self.create(at, Node::File(FileData::Mem(Vec::new())), now_ns)
+        self.create(at, Node::File(FileData::Mem(Pages::default())), now_ns)
     }
 }
 

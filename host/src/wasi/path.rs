@@ -50,6 +50,8 @@ fn path_open(c: &mut Caller<'_, Node>, v: &[u64]) -> WasiResult {
     };
     let time = now(c);
     let node = c.data_mut();
+    // EMFILE before the open can create or truncate anything.
+    node.fds.room()?;
     let ino = node.fs.open(dir, &path, flags, lookup & LOOKUP_SYMLINK_FOLLOW != 0, time)?;
     let kind = match node.fs.stat(ino)?.filetype {
         FileType::Directory if rights & RIGHT_FD_WRITE != 0 && !flags.directory => return Err(EISDIR),
@@ -58,7 +60,7 @@ fn path_open(c: &mut Caller<'_, Node>, v: &[u64]) -> WasiResult {
     };
     node.fs.retain(ino);
     // The rights asked for are the access mode: fd_read and fd_write check them.
-    let fd = node.fds.insert_with_rights(kind, fdflags, rights, rights_inheriting);
+    let fd = node.fds.insert_with_rights(kind, fdflags, rights, rights_inheriting)?;
     write_u32(c, result_ptr, fd)
 }
 

@@ -77,11 +77,13 @@ pub fn accept(c: &mut Caller<'_, Node>, v: &[u64]) -> WasiResult {
     let FdKind::Listener(listener) = entry.kind else {
         return Err(if matches!(entry.kind, FdKind::Socket(_)) { EINVAL } else { ENOTSOCK });
     };
+    // EMFILE leaves the connection queued for a later accept, as on Linux.
+    c.data().fds.room()?;
     let ep = blocking(c, &entry, Wait::Readable(fd), |c| {
         let node = c.data();
         net(node).accept(listener, node.clock.now_ns()).map_err(errno)
     })?;
-    let new_fd = c.data_mut().fds.insert(FdKind::Socket(ep), flags & FDFLAG_NONBLOCK);
+    let new_fd = c.data_mut().fds.insert(FdKind::Socket(ep), flags & FDFLAG_NONBLOCK)?;
     write_u32(c, result_ptr, new_fd)
 }
 

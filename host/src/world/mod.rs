@@ -113,6 +113,8 @@ pub struct RunSpec {
     pub watchdog: Duration,
     /// Each node's linear-memory cap in bytes (config `memory`).
     pub memory_bytes: u64,
+    /// Each node's disk size in bytes (config `faults.disk_bytes`).
+    pub disk_bytes: u64,
     pub preempt: PreemptConfig,
     pub faults: FaultConfig,
     pub net: NetConfig,
@@ -405,7 +407,7 @@ impl<'a> World<'a> {
             verdict,
             end,
             steps: self.steps,
-            trace_hash: trace.finish(&[], &[]),
+            trace_hash: trace.finish(&[], &[], None),
             faults,
             properties: self.properties,
             timings: self.timings,
@@ -500,6 +502,7 @@ impl<'a> World<'a> {
             progress: &self.progress,
             preempt: &self.spec.preempt,
             disk: self.injector.config().disk,
+            disk_bytes: self.spec.disk_bytes,
             gate: &gate,
             budget_cap: self.spec.budget_cap,
             hash_log: self.hash_log.as_ref(),

@@ -76,6 +76,8 @@ pub struct BootContext<'a> {
     pub progress: &'a Progress,
     pub preempt: &'a PreemptConfig,
     pub disk: crate::fs::DiskConfig,
+    /// Each node's disk budget (`Fs::set_disk_bytes`).
+    pub disk_bytes: u64,
     /// Open while faults may act (the disk model draws only then).
     pub gate: &'a Rc<Cell<bool>>,
     pub budget_cap: Option<u64>,
@@ -125,6 +127,7 @@ impl<'a> Slot<'a> {
         let p = self.program;
         let fs = self.disk.take().unwrap_or_else(|| {
             let mut fs = Fs::new(EPOCH_UNIX_NS);
+            fs.set_disk_bytes(ctx.disk_bytes);
             if p.is_service() {
                 let faults = match &self.replay_disk {
                     Some(faults) => DiskFaults::replay(ctx.disk, faults),
@@ -231,8 +234,7 @@ impl<'a> Slot<'a> {
     pub fn retire(&mut self) -> TraceHash {
         let mut instance = self.instance.take().expect("an up node has an instance");
         instance.abandon();
-        let memory = instance.memory().map_or(&[][..], |m| m.bytes());
-        let hash = instance.data().trace.finish(memory, instance.code().initial_memory());
+        let hash = crate::exec::trace_hash(&instance);
         // The disk outlives the process; the page cache too, unless crashed.
         self.disk = Some(std::mem::replace(&mut instance.data_mut().fs, Fs::new(EPOCH_UNIX_NS)));
         hash

@@ -117,6 +117,7 @@ pub(super) fn spec(seed: u64, programs: Vec<NodeProgram>) -> RunSpec {
         liveness: None,
         watchdog: Duration::from_secs(10),
         memory_bytes: crate::wasi::DEFAULT_MEMORY_BYTES,
+        disk_bytes: crate::fs::DEFAULT_DISK_BYTES,
         preempt: PreemptConfig::default(),
         faults: FaultConfig::default(),
         net: NetConfig::default(),
@@ -472,4 +473,28 @@ fn check_catches_a_read_that_returns_other_bytes_with_the_same_errno_and_length(
     let d = divergence::first_divergence(a, b).expect("differs");
     assert_eq!(a[d.index - 1], b[d.index - 1]);
     assert!(!report.contains("host call fd_read"), "the call itself is not where they part: {report}");
+}
+
+/// `RunSpec::disk_bytes` is each node's disk: a service writing until its
+/// disk is full gets a short write and then ENOSPC (51), never more bytes.
+#[test]
+fn a_service_filling_its_disk_gets_enospc_at_disk_bytes() {
+    let filler = guest(
+        "(local.set $fd (call $open))
+         (block $full
+           (loop $l
+             (i32.store (i32.const 512) (i32.const 1024))
+             (i32.store (i32.const 516) (i32.const 5))
+             (local.set $i (call $fd_write (local.get $fd) (i32.const 512) (i32.const 1) (i32.const 520)))
+             (br_if $full (local.get $i))
+             (i64.store (i32.const 3200) (i64.add (i64.load (i32.const 3200)) (i64.load32_u (i32.const 520))))
+             (br $l)))
+         (call $print_u64 (i64.extend_i32_u (local.get $i)))
+         (call $print_u64 (i64.load (i32.const 3200)))",
+    );
+    let mut s = spec(1, vec![program("w", filler), workload(sleeper(1, 100))]);
+    s.disk_bytes = 2 * 4096;
+    let (verdict, log, _) = run_logged(&s);
+    assert_eq!(verdict, Verdict::Pass, "{log}");
+    assert!(log.contains("w#1 | 51\n") && log.contains("w#1 | 8192\n"), "{log}");
 }

@@ -1,0 +1,166 @@
+//! The disk budget of one node (`faults.disk_bytes`, default 1 GiB): how
+//! many 4 KiB pages the page cache of its live files may hold. Holes cost
+//! nothing; an unlinked file still open counts until its last close; a
+//! truncation or the removal of a file's last name and hold gives its pages
+//! back. A write that would need more pages than are free is cut short at
+//! the first page that does not fit, and a write that fits nothing fails
+//! with ENOSPC (`data.rs`), so a guest filling its disk gets ENOSPC long
+//! before it can exhaust the host's memory.
+//!
+//! This file only counts; `Inodes` charges every change of a file's pages
+//! here (inode.rs), so the count cannot drift from the files.
+//!
+//! Known warts: the durable copy of a file (durability.rs) and its pending
+//! writes are not counted. They share pages with the page cache until it
+//! diverges, so a node's file data costs the host at most about twice its
+//! budget plus pending writes (each file's bounded by writeback). A crash
+//! can bring back more than the budget (torn pending writes of a file the
+//! page cache had truncated); the node then gets ENOSPC until it frees some.
+
+use super::pages::PAGE_BYTES;
+
+/// A node's disk size when the config does not set `disk_bytes`.
+pub const DEFAULT_DISK_BYTES: u64 = 1 << 30;
+
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Space {
+    limit_pages: u64,
+    used_pages: u64,
+}
+
+impl Space {
+    /// A budget of `disk_bytes`, rounded down to whole pages.
+    pub(super) fn new(disk_bytes: u64) -> Space {
+        Space { limit_pages: disk_bytes / PAGE_BYTES, used_pages: 0 }
+    }
+
+    pub(super) fn free_pages(&self) -> u64 {
+        self.limit_pages.saturating_sub(self.used_pages)
+    }
+
+    pub(super) fn used_pages(&self) -> u64 {
+        self.used_pages
+    }
+
+    pub(super) fn limit_bytes(&self) -> u64 {
+        self.limit_pages * PAGE_BYTES
+    }
+
+    /// A file went from holding `before` pages to `after`.
+    pub(super) fn charge(&mut self, before: u64, after: u64) {
+        debug_assert!(self.used_pages >= before, "a file gives back pages it was not charged for");
+        self.used_pages = self.used_pages - before + after;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testutil::*;
+    use super::super::{DiskFaults, Errno, Fs};
+    use super::*;
+    use crate::random::{Purpose, RandomStream};
+
+    const P: u64 = PAGE_BYTES;
+
+    /// A file system whose disk holds `pages` pages.
+    fn disk_of(pages: u64) -> Fs {
+        let mut fs = Fs::new(T0);
+        fs.set_disk_bytes(pages * P);
+        fs
+    }
+
+    /// Issue 19: `ftruncate` to 1 GiB allocated the gigabyte.
+    #[test]
+    fn sparse_files_cost_nothing() {
+        let mut fs = Fs::new(T0);
+        for n in 0..100 {
+            let file = write(&mut fs, &format!("/tmp/f{n}"), b"", T0);
+            fs.set_size(file, 1 << 30, T0).unwrap();
+        }
+        assert_eq!(fs.disk_bytes_used(), 0, "100 files of 1 GiB, all holes");
+        let file = fs.lookup(fs.root(), "/tmp/f0", true).unwrap();
+        assert_eq!(fs.write_at(file, (1 << 30) - 1, b"x", T0), Ok(1));
+        assert_eq!(fs.write_at(file, (1 << 40) + 7, b"y", T0), Ok(1), "a seek far past the end");
+        assert_eq!((fs.disk_bytes_used(), fs.size(file)), (2 * P, Ok((1 << 40) + 8)));
+        let mut buf = [9; 16];
+        assert_eq!(fs.read_at(file, 1 << 39, &mut buf), Ok(16));
+        assert_eq!(buf, [0; 16]);
+    }
+
+    #[test]
+    fn a_write_that_does_not_fit_is_cut_short_and_the_next_fails() {
+        let mut fs = disk_of(3);
+        let file = write(&mut fs, "/tmp/f", b"", T0);
+        let data = vec![1; 5 * P as usize];
+        assert_eq!(fs.write_at(file, 10, &data, T0), Ok(3 * P as usize - 10), "cut at the 4th page");
+        assert_eq!(fs.write_at(file, 3 * P, b"z", T0), Err(Errno::NOSPC));
+        let other = write(&mut fs, "/tmp/g", b"", T0);
+        assert_eq!(fs.write_at(other, 0, b"z", T0), Err(Errno::NOSPC), "the disk is shared by all files");
+        assert_eq!(fs.write_at(file, 0, &data[..3 * P as usize], T0), Ok(3 * P as usize), "overwrites fit");
+        assert_eq!((fs.size(file), fs.disk_bytes_used()), (Ok(3 * P), 3 * P));
+    }
+
+    #[test]
+    fn truncate_and_unlink_give_space_back_an_open_file_counts_until_closed() {
+        let mut fs = disk_of(2);
+        let file = write(&mut fs, "/tmp/f", &[1; 2 * P as usize], T0);
+        fs.set_size(file, P, T0).unwrap();
+        let other = write(&mut fs, "/tmp/g", b"g", T0);
+        assert_eq!(fs.write_at(other, P, b"g", T0), Err(Errno::NOSPC));
+        fs.retain(file);
+        fs.unlink(fs.root(), "/tmp/f", T0).unwrap();
+        assert_eq!(fs.write_at(other, P, b"g", T0), Err(Errno::NOSPC), "still open");
+        fs.release(file);
+        assert_eq!(fs.write_at(other, P, b"g", T0), Ok(1), "closed: its page came back");
+        fs.unlink(fs.root(), "/tmp/g", T0).unwrap();
+        assert_eq!(fs.disk_bytes_used(), 0);
+    }
+
+    #[test]
+    fn a_full_disk_fails_before_counting_a_disk_operation() {
+        let mut fs = disk_of(1);
+        fs.start_disk_model(DiskFaults::none());
+        let file = write(&mut fs, "/tmp/f", &[1; P as usize], T0);
+        let ops = fs.disk_ops();
+        assert_eq!(fs.write_at(file, P, b"x", T0), Err(Errno::NOSPC));
+        assert_eq!(fs.disk_ops(), ops, "a failed check counts nothing (durability.rs, rule 5)");
+    }
+
+    #[test]
+    fn a_crash_counts_what_survived() {
+        let mut fs = disk_of(4);
+        fs.start_disk_model(DiskFaults::none());
+        let kept = write(&mut fs, "/tmp/kept", &[1; 2 * P as usize], T0);
+        fs.sync(kept).unwrap();
+        let tmp = fs.lookup(fs.root(), "/tmp", true).unwrap();
+        fs.sync(tmp).unwrap();
+        write(&mut fs, "/tmp/lost", &[2; 2 * P as usize], T0);
+        assert_eq!(fs.disk_bytes_used(), 4 * P);
+        fs.crash(&mut RandomStream::new(0, Purpose::TornWrites, "n", 1));
+        assert_eq!(fs.disk_bytes_used(), 2 * P, "the never-synced file is gone, and its pages");
+        assert_eq!(read(&mut fs, "/tmp/kept"), vec![1; 2 * P as usize]);
+    }
+
+    /// A guest writing until the disk is full gets NOSPC at the budget and
+    /// holds no more than it.
+    #[test]
+    fn filling_the_disk_stops_at_the_budget() {
+        let mut fs = disk_of(256);
+        let chunk = vec![7; 3 * P as usize + 100];
+        let mut written = 0u64;
+        'fill: for n in 0.. {
+            let file = write(&mut fs, &format!("/tmp/f{n}"), b"", T0);
+            for i in 0..4 {
+                match fs.write_at(file, i * chunk.len() as u64, &chunk, T0) {
+                    Ok(k) => written += k as u64,
+                    Err(e) => {
+                        assert_eq!(e, Errno::NOSPC);
+                        break 'fill;
+                    }
+                }
+            }
+        }
+        assert_eq!(fs.disk_bytes_used(), 256 * P);
+        assert!(written <= 256 * P, "{written}: each file's last page is partly used");
+    }
+}
