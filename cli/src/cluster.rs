@@ -11,7 +11,7 @@ use seedfall_cache::Cache;
 use seedfall_host::net::NetConfig;
 use seedfall_host::world::vtime::SimDuration;
 use seedfall_host::world::{FaultConfig, RunSpec};
-use seedfall_host::{Guest, Role};
+use seedfall_host::{Guest, Role, antithesis};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -143,7 +143,14 @@ impl Cluster {
         compiled::record_set(&cache, &keys);
         let programs_hash = programs_hash(&keys);
         let load_time = load_started.elapsed();
-        let env = |pairs: &[(String, String)]| pairs.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>();
+        let env = |pairs: &[(String, String)]| {
+            let mut env: Vec<String> = pairs.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            // The Antithesis SDK's assertions then reach the world (host/src/antithesis.rs).
+            if !pairs.iter().any(|(k, _)| k == antithesis::OUTPUT_ENV) {
+                env.push(format!("{}={}", antithesis::OUTPUT_ENV, antithesis::OUTPUT_PATH));
+            }
+            env
+        };
         let mut nodes: Vec<NodeEntry> = config
             .nodes
             .iter()
@@ -167,7 +174,7 @@ impl Cluster {
             nodes.push(NodeEntry {
                 name: crate::config::FINALLY_NAME.into(),
                 args: f.args.clone(),
-                env: Vec::new(),
+                env: env(&[]),
                 role: Role::Finally,
                 program: index[&f.source],
             });

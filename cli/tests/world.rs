@@ -319,3 +319,28 @@ fn a_net_reset_resets_a_live_nodes_connections_and_the_client_reconnects() {
         .expect("the client reports its reconnects");
     assert!(reconnects as usize >= resets, "it reconnected after each reset: {reconnects} of {resets}");
 }
+
+#[test]
+fn properties_never_reached_in_any_seed_fail_the_sweep() {
+    let (code, stdout, stderr) = run(&config(&world_dir(), "catalog.json"), &["-seeds", "1-2"]);
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    for line in [
+        "FAIL always never reached in any seed: always, never reached",
+        "FAIL reachable never reached in any seed: reachable, never reached",
+        // Through an aliased import of the Antithesis SDK.
+        "FAIL reachable never reached in any seed: antithesis reachable, never reached",
+        "always              0        0  always, never reached",
+        "unreachable         0        0  unreachable, never reached (fine)",
+    ] {
+        assert!(stdout.contains(line), "{line}\n{stdout}");
+    }
+    assert!(!stdout.contains("FAIL seed"), "no seed fails: {stdout}");
+    assert!(!stdout.contains("never reached in any seed: unreachable"), "{stdout}");
+    assert!(
+        stderr.contains("catalog/main.go:23: the message of sim.Sometimes is not a string literal"),
+        "a message the catalog cannot read is a warning: {stderr}"
+    );
+    let (code, stdout, stderr) = run(&config(&world_dir(), "catalog-reached.json"), &["-seeds", "1-2"]);
+    assert_eq!(code, 0, "every catalogued property reached: {stdout}{stderr}");
+    assert!(stdout.contains("always              2        2  always, never reached"), "{stdout}");
+}

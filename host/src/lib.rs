@@ -6,6 +6,7 @@
 //! the facade that makes a compiled module into either. It never
 //! touches the real clock or network, and never writes real files.
 
+pub mod antithesis;
 pub mod clock;
 pub mod exec;
 pub mod fdtable;

@@ -199,6 +199,8 @@ pub struct Node {
     pub busy_loop: Option<String>,
     /// A test hook that makes this node differ on purpose (never set by the CLI).
     pub perturb: Option<Perturb>,
+    /// What the Antithesis SDK wrote to `/dev/antithesis` and has not ended a line yet.
+    pub antithesis: crate::antithesis::Sink,
 }
 
 /// A deliberate difference, for tests of the determinism checks.
@@ -235,6 +237,7 @@ impl Node {
             waits: Vec::new(),
             busy_loop: None,
             perturb: None,
+            antithesis: Default::default(),
         }
     }
 

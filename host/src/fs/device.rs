@@ -1,7 +1,9 @@
 //! Device files: the in-memory `/dev` every `Fs` starts with, holding `null`
-//! (reads end at once, writes vanish) and `zero` (reads give zeros, writes
-//! vanish). Go's os.DevNull is `/dev/null`, and Go's tests read `/dev/zero`
-//! as a file that never ends.
+//! (reads end at once, writes vanish), `zero` (reads give zeros, writes
+//! vanish) and `antithesis` (reads end at once; what is written is the
+//! Antithesis SDK's output, which the WASI layer hands to `antithesis.rs`).
+//! Go's os.DevNull is `/dev/null`, and Go's tests read `/dev/zero` as a file
+//! that never ends.
 //!
 //! `/dev` is made before any mount, so a mount of the host's `/` keeps it
 //! (entries in memory win): the host's device nodes, /dev/fd or /dev/shm are
@@ -17,13 +19,14 @@ use super::{Errno, Fs, Ino, ROOT};
 pub(super) enum Device {
     Null,
     Zero,
+    Antithesis,
 }
 
 impl Device {
     /// Fills `buf` as a read would; returns the bytes read (0 is end of file).
     fn read(self, buf: &mut [u8]) -> usize {
         match self {
-            Device::Null => 0,
+            Device::Null | Device::Antithesis => 0,
             Device::Zero => {
                 buf.fill(0);
                 buf.len()
@@ -37,7 +40,7 @@ impl Fs {
     pub(super) fn make_devices(&mut self, now_ns: u64) -> Result<(), Errno> {
         let dev = self.inodes.alloc(Node::Dir(Dir::new(None)), now_ns);
         self.inodes.attach(ROOT, "dev".to_string(), dev)?;
-        for (name, device) in [("null", Device::Null), ("zero", Device::Zero)] {
+        for (name, device) in [("null", Device::Null), ("zero", Device::Zero), ("antithesis", Device::Antithesis)] {
             let ino = self.inodes.alloc(Node::Device(device), now_ns);
             self.inodes.attach(dev, name.to_string(), ino)?;
         }
@@ -50,6 +53,11 @@ impl Fs {
             Node::Device(device) => Ok(Some(device)),
             _ => Ok(None),
         }
+    }
+
+    /// Whether `ino` is `/dev/antithesis`, the Antithesis SDK's output.
+    pub fn is_antithesis_output(&self, ino: Ino) -> bool {
+        matches!(self.device(ino), Ok(Some(Device::Antithesis)))
     }
 
     /// A read from `ino` if it is a device.

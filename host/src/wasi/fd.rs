@@ -6,7 +6,7 @@ use super::abi::*;
 use super::{bind, sock};
 use crate::fdtable::{FdEntry, FdKind};
 use crate::fs::Stat;
-use crate::node::Node;
+use crate::node::{Node, Report};
 use seedfall_engine::{Caller, Linker, ValType::*};
 
 const WHENCE_SET: u8 = 0;
@@ -77,6 +77,7 @@ fn fd_write(c: &mut Caller<'_, Node>, v: &[u64], offset: Option<u64>) -> WasiRes
             let data = gather(c, &iovecs, SOCKET_IO_MAX_BYTES)?;
             sock::write(c, fd, &entry, &data)?
         }
+        FdKind::File { ino, .. } if c.data().fs.is_antithesis_output(ino) => antithesis_write(c, &iovecs),
         FdKind::File { ino, offset: position } => {
             let (memory, node) = c.memory_and_data();
             let now = node.clock.realtime_now();
@@ -119,6 +120,26 @@ fn fd_write(c: &mut Caller<'_, Node>, v: &[u64], offset: Option<u64>) -> WasiRes
         }
     };
     write_u32(c, result_ptr, written as u32)
+}
+
+/// A write to `/dev/antithesis`: the Antithesis SDK's assertions, read as
+/// the world's reports (`antithesis.rs`); outside the world they vanish. A
+/// failing one parks the node, as a failing `sim` property does.
+fn antithesis_write(c: &mut Caller<'_, Node>, iovecs: &[(u32, u32)]) -> usize {
+    let (memory, node) = c.memory_and_data();
+    let mut reports = Vec::new();
+    for &(ptr, len) in iovecs {
+        reports.extend(node.antithesis.feed(&memory[ptr as usize..][..len as usize]));
+    }
+    let fails = reports.iter().any(|r| matches!(r, Report::Property { kind, cond, .. } if kind.fails(*cond)));
+    if let Some(sim) = node.sim.as_mut() {
+        sim.reports.extend(reports);
+        if fails {
+            let now = node.clock.now_ns();
+            c.suspend(now);
+        }
+    }
+    iovecs.iter().map(|(_, len)| *len as usize).sum()
 }
 
 /// Reads file `ino` from `at` into the iovecs through a bounded buffer: a
