@@ -1,0 +1,162 @@
+//! Linearizability of a `sim.Put`/`Get`/`Invoke` history: parse each operation with the model's grammar,
+//! split the history by key (P-compositionality: a history is linearizable iff each key's sub-history is),
+//! search each partition within one step budget, and shrink the first failing partition to a 1-minimal
+//! failing sub-history.
+//!
+//! Partitions share the budget in rounds of doubling slices, in key order, so one hard partition cannot
+//! starve a later one that fails quickly, and the verdict depends only on the history and the budget.
+
+mod bits;
+mod minimise;
+mod search;
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::Op;
+use crate::models::{CasRegister, Counter, Kv, Model, Queue, Seen, Set, Spec};
+use search::{Progress, Search, Timed};
+
+/// The outcome of [`check`] and the search steps it spent (search and minimisation together).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Checked {
+    pub verdict: Verdict,
+    pub steps: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    Linearizable,
+    NotLinearizable(Violation),
+    /// The budget ran out before these partitions were decided (none of the others failed).
+    Unknown {
+        keys: Vec<Option<String>>,
+    },
+}
+
+/// A partition with no linearization. Operations are named by their index in the checked history.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Violation {
+    pub key: Option<String>,
+    /// The partition's operations that were searched, in history order. Reads that never returned constrain
+    /// nothing and are left out.
+    pub ops: Vec<usize>,
+    /// A non-linearizable sub-history of `ops`, in history order.
+    pub minimal: Vec<usize>,
+    /// Whether removing any one operation of `minimal` is known to leave a linearizable history; false when
+    /// the budget ran out while shrinking.
+    pub is_minimal: bool,
+    /// The longest partial linearization of `ops` the search reached, in linearization order: the operations
+    /// of `ops` not in it are the ones that could not be placed.
+    pub longest: Vec<usize>,
+}
+
+/// An operation the model cannot parse, or whose times are inconsistent.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HistoryError {
+    /// Index of the operation in the history.
+    pub op: usize,
+    pub message: String,
+}
+
+impl std::fmt::Display for HistoryError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "history operation {}: {}", self.op, self.message)
+    }
+}
+
+impl std::error::Error for HistoryError {}
+
+/// The first slice of steps each undecided partition gets; it doubles every round.
+const FIRST_SLICE: u64 = 1 << 12;
+
+/// Checks `history` against `model` in at most `budget` search steps (a step visits one entry of the search's
+/// list; the count never depends on the machine).
+pub fn check(model: Model, history: &[Op], budget: u64) -> Result<Checked, HistoryError> {
+    match model {
+        Model::Kv | Model::Register => check_with(Kv::new(model), history, budget),
+        Model::CasRegister => check_with(CasRegister::default(), history, budget),
+        Model::Counter => check_with(Counter, history, budget),
+        Model::Queue => check_with(Queue::default(), history, budget),
+        Model::Set => check_with(Set::default(), history, budget),
+    }
+}
+
+struct Partition<S: Spec> {
+    key: Option<String>,
+    /// History index of each operation.
+    index: Vec<usize>,
+    ops: Vec<Timed<S::Op>>,
+    search: Search<S>,
+}
+
+fn check_with<S: Spec>(mut spec: S, history: &[Op], budget: u64) -> Result<Checked, HistoryError> {
+    let mut parts = partitions(&mut spec, history)?;
+    let mut left = budget;
+    let mut open: Vec<usize> = (0..parts.len()).collect();
+    let mut slice = FIRST_SLICE;
+    while !open.is_empty() {
+        let mut undecided = Vec::new();
+        for (n, &p) in open.iter().enumerate() {
+            if left == 0 {
+                undecided.extend_from_slice(&open[n..]);
+                let keys = undecided.iter().map(|&p| parts[p].key.clone()).collect();
+                return Ok(Checked { verdict: Verdict::Unknown { keys }, steps: budget });
+            }
+            let mut allowance = slice.min(left);
+            let granted = allowance;
+            let progress = parts[p].search.run(&mut spec, &mut allowance);
+            left -= granted - allowance;
+            match progress {
+                Progress::Linearizable => {}
+                Progress::Paused => undecided.push(p),
+                Progress::NotLinearizable => {
+                    let part = parts.swap_remove(p);
+                    let (minimal, is_minimal) = minimise::minimise(&mut spec, &part.ops, &mut left);
+                    let violation = Violation {
+                        minimal: minimal.iter().map(|&i| part.index[i]).collect(),
+                        is_minimal,
+                        longest: part.search.longest().iter().map(|&i| part.index[i]).collect(),
+                        ops: part.index,
+                        key: part.key,
+                    };
+                    return Ok(Checked { verdict: Verdict::NotLinearizable(violation), steps: budget - left });
+                }
+            }
+        }
+        open = undecided;
+        slice = slice.saturating_mul(2);
+    }
+    Ok(Checked { verdict: Verdict::Linearizable, steps: budget - left })
+}
+
+/// Parses every operation and groups them by key, in key order.
+fn partitions<S: Spec>(spec: &mut S, history: &[Op]) -> Result<Vec<Partition<S>>, HistoryError> {
+    let mut by_key: BTreeMap<Option<&str>, (Vec<usize>, Vec<Timed<S::Op>>)> = BTreeMap::new();
+    for (i, op) in history.iter().enumerate() {
+        let error = |message: String| HistoryError { op: i, message };
+        let seen = match op.complete_ns {
+            Some(done) if done < op.invoke_ns => {
+                return Err(error(format!("completed at {done}ns, before its invocation at {}ns", op.invoke_ns)));
+            }
+            Some(_) => Seen::Completed(op.output.as_ref()),
+            None => Seen::Indeterminate,
+        };
+        if let Some(parsed) = spec.parse(&op.input, seen).map_err(error)? {
+            let (index, ops) = by_key.entry(op.key.as_deref()).or_default();
+            index.push(i);
+            ops.push(Timed { op: parsed, invoke_ns: op.invoke_ns, complete_ns: op.complete_ns });
+        }
+    }
+    Ok(by_key
+        .into_iter()
+        .map(|(key, (index, ops))| Partition {
+            key: key.map(str::to_owned),
+            index,
+            search: Search::new(spec, ops.clone()),
+            ops,
+        })
+        .collect())
+}

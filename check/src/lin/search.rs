@@ -1,0 +1,183 @@
+//! The search for a linearization of one partition: Wing & Gong's backtracking over a doubly linked list of
+//! call and return entries, with Lowe's cache of (linearized set, state) pairs already explored, as in
+//! Porcupine. It is resumable: `run` stops when its step allowance is spent and continues where it was on the
+//! next call, so the caller can share one budget across partitions without any wall-clock timeout.
+//!
+//! It knows nothing of keys, budgets across partitions or minimisation (`lin/mod.rs`, `lin/minimise.rs`).
+
+use std::hash::{Hash, Hasher};
+
+use rustc_hash::{FxHashMap, FxHasher};
+
+use super::bits::Bits;
+use crate::models::Spec;
+
+const NONE: u32 = u32::MAX;
+const HEAD: u32 = 0;
+
+/// One operation of the partition: what it does, when it was invoked and when it returned (`None`: never).
+#[derive(Clone)]
+pub(crate) struct Timed<O> {
+    pub(crate) op: O,
+    pub(crate) invoke_ns: u64,
+    pub(crate) complete_ns: Option<u64>,
+}
+
+pub(crate) enum Progress {
+    Linearizable,
+    NotLinearizable,
+    /// The step allowance ran out first; `run` again to continue.
+    Paused,
+}
+
+pub(crate) struct Search<S: Spec> {
+    ops: Vec<S::Op>,
+    // The entry list over nodes: node 0 is the head, then one node per call and per return in time order.
+    next: Vec<u32>,
+    prev: Vec<u32>,
+    /// The operation a node belongs to.
+    op_of: Vec<u32>,
+    /// A call's return node; `NONE` on return nodes.
+    return_of: Vec<u32>,
+    linearized: Bits,
+    /// Keyed by the hash of (linearized, state); the bucket holds the pairs with that hash.
+    cache: FxHashMap<u64, Vec<(Box<[u64]>, S::State)>>,
+    /// The linearization so far: each call node with the state before it.
+    calls: Vec<(u32, S::State)>,
+    state: S::State,
+    cursor: u32,
+    longest: Vec<usize>,
+}
+
+impl<S: Spec> Search<S> {
+    pub(crate) fn new(spec: &S, timed: Vec<Timed<S::Op>>) -> Search<S> {
+        // Calls sort before returns at the same instant: operations that touch are concurrent. An operation
+        // that never returned returns after everything, so it may be linearized anywhere after its call, and
+        // being linearized last is the same as never taking effect.
+        let mut events: Vec<(u64, bool, u32)> = Vec::with_capacity(2 * timed.len());
+        for (i, t) in timed.iter().enumerate() {
+            let i = u32::try_from(i).expect("fewer than 2^31 operations in a partition");
+            events.push((t.invoke_ns, false, i));
+            events.push((t.complete_ns.unwrap_or(u64::MAX), true, i));
+        }
+        events.sort_unstable();
+        let nodes = events.len() + 1;
+        let mut op_of = vec![NONE; nodes];
+        let mut return_of = vec![NONE; nodes];
+        let mut call_node = vec![NONE; timed.len()];
+        for (slot, &(_, is_return, op)) in events.iter().enumerate() {
+            let node = slot as u32 + 1;
+            op_of[node as usize] = op;
+            if is_return {
+                return_of[call_node[op as usize] as usize] = node;
+            } else {
+                call_node[op as usize] = node;
+            }
+        }
+        let next = (0..nodes as u32).map(|n| if n + 1 < nodes as u32 { n + 1 } else { NONE }).collect();
+        let prev = (0..nodes as u32).map(|n| n.wrapping_sub(1)).collect();
+        let n = timed.len();
+        Search {
+            ops: timed.into_iter().map(|t| t.op).collect(),
+            next,
+            prev,
+            op_of,
+            return_of,
+            linearized: Bits::new(n),
+            cache: FxHashMap::default(),
+            calls: Vec::new(),
+            state: spec.init(),
+            cursor: if n == 0 { NONE } else { 1 },
+            longest: Vec::new(),
+        }
+    }
+
+    /// Searches for at most `*steps` steps (one step per entry visited), counting them down.
+    pub(crate) fn run(&mut self, spec: &mut S, steps: &mut u64) -> Progress {
+        while self.next[HEAD as usize] != NONE {
+            if *steps == 0 {
+                return Progress::Paused;
+            }
+            *steps -= 1;
+            let entry = self.cursor;
+            if self.return_of[entry as usize] == NONE {
+                // The first return in the list: its operation must already be linearized. It is not, so undo
+                // the latest choice and try the call after it.
+                let Some((call, state)) = self.calls.pop() else { return Progress::NotLinearizable };
+                self.state = state;
+                self.linearized.clear(self.op_of[call as usize] as usize);
+                self.unlift(call);
+                self.cursor = self.next[call as usize];
+                continue;
+            }
+            let op = self.op_of[entry as usize] as usize;
+            match spec.step(&self.state, &self.ops[op]) {
+                Some(state) => {
+                    self.linearized.set(op);
+                    if self.remember(&state) {
+                        let before = std::mem::replace(&mut self.state, state);
+                        self.calls.push((entry, before));
+                        self.lift(entry);
+                        self.cursor = self.next[HEAD as usize];
+                        if self.calls.len() > self.longest.len() {
+                            self.longest =
+                                self.calls.iter().map(|&(call, _)| self.op_of[call as usize] as usize).collect();
+                        }
+                    } else {
+                        self.linearized.clear(op);
+                        self.cursor = self.next[entry as usize];
+                    }
+                }
+                None => self.cursor = self.next[entry as usize],
+            }
+        }
+        Progress::Linearizable
+    }
+
+    /// The longest partial linearization reached so far: indices of this partition's operations, in order.
+    pub(crate) fn longest(&self) -> &[usize] {
+        &self.longest
+    }
+
+    /// Records (linearized, state) in the cache; false when it was there already (a dead end or a duplicate).
+    fn remember(&mut self, state: &S::State) -> bool {
+        let mut hasher = FxHasher::default();
+        state.hash(&mut hasher);
+        let key = self.linearized.hash() ^ hasher.finish();
+        let bucket = self.cache.entry(key).or_default();
+        let words = self.linearized.words();
+        if bucket.iter().any(|(seen, s)| **seen == *words && s == state) {
+            return false;
+        }
+        bucket.push((words.into(), state.clone()));
+        true
+    }
+
+    /// Takes a call and its return out of the list.
+    fn lift(&mut self, call: u32) {
+        self.unlink(call);
+        self.unlink(self.return_of[call as usize]);
+    }
+
+    /// Puts back what `lift` took out, in reverse order.
+    fn unlift(&mut self, call: u32) {
+        self.relink(self.return_of[call as usize]);
+        self.relink(call);
+    }
+
+    fn unlink(&mut self, node: u32) {
+        let (prev, next) = (self.prev[node as usize], self.next[node as usize]);
+        self.next[prev as usize] = next;
+        if next != NONE {
+            self.prev[next as usize] = prev;
+        }
+    }
+
+    fn relink(&mut self, node: u32) {
+        let (prev, next) = (self.prev[node as usize], self.next[node as usize]);
+        self.next[prev as usize] = node;
+        if next != NONE {
+            self.prev[next as usize] = node;
+        }
+    }
+}

@@ -1,0 +1,3 @@
+//! Shared by the integration tests and the bench example.
+
+pub mod porcupine;
