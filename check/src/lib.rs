@@ -3,7 +3,7 @@
 //! - [`check`] decides whether a single-object history (the Go SDK's `sim.Put`, `sim.Get` and `sim.Invoke`,
 //!   recorded as [`Op`]s) is linearizable under a [`Model`] (the config's `linearizable`). The host builds
 //!   the history from the trace, leaving out operations the workload marked `Failed()`, calls
-//!   `check(model, &history, budget)`, and reports a [`Verdict::NotLinearizable`] as verdict class
+//!   `check(model, &history, Budget::steps(n))`, and reports a [`Verdict::NotLinearizable`] as verdict class
 //!   `linearizability`, naming the key and the operations of its 1-minimal failing sub-history. The budget
 //!   counts search steps, never time, so a verdict is the same on every machine;
 //!   [`Verdict::Unknown`] means the budget was too small to decide.
@@ -18,5 +18,5 @@ mod models;
 pub mod txn;
 
 pub use history::{Op, Output};
-pub use lin::{Checked, HistoryError, Verdict, Violation, check};
+pub use lin::{Budget, Checked, HistoryError, Verdict, Violation, check};
 pub use models::Model;

@@ -46,7 +46,7 @@ pub struct Violation {
     /// A non-linearizable sub-history of `ops`, in history order.
     pub minimal: Vec<usize>,
     /// Whether removing any one operation of `minimal` is known to leave a linearizable history; false when
-    /// the budget ran out while shrinking.
+    /// the budget ran out while shrinking, or shrinking was off.
     pub is_minimal: bool,
     /// The longest partial linearization of `ops` the search reached, in linearization order: the operations
     /// of `ops` not in it are the ones that could not be placed.
@@ -72,9 +72,25 @@ impl std::error::Error for HistoryError {}
 /// The first slice of steps each undecided partition gets; it doubles every round.
 const FIRST_SLICE: u64 = 1 << 12;
 
-/// Checks `history` against `model` in at most `budget` search steps (a step visits one entry of the search's
-/// list; the count never depends on the machine).
-pub fn check(model: Model, history: &[Op], budget: u64) -> Result<Checked, HistoryError> {
+/// How much work [`check`] may do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Budget {
+    /// Search steps for deciding and shrinking together. A step visits one entry of the search's list, so
+    /// the count, and the verdict, never depend on the machine.
+    pub steps: u64,
+    /// Shrink a failing partition to a 1-minimal sub-history. Off, `minimal` is the whole partition.
+    pub minimise: bool,
+}
+
+impl Budget {
+    /// `steps` steps, minimising.
+    pub fn steps(steps: u64) -> Budget {
+        Budget { steps, minimise: true }
+    }
+}
+
+/// Checks `history` against `model` within `budget`.
+pub fn check(model: Model, history: &[Op], budget: Budget) -> Result<Checked, HistoryError> {
     match model {
         Model::Kv | Model::Register => check_with(Kv::new(model), history, budget),
         Model::CasRegister => check_with(CasRegister::default(), history, budget),
@@ -92,9 +108,9 @@ struct Partition<S: Spec> {
     search: Search<S>,
 }
 
-fn check_with<S: Spec>(mut spec: S, history: &[Op], budget: u64) -> Result<Checked, HistoryError> {
+fn check_with<S: Spec>(mut spec: S, history: &[Op], budget: Budget) -> Result<Checked, HistoryError> {
     let mut parts = partitions(&mut spec, history)?;
-    let mut left = budget;
+    let mut left = budget.steps;
     let mut open: Vec<usize> = (0..parts.len()).collect();
     let mut slice = FIRST_SLICE;
     while !open.is_empty() {
@@ -103,7 +119,7 @@ fn check_with<S: Spec>(mut spec: S, history: &[Op], budget: u64) -> Result<Check
             if left == 0 {
                 undecided.extend_from_slice(&open[n..]);
                 let keys = undecided.iter().map(|&p| parts[p].key.clone()).collect();
-                return Ok(Checked { verdict: Verdict::Unknown { keys }, steps: budget });
+                return Ok(Checked { verdict: Verdict::Unknown { keys }, steps: budget.steps });
             }
             let mut allowance = slice.min(left);
             let granted = allowance;
@@ -114,7 +130,11 @@ fn check_with<S: Spec>(mut spec: S, history: &[Op], budget: u64) -> Result<Check
                 Progress::Paused => undecided.push(p),
                 Progress::NotLinearizable => {
                     let part = parts.swap_remove(p);
-                    let (minimal, is_minimal) = minimise::minimise(&mut spec, &part.ops, &mut left);
+                    let (minimal, is_minimal) = if budget.minimise {
+                        minimise::minimise(&mut spec, &part.ops, &mut left)
+                    } else {
+                        ((0..part.ops.len()).collect(), false)
+                    };
                     let violation = Violation {
                         minimal: minimal.iter().map(|&i| part.index[i]).collect(),
                         is_minimal,
@@ -122,19 +142,22 @@ fn check_with<S: Spec>(mut spec: S, history: &[Op], budget: u64) -> Result<Check
                         ops: part.index,
                         key: part.key,
                     };
-                    return Ok(Checked { verdict: Verdict::NotLinearizable(violation), steps: budget - left });
+                    return Ok(Checked { verdict: Verdict::NotLinearizable(violation), steps: budget.steps - left });
                 }
             }
         }
         open = undecided;
         slice = slice.saturating_mul(2);
     }
-    Ok(Checked { verdict: Verdict::Linearizable, steps: budget - left })
+    Ok(Checked { verdict: Verdict::Linearizable, steps: budget.steps - left })
 }
+
+/// A partition's operations and their indices in the history, while grouping.
+type Grouped<O> = (Vec<usize>, Vec<Timed<O>>);
 
 /// Parses every operation and groups them by key, in key order.
 fn partitions<S: Spec>(spec: &mut S, history: &[Op]) -> Result<Vec<Partition<S>>, HistoryError> {
-    let mut by_key: BTreeMap<Option<&str>, (Vec<usize>, Vec<Timed<S::Op>>)> = BTreeMap::new();
+    let mut by_key: BTreeMap<Option<&str>, Grouped<S::Op>> = BTreeMap::new();
     for (i, op) in history.iter().enumerate() {
         let error = |message: String| HistoryError { op: i, message };
         let seen = match op.complete_ns {

@@ -40,8 +40,7 @@ pub(crate) struct Search<S: Spec> {
     /// A call's return node; `NONE` on return nodes.
     return_of: Vec<u32>,
     linearized: Bits,
-    /// Keyed by the hash of (linearized, state); the bucket holds the pairs with that hash.
-    cache: FxHashMap<u64, Vec<(Box<[u64]>, S::State)>>,
+    cache: Cache<S::State>,
     /// The linearization so far: each call node with the state before it.
     calls: Vec<(u32, S::State)>,
     state: S::State,
@@ -84,7 +83,7 @@ impl<S: Spec> Search<S> {
             op_of,
             return_of,
             linearized: Bits::new(n),
-            cache: FxHashMap::default(),
+            cache: Cache { heads: FxHashMap::default(), entries: Vec::new(), words: Vec::new() },
             calls: Vec::new(),
             state: spec.init(),
             cursor: if n == 0 { NONE } else { 1 },
@@ -143,14 +142,7 @@ impl<S: Spec> Search<S> {
     fn remember(&mut self, state: &S::State) -> bool {
         let mut hasher = FxHasher::default();
         state.hash(&mut hasher);
-        let key = self.linearized.hash() ^ hasher.finish();
-        let bucket = self.cache.entry(key).or_default();
-        let words = self.linearized.words();
-        if bucket.iter().any(|(seen, s)| **seen == *words && s == state) {
-            return false;
-        }
-        bucket.push((words.into(), state.clone()));
-        true
+        self.cache.insert(self.linearized.hash() ^ hasher.finish(), self.linearized.words(), state)
     }
 
     /// Takes a call and its return out of the list.
@@ -179,5 +171,37 @@ impl<S: Spec> Search<S> {
         if next != NONE {
             self.prev[next as usize] = node;
         }
+    }
+}
+
+/// The set of (linearized, state) pairs explored, without an allocation per pair: the search inserts
+/// millions, and per-pair boxes made the allocator the larger part of the run time. Pairs with the same
+/// hash form a chain through `entries`; every pair's bit words sit at `index * width` in `words`.
+struct Cache<T> {
+    /// Hash of (linearized, state) -> the latest pair with that hash.
+    heads: FxHashMap<u64, u32>,
+    /// A pair's state and the previous pair with the same hash.
+    entries: Vec<(T, u32)>,
+    words: Vec<u64>,
+}
+
+impl<T: Eq + Clone> Cache<T> {
+    /// Adds the pair; false when it was there already.
+    fn insert(&mut self, hash: u64, bits: &[u64], state: &T) -> bool {
+        let width = bits.len();
+        let fresh = self.entries.len() as u32;
+        let head = *self.heads.entry(hash).or_insert(NONE);
+        let mut at = head;
+        while at != NONE {
+            let (seen, previous) = &self.entries[at as usize];
+            if seen == state && self.words[at as usize * width..][..width] == *bits {
+                return false;
+            }
+            at = *previous;
+        }
+        self.heads.insert(hash, fresh);
+        self.entries.push((state.clone(), head));
+        self.words.extend_from_slice(bits);
+        true
     }
 }

@@ -61,6 +61,22 @@ impl Spec for CasRegister {
         }))
     }
 
+    fn produces(&self, op: &CasOp) -> Option<u32> {
+        match *op {
+            // A cas that answered `fail` wrote nothing.
+            CasOp::Write(value) | CasOp::Cas { to: value, swapped: Some(true) | None, .. } => Some(value),
+            CasOp::Read(_) | CasOp::Cas { swapped: Some(false), .. } => None,
+        }
+    }
+
+    fn needs(&self, op: &CasOp, produced: &[u32]) -> Vec<u32> {
+        let seen = match *op {
+            CasOp::Read(Some(value)) | CasOp::Cas { from: value, swapped: Some(true), .. } => value,
+            _ => return Vec::new(),
+        };
+        produced.iter().copied().filter(|&v| v == seen).collect()
+    }
+
     fn step(&mut self, &state: &Option<u32>, op: &CasOp) -> Option<Option<u32>> {
         match *op {
             CasOp::Read(expected) => (state == expected).then_some(state),

@@ -1,5 +1,6 @@
 //! `counter`: `inc N` (N may be negative; `inc` alone is `inc 1`) and `read`, which returns the count in
-//! decimal. The counter starts at 0.
+//! decimal. The counter starts at 0. A read depends on a sum of increments, not on one write, so shrinking
+//! does not keep increments for a read (`Spec::needs`): a counter's minimal history can be a lone read.
 
 use super::{Model, Seen, Spec, no_arg, returned, unknown_verb, verb};
 use crate::Output;

@@ -64,6 +64,25 @@ impl Spec for Kv {
         }))
     }
 
+    fn produces(&self, op: &KvOp) -> Option<u32> {
+        match *op {
+            KvOp::Put(value) | KvOp::Append(value) => Some(value),
+            KvOp::Get(_) => None,
+        }
+    }
+
+    /// A get observed every write whose value is part of what it read. Values that happen to occur inside
+    /// other values only make the shrunk history keep a write more than it needs.
+    fn needs(&self, op: &KvOp, produced: &[u32]) -> Vec<u32> {
+        match *op {
+            KvOp::Get(state) if state != MISSING => {
+                let read = self.values.text(state);
+                produced.iter().copied().filter(|&v| read.contains(self.values.text(v))).collect()
+            }
+            _ => Vec::new(),
+        }
+    }
+
     fn step(&mut self, &state: &u32, op: &KvOp) -> Option<u32> {
         match *op {
             KvOp::Get(expected) => (state == expected).then_some(state),

@@ -93,6 +93,18 @@ pub(crate) trait Spec {
 
     /// The state after `op`, or `None` when `op` cannot have returned what it did in `state`.
     fn step(&mut self, state: &Self::State, op: &Self::Op) -> Option<Self::State>;
+
+    /// The value `op` writes, if it writes one a later operation can observe (interned like every value).
+    fn produces(&self, _op: &Self::Op) -> Option<u32> {
+        None
+    }
+
+    /// Which of `produced` (every value the partition's operations write) `op` observed, so that some
+    /// operation writing it must stay in a shrunk history. Without this, shrinking would end at a lone read
+    /// of a value whose write it removed: non-linearizable, and no help to anyone.
+    fn needs(&self, _op: &Self::Op, _produced: &[u32]) -> Vec<u32> {
+        Vec::new()
+    }
 }
 
 /// Splits `"verb rest of the line"`; the argument is everything after the first space, verbatim.

@@ -43,6 +43,20 @@ impl Spec for Queue {
         }))
     }
 
+    fn produces(&self, op: &QueueOp) -> Option<u32> {
+        match *op {
+            QueueOp::Enq(value) => Some(value),
+            QueueOp::Deq(_) => None,
+        }
+    }
+
+    fn needs(&self, op: &QueueOp, produced: &[u32]) -> Vec<u32> {
+        match *op {
+            QueueOp::Deq(Some(Some(value))) => produced.iter().copied().filter(|&v| v == value).collect(),
+            _ => Vec::new(),
+        }
+    }
+
     fn step(&mut self, queue: &Vec<u32>, op: &QueueOp) -> Option<Vec<u32>> {
         match *op {
             QueueOp::Enq(value) => {

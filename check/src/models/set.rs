@@ -51,6 +51,20 @@ impl Spec for Set {
         }))
     }
 
+    fn produces(&self, op: &SetOp) -> Option<u32> {
+        match *op {
+            SetOp::Add(value) => Some(value),
+            SetOp::Read(_) => None,
+        }
+    }
+
+    fn needs(&self, op: &SetOp, produced: &[u32]) -> Vec<u32> {
+        match op {
+            SetOp::Read(elements) => produced.iter().copied().filter(|v| elements.binary_search(v).is_ok()).collect(),
+            SetOp::Add(_) => Vec::new(),
+        }
+    }
+
     fn step(&mut self, set: &Vec<u32>, op: &SetOp) -> Option<Vec<u32>> {
         match op {
             SetOp::Add(value) => Some(match set.binary_search(value) {

@@ -72,8 +72,10 @@ pub fn etcd_log(path: &std::path::Path) -> Vec<Op> {
     for (at, line) in text.lines().enumerate() {
         let at = at as u64;
         let Some(event) = line.strip_prefix("INFO  jepsen.util - ") else { continue };
-        let fields: Vec<&str> = event.split('\t').collect();
-        let [process, kind, f, value] = fields[..] else { continue };
+        // Tabs in most files, spaces in some (Porcupine's regular expressions take any white space).
+        let fields: Vec<&str> = event.split_whitespace().collect();
+        let [process, kind, f, ref value @ ..] = fields[..] else { panic!("line {at}: {line:?}") };
+        let value = &value.join(" ");
         let process: u32 = process.trim().parse().unwrap();
         match (kind, f) {
             (":invoke", ":read") => invoke(&mut history, &mut pending, process, at, None, "read".into()),
