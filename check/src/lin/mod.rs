@@ -56,7 +56,7 @@ pub struct Violation {
 /// An operation the model cannot parse, or whose times are inconsistent.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HistoryError {
-    /// Index of the operation in the history.
+    /// Index of the operation (or, for `txn`, the transaction) in the history.
     pub op: usize,
     pub message: String,
 }

@@ -1,0 +1,163 @@
+//! What the reads of a list-append history say directly: each key's version order, who appended each
+//! element, and the anomalies visible without a graph. In list-append every read returns the whole list,
+//! so every read of a key must be a prefix of one order; the longest read is that order (elements nobody
+//! has read yet have no known place, and give no edges).
+//!
+//! Only committed transactions' reads are evidence: an indeterminate or aborted transaction may have read
+//! anything. Appends of every transaction are kept, so reading an aborted one's element is seen (G1a).
+
+use std::collections::BTreeMap;
+
+use super::{Anomaly, AnomalyKind, MicroOp, Status, Txn};
+use crate::HistoryError;
+
+/// The transaction that appended an element, and whether it was that transaction's last append to the key.
+pub(crate) struct Writer {
+    pub(crate) txn: usize,
+    pub(crate) last: bool,
+}
+
+/// A committed transaction's read.
+pub(crate) struct Read<'a> {
+    pub(crate) txn: usize,
+    pub(crate) key: &'a str,
+    pub(crate) values: &'a [i64],
+    /// Whether the transaction appended to the key after this read (a read-modify-write).
+    pub(crate) then_appended: bool,
+}
+
+pub(crate) struct Versions<'a> {
+    /// Each read key's version order: its longest committed read (the first of that length).
+    pub(crate) orders: BTreeMap<&'a str, &'a [i64]>,
+    pub(crate) writers: BTreeMap<(&'a str, i64), Writer>,
+    pub(crate) reads: Vec<Read<'a>>,
+}
+
+impl<'a> Versions<'a> {
+    /// Fails when two appends to one key add the same value: reads could not say which one they saw.
+    pub(crate) fn new(history: &'a [Txn]) -> Result<Versions<'a>, HistoryError> {
+        let mut writers: BTreeMap<(&str, i64), Writer> = BTreeMap::new();
+        let mut reads = Vec::new();
+        for (t, txn) in history.iter().enumerate() {
+            for (i, op) in txn.ops.iter().enumerate() {
+                let later_appends = |key: &str| {
+                    txn.ops[i + 1..].iter().any(|o| matches!(o, MicroOp::Append { key: k, .. } if k == key))
+                };
+                match op {
+                    MicroOp::Append { key, value } => {
+                        let writer = Writer { txn: t, last: !later_appends(key) };
+                        if let Some(other) = writers.insert((key, *value), writer) {
+                            let message = format!("appends {value} to {key:?} again (transaction {} did)", other.txn);
+                            return Err(HistoryError { op: t, message });
+                        }
+                    }
+                    MicroOp::Read { key, values } if txn.status == Status::Committed => {
+                        reads.push(Read { txn: t, key, values, then_appended: later_appends(key) });
+                    }
+                    MicroOp::Read { .. } => {}
+                }
+            }
+        }
+        let mut orders: BTreeMap<&str, &[i64]> = BTreeMap::new();
+        for read in &reads {
+            let order = orders.entry(read.key).or_default();
+            if read.values.len() > order.len() {
+                *order = read.values;
+            }
+        }
+        Ok(Versions { orders, writers, reads })
+    }
+
+    /// Incompatible orders, garbage reads, aborted reads (G1a), intermediate reads (G1b) and lost updates,
+    /// in that order; each kind in the order of the reads that show it.
+    pub(crate) fn anomalies(&self, history: &[Txn]) -> Vec<Anomaly> {
+        let mut found = Vec::new();
+        for read in &self.reads {
+            let order = self.orders[read.key];
+            if !order.starts_with(read.values) || has_duplicates(read.values) {
+                let longest =
+                    self.reads.iter().find(|r| r.key == read.key && r.values == order).expect("an order is a read");
+                found.push(Anomaly::direct(
+                    AnomalyKind::IncompatibleOrder,
+                    vec![longest.txn, read.txn],
+                    format!(
+                        "T{} read {} = {order:?} and T{} read {:?}: not one order",
+                        longest.txn, read.key, read.txn, read.values
+                    ),
+                ));
+            }
+        }
+        for read in &self.reads {
+            for value in read.values {
+                if !self.writers.contains_key(&(read.key, *value)) {
+                    found.push(Anomaly::direct(
+                        AnomalyKind::Garbage,
+                        vec![read.txn],
+                        format!(
+                            "T{} read {} = {:?}, and no transaction appended {value}",
+                            read.txn, read.key, read.values
+                        ),
+                    ));
+                }
+            }
+        }
+        for read in &self.reads {
+            for value in read.values {
+                if let Some(w) =
+                    self.writers.get(&(read.key, *value)).filter(|w| history[w.txn].status == Status::Aborted)
+                {
+                    found.push(Anomaly::direct(
+                        AnomalyKind::G1a,
+                        vec![w.txn, read.txn],
+                        format!(
+                            "T{} read {} = {:?}, with {value} appended by aborted T{}",
+                            read.txn, read.key, read.values, w.txn
+                        ),
+                    ));
+                }
+            }
+        }
+        for read in &self.reads {
+            let Some(&value) = read.values.last() else { continue };
+            let Some(w) = self.writers.get(&(read.key, value)) else { continue };
+            if w.txn != read.txn && !w.last && history[w.txn].status != Status::Aborted {
+                found.push(Anomaly::direct(
+                    AnomalyKind::G1b,
+                    vec![w.txn, read.txn],
+                    format!(
+                        "T{} read {} = {:?}, an intermediate state of T{}, which appended more",
+                        read.txn, read.key, read.values, w.txn
+                    ),
+                ));
+            }
+        }
+        found.extend(self.lost_updates());
+        found
+    }
+
+    /// Committed transactions that read the same version of a key and then both appended to it.
+    fn lost_updates(&self) -> Vec<Anomaly> {
+        let mut by_version: BTreeMap<(&str, &[i64]), Vec<usize>> = BTreeMap::new();
+        for read in self.reads.iter().filter(|r| r.then_appended) {
+            let txns = by_version.entry((read.key, read.values)).or_default();
+            if txns.last() != Some(&read.txn) {
+                txns.push(read.txn);
+            }
+        }
+        by_version
+            .into_iter()
+            .filter(|(_, txns)| txns.len() > 1)
+            .map(|((key, values), txns)| {
+                let names: Vec<String> = txns.iter().map(|t| format!("T{t}")).collect();
+                let message = format!("{} all read {key} = {values:?} and appended to it", names.join(", "));
+                Anomaly::direct(AnomalyKind::LostUpdate, txns, message)
+            })
+            .collect()
+    }
+}
+
+fn has_duplicates(values: &[i64]) -> bool {
+    let mut sorted = values.to_vec();
+    sorted.sort_unstable();
+    sorted.windows(2).any(|w| w[0] == w[1])
+}
