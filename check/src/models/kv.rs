@@ -2,9 +2,7 @@
 //! Both are the same specification under two grammars; `kv` is checked one key at a time by the caller's
 //! partitioning, so the state here is a single value.
 
-use rustc_hash::FxHashMap;
-
-use super::values::Values;
+use super::strings::Strings;
 use super::{Model, Seen, Spec, no_arg, one_arg, returned, unknown_verb, verb};
 use crate::Output;
 
@@ -13,10 +11,8 @@ const MISSING: u32 = u32::MAX;
 
 pub(crate) struct Kv {
     model: Model,
-    values: Values,
-    /// `(state, appended value) -> state`: appending builds each concatenation once, and interning it makes
-    /// `put "ab"` and `put "a"; append "b"` the same state for the search's cache.
-    appended: FxHashMap<(u32, u32), u32>,
+    /// Interning makes `put "ab"` and `put "a"; append "b"` the same state for the search's cache.
+    values: Strings,
 }
 
 #[derive(Clone)]
@@ -31,7 +27,7 @@ impl Kv {
     /// `model` is `Model::Kv` or `Model::Register`: it only picks the grammar.
     pub(crate) fn new(model: Model) -> Kv {
         debug_assert!(matches!(model, Model::Kv | Model::Register));
-        Kv { model, values: Values::default(), appended: FxHashMap::default() }
+        Kv { model, values: Strings::default() }
     }
 }
 
@@ -55,11 +51,11 @@ impl Spec for Kv {
                 match returned(seen, input)? {
                     None => return Ok(None),
                     Some(Output::Missing) => KvOp::Get(MISSING),
-                    Some(Output::Value(value)) => KvOp::Get(self.values.id(value)),
+                    Some(Output::Value(value)) => KvOp::Get(self.values.text(value)),
                 }
             }
-            v if v == write => KvOp::Put(self.values.id(one_arg(arg, input)?)),
-            "append" if self.model == Model::Kv => KvOp::Append(self.values.id(one_arg(arg, input)?)),
+            v if v == write => KvOp::Put(self.values.text(one_arg(arg, input)?)),
+            "append" if self.model == Model::Kv => KvOp::Append(self.values.text(one_arg(arg, input)?)),
             _ => return Err(unknown_verb(input, self.model, grammar)),
         }))
     }
@@ -76,8 +72,8 @@ impl Spec for Kv {
     fn needs(&self, op: &KvOp, produced: &[u32]) -> Vec<u32> {
         match *op {
             KvOp::Get(state) if state != MISSING => {
-                let read = self.values.text(state);
-                produced.iter().copied().filter(|&v| read.contains(self.values.text(v))).collect()
+                let read = self.values.spell(state);
+                produced.iter().copied().filter(|&v| read.contains(&self.values.spell(v))).collect()
             }
             _ => Vec::new(),
         }
@@ -88,15 +84,7 @@ impl Spec for Kv {
             KvOp::Get(expected) => (state == expected).then_some(state),
             KvOp::Put(value) => Some(value),
             KvOp::Append(value) if state == MISSING => Some(value),
-            KvOp::Append(value) => Some(match self.appended.get(&(state, value)) {
-                Some(&joined) => joined,
-                None => {
-                    let text = format!("{}{}", self.values.text(state), self.values.text(value));
-                    let joined = self.values.id(&text);
-                    self.appended.insert((state, value), joined);
-                    joined
-                }
-            }),
+            KvOp::Append(value) => Some(self.values.join(state, value)),
         }
     }
 }

@@ -7,6 +7,7 @@ mod counter;
 mod kv;
 mod queue;
 mod set;
+mod strings;
 mod values;
 
 use std::fmt;

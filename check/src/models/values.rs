@@ -1,13 +1,12 @@
 //! Interning of the values a history mentions, so model states are small integers: a state compares and
 //! hashes in one instruction in the search's hot loop. Ids follow first appearance, so they are the same on
-//! every run.
+//! every run. (`kv` interns the strings its appends build as well: `strings.rs`.)
 
 use rustc_hash::FxHashMap;
 
 #[derive(Default)]
 pub(crate) struct Values {
     ids: FxHashMap<String, u32>,
-    texts: Vec<String>,
 }
 
 impl Values {
@@ -15,13 +14,8 @@ impl Values {
         if let Some(&id) = self.ids.get(text) {
             return id;
         }
-        let id = u32::try_from(self.texts.len()).expect("fewer than 2^32 distinct values");
+        let id = u32::try_from(self.ids.len()).expect("fewer than 2^32 distinct values");
         self.ids.insert(text.to_owned(), id);
-        self.texts.push(text.to_owned());
         id
-    }
-
-    pub(crate) fn text(&self, id: u32) -> &str {
-        &self.texts[id as usize]
     }
 }
