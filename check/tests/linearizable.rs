@@ -146,6 +146,7 @@ fn shrinking_finds_the_two_operations_that_conflict() {
             let write = &history[v.minimal[0]];
             assert!(write.input.starts_with("write") && write.complete_ns < Some(15), "{write:?}");
             assert_eq!(v.minimal[1], 4);
+            assert_eq!(v.fails_by_ns, 16, "when the stale read returned");
             assert_eq!(v.ops.len(), history.len());
             // Everything up to the stale read can be placed, and the read itself cannot.
             assert!(v.longest.len() >= 3 && !v.longest.contains(&4), "{:?}", v.longest);

@@ -1,6 +1,6 @@
 //! Conformance with Porcupine: every history of Porcupine v1.3.1's test data gets the verdict Porcupine's own
 //! tests expect, within a fixed step budget (never Unknown), and every failing one shrinks to a sub-history
-//! that is itself non-linearizable and 1-minimal.
+//! that is itself non-linearizable and 1-minimal, and names the earliest instant it is known to fail.
 
 mod support;
 
@@ -142,8 +142,19 @@ fn only_write_of_a_value_read(op: &Op, rest: &[Op]) -> bool {
     rest.iter().enumerate().any(|(i, o)| observed(o) && !rest.iter().enumerate().any(|(j, w)| j != i && writes(w)))
 }
 
-/// Checks one history and, when it fails, its minimal sub-history: non-linearizable, and linearizable
-/// without any one of its operations unless that removes the only write of a value a kept operation read.
+/// The history as known at `t`: what was invoked by then, and what had not completed taken as indeterminate.
+fn known_at(history: &[Op], t: u64) -> Vec<Op> {
+    let known = history.iter().filter(|op| op.invoke_ns <= t).cloned();
+    known
+        .map(
+            |op| if op.complete_ns.is_some_and(|c| c <= t) { op } else { Op { output: None, complete_ns: None, ..op } },
+        )
+        .collect()
+}
+
+/// Checks one history and, when it fails, its minimal sub-history (non-linearizable, and linearizable
+/// without any one of its operations unless that removes the only write of a value a kept operation read)
+/// and its failure point (the history as known then fails, as known at the completion before it passes).
 fn verdict(model: Model, history: &[Op], name: &str) -> bool {
     let checked = check(model, history, Budget::steps(BUDGET)).unwrap_or_else(|e| panic!("{name}: {e}"));
     match checked.verdict {
@@ -167,6 +178,12 @@ fn verdict(model: Model, history: &[Op], name: &str) -> bool {
                 );
             }
             assert!(v.longest.len() < v.ops.len(), "{name}: a complete linearization of a failing partition");
+            let partition: Vec<Op> = v.ops.iter().map(|&i| history[i].clone()).collect();
+            assert!(fails(&known_at(&partition, v.fails_by_ns)), "{name}: passes as known at {}", v.fails_by_ns);
+            let before = partition.iter().filter_map(|op| op.complete_ns).filter(|&t| t < v.fails_by_ns).max();
+            if let Some(before) = before {
+                assert!(!fails(&known_at(&partition, before)), "{name}: already fails at {before}");
+            }
             false
         }
     }

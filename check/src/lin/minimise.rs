@@ -10,7 +10,7 @@
 //! caller's step budget; when it runs out the smallest failing history found so far is returned, marked as
 //! possibly not minimal.
 
-use super::search::{Progress, Search, Timed};
+use super::search::{self, Timed};
 use crate::models::Spec;
 
 /// Indices into `ops` of a failing sub-history, and whether it is known to be 1-minimal.
@@ -86,10 +86,5 @@ fn fails<S: Spec>(
     if !subset.iter().all(|&i| needs[i].iter().all(|writers| writers.iter().any(|&w| kept[w]))) {
         return Some(false);
     }
-    let timed = subset.iter().map(|&i| ops[i].clone()).collect();
-    match Search::new(spec, timed).run(spec, steps) {
-        Progress::NotLinearizable => Some(true),
-        Progress::Linearizable => Some(false),
-        Progress::Paused => None,
-    }
+    search::fails(spec, subset.iter().map(|&i| ops[i].clone()).collect(), steps)
 }

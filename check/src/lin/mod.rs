@@ -7,6 +7,7 @@
 //! starve a later one that fails quickly, and the verdict depends only on the history and the budget.
 
 mod bits;
+mod failure_point;
 mod minimise;
 mod search;
 
@@ -48,6 +49,10 @@ pub struct Violation {
     /// Whether removing any one operation of `minimal` is known to leave a linearizable history; false when
     /// the budget ran out while shrinking, or shrinking was off.
     pub is_minimal: bool,
+    /// The history is already not linearizable as known at this instant: the operations invoked by then,
+    /// those that had not completed by then taken as indeterminate. The earliest such completion time, or a
+    /// later one when the budget ran out first. Where the timeline should point.
+    pub fails_by_ns: u64,
     /// The longest partial linearization of `ops` the search reached, in linearization order: the operations
     /// of `ops` not in it are the ones that could not be placed.
     pub longest: Vec<usize>,
@@ -130,6 +135,8 @@ fn check_with<S: Spec>(mut spec: S, history: &[Op], budget: Budget) -> Result<Ch
                 Progress::Paused => undecided.push(p),
                 Progress::NotLinearizable => {
                     let part = parts.swap_remove(p);
+                    let unknown: Vec<_> = part.index.iter().map(|&i| forget(&mut spec, &history[i])).collect();
+                    let fails_by_ns = failure_point::earliest(&mut spec, &part.ops, &unknown, &mut left);
                     let (minimal, is_minimal) = if budget.minimise {
                         minimise::minimise(&mut spec, &part.ops, &mut left)
                     } else {
@@ -138,6 +145,7 @@ fn check_with<S: Spec>(mut spec: S, history: &[Op], budget: Budget) -> Result<Ch
                     let violation = Violation {
                         minimal: minimal.iter().map(|&i| part.index[i]).collect(),
                         is_minimal,
+                        fails_by_ns,
                         longest: part.search.longest().iter().map(|&i| part.index[i]).collect(),
                         ops: part.index,
                         key: part.key,
@@ -150,6 +158,12 @@ fn check_with<S: Spec>(mut spec: S, history: &[Op], budget: Budget) -> Result<Ch
         slice = slice.saturating_mul(2);
     }
     Ok(Checked { verdict: Verdict::Linearizable, steps: budget.steps - left })
+}
+
+/// `op` parsed as if it had never completed: `None` when it then constrains nothing. It parsed before, with
+/// its output, and the output is all that changes.
+fn forget<S: Spec>(spec: &mut S, op: &Op) -> Option<S::Op> {
+    spec.parse(&op.input, Seen::Indeterminate).expect("an operation that parsed with its output parses without")
 }
 
 /// A partition's operations and their indices in the history, while grouping.

@@ -30,6 +30,15 @@ pub(crate) enum Progress {
     Paused,
 }
 
+/// Searches a whole history at once: whether it is not linearizable, `None` when the steps ran out first.
+pub(crate) fn fails<S: Spec>(spec: &mut S, timed: Vec<Timed<S::Op>>, steps: &mut u64) -> Option<bool> {
+    match Search::new(spec, timed).run(spec, steps) {
+        Progress::NotLinearizable => Some(true),
+        Progress::Linearizable => Some(false),
+        Progress::Paused => None,
+    }
+}
+
 pub(crate) struct Search<S: Spec> {
     ops: Vec<S::Op>,
     // The entry list over nodes: node 0 is the head, then one node per call and per return in time order.
