@@ -3,7 +3,7 @@
 //! files. Prints one JSON line per file and run: `{"file", "run", "ns", "linearizable", "steps"}`.
 //!
 //! Reading the files is outside the timed region, as on the Go side; parsing the operations' text is inside
-//! (it is part of `check`). Shrinking is off: it is work Porcupine does not do.
+//! (it is part of `check`). Explaining a violation is off (`Budget::explain`): Porcupine does not do it.
 
 #[path = "../tests/support/mod.rs"]
 mod support;
@@ -29,7 +29,7 @@ fn main() {
     for run in 0..runs {
         for (name, model, history) in &histories {
             let start = Instant::now();
-            let checked = check(*model, history, Budget { steps: u64::MAX, minimise: false }).unwrap();
+            let checked = check(*model, history, Budget { steps: u64::MAX, explain: false }).unwrap();
             let ns = start.elapsed().as_nanos();
             let linearizable = matches!(checked.verdict, Verdict::Linearizable);
             println!(

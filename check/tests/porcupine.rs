@@ -7,8 +7,8 @@ mod support;
 use seedfall_check::{Budget, Model, Op, Output, Verdict, check};
 use support::porcupine;
 
-/// Generous for these histories: the hardest takes well under a tenth of it (see `bench/README.md`).
-const BUDGET: u64 = 50_000_000;
+/// Generous for these histories: the hardest, etcd_099, takes 1.9 million steps, shrinking included.
+const BUDGET: u64 = 10_000_000;
 
 /// `porcupine_test.go`, `TestEtcdJepsen000` ... `TestEtcdJepsen102`: `checkJepsen(t, N, linearizable)`.
 /// There is no 95 ("etcd cluster failed to start up in test 95").

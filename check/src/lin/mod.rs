@@ -47,7 +47,7 @@ pub struct Violation {
     /// A non-linearizable sub-history of `ops`, in history order.
     pub minimal: Vec<usize>,
     /// Whether removing any one operation of `minimal` is known to leave a linearizable history; false when
-    /// the budget ran out while shrinking, or shrinking was off.
+    /// the budget ran out while shrinking, or `Budget::explain` was off.
     pub is_minimal: bool,
     /// The history is already not linearizable as known at this instant: the operations invoked by then,
     /// those that had not completed by then taken as indeterminate. The earliest such completion time, or a
@@ -83,14 +83,16 @@ pub struct Budget {
     /// Search steps for deciding and shrinking together. A step visits one entry of the search's list, so
     /// the count, and the verdict, never depend on the machine.
     pub steps: u64,
-    /// Shrink a failing partition to a 1-minimal sub-history. Off, `minimal` is the whole partition.
-    pub minimise: bool,
+    /// Explain a failing partition: find its failure point and shrink it to a 1-minimal sub-history. Off,
+    /// only the verdict is worked out: `fails_by_ns` is the partition's last completion and `minimal` the
+    /// whole partition.
+    pub explain: bool,
 }
 
 impl Budget {
-    /// `steps` steps, minimising.
+    /// `steps` steps, explaining a violation.
     pub fn steps(steps: u64) -> Budget {
-        Budget { steps, minimise: true }
+        Budget { steps, explain: true }
     }
 }
 
@@ -135,12 +137,13 @@ fn check_with<S: Spec>(mut spec: S, history: &[Op], budget: Budget) -> Result<Ch
                 Progress::Paused => undecided.push(p),
                 Progress::NotLinearizable => {
                     let part = parts.swap_remove(p);
-                    let unknown: Vec<_> = part.index.iter().map(|&i| forget(&mut spec, &history[i])).collect();
-                    let fails_by_ns = failure_point::earliest(&mut spec, &part.ops, &unknown, &mut left);
-                    let (minimal, is_minimal) = if budget.minimise {
-                        minimise::minimise(&mut spec, &part.ops, &mut left)
+                    let (fails_by_ns, (minimal, is_minimal)) = if budget.explain {
+                        let unknown: Vec<_> = part.index.iter().map(|&i| forget(&mut spec, &history[i])).collect();
+                        let fails_by_ns = failure_point::earliest(&mut spec, &part.ops, &unknown, &mut left);
+                        (fails_by_ns, minimise::minimise(&mut spec, &part.ops, &mut left))
                     } else {
-                        ((0..part.ops.len()).collect(), false)
+                        let last = part.ops.iter().filter_map(|t| t.complete_ns).max().unwrap_or(0);
+                        (last, ((0..part.ops.len()).collect(), false))
                     };
                     let violation = Violation {
                         minimal: minimal.iter().map(|&i| part.index[i]).collect(),
