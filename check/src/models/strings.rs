@@ -7,21 +7,10 @@
 use rustc_hash::FxHashMap;
 
 const NONE: u32 = u32::MAX;
-/// The Mersenne prime 2^61 - 1: products reduce with a shift and an add.
-const P: u64 = (1 << 61) - 1;
-/// A fixed base: ids, and so the search's order, never vary between runs.
-const BASE: u64 = 0x1f3d_5b79_a2c4_e681 % P;
-
-fn mul(a: u64, b: u64) -> u64 {
-    let x = u128::from(a) * u128::from(b);
-    let s = (x as u64 & P) + (x >> 61) as u64;
-    if s >= P { s - P } else { s }
-}
-
-fn add(a: u64, b: u64) -> u64 {
-    let s = a + b;
-    if s >= P { s - P } else { s }
-}
+/// An odd base, fixed so ids, and so the search's order, never vary between runs. The hash is taken modulo
+/// 2^64 (wrapping arithmetic, one multiply a byte): collisions, which such hashes have for some strings,
+/// only cost the comparison that confirms every match, never a wrong answer.
+const BASE: u64 = 0x1f3d_5b79_a2c4_e681;
 
 enum Spelling {
     Text(Box<str>),
@@ -32,7 +21,7 @@ enum Spelling {
 struct Entry {
     hash: u64,
     len: usize,
-    /// BASE^len, to shift this string left when something is appended to it.
+    /// BASE^len, to shift this string's hash left when something is appended to it.
     shift: u64,
     spelling: Spelling,
     /// The previous string with the same (hash, len).
@@ -45,18 +34,26 @@ pub(crate) struct Strings {
     /// (hash, len) -> the latest string with them.
     heads: FxHashMap<(u64, usize), u32>,
     joins: FxHashMap<(u32, u32), u32>,
+    /// Texts already interned: a history repeats its values (every get of one state returns the same
+    /// text), and a map lookup is cheaper than hashing the text byte by byte again.
+    texts: FxHashMap<Box<str>, u32>,
 }
 
 impl Strings {
     /// The id of a string from the history.
     pub(crate) fn text(&mut self, text: &str) -> u32 {
-        let (mut hash, mut shift) = (0, 1);
+        if let Some(&id) = self.texts.get(text) {
+            return id;
+        }
+        let (mut hash, mut shift) = (0u64, 1u64);
         for &byte in text.as_bytes() {
-            hash = add(mul(hash, BASE), u64::from(byte) + 1);
-            shift = mul(shift, BASE);
+            hash = hash.wrapping_mul(BASE).wrapping_add(u64::from(byte) + 1);
+            shift = shift.wrapping_mul(BASE);
         }
         let spelled = self.find(hash, text.len(), |s, id| s.spell(id) == text);
-        spelled.unwrap_or_else(|| self.push(hash, text.len(), shift, Spelling::Text(text.into())))
+        let id = spelled.unwrap_or_else(|| self.push(hash, text.len(), shift, Spelling::Text(text.into())));
+        self.texts.insert(text.into(), id);
+        id
     }
 
     /// The id of `prefix` followed by `suffix`.
@@ -65,7 +62,8 @@ impl Strings {
             return id;
         }
         let (a, b) = (&self.entries[prefix as usize], &self.entries[suffix as usize]);
-        let (hash, len, shift) = (add(mul(a.hash, b.shift), b.hash), a.len + b.len, mul(a.shift, b.shift));
+        let hash = a.hash.wrapping_mul(b.shift).wrapping_add(b.hash);
+        let (len, shift) = (a.len + b.len, a.shift.wrapping_mul(b.shift));
         let id = match self.find(hash, len, |s, id| s.spell(id) == s.spell(prefix) + &s.spell(suffix)) {
             Some(id) => id,
             None => self.push(hash, len, shift, Spelling::Join(prefix, suffix)),
