@@ -34,6 +34,7 @@
 mod history;
 mod lin;
 mod models;
+mod names;
 pub mod txn;
 
 pub use history::{Op, Output};

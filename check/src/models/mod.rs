@@ -66,10 +66,7 @@ impl FromStr for Model {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Model, String> {
-        Model::ALL.into_iter().find(|m| m.name() == s).ok_or_else(|| {
-            let names: Vec<&str> = Model::ALL.iter().map(|m| m.name()).collect();
-            format!("unknown linearizability model {s:?} (known: {})", names.join(", "))
-        })
+        crate::names::parse(&Model::ALL, Model::name, s, "linearizability model")
     }
 }
 

@@ -72,10 +72,7 @@ impl FromStr for Isolation {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Isolation, String> {
-        Isolation::ALL.into_iter().find(|l| l.name() == s).ok_or_else(|| {
-            let names: Vec<&str> = Isolation::ALL.iter().map(|l| l.name()).collect();
-            format!("unknown isolation level {s:?} (known: {})", names.join(", "))
-        })
+        crate::names::parse(&Isolation::ALL, Isolation::name, s, "isolation level")
     }
 }
 

@@ -26,6 +26,13 @@ pub(crate) struct Read<'a> {
     pub(crate) then_appended: bool,
 }
 
+impl Read<'_> {
+    /// `T3 read x = [1, 2]`, for messages.
+    fn shown(&self) -> String {
+        format!("T{} read {} = {:?}", self.txn, self.key, self.values)
+    }
+}
+
 pub(crate) struct Versions<'a> {
     /// Each read key's version order: its longest committed read (the first of that length).
     pub(crate) orders: BTreeMap<&'a str, &'a [i64]>,
@@ -80,43 +87,31 @@ impl<'a> Versions<'a> {
                 found.push(Anomaly::direct(
                     AnomalyKind::IncompatibleOrder,
                     vec![longest.txn, read.txn],
-                    format!(
-                        "T{} read {} = {order:?} and T{} read {:?}: not one order",
-                        longest.txn, read.key, read.txn, read.values
-                    ),
+                    format!("{} and {}: not one order", longest.shown(), read.shown()),
                 ));
             }
         }
+        let (mut garbage, mut aborted) = (Vec::new(), Vec::new());
         for read in &self.reads {
             for value in read.values {
-                if !self.writers.contains_key(&(read.key, *value)) {
-                    found.push(Anomaly::direct(
+                let shown = read.shown();
+                match self.writers.get(&(read.key, *value)) {
+                    None => garbage.push(Anomaly::direct(
                         AnomalyKind::Garbage,
                         vec![read.txn],
-                        format!(
-                            "T{} read {} = {:?}, and no transaction appended {value}",
-                            read.txn, read.key, read.values
-                        ),
-                    ));
-                }
-            }
-        }
-        for read in &self.reads {
-            for value in read.values {
-                if let Some(w) =
-                    self.writers.get(&(read.key, *value)).filter(|w| history[w.txn].status == Status::Aborted)
-                {
-                    found.push(Anomaly::direct(
+                        format!("{shown}, and no transaction appended {value}"),
+                    )),
+                    Some(w) if history[w.txn].status == Status::Aborted => aborted.push(Anomaly::direct(
                         AnomalyKind::G1a,
                         vec![w.txn, read.txn],
-                        format!(
-                            "T{} read {} = {:?}, with {value} appended by aborted T{}",
-                            read.txn, read.key, read.values, w.txn
-                        ),
-                    ));
+                        format!("{shown}, with {value} appended by aborted T{}", w.txn),
+                    )),
+                    Some(_) => {}
                 }
             }
         }
+        found.extend(garbage);
+        found.extend(aborted);
         for read in &self.reads {
             let Some(&value) = read.values.last() else { continue };
             let Some(w) = self.writers.get(&(read.key, value)) else { continue };
@@ -124,10 +119,7 @@ impl<'a> Versions<'a> {
                 found.push(Anomaly::direct(
                     AnomalyKind::G1b,
                     vec![w.txn, read.txn],
-                    format!(
-                        "T{} read {} = {:?}, an intermediate state of T{}, which appended more",
-                        read.txn, read.key, read.values, w.txn
-                    ),
+                    format!("{}, an intermediate state of T{}, which appended more", read.shown(), w.txn),
                 ));
             }
         }
