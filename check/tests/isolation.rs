@@ -191,3 +191,45 @@ fn the_json_form_is_what_the_trace_records() {
     );
     assert_eq!(serde_json::from_str::<Vec<Txn>>(&json).unwrap(), history);
 }
+
+/// A long serial history over ten keys: transaction i appends i to key i % 10 and reads that key whole.
+fn serial(n: i64) -> Vec<Txn> {
+    (0..n)
+        .map(|i| {
+            let key = format!("k{}", i % 10);
+            let values: Vec<i64> = (0..=i).filter(|v| v % 10 == i % 10).collect();
+            let ops = vec![MicroOp::Append { key: key.clone(), value: i }, MicroOp::Read { key, values }];
+            Txn {
+                client: 0,
+                invoke_ns: 10 * i as u64,
+                complete_ns: Some(10 * i as u64 + 5),
+                status: Status::Committed,
+                ops,
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn a_long_clean_history_is_checked_without_searching_for_cycles() {
+    // 3000 transactions and as many ww and wr edges: no cycle, so no search runs (the components are
+    // trivial). Searching from every edge would be quadratic.
+    assert_eq!(kinds(&serial(3000)), []);
+}
+
+#[test]
+fn a_cycle_in_a_long_history_is_found() {
+    let mut history = serial(3000);
+    let k1 = join(&(0..3000).filter(|v| v % 10 == 1).collect::<Vec<_>>());
+    let k2 = join(&(0..3000).filter(|v| v % 10 == 2).collect::<Vec<_>>());
+    // Read skew at the end: T3001 sees T3000's append to k1 but not its append to k2.
+    history.push(ok(3000, "a k1 5001, a k2 5002"));
+    history.push(ok(3001, &format!("r k1 {k1} 5001, r k2 {k2}")));
+    history.push(ok(3002, &format!("r k2 {k2} 5002")));
+    let found: Vec<_> = txn::anomalies(&history).unwrap().into_iter().map(|a| (a.kind, a.txns)).collect();
+    assert_eq!(found, [(AnomalyKind::GSingle, vec![3000, 3001])]);
+}
+
+fn join(values: &[i64]) -> String {
+    values.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(" ")
+}

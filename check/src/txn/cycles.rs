@@ -16,10 +16,15 @@ pub(crate) struct Cycle {
 
 /// The best cycle that starts with an edge of kind `first` and continues over edges of kinds `rest`.
 pub(crate) fn find(graph: &Graph, first: DepKind, rest: &[DepKind]) -> Option<Cycle> {
+    // A cycle lies inside one strongly connected component of the edges it may use. A history without
+    // anomalies has only trivial components, so this skips every search there.
+    let mut kinds = rest.to_vec();
+    kinds.push(first);
+    let component = components(graph, &kinds);
     // (rotated, as found): compared by length, then rotated.
     let mut best: Option<(Vec<usize>, Vec<usize>)> = None;
     for (&(a, b), labels) in &graph.edges {
-        if !labels.iter().any(|(kind, _)| *kind == first) {
+        if component[a] != component[b] || !labels.iter().any(|(kind, _)| *kind == first) {
             continue;
         }
         let Some(path) = shortest_path(graph, b, a, rest) else { continue };
@@ -74,4 +79,57 @@ fn shortest_path(graph: &Graph, from: usize, to: usize, kinds: &[DepKind]) -> Op
         }
     }
     None
+}
+
+/// Each transaction's strongly connected component over edges of `kinds` (Tarjan's algorithm, iterative
+/// so a long chain of transactions cannot overflow the stack).
+fn components(graph: &Graph, kinds: &[DepKind]) -> Vec<usize> {
+    const UNSEEN: usize = usize::MAX;
+    let n = graph.out.len();
+    let (mut index, mut low, mut component) = (vec![UNSEEN; n], vec![0; n], vec![UNSEEN; n]);
+    let (mut stack, mut on_stack, mut next_index, mut next_component) = (Vec::new(), vec![false; n], 0, 0);
+    for root in 0..n {
+        if index[root] != UNSEEN {
+            continue;
+        }
+        // (node, how many of its successors are done)
+        let mut calls = vec![(root, 0)];
+        while let Some(&mut (node, ref mut done)) = calls.last_mut() {
+            if *done == 0 {
+                index[node] = next_index;
+                low[node] = next_index;
+                next_index += 1;
+                stack.push(node);
+                on_stack[node] = true;
+            }
+            let successors = &graph.out[node];
+            if let Some(&next) = successors.get(*done) {
+                *done += 1;
+                if graph.label(node, next, kinds).is_none() {
+                    continue;
+                }
+                if index[next] == UNSEEN {
+                    calls.push((next, 0));
+                } else if on_stack[next] {
+                    low[node] = low[node].min(index[next]);
+                }
+                continue;
+            }
+            calls.pop();
+            if let Some(&(parent, _)) = calls.last() {
+                low[parent] = low[parent].min(low[node]);
+            }
+            if low[node] == index[node] {
+                while let Some(member) = stack.pop() {
+                    on_stack[member] = false;
+                    component[member] = next_component;
+                    if member == node {
+                        break;
+                    }
+                }
+                next_component += 1;
+            }
+        }
+    }
+    component
 }

@@ -94,17 +94,16 @@ impl<'a> Versions<'a> {
         let (mut garbage, mut aborted) = (Vec::new(), Vec::new());
         for read in &self.reads {
             for value in read.values {
-                let shown = read.shown();
                 match self.writers.get(&(read.key, *value)) {
                     None => garbage.push(Anomaly::direct(
                         AnomalyKind::Garbage,
                         vec![read.txn],
-                        format!("{shown}, and no transaction appended {value}"),
+                        format!("{}, and no transaction appended {value}", read.shown()),
                     )),
                     Some(w) if history[w.txn].status == Status::Aborted => aborted.push(Anomaly::direct(
                         AnomalyKind::G1a,
                         vec![w.txn, read.txn],
-                        format!("{shown}, with {value} appended by aborted T{}", w.txn),
+                        format!("{}, with {value} appended by aborted T{}", read.shown(), w.txn),
                     )),
                     Some(_) => {}
                 }
