@@ -1,7 +1,7 @@
 //! Linearizability of a `sim.Put`/`Get`/`Invoke` history: parse each operation with the model's grammar,
 //! split the history by key (P-compositionality: a history is linearizable iff each key's sub-history is),
-//! search each partition within one step budget, and shrink the first failing partition to a 1-minimal
-//! failing sub-history.
+//! search each partition within one step budget, and explain the first failing partition: the instant it
+//! was known to fail (`failure_point.rs`) and a 1-minimal failing sub-history (`minimise.rs`).
 //!
 //! Partitions share the budget in rounds of doubling slices, in key order, so one hard partition cannot
 //! starve a later one that fails quickly, and the verdict depends only on the history and the budget.
@@ -19,7 +19,7 @@ use crate::Op;
 use crate::models::{CasRegister, Counter, Kv, Model, Queue, Seen, Set, Spec};
 use search::{Progress, Search, Timed};
 
-/// The outcome of [`check`] and the search steps it spent (search and minimisation together).
+/// The outcome of [`check`] and the search steps it spent (deciding and explaining together).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Checked {
     pub verdict: Verdict,

@@ -7,9 +7,9 @@
 //! G-single (a cycle with exactly one rw edge), G2-item (a cycle with rw edges, when no G-single exists:
 //! then every such cycle has two or more), lost update (two committed transactions read one version of a
 //! key and both appended to it), and two that break the model itself: incompatible orders (reads of a key
-//! that are not prefixes of one list, or repeat an element) and garbage reads (an element nobody
-//! appended). Not checked: internal consistency within a transaction, real-time order (strict
-//! serializability), and elements whose place no read reveals.
+//! that are not prefixes of one list, or repeat an element), garbage reads (an element nobody appended)
+//! and internal inconsistency (a read that contradicts the transaction's own earlier reads and appends).
+//! Not checked: real-time order (strict serializability), and elements whose place no read reveals.
 
 mod cycles;
 mod graph;
@@ -50,14 +50,14 @@ impl Isolation {
         }
     }
 
-    /// Whether a history with this anomaly violates the level. Incompatible orders and garbage reads break
-    /// every level: no database state explains them.
+    /// Whether a history with this anomaly violates the level. Incompatible orders, garbage reads and
+    /// internal inconsistencies break every level: no database state explains them.
     pub fn forbids(self, kind: AnomalyKind) -> bool {
         use AnomalyKind::*;
         match self {
             Isolation::Serializable => true,
             Isolation::Snapshot => kind != G2Item,
-            Isolation::ReadCommitted => matches!(kind, G0 | G1a | G1b | G1c | IncompatibleOrder | Garbage),
+            Isolation::ReadCommitted => matches!(kind, G0 | G1a | G1b | G1c | IncompatibleOrder | Garbage | Internal),
         }
     }
 }
@@ -92,6 +92,7 @@ pub enum AnomalyKind {
     IncompatibleOrder,
     #[serde(rename = "garbage-read")]
     Garbage,
+    Internal,
 }
 
 impl AnomalyKind {
@@ -107,6 +108,7 @@ impl AnomalyKind {
             AnomalyKind::LostUpdate => "lost-update",
             AnomalyKind::IncompatibleOrder => "incompatible-order",
             AnomalyKind::Garbage => "garbage-read",
+            AnomalyKind::Internal => "internal",
         }
     }
 }
@@ -146,12 +148,13 @@ impl Anomaly {
     }
 }
 
-/// Every anomaly in `history`: the direct ones (in the order of `versions.rs`), then the first G0, G1c,
-/// G-single and G2-item cycle.
+/// Every anomaly in `history`: internal inconsistencies, the other direct ones (in the order of
+/// `versions.rs`), then the first G0, G1c, G-single and G2-item cycle.
 pub fn anomalies(history: &[Txn]) -> Result<Vec<Anomaly>, HistoryError> {
     use DepKind::*;
     let versions = Versions::new(history)?;
-    let mut found = versions.anomalies(history);
+    let mut found = Versions::internal(history);
+    found.extend(versions.anomalies(history));
     let graph = Graph::new(history, &versions);
     let searches = [
         (AnomalyKind::G0, Ww, &[Ww][..]),

@@ -126,6 +126,37 @@ impl<'a> Versions<'a> {
         found
     }
 
+    /// Committed transactions whose reads contradict their own earlier reads and appends. Lists only
+    /// grow, so whatever the isolation level a read of a key starts with the transaction's previous read of
+    /// it, and ends with what the transaction appended to it since (Elle's internal consistency).
+    pub(crate) fn internal(history: &[Txn]) -> Vec<Anomaly> {
+        let mut found = Vec::new();
+        for (t, txn) in history.iter().enumerate().filter(|(_, txn)| txn.status == Status::Committed) {
+            // Per key: the last read, and the appends since.
+            let mut seen: BTreeMap<&str, (Option<&[i64]>, Vec<i64>)> = BTreeMap::new();
+            for op in &txn.ops {
+                match op {
+                    MicroOp::Append { key, value } => seen.entry(key).or_default().1.push(*value),
+                    MicroOp::Read { key, values } => {
+                        let (before, since) = seen.entry(key).or_default();
+                        if !values.ends_with(since) || before.is_some_and(|b| !values.starts_with(b)) {
+                            let expected = match before {
+                                Some(b) => format!("{b:?}, then at least {since:?}"),
+                                None => format!("a list ending in {since:?}"),
+                            };
+                            let message =
+                                format!("T{t} read {key} = {values:?} where its own history gives {expected}");
+                            found.push(Anomaly::direct(AnomalyKind::Internal, vec![t], message));
+                        }
+                        *before = Some(values);
+                        since.clear();
+                    }
+                }
+            }
+        }
+        found
+    }
+
     /// Committed transactions that read the same version of a key and then both appended to it.
     fn lost_updates(&self) -> Vec<Anomaly> {
         let mut by_version: BTreeMap<(&str, &[i64]), Vec<usize>> = BTreeMap::new();
