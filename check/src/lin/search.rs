@@ -100,7 +100,9 @@ impl<S: Spec> Search<S> {
         }
     }
 
-    /// Searches for at most `*steps` steps (one step per entry visited), counting them down.
+    /// Searches for at most `*steps` steps, counting them down: one per entry visited, and one per word of
+    /// the linearized set for each (set, state) pair the cache keeps, so the cache's memory is bounded by
+    /// the budget too (about 8 bytes a step), however long the partition.
     pub(crate) fn run(&mut self, spec: &mut S, steps: &mut u64) -> Progress {
         while self.next[HEAD as usize] != NONE {
             if *steps == 0 {
@@ -123,6 +125,7 @@ impl<S: Spec> Search<S> {
                 Some(state) => {
                     self.linearized.set(op);
                     if self.remember(&state) {
+                        *steps = steps.saturating_sub(self.linearized.words().len() as u64);
                         let before = std::mem::replace(&mut self.state, state);
                         self.calls.push((entry, before));
                         self.lift(entry);
