@@ -224,3 +224,19 @@ fn the_json_form_is_what_the_trace_records() {
     );
     assert_eq!(serde_json::from_str::<Vec<Op>>(&json).unwrap(), history);
 }
+
+#[test]
+fn without_explaining_only_the_verdict_is_worked_out() {
+    let history = [at(0, "write 1", "-", 0, 1), at(0, "write 2", "-", 2, 3), at(1, "read", "missing", 4, 5)];
+    let quick = check(Model::Register, &history, Budget { steps: 1000, explain: false }).unwrap();
+    let full = check(Model::Register, &history, Budget::steps(1000)).unwrap();
+    assert!(quick.steps < full.steps);
+    match (quick.verdict, full.verdict) {
+        (Verdict::NotLinearizable(quick), Verdict::NotLinearizable(full)) => {
+            assert_eq!((quick.minimal, quick.is_minimal, quick.fails_by_ns), (vec![0, 1, 2], false, 5));
+            assert_eq!((full.minimal, full.is_minimal, full.fails_by_ns), (vec![1, 2], true, 5));
+            assert_eq!(quick.longest, full.longest);
+        }
+        other => panic!("{other:?}"),
+    }
+}
