@@ -44,10 +44,12 @@ pub struct Violation {
     /// The partition's operations that were searched, in history order. Reads that never returned constrain
     /// nothing and are left out.
     pub ops: Vec<usize>,
-    /// A non-linearizable sub-history of `ops`, in history order.
+    /// A non-linearizable sub-history of `ops`, in history order: an illustration of the failure, not the
+    /// evidence (`docs/linearizability.md`).
     pub minimal: Vec<usize>,
-    /// Whether removing any one operation of `minimal` is known to leave a linearizable history; false when
-    /// the budget ran out while shrinking, or `Budget::explain` was off.
+    /// Whether removing any one operation of `minimal` is known to leave a linearizable history, or a read
+    /// with no write of the value it read; false when the budget ran out while shrinking, or
+    /// `Budget::explain` was off.
     pub is_minimal: bool,
     /// The history is already not linearizable as known at this instant: the operations invoked by then,
     /// those that had not completed by then taken as indeterminate. The earliest such completion time, or a
@@ -68,7 +70,7 @@ pub struct HistoryError {
 
 impl std::fmt::Display for HistoryError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "history operation {}: {}", self.op, self.message)
+        write!(f, "history entry {}: {}", self.op, self.message)
     }
 }
 
@@ -80,8 +82,9 @@ const FIRST_SLICE: u64 = 1 << 12;
 /// How much work [`check`] may do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Budget {
-    /// Search steps for deciding and shrinking together. A step visits one entry of the search's list, so
-    /// the count, and the verdict, never depend on the machine.
+    /// Search steps for deciding and explaining together. A step is one entry of the search's list visited,
+    /// plus the memory the search's cache keeps (a step per 8 bytes), so the count, and the verdict, never
+    /// depend on the machine, and memory is bounded by the budget.
     pub steps: u64,
     /// Explain a failing partition: find its failure point and shrink it to a 1-minimal sub-history. Off,
     /// only the verdict is worked out: `fails_by_ns` is the partition's last completion and `minimal` the
