@@ -21,7 +21,6 @@ pub fn module_dir() -> PathBuf {
         let status = Command::new("go")
             .args(["mod", "download", MODULE])
             .current_dir(std::env::temp_dir())
-            .env("GOFLAGS", "-mod=mod")
             .status()
             .expect("run `go mod download`");
         assert!(status.success(), "go mod download {MODULE} failed");
