@@ -5,13 +5,12 @@
 //! Reading the files is outside the timed region, as on the Go side; parsing the operations' text is inside
 //! (it is part of `check`). Explaining a violation is off (`Budget::explain`): Porcupine does not do it.
 
-#[path = "../tests/support/mod.rs"]
-mod support;
+#[path = "../tests/support/porcupine.rs"]
+mod porcupine;
 
 use std::time::Instant;
 
 use seedfall_check::{Budget, Model, Op, Verdict, check};
-use support::porcupine;
 
 fn main() {
     let runs: usize = std::env::args().nth(1).map_or(5, |r| r.parse().expect("runs: a number"));

@@ -5,6 +5,7 @@
 mod support;
 
 use seedfall_check::{Budget, Model, Op, Output, Verdict, check};
+use support::history::known_at;
 use support::porcupine;
 
 /// Generous for these histories: the hardest, etcd_099, takes 2.4 million steps, explaining included.
@@ -140,16 +141,6 @@ fn only_write_of_a_value_read(op: &Op, rest: &[Op]) -> bool {
     };
     let writes = |other: &Op| written(other).as_ref() == Some(&value);
     rest.iter().enumerate().any(|(i, o)| observed(o) && !rest.iter().enumerate().any(|(j, w)| j != i && writes(w)))
-}
-
-/// The history as known at `t`: what was invoked by then, and what had not completed taken as indeterminate.
-fn known_at(history: &[Op], t: u64) -> Vec<Op> {
-    let known = history.iter().filter(|op| op.invoke_ns <= t).cloned();
-    known
-        .map(
-            |op| if op.complete_ns.is_some_and(|c| c <= t) { op } else { Op { output: None, complete_ns: None, ..op } },
-        )
-        .collect()
 }
 
 /// Checks one history and, when it fails, its minimal sub-history (non-linearizable, and linearizable
