@@ -78,7 +78,9 @@ fn g1a_aborted_read() {
 #[test]
 fn g1b_intermediate_read() {
     let history = [ok(0, "a x 1, a x 2"), ok(1, "r x 1")];
-    assert_eq!(kinds(&history), [AnomalyKind::G1b]);
+    // T1 also comes after T0 (it read 1) and before it (it missed 2, which no read saw but which follows
+    // every version read): a G-single as well.
+    assert_eq!(kinds(&history), [AnomalyKind::G1b, AnomalyKind::GSingle]);
     assert_eq!(rejected_by(&history), ALL);
     // Reading its own intermediate state is no anomaly.
     assert_eq!(kinds(&[ok(0, "a x 1, r x 1, a x 2")]), []);
@@ -102,6 +104,23 @@ fn g_single_read_skew() {
     assert_eq!(found.iter().map(|a| a.kind).collect::<Vec<_>>(), [AnomalyKind::GSingle]);
     assert_eq!(found[0].message, "T0 -rw x-> T1 -wr y-> T0");
     assert_eq!(rejected_by(&history), SER_AND_SI);
+}
+
+#[test]
+fn write_skew_on_appends_no_read_saw() {
+    // Each read a key empty and appended to the other; nobody read afterwards. A committed append comes
+    // after every version read, so each read is before the other's append: two rw edges.
+    let history = [ok(0, "r x, a y 1"), ok(1, "r y, a x 1")];
+    let found = txn::anomalies(&history).unwrap();
+    assert_eq!(found.iter().map(|a| a.kind).collect::<Vec<_>>(), [AnomalyKind::G2Item]);
+    assert_eq!(found[0].message, "T0 -rw x-> T1 -rw y-> T0");
+    assert_eq!(rejected_by(&history), [Isolation::Serializable]);
+    // An indeterminate transaction's append may never have happened: no edge to it.
+    let history = [ok(0, "r x, a y 1"), txn(1, Status::Indeterminate, "r y, a x 1")];
+    assert_eq!(kinds(&history), []);
+    // Unless a committed read saw another of its appends: then it committed, and all its appends are in.
+    let history = [txn(0, Status::Indeterminate, "a y 1, a x 1"), ok(1, "r y 1, r x")];
+    assert_eq!(kinds(&history), [AnomalyKind::GSingle]);
 }
 
 #[test]
@@ -135,6 +154,8 @@ fn incompatible_orders() {
     assert_eq!(found[0].txns, [2, 3]);
     assert_eq!(rejected_by(&history), ALL);
     assert_eq!(kinds(&[ok(0, "a x 1"), ok(1, "r x 1 1")])[0], AnomalyKind::IncompatibleOrder);
+    // A list that reorders one transaction's appends (ending at the first of them, it is a G1b as well).
+    assert_eq!(kinds(&[ok(0, "a x 1, a x 2"), ok(1, "r x 2 1")]), [AnomalyKind::IncompatibleOrder, AnomalyKind::G1b]);
 }
 
 #[test]

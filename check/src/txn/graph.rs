@@ -6,6 +6,7 @@
 //! - rw (key): T1 read a list, and T2 appended the element that comes next in the key's order.
 //!
 //! Version orders come from `versions.rs`; a read that is not a prefix of its key's order gives no edges.
+//! A committed append no read saw is placed after the whole order, since reads return whole lists.
 //! There are no real-time or process edges: strict serializability is not checked.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -36,12 +37,38 @@ impl Graph {
                     add(a, b, DepKind::Ww, key);
                 }
             }
+            // Appends of committed transactions (`Versions::committed`: an indeterminate one whose append was
+            // read committed) that no read saw come after the whole known order: a read returns the whole list,
+            // so an append before its version would be in it. Their order among themselves is unknown, so each
+            // gets the edges its unknown predecessor would have; an edge to a later one stands for a path
+            // through the earlier ones with the same number of rw edges, so no cycle changes its class.
+            let seen: BTreeSet<i64> = order.iter().copied().collect();
+            let unseen: Vec<usize> = versions
+                .writers
+                .range((key, i64::MIN)..=(key, i64::MAX))
+                .filter(|((_, value), w)| !seen.contains(value) && versions.committed[w.txn])
+                .map(|(_, w)| w.txn)
+                .collect();
+            for &w in &unseen {
+                if let Some(last) = order.last().and_then(|&v| writer(v)) {
+                    add(last, w, DepKind::Ww, key);
+                }
+            }
             for read in versions.reads.iter().filter(|r| r.key == key && order.starts_with(r.values)) {
                 if let Some(w) = read.values.last().and_then(|&v| writer(v)) {
                     add(w, read.txn, DepKind::Wr, key);
                 }
-                if let Some(w) = order.get(read.values.len()).and_then(|&v| writer(v)) {
-                    add(read.txn, w, DepKind::Rw, key);
+                match order.get(read.values.len()) {
+                    Some(&next) => {
+                        if let Some(w) = writer(next) {
+                            add(read.txn, w, DepKind::Rw, key);
+                        }
+                    }
+                    None => {
+                        for &w in &unseen {
+                            add(read.txn, w, DepKind::Rw, key);
+                        }
+                    }
                 }
             }
         }

@@ -14,6 +14,9 @@ use crate::HistoryError;
 /// The transaction that appended an element, and whether it was that transaction's last append to the key.
 pub(crate) struct Writer {
     pub(crate) txn: usize,
+    /// Position of the micro-op in the transaction: its appends to one key must keep this order in the
+    /// key's list.
+    pub(crate) at: usize,
     pub(crate) last: bool,
 }
 
@@ -38,6 +41,9 @@ pub(crate) struct Versions<'a> {
     pub(crate) orders: BTreeMap<&'a str, &'a [i64]>,
     pub(crate) writers: BTreeMap<(&'a str, i64), Writer>,
     pub(crate) reads: Vec<Read<'a>>,
+    /// Whether each transaction certainly committed: it did, or it is indeterminate and a committed read
+    /// saw one of its appends.
+    pub(crate) committed: Vec<bool>,
 }
 
 impl<'a> Versions<'a> {
@@ -52,7 +58,7 @@ impl<'a> Versions<'a> {
                 };
                 match op {
                     MicroOp::Append { key, value } => {
-                        let writer = Writer { txn: t, last: !later_appends(key) };
+                        let writer = Writer { txn: t, at: i, last: !later_appends(key) };
                         if let Some(other) = writers.insert((key, *value), writer) {
                             let message = format!("appends {value} to {key:?} again (transaction {} did)", other.txn);
                             return Err(HistoryError { op: t, message });
@@ -72,11 +78,22 @@ impl<'a> Versions<'a> {
                 *order = read.values;
             }
         }
-        Ok(Versions { orders, writers, reads })
+        let mut committed: Vec<bool> = history.iter().map(|t| t.status == Status::Committed).collect();
+        for read in &reads {
+            for value in read.values {
+                if let Some(w) =
+                    writers.get(&(read.key, *value)).filter(|w| history[w.txn].status == Status::Indeterminate)
+                {
+                    committed[w.txn] = true;
+                }
+            }
+        }
+        Ok(Versions { orders, writers, reads, committed })
     }
 
-    /// Incompatible orders, garbage reads, aborted reads (G1a), intermediate reads (G1b) and lost updates,
-    /// in that order; each kind in the order of the reads that show it.
+    /// Incompatible orders (reads that are not prefixes of one list, and lists that reorder one
+    /// transaction's appends), garbage reads, aborted reads (G1a), intermediate reads (G1b) and lost
+    /// updates, in that order; each kind in the order of the reads or keys that show it.
     pub(crate) fn anomalies(&self, history: &[Txn]) -> Vec<Anomaly> {
         let mut found = Vec::new();
         for read in &self.reads {
@@ -89,6 +106,23 @@ impl<'a> Versions<'a> {
                     vec![longest.txn, read.txn],
                     format!("{} and {}: not one order", longest.shown(), read.shown()),
                 ));
+            }
+        }
+        for (&key, &order) in &self.orders {
+            // The micro-op position of each transaction's latest append met so far in this order.
+            let mut at: BTreeMap<usize, usize> = BTreeMap::new();
+            for value in order {
+                let Some(w) = self.writers.get(&(key, *value)) else { continue };
+                if at.insert(w.txn, w.at).is_some_and(|before| before > w.at) {
+                    let longest =
+                        self.reads.iter().find(|r| r.key == key && r.values == order).expect("an order is a read");
+                    found.push(Anomaly::direct(
+                        AnomalyKind::IncompatibleOrder,
+                        vec![w.txn, longest.txn],
+                        format!("{}, out of the order T{} appended them", longest.shown(), w.txn),
+                    ));
+                    break;
+                }
             }
         }
         let (mut garbage, mut aborted) = (Vec::new(), Vec::new());
