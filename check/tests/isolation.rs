@@ -134,6 +134,30 @@ fn g2_item_write_skew_passes_snapshot_but_not_serializable() {
 }
 
 #[test]
+fn g_nonadjacent_passes_neither_snapshot_nor_serializable() {
+    // T0 -rw x-> T1 -wr y-> T2 -rw z-> T3 -wr w-> T0: two rw edges, never adjacent. Snapshot isolation
+    // cannot produce it (every cycle it allows has two rw edges in a row), though there is no G-single.
+    let history =
+        [ok(0, "r x, r w 1"), ok(1, "a x 1, a y 1"), ok(2, "r y 1, r z"), ok(3, "a z 1, a w 1"), ok(4, "r x 1, r z 1")];
+    let found = txn::anomalies(&history).unwrap();
+    assert_eq!(found.iter().map(|a| a.kind).collect::<Vec<_>>(), [AnomalyKind::GNonadjacent]);
+    assert_eq!(found[0].message, "T0 -rw x-> T1 -wr y-> T2 -rw z-> T3 -wr w-> T0");
+    assert_eq!(rejected_by(&history), SER_AND_SI);
+}
+
+#[test]
+fn two_unread_appends_to_one_key_conflict_in_either_order() {
+    // T0 and T1 each read one key empty and appended to both; nobody read after. Whichever appended to x
+    // first, the other missed it: a cycle with one rw edge in either order.
+    let history = [ok(0, "r y, a y 2, a x 3"), ok(1, "r x, a x 4, a y 5")];
+    let found = txn::anomalies(&history).unwrap();
+    let kinds: Vec<_> = found.iter().map(|a| a.kind).collect();
+    assert_eq!(kinds, [AnomalyKind::GSingle], "{found:#?}");
+    assert_eq!(found[0].txns, [0, 1]);
+    assert_eq!(rejected_by(&history), SER_AND_SI);
+}
+
+#[test]
 fn lost_update() {
     // Both read x empty and appended to it; one of the two updates was made without seeing the other.
     let history = [ok(0, "r x, a x 1"), ok(1, "r x, a x 2"), ok(2, "r x 1 2")];

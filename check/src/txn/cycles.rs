@@ -1,7 +1,8 @@
 //! Finds the cycle an anomaly needs in the dependency graph: one edge of a given kind closed by a path
-//! over allowed kinds (G-single: one rw edge, then ww and wr only). Among all such cycles it returns a
-//! shortest, and among those the lexicographically smallest when rotated to start at its smallest
-//! transaction, so the reported cycle depends only on the history.
+//! over allowed kinds (G-single: one rw edge, then ww and wr only), or a cycle whose rw edges are never
+//! adjacent (G-nonadjacent). Among all such cycles it returns a shortest, and among those the
+//! lexicographically smallest when rotated to start at its smallest transaction, so the reported cycle
+//! depends only on the history.
 
 use std::collections::VecDeque;
 
@@ -14,40 +15,62 @@ pub(crate) struct Cycle {
     pub(crate) deps: Vec<Dependency>,
 }
 
-/// The best cycle that starts with an edge of kind `first` and continues over edges of kinds `rest`.
-pub(crate) fn find(graph: &Graph, first: DepKind, rest: &[DepKind]) -> Option<Cycle> {
+/// A cycle as found: each transaction with the kind of the edge that leaves it.
+type Steps = Vec<(usize, DepKind)>;
+
+/// What a cycle may be made of.
+#[derive(Clone, Copy)]
+pub(crate) enum Shape {
+    /// One edge of the first kind, then edges of the other kinds only (G0, G1c, G-single, G2-item).
+    Edges(DepKind, &'static [DepKind]),
+    /// Two or more rw edges, no two of them adjacent, with any other edges (G-nonadjacent, which snapshot
+    /// isolation forbids while it allows write skew's adjacent ones).
+    NonadjacentRw,
+}
+
+/// The best cycle of `shape`.
+pub(crate) fn find(graph: &Graph, shape: Shape) -> Option<Cycle> {
+    let (first, kinds): (DepKind, &[DepKind]) = match shape {
+        Shape::Edges(first, rest) => (first, rest),
+        Shape::NonadjacentRw => (DepKind::Rw, &[DepKind::Ww, DepKind::Wr, DepKind::Rw]),
+    };
     // A cycle lies inside one strongly connected component of the edges it may use. A history without
     // anomalies has only trivial components, so this skips every search there.
-    let mut kinds = rest.to_vec();
-    kinds.push(first);
-    let component = components(graph, &kinds);
+    let mut all = kinds.to_vec();
+    all.push(first);
+    let component = components(graph, &all);
     // (rotated, as found): compared by length, then rotated.
-    let mut best: Option<(Vec<usize>, Vec<usize>)> = None;
+    let mut best: Option<(Vec<usize>, Steps)> = None;
     for (&(a, b), labels) in &graph.edges {
         if component[a] != component[b] || !labels.iter().any(|(kind, _)| *kind == first) {
             continue;
         }
-        let Some(path) = shortest_path(graph, b, a, rest) else { continue };
-        let mut cycle = vec![a];
-        cycle.extend(&path[..path.len() - 1]);
-        let mut rotated = cycle.clone();
-        rotated.rotate_left(smallest(&cycle));
+        let path = match shape {
+            Shape::Edges(_, rest) => shortest_path(graph, b, a, rest),
+            Shape::NonadjacentRw => nonadjacent_path(graph, b, a),
+        };
+        let Some(path) = path else { continue };
+        let mut steps: Steps = vec![(a, first)];
+        steps.extend(path.windows(2).map(|w| (w[0].0, w[1].1)));
+        let nodes: Vec<usize> = steps.iter().map(|&(t, _)| t).collect();
+        let mut rotated = nodes.clone();
+        rotated.rotate_left(smallest(&nodes));
         if best.as_ref().is_none_or(|(r, _)| (rotated.len(), &rotated) < (r.len(), r)) {
-            best = Some((rotated, cycle));
+            best = Some((rotated, steps));
         }
     }
-    let (_, mut txns) = best?;
-    let mut deps: Vec<Dependency> = (0..txns.len())
+    let (_, mut steps) = best?;
+    let at = smallest(&steps.iter().map(|&(t, _)| t).collect::<Vec<_>>());
+    steps.rotate_left(at);
+    let txns: Vec<usize> = steps.iter().map(|&(t, _)| t).collect();
+    let deps = (0..steps.len())
         .map(|i| {
-            let (from, to) = (txns[i], txns[(i + 1) % txns.len()]);
-            let kinds = if i == 0 { std::slice::from_ref(&first) } else { rest };
-            let (kind, key) = graph.label(from, to, kinds).expect("the cycle's edges exist").clone();
+            let (from, kind) = steps[i];
+            let to = txns[(i + 1) % txns.len()];
+            let (kind, key) = graph.label(from, to, &[kind]).expect("the cycle's edges exist").clone();
             Dependency { kind, key }
         })
         .collect();
-    let at = smallest(&txns);
-    txns.rotate_left(at);
-    deps.rotate_left(at);
     Some(Cycle { txns, deps })
 }
 
@@ -57,24 +80,78 @@ fn smallest(cycle: &[usize]) -> usize {
 }
 
 /// A shortest path `from` →* `to` over edges of `kinds`, lexicographically smallest among the shortest:
-/// breadth first, successors in ascending order. Both ends included.
-fn shortest_path(graph: &Graph, from: usize, to: usize, kinds: &[DepKind]) -> Option<Vec<usize>> {
-    let mut parent = vec![usize::MAX; graph.out.len()];
-    parent[from] = from;
+/// breadth first, successors in ascending order. Each node with the kind of the edge into it (the first
+/// node's is unused).
+fn shortest_path(graph: &Graph, from: usize, to: usize, kinds: &[DepKind]) -> Option<Vec<(usize, DepKind)>> {
+    let mut parent: Vec<Option<(usize, DepKind)>> = vec![None; graph.out.len()];
+    parent[from] = Some((from, DepKind::Ww));
     let mut queue = VecDeque::from([from]);
     while let Some(node) = queue.pop_front() {
         if node == to {
-            let mut path = vec![to];
-            while *path.last().expect("not empty") != from {
-                path.push(parent[*path.last().expect("not empty")]);
+            let mut path = vec![];
+            let mut at = to;
+            while at != from {
+                let (prev, kind) = parent[at].expect("visited");
+                path.push((at, kind));
+                at = prev;
             }
+            path.push((from, DepKind::Ww));
             path.reverse();
             return Some(path);
         }
         for &next in &graph.out[node] {
-            if parent[next] == usize::MAX && graph.label(node, next, kinds).is_some() {
-                parent[next] = node;
+            if parent[next].is_some() {
+                continue;
+            }
+            if let Some((kind, _)) = graph.label(node, next, kinds) {
+                parent[next] = Some((node, *kind));
                 queue.push_back(next);
+            }
+        }
+    }
+    None
+}
+
+/// A shortest path `from` →* `to` that, after an rw edge into `from`, takes no rw edge right after another,
+/// ends with an edge other than rw (the cycle goes on with the rw edge out of `to`), and takes at least one
+/// rw edge. Breadth first over (transaction, whether the last edge was rw, whether an rw edge was taken).
+fn nonadjacent_path(graph: &Graph, from: usize, to: usize) -> Option<Vec<(usize, DepKind)>> {
+    type State = (usize, bool, bool);
+    let index = |(node, last_rw, taken): State| node * 4 + usize::from(last_rw) * 2 + usize::from(taken);
+    let mut parent: Vec<Option<(State, DepKind)>> = vec![None; graph.out.len() * 4];
+    let start: State = (from, true, false);
+    parent[index(start)] = Some((start, DepKind::Rw));
+    let mut queue = VecDeque::from([start]);
+    while let Some(state) = queue.pop_front() {
+        let (node, last_rw, taken) = state;
+        for &next in &graph.out[node] {
+            let labels = &graph.edges[&(node, next)];
+            for kind in [DepKind::Ww, DepKind::Wr, DepKind::Rw] {
+                let rw = kind == DepKind::Rw;
+                if (rw && last_rw) || !labels.iter().any(|(k, _)| *k == kind) {
+                    continue;
+                }
+                let reached: State = (next, rw, taken || rw);
+                if parent[index(reached)].is_some() {
+                    continue;
+                }
+                if next == to && (rw || !reached.2) {
+                    continue; // a cycle must close on a non-rw edge, with an rw edge inside
+                }
+                parent[index(reached)] = Some((state, kind));
+                if next == to {
+                    let mut path = vec![];
+                    let mut at = reached;
+                    while at != start {
+                        let (prev, kind) = parent[index(at)].expect("visited");
+                        path.push((at.0, kind));
+                        at = prev;
+                    }
+                    path.push((from, DepKind::Rw));
+                    path.reverse();
+                    return Some(path);
+                }
+                queue.push_back(reached);
             }
         }
     }

@@ -37,19 +37,13 @@ impl Graph {
                     add(a, b, DepKind::Ww, key);
                 }
             }
-            // Appends of committed transactions (`Versions::committed`: an indeterminate one whose append was
-            // read committed) that no read saw come after the whole known order: a read returns the whole list,
-            // so an append before its version would be in it. Their order among themselves is unknown, so each
-            // gets the edges its unknown predecessor would have; an edge to a later one stands for a path
-            // through the earlier ones with the same number of rw edges, so no cycle changes its class.
-            let seen: BTreeSet<i64> = order.iter().copied().collect();
-            let unseen: Vec<usize> = versions
-                .writers
-                .range((key, i64::MIN)..=(key, i64::MAX))
-                .filter(|((_, value), w)| !seen.contains(value) && versions.committed[w.txn])
-                .map(|(_, w)| w.txn)
-                .collect();
-            for &w in &unseen {
+            // Appends of committed transactions (`Versions::unseen`) that no read saw come after the whole
+            // known order: a read returns the whole list, so an append before its version would be in it.
+            // Their order among themselves is unknown, so each gets the edges its unknown predecessor would
+            // have; an edge to a later one stands for a path through the earlier ones with the same number of
+            // rw edges, so no cycle changes its class (`unordered.rs` handles what the unknown order hides).
+            let unseen = versions.unseen.get(key).map_or(&[][..], |t| &t[..]);
+            for &w in unseen {
                 if let Some(last) = order.last().and_then(|&v| writer(v)) {
                     add(last, w, DepKind::Ww, key);
                 }
@@ -65,7 +59,7 @@ impl Graph {
                         }
                     }
                     None => {
-                        for &w in &unseen {
+                        for &w in unseen {
                             add(read.txn, w, DepKind::Rw, key);
                         }
                     }

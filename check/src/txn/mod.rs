@@ -4,16 +4,18 @@
 //! (`cycles.rs`).
 //!
 //! Found: G0 (a ww cycle), G1a (aborted read), G1b (intermediate read), G1c (a ww/wr cycle with a wr edge),
-//! G-single (a cycle with exactly one rw edge), G2-item (a cycle with rw edges, when no G-single exists:
-//! then every such cycle has two or more), lost update (two committed transactions read one version of a
-//! key and both appended to it), and two that break the model itself: incompatible orders (reads of a key
-//! that are not prefixes of one list, or repeat an element), garbage reads (an element nobody appended)
-//! and internal inconsistency (a read that contradicts the transaction's own earlier reads and appends).
-//! Not checked: real-time order (strict serializability), and elements whose place no read reveals.
+//! G-single (a cycle with exactly one rw edge), G-nonadjacent (two or more rw edges, no two adjacent),
+//! G2-item (a cycle with rw edges when neither of those exists: then every such cycle has two adjacent rw
+//! edges, write skew), lost update (two committed transactions read one version of a key and both
+//! appended to it), and three that break the model itself: incompatible orders (reads of a key that are
+//! not prefixes of one list, repeat an element, or reorder one transaction's appends), garbage reads (an
+//! element nobody appended) and internal inconsistency (a read that contradicts the transaction's own
+//! earlier reads and appends). Not checked: real-time order (strict serializability).
 
 mod cycles;
 mod graph;
 mod history;
+mod unordered;
 mod versions;
 
 use std::fmt;
@@ -24,6 +26,7 @@ use serde::Serialize;
 pub use history::{MicroOp, Status, Txn};
 
 use crate::HistoryError;
+use cycles::Shape;
 use graph::Graph;
 use versions::Versions;
 
@@ -32,7 +35,7 @@ use versions::Versions;
 pub enum Isolation {
     /// Adya's PL-3: forbids every anomaly found here.
     Serializable,
-    /// Snapshot isolation: forbids all but G2-item (write skew is allowed).
+    /// Snapshot isolation: forbids all but G2-item (write skew, adjacent rw edges, is allowed).
     Snapshot,
     /// Adya's PL-2: forbids G0, G1a, G1b and G1c.
     ReadCommitted,
@@ -84,6 +87,8 @@ pub enum AnomalyKind {
     G1c,
     #[serde(rename = "G-single")]
     GSingle,
+    #[serde(rename = "G-nonadjacent")]
+    GNonadjacent,
     #[serde(rename = "G2-item")]
     G2Item,
     #[serde(rename = "lost-update")]
@@ -104,6 +109,7 @@ impl AnomalyKind {
             AnomalyKind::G1b => "G1b",
             AnomalyKind::G1c => "G1c",
             AnomalyKind::GSingle => "G-single",
+            AnomalyKind::GNonadjacent => "G-nonadjacent",
             AnomalyKind::G2Item => "G2-item",
             AnomalyKind::LostUpdate => "lost-update",
             AnomalyKind::IncompatibleOrder => "incompatible-order",
@@ -149,7 +155,9 @@ impl Anomaly {
 }
 
 /// Every anomaly in `history`: internal inconsistencies, the other direct ones (in the order of
-/// `versions.rs`), then the first G0, G1c, G-single and G2-item cycle.
+/// `versions.rs`), then the first G0, G1c, G-single, G-nonadjacent and G2-item cycle. G2-item is looked
+/// for only when neither G-single nor G-nonadjacent was found: then every cycle with rw edges has two
+/// adjacent ones, which snapshot isolation allows (write skew).
 pub fn anomalies(history: &[Txn]) -> Result<Vec<Anomaly>, HistoryError> {
     use DepKind::*;
     let versions = Versions::new(history)?;
@@ -157,21 +165,26 @@ pub fn anomalies(history: &[Txn]) -> Result<Vec<Anomaly>, HistoryError> {
     found.extend(versions.anomalies(history));
     let graph = Graph::new(history, &versions);
     let searches = [
-        (AnomalyKind::G0, Ww, &[Ww][..]),
-        (AnomalyKind::G1c, Wr, &[Ww, Wr][..]),
-        (AnomalyKind::GSingle, Rw, &[Ww, Wr][..]),
-        (AnomalyKind::G2Item, Rw, &[Ww, Wr, Rw][..]),
+        (AnomalyKind::G0, Shape::Edges(Ww, &[Ww])),
+        (AnomalyKind::G1c, Shape::Edges(Wr, &[Ww, Wr])),
+        (AnomalyKind::GSingle, Shape::Edges(Rw, &[Ww, Wr])),
+        (AnomalyKind::GNonadjacent, Shape::NonadjacentRw),
+        (AnomalyKind::G2Item, Shape::Edges(Rw, &[Ww, Wr, Rw])),
     ];
-    for (kind, first, rest) in searches {
-        if kind == AnomalyKind::G2Item && found.iter().any(|a| a.kind == AnomalyKind::GSingle) {
+    for (kind, shape) in searches {
+        let stronger = |a: &Anomaly| matches!(a.kind, AnomalyKind::GSingle | AnomalyKind::GNonadjacent);
+        if kind == AnomalyKind::G2Item && found.iter().any(stronger) {
             continue;
         }
-        if let Some(cycle) = cycles::find(&graph, first, rest) {
+        if let Some(cycle) = cycles::find(&graph, shape) {
             let steps: Vec<String> = (0..cycle.txns.len())
                 .map(|i| format!("T{} -{} {}->", cycle.txns[i], dep_name(cycle.deps[i].kind), cycle.deps[i].key))
                 .collect();
             let message = format!("{} T{}", steps.join(" "), cycle.txns[0]);
             found.push(Anomaly { kind, txns: cycle.txns, cycle: cycle.deps, message });
+        }
+        if kind == AnomalyKind::GNonadjacent && !found.iter().any(stronger) {
+            found.extend(unordered::conflicts(&graph, &versions));
         }
     }
     Ok(found)

@@ -41,9 +41,9 @@ pub(crate) struct Versions<'a> {
     pub(crate) orders: BTreeMap<&'a str, &'a [i64]>,
     pub(crate) writers: BTreeMap<(&'a str, i64), Writer>,
     pub(crate) reads: Vec<Read<'a>>,
-    /// Whether each transaction certainly committed: it did, or it is indeterminate and a committed read
-    /// saw one of its appends.
-    pub(crate) committed: Vec<bool>,
+    /// Per key, the transactions that certainly committed (they did, or they are indeterminate and a
+    /// committed read saw one of their appends) with an append to it that no read saw, ascending.
+    pub(crate) unseen: BTreeMap<&'a str, Vec<usize>>,
 }
 
 impl<'a> Versions<'a> {
@@ -88,7 +88,20 @@ impl<'a> Versions<'a> {
                 }
             }
         }
-        Ok(Versions { orders, writers, reads, committed })
+        let mut unseen: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+        for (&(key, value), w) in &writers {
+            let order = orders.get(key).copied().unwrap_or_default();
+            if committed[w.txn] && !order.contains(&value) {
+                let txns = unseen.entry(key).or_default();
+                if !txns.contains(&w.txn) {
+                    txns.push(w.txn);
+                }
+            }
+        }
+        for txns in unseen.values_mut() {
+            txns.sort_unstable();
+        }
+        Ok(Versions { orders, writers, reads, unseen })
     }
 
     /// Incompatible orders (reads that are not prefixes of one list, and lists that reorder one
