@@ -160,7 +160,7 @@ fn nonadjacent_path(graph: &Graph, from: usize, to: usize) -> Option<Vec<(usize,
 
 /// Each transaction's strongly connected component over edges of `kinds` (Tarjan's algorithm, iterative
 /// so a long chain of transactions cannot overflow the stack).
-fn components(graph: &Graph, kinds: &[DepKind]) -> Vec<usize> {
+pub(crate) fn components(graph: &Graph, kinds: &[DepKind]) -> Vec<usize> {
     const UNSEEN: usize = usize::MAX;
     let n = graph.out.len();
     let (mut index, mut low, mut component) = (vec![UNSEEN; n], vec![0; n], vec![UNSEEN; n]);

@@ -6,14 +6,17 @@
 
 use std::collections::VecDeque;
 
+use super::cycles;
 use super::graph::Graph;
 use super::versions::Versions;
 use super::{Anomaly, AnomalyKind, DepKind};
 
 pub(crate) fn conflicts(graph: &Graph, versions: &Versions<'_>) -> Option<Anomaly> {
+    // Each must reach the other, so both lie in one strongly connected component.
+    let component = cycles::components(graph, &[DepKind::Ww, DepKind::Wr, DepKind::Rw]);
     for (key, txns) in &versions.unseen {
         for (i, &a) in txns.iter().enumerate() {
-            for &b in &txns[i + 1..] {
+            for &b in txns[i + 1..].iter().filter(|&&b| component[b] == component[a]) {
                 // a before b closes a cycle if b reaches a; b before a, if a reaches b.
                 let (Some((ab, ab_rw)), Some((ba, ba_rw))) = (reach(graph, b, a), reach(graph, a, b)) else { continue };
                 let kind = if ab_rw.max(ba_rw) <= 1 { AnomalyKind::GSingle } else { AnomalyKind::GNonadjacent };

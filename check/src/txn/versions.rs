@@ -6,7 +6,7 @@
 //! Only committed transactions' reads are evidence: an indeterminate or aborted transaction may have read
 //! anything. Appends of every transaction are kept, so reading an aborted one's element is seen (G1a).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::{Anomaly, AnomalyKind, MicroOp, Status, Txn};
 use crate::HistoryError;
@@ -88,19 +88,15 @@ impl<'a> Versions<'a> {
                 }
             }
         }
-        let mut unseen: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+        let read: BTreeSet<(&str, i64)> =
+            orders.iter().flat_map(|(&k, &order)| order.iter().map(move |&v| (k, v))).collect();
+        let mut unseen: BTreeMap<&str, BTreeSet<usize>> = BTreeMap::new();
         for (&(key, value), w) in &writers {
-            let order = orders.get(key).copied().unwrap_or_default();
-            if committed[w.txn] && !order.contains(&value) {
-                let txns = unseen.entry(key).or_default();
-                if !txns.contains(&w.txn) {
-                    txns.push(w.txn);
-                }
+            if committed[w.txn] && !read.contains(&(key, value)) {
+                unseen.entry(key).or_default().insert(w.txn);
             }
         }
-        for txns in unseen.values_mut() {
-            txns.sort_unstable();
-        }
+        let unseen = unseen.into_iter().map(|(key, txns)| (key, txns.into_iter().collect())).collect();
         Ok(Versions { orders, writers, reads, unseen })
     }
 
