@@ -8,9 +8,9 @@
 //! G2-item (a cycle with rw edges when neither of those exists: then every such cycle has two adjacent rw
 //! edges, write skew), lost update (two committed transactions read one version of a key and both
 //! appended to it), and three that break the model itself: incompatible orders (reads of a key that are
-//! not prefixes of one list, repeat an element, or reorder one transaction's appends), garbage reads (an
-//! element nobody appended) and internal inconsistency (a read without the transaction's own earlier
-//! appends). Not checked: real-time order (strict serializability).
+//! not prefixes of one list, repeat an element, or hold one transaction's appends out of order or with
+//! gaps), garbage reads (an element nobody appended) and internal inconsistency (a read without the
+//! transaction's own earlier appends). Not checked: real-time order (strict serializability).
 
 mod cycles;
 mod graph;

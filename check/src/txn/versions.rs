@@ -14,9 +14,9 @@ use crate::HistoryError;
 /// The transaction that appended an element, and whether it was that transaction's last append to the key.
 pub(crate) struct Writer {
     pub(crate) txn: usize,
-    /// Position of the micro-op in the transaction: its appends to one key must keep this order in the
-    /// key's list.
-    pub(crate) at: usize,
+    /// How many appends to the key the transaction made before this one: a list that holds this one holds
+    /// those, in order, right before it among the transaction's elements.
+    pub(crate) nth: usize,
     pub(crate) last: bool,
 }
 
@@ -53,12 +53,13 @@ impl<'a> Versions<'a> {
         let mut reads = Vec::new();
         for (t, txn) in history.iter().enumerate() {
             for (i, op) in txn.ops.iter().enumerate() {
-                let later_appends = |key: &str| {
-                    txn.ops[i + 1..].iter().any(|o| matches!(o, MicroOp::Append { key: k, .. } if k == key))
+                let appends_to = |ops: &[MicroOp], key: &str| {
+                    ops.iter().filter(|o| matches!(o, MicroOp::Append { key: k, .. } if k == key)).count()
                 };
+                let later_appends = |key: &str| appends_to(&txn.ops[i + 1..], key) > 0;
                 match op {
                     MicroOp::Append { key, value } => {
-                        let writer = Writer { txn: t, at: i, last: !later_appends(key) };
+                        let writer = Writer { txn: t, nth: appends_to(&txn.ops[..i], key), last: !later_appends(key) };
                         if let Some(other) = writers.insert((key, *value), writer) {
                             let message = format!("appends {value} to {key:?} again (transaction {} did)", other.txn);
                             return Err(HistoryError { op: t, message });
@@ -118,20 +119,26 @@ impl<'a> Versions<'a> {
             }
         }
         for (&key, &order) in &self.orders {
-            // The micro-op position of each transaction's latest append met so far in this order.
-            let mut at: BTreeMap<usize, usize> = BTreeMap::new();
+            // How many of each transaction's appends the order has shown so far.
+            let mut shown: BTreeMap<usize, usize> = BTreeMap::new();
             for value in order {
                 let Some(w) = self.writers.get(&(key, *value)) else { continue };
-                if at.insert(w.txn, w.at).is_some_and(|before| before > w.at) {
+                let count = shown.entry(w.txn).or_default();
+                if *count != w.nth {
                     let longest =
                         self.reads.iter().find(|r| r.key == key && r.values == order).expect("an order is a read");
                     found.push(Anomaly::direct(
                         AnomalyKind::IncompatibleOrder,
                         vec![w.txn, longest.txn],
-                        format!("{}, out of the order T{} appended them", longest.shown(), w.txn),
+                        format!(
+                            "{}: not the order T{} appended them in, or without some of them",
+                            longest.shown(),
+                            w.txn
+                        ),
                     ));
                     break;
                 }
+                *count += 1;
             }
         }
         let (mut garbage, mut aborted) = (Vec::new(), Vec::new());
