@@ -1,7 +1,7 @@
 //! What the reads of a list-append history say directly: each key's version order, who appended each
 //! element, and the anomalies visible without a graph. In list-append every read returns the whole list,
-//! so every read of a key must be a prefix of one order; the longest read is that order (elements nobody
-//! has read yet have no known place, and give no edges).
+//! so every read of a key must be a prefix of one order; the longest read is that order. Committed
+//! elements nobody read come after it, in an unknown order (`unseen`; `graph.rs`, `unordered.rs`).
 //!
 //! Only committed transactions' reads are evidence: an indeterminate or aborted transaction may have read
 //! anything. Appends of every transaction are kept, so reading an aborted one's element is seen (G1a).
