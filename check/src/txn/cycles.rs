@@ -6,7 +6,7 @@
 
 use std::collections::VecDeque;
 
-use super::graph::Graph;
+use super::graph::{self, Graph};
 use super::{DepKind, Dependency};
 
 /// A cycle: `txns[i]` → `txns[i + 1]` (wrapping) by `deps[i]`.
@@ -38,16 +38,18 @@ pub(crate) fn find(graph: &Graph, shape: Shape) -> Option<Cycle> {
     // anomalies has only trivial components, so this skips every search there.
     let mut all = kinds.to_vec();
     all.push(first);
-    let component = components(graph, &all);
+    let component = components(graph, graph::kinds(&all));
     // (rotated, as found): compared by length, then rotated.
     let mut best: Option<(Vec<usize>, Steps)> = None;
     for (&(a, b), labels) in &graph.edges {
         if component[a] != component[b] || !labels.iter().any(|(kind, _)| *kind == first) {
             continue;
         }
+        // Only as long as the best so far: equal ones still compete on their order.
+        let limit = best.as_ref().map_or(usize::MAX, |(r, _)| r.len() - 1);
         let path = match shape {
-            Shape::Edges(_, rest) => shortest_path(graph, b, a, rest),
-            Shape::NonadjacentRw => nonadjacent_path(graph, b, a),
+            Shape::Edges(_, rest) => shortest_path(graph, b, a, graph::kinds(rest), limit),
+            Shape::NonadjacentRw => nonadjacent_path(graph, b, a, limit),
         };
         let Some(path) = path else { continue };
         let mut steps: Steps = vec![(a, first)];
@@ -79,11 +81,12 @@ fn smallest(cycle: &[usize]) -> usize {
     (0..cycle.len()).min_by_key(|&i| cycle[i]).expect("a cycle has a transaction")
 }
 
-/// A shortest path `from` →* `to` over edges of `kinds`, lexicographically smallest among the shortest:
-/// breadth first, successors in ascending order. Each node with the kind of the edge into it (the first
-/// node's is unused).
-fn shortest_path(graph: &Graph, from: usize, to: usize, kinds: &[DepKind]) -> Option<Vec<(usize, DepKind)>> {
+/// A shortest path `from` →* `to` over edges of `kinds` with at most `limit` edges, lexicographically
+/// smallest among the shortest: breadth first, successors in ascending order. Each node with the kind of
+/// the edge into it (the first node's is unused).
+fn shortest_path(graph: &Graph, from: usize, to: usize, kinds: u8, limit: usize) -> Option<Vec<(usize, DepKind)>> {
     let mut parent: Vec<Option<(usize, DepKind)>> = vec![None; graph.out.len()];
+    let mut depth = vec![0; graph.out.len()];
     parent[from] = Some((from, DepKind::Ww));
     let mut queue = VecDeque::from([from]);
     while let Some(node) = queue.pop_front() {
@@ -99,12 +102,16 @@ fn shortest_path(graph: &Graph, from: usize, to: usize, kinds: &[DepKind]) -> Op
             path.reverse();
             return Some(path);
         }
-        for &next in &graph.out[node] {
+        if depth[node] >= limit {
+            break;
+        }
+        for &(next, bits) in &graph.out[node] {
             if parent[next].is_some() {
                 continue;
             }
-            if let Some((kind, _)) = graph.label(node, next, kinds) {
-                parent[next] = Some((node, *kind));
+            if let Some(kind) = graph::first_kind(bits & kinds) {
+                parent[next] = Some((node, kind));
+                depth[next] = depth[node] + 1;
                 queue.push_back(next);
             }
         }
@@ -112,23 +119,27 @@ fn shortest_path(graph: &Graph, from: usize, to: usize, kinds: &[DepKind]) -> Op
     None
 }
 
-/// A shortest path `from` →* `to` that, after an rw edge into `from`, takes no rw edge right after another,
-/// ends with an edge other than rw (the cycle goes on with the rw edge out of `to`), and takes at least one
-/// rw edge. Breadth first over (transaction, whether the last edge was rw, whether an rw edge was taken).
-fn nonadjacent_path(graph: &Graph, from: usize, to: usize) -> Option<Vec<(usize, DepKind)>> {
+/// A shortest path `from` →* `to` of at most `limit` edges that, after an rw edge into `from`, takes no rw
+/// edge right after another, ends with an edge other than rw (the cycle goes on with the rw edge out of
+/// `to`), and takes at least one rw edge. Breadth first over (transaction, whether the last edge was rw,
+/// whether an rw edge was taken).
+fn nonadjacent_path(graph: &Graph, from: usize, to: usize, limit: usize) -> Option<Vec<(usize, DepKind)>> {
     type State = (usize, bool, bool);
     let index = |(node, last_rw, taken): State| node * 4 + usize::from(last_rw) * 2 + usize::from(taken);
     let mut parent: Vec<Option<(State, DepKind)>> = vec![None; graph.out.len() * 4];
+    let mut depth = vec![0; graph.out.len() * 4];
     let start: State = (from, true, false);
     parent[index(start)] = Some((start, DepKind::Rw));
     let mut queue = VecDeque::from([start]);
     while let Some(state) = queue.pop_front() {
         let (node, last_rw, taken) = state;
-        for &next in &graph.out[node] {
-            let labels = &graph.edges[&(node, next)];
+        if depth[index(state)] >= limit {
+            break;
+        }
+        for &(next, bits) in &graph.out[node] {
             for kind in [DepKind::Ww, DepKind::Wr, DepKind::Rw] {
                 let rw = kind == DepKind::Rw;
-                if (rw && last_rw) || !labels.iter().any(|(k, _)| *k == kind) {
+                if (rw && last_rw) || bits & graph::kinds(&[kind]) == 0 {
                     continue;
                 }
                 let reached: State = (next, rw, taken || rw);
@@ -139,6 +150,7 @@ fn nonadjacent_path(graph: &Graph, from: usize, to: usize) -> Option<Vec<(usize,
                     continue; // a cycle must close on a non-rw edge, with an rw edge inside
                 }
                 parent[index(reached)] = Some((state, kind));
+                depth[index(reached)] = depth[index(state)] + 1;
                 if next == to {
                     let mut path = vec![];
                     let mut at = reached;
@@ -160,7 +172,7 @@ fn nonadjacent_path(graph: &Graph, from: usize, to: usize) -> Option<Vec<(usize,
 
 /// Each transaction's strongly connected component over edges of `kinds` (Tarjan's algorithm, iterative
 /// so a long chain of transactions cannot overflow the stack).
-pub(crate) fn components(graph: &Graph, kinds: &[DepKind]) -> Vec<usize> {
+pub(crate) fn components(graph: &Graph, kinds: u8) -> Vec<usize> {
     const UNSEEN: usize = usize::MAX;
     let n = graph.out.len();
     let (mut index, mut low, mut component) = (vec![UNSEEN; n], vec![0; n], vec![UNSEEN; n]);
@@ -180,9 +192,9 @@ pub(crate) fn components(graph: &Graph, kinds: &[DepKind]) -> Vec<usize> {
                 on_stack[node] = true;
             }
             let successors = &graph.out[node];
-            if let Some(&next) = successors.get(*done) {
+            if let Some(&(next, bits)) = successors.get(*done) {
                 *done += 1;
-                if graph.label(node, next, kinds).is_none() {
+                if bits & kinds == 0 {
                     continue;
                 }
                 if index[next] == UNSEEN {

@@ -17,8 +17,19 @@ use super::{DepKind, Status, Txn};
 pub(crate) struct Graph {
     /// (from, to) -> the labels of the edge: every kind and key that gives it.
     pub(crate) edges: BTreeMap<(usize, usize), BTreeSet<(DepKind, String)>>,
-    /// Successors of each transaction, ascending, so searches visit them in a fixed order.
-    pub(crate) out: Vec<Vec<usize>>,
+    /// Successors of each transaction, ascending, so searches visit them in a fixed order, each with the
+    /// kinds of the edge (`kinds`), so a search looks no label up.
+    pub(crate) out: Vec<Vec<(usize, u8)>>,
+}
+
+/// The set of `kinds` as bits, as `Graph::out` holds them.
+pub(crate) fn kinds(kinds: &[DepKind]) -> u8 {
+    kinds.iter().fold(0, |bits, &k| bits | 1 << k as u8)
+}
+
+/// The first of Ww, Wr, Rw in `bits`.
+pub(crate) fn first_kind(bits: u8) -> Option<DepKind> {
+    [DepKind::Ww, DepKind::Wr, DepKind::Rw].into_iter().find(|&k| bits & kinds(&[k]) != 0)
 }
 
 impl Graph {
@@ -67,8 +78,8 @@ impl Graph {
             }
         }
         let mut out = vec![Vec::new(); history.len()];
-        for &(from, to) in edges.keys() {
-            out[from].push(to);
+        for (&(from, to), labels) in &edges {
+            out[from].push((to, labels.iter().fold(0, |bits, (k, _)| bits | kinds(&[*k]))));
         }
         Graph { edges, out }
     }

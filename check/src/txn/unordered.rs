@@ -7,13 +7,13 @@
 use std::collections::VecDeque;
 
 use super::cycles;
-use super::graph::Graph;
+use super::graph::{self, Graph};
 use super::versions::Versions;
 use super::{Anomaly, AnomalyKind, DepKind};
 
 pub(crate) fn conflicts(graph: &Graph, versions: &Versions<'_>) -> Option<Anomaly> {
     // Each must reach the other, so both lie in one strongly connected component.
-    let component = cycles::components(graph, &[DepKind::Ww, DepKind::Wr, DepKind::Rw]);
+    let component = cycles::components(graph, graph::kinds(&[DepKind::Ww, DepKind::Wr, DepKind::Rw]));
     for (key, txns) in &versions.unseen {
         for (i, &a) in txns.iter().enumerate() {
             for &b in txns[i + 1..].iter().filter(|&&b| component[b] == component[a]) {
@@ -54,10 +54,10 @@ fn reach(graph: &Graph, from: usize, to: usize) -> Option<(Vec<usize>, usize)> {
             path.reverse();
             return Some((path, rw));
         }
-        for &next in &graph.out[node] {
+        for &(next, bits) in &graph.out[node] {
             for (kinds, rw) in [(&[DepKind::Ww, DepKind::Wr][..], false), (&[DepKind::Rw][..], true)] {
                 let reached = state(next, rw);
-                if !(rw && last_rw) && parent[reached] == usize::MAX && graph.label(node, next, kinds).is_some() {
+                if !(rw && last_rw) && parent[reached] == usize::MAX && bits & graph::kinds(kinds) != 0 {
                     parent[reached] = state(node, last_rw);
                     queue.push_back((next, rw));
                 }
