@@ -47,15 +47,46 @@ struct Nginx {
     child: Child,
     root: PathBuf,
     port: u16,
+    /// With TLS: the self-signed certificate clients must trust.
+    cert: Option<PathBuf>,
 }
 
 impl Nginx {
     fn start(name: &str) -> Nginx {
+        Nginx::start_with(name, false)
+    }
+
+    /// Over HTTPS, with a self-signed certificate for 127.0.0.1 made by openssl.
+    fn start_tls(name: &str) -> Nginx {
+        Nginx::start_with(name, true)
+    }
+
+    fn start_with(name: &str, tls: bool) -> Nginx {
         let dir = scratch(name);
         let root = dir.join("store");
         std::fs::create_dir_all(&root).unwrap();
         let port = free_port();
         let d = dir.display();
+        let cert = tls.then(|| {
+            let status = Command::new("openssl")
+                .args(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=127.0.0.1"])
+                .args(["-addext", "subjectAltName=IP:127.0.0.1", "-addext", "basicConstraints=critical,CA:FALSE"])
+                .arg("-keyout")
+                .arg(dir.join("key.pem"))
+                .arg("-out")
+                .arg(dir.join("cert.pem"))
+                .stderr(Stdio::null())
+                .status()
+                .expect("openssl is needed for the HTTPS test");
+            assert!(status.success());
+            dir.join("cert.pem")
+        });
+        let listen = match tls {
+            true => {
+                format!("listen 127.0.0.1:{port} ssl; ssl_certificate {d}/cert.pem; ssl_certificate_key {d}/key.pem;")
+            }
+            false => format!("listen 127.0.0.1:{port};"),
+        };
         let conf = format!(
             "daemon off; master_process off; pid {d}/nginx.pid; error_log {d}/error.log;
              events {{}}
@@ -64,7 +95,7 @@ impl Nginx {
                client_body_temp_path {d}/body; proxy_temp_path {d}/proxy; fastcgi_temp_path {d}/fastcgi;
                uwsgi_temp_path {d}/uwsgi; scgi_temp_path {d}/scgi;
                server {{
-                 listen 127.0.0.1:{port};
+                 {listen}
                  client_max_body_size 0;
                  location / {{ root {root}; dav_methods PUT; create_full_put_path on; }}
                }}
@@ -81,11 +112,12 @@ impl Nginx {
             assert!(started.elapsed() < Duration::from_secs(10), "nginx did not start: {}", d);
             std::thread::sleep(Duration::from_millis(20));
         }
-        Nginx { child, root, port }
+        Nginx { child, root, port, cert }
     }
 
     fn url(&self) -> String {
-        format!("http://127.0.0.1:{}/seedfall", self.port)
+        let scheme = if self.cert.is_some() { "https" } else { "http" };
+        format!("{scheme}://127.0.0.1:{}/seedfall", self.port)
     }
 
     /// The entries the server holds.
@@ -247,4 +279,22 @@ fn without_the_secret_the_remote_is_not_trusted() {
     let ran = exec(&scratch("runner-insecure-2"), &insecure);
     assert!(ran.timings.contains("RemoteHit"), "{}", ran.timings);
     assert!(ran.stderr.contains("whoever can write to it"), "warned on every run: {}", ran.stderr);
+}
+
+#[test]
+fn https_with_a_private_ca_works_and_an_untrusted_certificate_is_one_warning() {
+    let server = Nginx::start_tls("server-https");
+    let url = server.url();
+    let ca = server.cert.as_ref().unwrap().display().to_string();
+    let trusted =
+        [("SEEDFALL_REMOTE_CACHE", url.as_str()), ("SEEDFALL_CACHE_SECRET", SECRET), ("SEEDFALL_REMOTE_CACHE_CA", &ca)];
+    let a = exec(&scratch("runner-https-a"), &trusted);
+    assert!(warnings(&a).is_empty(), "{}", a.stderr);
+    assert_eq!(server.stored().len(), 1, "uploaded over HTTPS");
+    let b = exec(&scratch("runner-https-b"), &trusted);
+    assert!(b.timings.contains("RemoteHit"), "{}", b.timings);
+    // Without the CA the certificate is not trusted: one warning, a local compile.
+    let untrusted = exec(&scratch("runner-https-c"), &trusted[..2]);
+    assert!(untrusted.timings.contains("Miss"), "{}", untrusted.timings);
+    assert_eq!(warnings(&untrusted).len(), 1, "{}", untrusted.stderr);
 }
