@@ -4,33 +4,43 @@
 //! offset size
 //!      0    8  magic b"SFCACHE\0"
 //!      8    4  entry format version, u32 LE (ENTRY_VERSION)
-//!     12    4  reserved, zero
+//!     12    4  flags, u32 LE: bit 0 set = the MAC field holds a MAC
 //!     16   32  the key
 //!     48    8  payload length, u64 LE
 //!     56   32  blake3 of bytes 0..56 followed by the payload
-//!     88    …  payload: the Artifact's own encoding (`Artifact::encode`)
+//!     88   32  MAC: blake3 keyed hash of bytes 0..88 under the cache
+//!              secret (`auth.rs`), zero when written without one
+//!    120    …  payload: the Artifact's own encoding (`Artifact::encode`)
 //! ```
 //!
-//! The checksum covers the header too, so a flipped bit anywhere is caught.
-//! Verification reads nothing but these bytes and never trusts the length.
+//! The checksum covers the header too, so a flipped bit anywhere is caught;
+//! the MAC covers the checksum, so it vouches for every byte. Verification
+//! reads nothing but these bytes and never trusts the length.
 
-use crate::{Key, hash_bytes};
+use crate::{Key, Secret, hash_bytes};
 
 pub const MAGIC: &[u8; 8] = b"SFCACHE\0";
 /// Bump on any change to the layout above.
-pub const ENTRY_VERSION: u32 = 1;
-pub const HEADER_LEN: usize = 88;
+pub const ENTRY_VERSION: u32 = 2;
+pub const HEADER_LEN: usize = 120;
 const CHECKED_LEN: usize = 56;
+const MACED_LEN: usize = 88;
+const FLAG_MAC: u32 = 1;
 
-/// The header and checksum for `payload` stored under `key`.
-pub fn header(key: &Key, payload: &[u8]) -> [u8; HEADER_LEN] {
+/// The header for `payload` stored under `key`, with a MAC if `secret`.
+pub fn header(key: &Key, payload: &[u8], secret: Option<&Secret>) -> [u8; HEADER_LEN] {
     let mut h = [0u8; HEADER_LEN];
     h[0..8].copy_from_slice(MAGIC);
     h[8..12].copy_from_slice(&ENTRY_VERSION.to_le_bytes());
+    h[12..16].copy_from_slice(&(if secret.is_some() { FLAG_MAC } else { 0 }).to_le_bytes());
     h[16..48].copy_from_slice(&key.0);
     h[48..56].copy_from_slice(&(payload.len() as u64).to_le_bytes());
     let sum = checksum(&h[..CHECKED_LEN], payload);
     h[56..88].copy_from_slice(sum.as_bytes());
+    if let Some(secret) = secret {
+        let mac = secret.mac(&h[..MACED_LEN]);
+        h[88..120].copy_from_slice(mac.as_bytes());
+    }
     h
 }
 
@@ -71,9 +81,9 @@ pub fn read_header(bytes: &[u8]) -> Result<Header, String> {
     Ok(Header { key, payload_len })
 }
 
-/// Fully verify an entry read from disk: header, the key it claims (when
-/// `expected` is given) and the checksum. Returns the payload.
-pub fn verify<'a>(bytes: &'a [u8], expected: Option<&Key>) -> Result<&'a [u8], String> {
+/// Fully verify an entry: header, the key it claims (when `expected` is
+/// given), the checksum, and with `secret` the MAC. Returns the payload.
+pub fn verify<'a>(bytes: &'a [u8], expected: Option<&Key>, secret: Option<&Secret>) -> Result<&'a [u8], String> {
     let header = read_header(bytes)?;
     if let Some(expected) = expected.filter(|k| **k != header.key) {
         return Err(format!("holds key {}, not {}", header.key, expected));
@@ -83,6 +93,14 @@ pub fn verify<'a>(bytes: &'a [u8], expected: Option<&Key>) -> Result<&'a [u8], S
     if sum.as_bytes() != &bytes[56..88] {
         return Err("checksum mismatch (the entry is corrupt)".into());
     }
+    if let Some(secret) = secret {
+        let flags = u32::from_le_bytes(bytes[12..16].try_into().expect("4 bytes"));
+        let stored = blake3::Hash::from_bytes(bytes[88..120].try_into().expect("32 bytes"));
+        // blake3::Hash compares in constant time.
+        if flags & FLAG_MAC == 0 || secret.mac(&bytes[..MACED_LEN]) != stored {
+            return Err(format!("not authenticated by {} (no valid MAC)", crate::auth::SECRET_ENV));
+        }
+    }
     Ok(payload)
 }
 
@@ -90,21 +108,53 @@ pub fn verify<'a>(bytes: &'a [u8], expected: Option<&Key>) -> Result<&'a [u8], S
 mod tests {
     use super::*;
 
+    fn entry(key: &Key, payload: &[u8], secret: Option<&Secret>) -> Vec<u8> {
+        let mut entry = header(key, payload, secret).to_vec();
+        entry.extend_from_slice(payload);
+        entry
+    }
+
     #[test]
     fn header_round_trip_and_every_single_bit_flip_is_caught() {
         let key = Key([7; 32]);
         let payload = b"an artifact, or so it says".to_vec();
-        let mut entry = header(&key, &payload).to_vec();
-        entry.extend_from_slice(&payload);
-        assert_eq!(verify(&entry, Some(&key)).unwrap(), &payload[..]);
-        assert!(verify(&entry, Some(&Key([8; 32]))).unwrap_err().contains("holds key"));
+        let entry = entry(&key, &payload, None);
+        assert_eq!(verify(&entry, Some(&key), None).unwrap(), &payload[..]);
+        assert!(verify(&entry, Some(&Key([8; 32])), None).unwrap_err().contains("holds key"));
         for byte in 0..entry.len() {
+            if (MACED_LEN..HEADER_LEN).contains(&byte) {
+                continue; // the MAC field, unused without a secret
+            }
             let mut bad = entry.clone();
             bad[byte] ^= 0x01;
-            assert!(verify(&bad, Some(&key)).is_err(), "flip at byte {byte} went unnoticed");
+            assert!(verify(&bad, Some(&key), None).is_err(), "flip at byte {byte} went unnoticed");
         }
         let mut reserved = entry.clone();
         reserved[13] = 1;
-        assert!(verify(&reserved, None).unwrap_err().contains("checksum"), "the header is checksummed too");
+        assert!(verify(&reserved, None, None).unwrap_err().contains("checksum"), "the header is checksummed too");
+    }
+
+    #[test]
+    fn with_a_secret_only_entries_it_authenticated_verify() {
+        let key = Key([7; 32]);
+        let payload = b"native code".to_vec();
+        let (ours, theirs) = (Secret::new(b"ours").unwrap(), Secret::new(b"theirs").unwrap());
+        let signed = entry(&key, &payload, Some(&ours));
+        assert_eq!(verify(&signed, Some(&key), Some(&ours)).unwrap(), &payload[..]);
+        assert_eq!(verify(&signed, Some(&key), None).unwrap(), &payload[..], "readable without a secret");
+        let unauthenticated = |e: String| e.contains("not authenticated by SEEDFALL_CACHE_SECRET");
+        assert!(unauthenticated(verify(&signed, Some(&key), Some(&theirs)).unwrap_err()));
+        assert!(unauthenticated(verify(&entry(&key, &payload, None), Some(&key), Some(&ours)).unwrap_err()));
+        // A forger without the secret who rewrites payload and checksum still lacks the MAC.
+        let mut forged = entry(&key, b"evil code!!", None);
+        forged[12..16].copy_from_slice(&FLAG_MAC.to_le_bytes());
+        forged[88..120].copy_from_slice(&signed[88..120]);
+        assert!(verify(&forged, Some(&key), Some(&ours)).is_err());
+        for byte in 0..signed.len() {
+            let mut bad = signed.clone();
+            bad[byte] ^= 0x80;
+            assert!(verify(&bad, Some(&key), Some(&ours)).is_err(), "flip at byte {byte} went unnoticed");
+        }
+        assert!(Secret::new(b"").is_none(), "an empty secret authenticates nothing");
     }
 }

@@ -7,14 +7,19 @@
 //!   Cranelift setting, a hash of the engine's source), the instrumentation
 //!   config bytes and the wasm bytes, each length-prefixed. Nothing
 //!   machine-specific, so a copied cache directory still hits.
-//! - **Entry** (`entry.rs`): header (magic, entry format version, key, payload
-//!   length), a blake3 checksum of header and payload, then the Artifact's own
-//!   bytes, with the code page-aligned in the file. Mapped read-only with
-//!   memmap2 and verified before anything else; only then does the engine
-//!   (`Code::load_file`) map the code range executable in place (no copy, no
-//!   relocation: compiled code is linked position-independently), or copy it
-//!   where the file system forbids executable mappings. The cache itself never
-//!   maps anything executable.
+//! - **Entry** (`entry.rs`): header (magic, entry format version, flags, key,
+//!   payload length), a blake3 checksum of header and payload, a MAC field,
+//!   then the Artifact's own bytes, with the code page-aligned in the file.
+//!   Without a secret: mapped read-only with memmap2 and verified before
+//!   anything else; only then does the engine (`Code::load_file`) map the
+//!   code range executable in place (no copy, no relocation: compiled code
+//!   is linked position-independently), or copy it where the file system
+//!   forbids executable mappings. With a secret (`auth.rs`): read into this
+//!   process's memory, checksum and MAC checked over those bytes, the code
+//!   copied into fresh pages (`Code::load_copy`).
+//! - **Remote** (`remote.rs`): on a local miss, an HTTP GET of the entry
+//!   (verified like a local one, then stored locally); a compile is uploaded
+//!   by PUT in the background.
 //! - **Publish** (`fsutil.rs`): temporary file in the cache directory, write,
 //!   fsync, rename, fsync the directory.
 //! - **Eviction** (`index.rs`, [`Cache::record_set`]): the 8 most recently used
@@ -28,9 +33,11 @@
 //! The cache knows an Artifact only as bytes (`encode_at`/`decode_split`),
 //! hands back loaded `Code`, and knows the config only through its key material.
 
+mod auth;
 mod entry;
 mod fsutil;
 mod index;
+mod remote;
 
 use seedfall_engine::{Artifact, Code, CompileConfig};
 use std::collections::{BTreeSet, HashSet};
@@ -39,11 +46,13 @@ use std::fs::{self, File, OpenOptions};
 use std::io;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+pub use auth::{SECRET_ENV, Secret};
 pub use entry::{ENTRY_VERSION, HEADER_LEN};
+pub use remote::{FromEnv, Remote};
 
 /// How many sets of binaries (most recently used first) keep their entries.
 pub const KEEP_SETS: usize = 8;
@@ -136,6 +145,9 @@ pub fn key_material(config: &CompileConfig) -> Vec<(&'static str, String)> {
 pub enum Outcome {
     /// A verified entry was loaded.
     Hit,
+    /// Not in the local cache; the remote cache had it (verified, and now
+    /// stored locally too).
+    RemoteHit,
     /// No entry: compiled (and stored, if the directory is writable).
     Miss,
     /// An entry was there but bad (corrupt, truncated, another format
@@ -164,11 +176,21 @@ pub struct Timings {
     pub encode: Duration,
     /// Temporary file, write, fsync, rename, directory fsync.
     pub publish: Duration,
+    /// Asking the remote cache (and downloading, on a remote hit).
+    pub remote: Duration,
 }
 
 impl Timings {
     pub fn total(&self) -> Duration {
-        self.key_hash + self.map + self.verify + self.decode + self.load + self.compile + self.encode + self.publish
+        self.key_hash
+            + self.map
+            + self.verify
+            + self.decode
+            + self.load
+            + self.compile
+            + self.encode
+            + self.publish
+            + self.remote
     }
 }
 
@@ -184,6 +206,9 @@ impl fmt::Display for Timings {
             ms(self.decode),
             ms(self.load)
         )?;
+        if !self.remote.is_zero() {
+            write!(f, ", remote {:.2} ms", ms(self.remote))?;
+        }
         if !self.compile.is_zero() || !self.publish.is_zero() {
             write!(
                 f,
@@ -240,6 +265,10 @@ pub struct Cache {
     /// Why the directory is not writable, once known.
     unwritable: Mutex<Option<String>>,
     warned: AtomicBool,
+    /// With a secret, entries are written with a MAC, and read only with a
+    /// valid one, from a copy in this process's memory (`auth.rs`).
+    secret: Option<Secret>,
+    remote: Option<Arc<Remote>>,
 }
 
 /// Why an entry that exists could not be used.
@@ -260,6 +289,8 @@ impl Cache {
             writable: AtomicBool::new(true),
             unwritable: Mutex::new(None),
             warned: AtomicBool::new(false),
+            secret: None,
+            remote: None,
         };
         if let Err(reason) = cache.prepare() {
             cache.disable(reason);
@@ -286,7 +317,30 @@ impl Cache {
             writable: AtomicBool::new(true),
             unwritable: Mutex::new(None),
             warned: AtomicBool::new(false),
+            secret: None,
+            remote: None,
         }))
+    }
+
+    /// Authenticate entries with `secret` (see `auth.rs`).
+    pub fn with_secret(mut self, secret: Option<Secret>) -> Cache {
+        self.secret = secret;
+        self
+    }
+
+    /// Ask `remote` on a local miss, and upload what is compiled here.
+    pub fn with_remote(mut self, remote: Option<Remote>) -> Cache {
+        self.remote = remote.map(Arc::new);
+        self
+    }
+
+    pub fn is_authenticated(&self) -> bool {
+        self.secret.is_some()
+    }
+
+    /// The remote cache behind this one, to wait for its uploads (`Remote::finish`).
+    pub fn remote(&self) -> Option<Arc<Remote>> {
+        self.remote.clone()
     }
 
     /// `$SEEDFALL_CACHE_DIR`, else `$XDG_CACHE_HOME/seedfall`, else
@@ -383,8 +437,9 @@ impl Cache {
         Ok(fetched)
     }
 
-    /// The Artifact stored under `key`, verified; otherwise `compile()`'s,
-    /// stored for next time. Fails only if `compile` fails.
+    /// The Artifact stored under `key`, verified; otherwise the remote
+    /// cache's (verified, stored locally); otherwise `compile()`'s, stored
+    /// for next time and uploaded. Fails only if `compile` fails.
     pub fn get_or_compile(
         &self,
         key: &Key,
@@ -416,6 +471,28 @@ impl Cache {
                 outcome = Outcome::Recompiled { reason };
             }
         }
+        if let Some(remote) = &self.remote {
+            let start = Instant::now();
+            let fetched = remote.get(key);
+            timings.remote = start.elapsed();
+            match fetched {
+                Ok(None) => {}
+                Err(warning) => warnings.push(warning),
+                Ok(Some(bytes)) => match self.load_owned(key, &bytes, &mut timings) {
+                    Ok(code) => {
+                        let start = Instant::now();
+                        let stored = self.publish(&path, &[&bytes], &mut warnings);
+                        timings.publish = start.elapsed();
+                        return Ok(Fetched { key: *key, code, outcome: Outcome::RemoteHit, stored, timings, warnings });
+                    }
+                    // Compiled and uploaded below, replacing the bad entry.
+                    Err(reason) => {
+                        warnings.push(format!("remote cache entry {}: {reason}; recompiling", remote.url(key)));
+                        outcome = Outcome::Recompiled { reason };
+                    }
+                },
+            }
+        }
         let start = Instant::now();
         let artifact = compile()?;
         timings.compile = start.elapsed();
@@ -442,17 +519,25 @@ impl Cache {
             let reason = format!("truncated: {} bytes, shorter than the {HEADER_LEN}-byte header", meta.len());
             return Err((Bad::Corrupt(reason), id));
         }
+        if self.secret.is_some() {
+            // Authenticated: verify a private copy, never a mapping of a file
+            // someone else could still write.
+            let bytes =
+                read_whole(&file, meta.len()).map_err(|e| (Bad::Unreadable(format!("cannot read: {e}")), None))?;
+            timings.map = start.elapsed();
+            return self.load_owned(key, &bytes, timings).map(Some).map_err(|reason| (Bad::Corrupt(reason), id));
+        }
         // SAFETY: entries are never modified in place: writers publish a new
         // file by rename and eviction unlinks, so the mapped inode's bytes do
         // not change under us. The mapping is read-only and never executable.
         let map = unsafe { memmap2::MmapOptions::new().populate().map(&file) }
             .map_err(|e| (Bad::Unreadable(format!("cannot map: {e}")), None))?;
         // Shared with the Artifact, whose large tables borrow from it.
-        let map = std::sync::Arc::new(map);
+        let map = Arc::new(map);
         timings.map = start.elapsed();
 
         let start = Instant::now();
-        let payload = entry::verify(&map, Some(key)).map_err(|reason| (Bad::Corrupt(reason), id))?;
+        let payload = entry::verify(&map, Some(key), None).map_err(|reason| (Bad::Corrupt(reason), id))?;
         let payload_start = map.len() - payload.len();
         timings.verify = start.elapsed();
 
@@ -473,8 +558,24 @@ impl Cache {
         Ok(Some(loaded))
     }
 
-    /// Publish `artifact` under `key`; false (with a warning, once) if the
-    /// directory cannot take it.
+    /// Verify (with the MAC, given a secret), decode and load an entry held
+    /// in this process's own memory: the code that runs is a copy of the very
+    /// bytes verified.
+    fn load_owned(&self, key: &Key, bytes: &[u8], timings: &mut Timings) -> Result<Code, String> {
+        let start = Instant::now();
+        let payload = entry::verify(bytes, Some(key), self.secret.as_ref())?;
+        timings.verify = start.elapsed();
+        let start = Instant::now();
+        let (artifact, code) = Artifact::decode_split(payload).map_err(|e| format!("decoding: {e}"))?;
+        timings.decode = start.elapsed();
+        let start = Instant::now();
+        let code = Code::load_copy(artifact, &payload[code]).map_err(|e| format!("loading: {e}"))?;
+        timings.load = start.elapsed();
+        Ok(code)
+    }
+
+    /// Publish `artifact` under `key` (and upload it to the remote cache);
+    /// false (with a warning, once) if the directory cannot take it.
     fn store(
         &self,
         key: &Key,
@@ -483,18 +584,31 @@ impl Cache {
         timings: &mut Timings,
         warnings: &mut Vec<String>,
     ) -> bool {
-        if !self.is_writable() {
+        if !self.is_writable() && self.remote.is_none() {
             self.warn_unwritable(warnings);
             return false;
         }
         let start = Instant::now();
         let payload = artifact.encode_at(HEADER_LEN);
-        let header = entry::header(key, &payload);
+        let header = entry::header(key, &payload, self.secret.as_ref());
         timings.encode = start.elapsed();
         let start = Instant::now();
-        let result = fsutil::publish(&self.dir, path, &[&header, &payload]);
+        let stored = self.publish(path, &[&header, &payload], warnings);
         timings.publish = start.elapsed();
-        match result {
+        if let Some(remote) = &self.remote {
+            remote.upload(key, [&header[..], &payload].concat());
+        }
+        stored
+    }
+
+    /// Write `parts` to `path` atomically; false (with a warning, once) if
+    /// the directory cannot take it.
+    fn publish(&self, path: &Path, parts: &[&[u8]], warnings: &mut Vec<String>) -> bool {
+        if !self.is_writable() {
+            self.warn_unwritable(warnings);
+            return false;
+        }
+        match fsutil::publish(&self.dir, path, parts) {
             Ok(()) => true,
             Err(e) => {
                 self.disable(format!("writing {}: {e}", path.display()));
@@ -691,6 +805,16 @@ fn remove_if_same(path: &Path, id: FileId) -> io::Result<()> {
         return Ok(());
     }
     fs::remove_file(path)
+}
+
+/// The whole file, in memory this process owns.
+fn read_whole(file: &File, len: u64) -> io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    bytes.try_reserve_exact(len as usize).map_err(|e| io::Error::other(format!("{len} bytes: {e}")))?;
+    // One byte more than the size: a file that grew is caught by the length check.
+    file.take(len + 1).read_to_end(&mut bytes)?;
+    Ok(bytes)
 }
 
 #[cfg(test)]

@@ -186,8 +186,8 @@ fn truncated_file_is_detected_and_recompiled() {
 #[test]
 fn other_format_version_is_detected_and_recompiled() {
     // A well-formed entry of another format version: only the version differs.
-    damaged_entry_is_recompiled("version", 10, "format version 2", |b| {
-        b[8..12].copy_from_slice(&2u32.to_le_bytes());
+    damaged_entry_is_recompiled("version", 10, "format version 3", |b| {
+        b[8..12].copy_from_slice(&3u32.to_le_bytes());
         let mut h = blake3::Hasher::new();
         h.update(&b[..56]);
         h.update(&b[HEADER_LEN..]);

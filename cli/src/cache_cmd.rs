@@ -5,7 +5,7 @@
 //! they used to leave a CACHEDIR.TAG wherever they were pointed): such a
 //! directory is an error (exit 2), a missing one is an empty cache.
 
-use seedfall_cache::Cache;
+use seedfall_cache::{Cache, Secret};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -33,7 +33,8 @@ enum Action {
 pub fn run(args: CacheArgs) -> ExitCode {
     let dir = args.cache_dir.unwrap_or_else(Cache::default_dir_for_exec);
     let cache = match Cache::open_existing(&dir) {
-        Ok(Some(cache)) => cache,
+        // `verify` checks MACs too when the secret is set.
+        Ok(Some(cache)) => cache.with_secret(Secret::from_env()),
         Ok(None) => {
             match args.action {
                 Action::Path => println!("{}", dir.display()),

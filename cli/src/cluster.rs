@@ -23,6 +23,9 @@ pub struct Cluster {
     /// Services then the workload, each naming its program in `programs`.
     nodes: Vec<NodeEntry>,
     programs: Vec<Guest>,
+    /// One hash of the compiled programs' cache keys (wasm, instrumentation,
+    /// compiler): equal on two machines only if they run the same code.
+    pub programs_hash: String,
     pub build_time: Duration,
     pub load_time: Duration,
     /// `seedfall mutate`: the durability promise every node's disk breaks.
@@ -112,12 +115,16 @@ impl Cluster {
         }
         let build_time = build_started.elapsed();
         let load_started = Instant::now();
-        let cache = Cache::open(&Cache::default_dir_for_config(config_path));
+        let cache = compiled::open_cache(&Cache::default_dir_for_config(config_path));
         let instrumentation = seedfall_instrument::Config { loops: config.preempt.loops, ..Default::default() };
-        let mut programs = Vec::new();
+        let (mut programs, mut keys) = (Vec::new(), Vec::new());
         for file in &files {
-            programs.push(compiled::load(&cache, file, Some(instrumentation), false).map_err(SetupError::Load)?);
+            let (guest, key) = compiled::load(&cache, file, Some(instrumentation), false).map_err(SetupError::Load)?;
+            programs.push(guest);
+            keys.push(key);
         }
+        compiled::record_set(&cache, &keys);
+        let programs_hash = programs_hash(&keys);
         let load_time = load_started.elapsed();
         let env = |pairs: &[(String, String)]| pairs.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>();
         let mut nodes: Vec<NodeEntry> = config
@@ -148,7 +155,7 @@ impl Cluster {
                 program: index[&f.source],
             });
         }
-        Ok(Cluster { config, nodes, programs, build_time, load_time, mutant: None })
+        Ok(Cluster { config, nodes, programs, programs_hash, build_time, load_time, mutant: None })
     }
 
     /// The run of one seed, its faults drawn from the seed (callers set
@@ -207,6 +214,14 @@ impl Cluster {
             perturb: None,
         }
     }
+}
+
+fn programs_hash(keys: &[seedfall_cache::Key]) -> String {
+    let mut hasher = blake3::Hasher::new();
+    for key in keys {
+        hasher.update(&key.0);
+    }
+    hasher.finalize().to_hex().to_string()
 }
 
 /// `GOOS=wasip1 GOARCH=wasm go build -o OUT .` in `dir`.

@@ -3,16 +3,47 @@
 //! then loaded as a `Guest`. The cache key covers the original wasm and the
 //! instrumentation config (or its absence), so a hit needs no instrumentation
 //! pass; the pass's counter global is recorded in the Artifact, so a hit
-//! brings it back too. Cache warnings are printed and never stop a run.
+//! brings it back too. Cache warnings are printed and never stop a run. The
+//! caller records the modules it uses together as one set (`record_set`).
+//! Opens the cache as the environment configures it (secret, remote) and
+//! waits for remote uploads before the process exits.
 
-use seedfall_cache::{Cache, Key};
+use seedfall_cache::{Cache, Key, Remote, Secret};
 use seedfall_engine::{CompileConfig, Error, compile};
 use seedfall_host::{Guest, GuestError};
 use seedfall_instrument::{Config, config_bytes, instrument};
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::time::Instant;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Remote caches opened by this process, whose uploads `finish_uploads` awaits.
+static REMOTES: Mutex<Vec<Arc<Remote>>> = Mutex::new(Vec::new());
+
+/// How long the process waits at exit for uploads to the remote cache.
+const UPLOAD_WAIT: Duration = Duration::from_secs(5);
+
+/// The cache at `dir`, with the secret and the remote cache the environment
+/// configures (`SEEDFALL_CACHE_SECRET`, `SEEDFALL_REMOTE_CACHE`, docs/cache.md).
+pub fn open_cache(dir: &Path) -> Cache {
+    let secret = Secret::from_env();
+    let remote = Remote::from_env(secret.is_some());
+    print_warnings(&remote.warnings);
+    let cache = Cache::open(dir).with_secret(secret).with_remote(remote.remote);
+    if let Some(remote) = cache.remote() {
+        REMOTES.lock().unwrap_or_else(|e| e.into_inner()).push(remote);
+    }
+    cache
+}
+
+/// Waits (at most a few seconds) for uploads still running, printing what
+/// did not make it. Called once, before the process exits.
+pub fn finish_uploads() {
+    let remotes = std::mem::take(&mut *REMOTES.lock().unwrap_or_else(|e| e.into_inner()));
+    for remote in remotes {
+        print_warnings(&remote.finish(UPLOAD_WAIT));
+    }
+}
 
 /// Key material of an uninstrumented module (`--no-preempt`): distinct from every
 /// `config_bytes` value, so the two never share a cache entry.
@@ -50,13 +81,13 @@ impl fmt::Display for LoadError {
 impl std::error::Error for LoadError {}
 
 /// Instrument (unless `instrumentation` is `None`), compile (or fetch from
-/// `cache`) and load `file`, recording it as one set.
+/// `cache`) and load `file`; returns the guest and its cache key.
 pub fn load(
     cache: &Cache,
     file: &Path,
     instrumentation: Option<Config>,
     print_timings: bool,
-) -> Result<Guest, LoadError> {
+) -> Result<(Guest, Key), LoadError> {
     let wasm = crate::input::read_file(file, crate::input::WASM_MAX_BYTES)
         .map_err(|error| LoadError::Read { file: file.to_path_buf(), error })?;
     let config = CompileConfig::default();
@@ -79,11 +110,23 @@ pub fn load(
         })
         .map_err(|error| LoadError::Compile { file: file.to_path_buf(), error })?;
     fetched.timings.key_hash = key_hash;
-    for warning in fetched.warnings.iter().chain(&cache.record_set(&[fetched.key]).warnings) {
-        eprintln!("seedfall: warning: {warning}");
-    }
+    print_warnings(&fetched.warnings);
     if print_timings {
         eprintln!("seedfall: {:?}: {}", fetched.outcome, fetched.timings);
     }
-    Guest::new(Arc::new(fetched.code)).map_err(|error| LoadError::Guest { file: file.to_path_buf(), error })
+    let key = fetched.key;
+    let guest =
+        Guest::new(Arc::new(fetched.code)).map_err(|error| LoadError::Guest { file: file.to_path_buf(), error })?;
+    Ok((guest, key))
+}
+
+/// Records `keys` as one set of `cache` (modules used together), printing its warnings.
+pub fn record_set(cache: &Cache, keys: &[Key]) {
+    print_warnings(&cache.record_set(keys).warnings);
+}
+
+fn print_warnings(warnings: &[String]) {
+    for warning in warnings {
+        eprintln!("seedfall: warning: {warning}");
+    }
 }

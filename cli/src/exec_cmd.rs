@@ -117,11 +117,14 @@ pub fn run(args: ExecArgs) -> ExitCode {
     if let Err(e) = seedfall_host::watchdog::check_limit(watchdog) {
         return fail(format!("--watchdog {e}"));
     }
-    let cache = Cache::open(&args.cache_dir.clone().unwrap_or_else(Cache::default_dir_for_exec));
+    let cache = compiled::open_cache(&args.cache_dir.clone().unwrap_or_else(Cache::default_dir_for_exec));
     let instrumentation = (!args.no_preempt)
         .then_some(seedfall_instrument::Config { loops: preempt.loops, entry_checks: !args.no_entry_checks });
     let guest = match compiled::load(&cache, &args.file, instrumentation, args.timings) {
-        Ok(guest) => guest,
+        Ok((guest, key)) => {
+            compiled::record_set(&cache, &[key]);
+            guest
+        }
         // Said without the file name, as the only file is the one on the command line.
         Err(LoadError::Guest { error, .. }) => return fail(error),
         Err(e) => return fail(e),

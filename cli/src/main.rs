@@ -14,6 +14,7 @@ mod duration;
 mod exec_cmd;
 mod input;
 mod interrupt;
+mod merge_cmd;
 mod mutate_cmd;
 mod progress;
 mod replay_cmd;
@@ -22,8 +23,10 @@ mod run_cmd;
 mod schedule;
 mod schedule_cmd;
 mod seeds;
+mod shard;
 mod shrink;
 mod shrink_cmd;
+mod summary;
 mod sweep;
 
 use clap::{Parser, Subcommand};
@@ -56,6 +59,8 @@ enum Command {
     Cache(cache_cmd::CacheArgs),
     /// Sweep once per way the simulated OS can silently break durability: does the workload notice?
     Mutate(run_cmd::SweepArgs),
+    /// Work with sweep reports: `report merge` joins the shards of one sweep.
+    Report(merge_cmd::ReportArgs),
 }
 
 fn main() -> ExitCode {
@@ -67,7 +72,7 @@ fn main() -> ExitCode {
             return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
         }
     };
-    match cli.command {
+    let code = match cli.command {
         Command::Run(args) => run_cmd::run(args),
         Command::Replay(args) => replay_cmd::run(args),
         Command::Shrink(args) => shrink_cmd::run(args),
@@ -77,5 +82,8 @@ fn main() -> ExitCode {
         Command::Exec(args) => exec_cmd::run(args),
         Command::Cache(args) => cache_cmd::run(args),
         Command::Mutate(args) => mutate_cmd::run(args),
-    }
+        Command::Report(args) => merge_cmd::run(args),
+    };
+    compiled::finish_uploads();
+    code
 }

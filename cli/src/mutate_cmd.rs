@@ -87,7 +87,7 @@ pub fn run(args: SweepArgs) -> ExitCode {
 /// Exit 2 for an internal error or an interrupted sweep (a partial sweep
 /// proves nothing about a mutant).
 fn stopped(interrupted: &AtomicBool, tally: &Tally) -> Option<ExitCode> {
-    if let Some((seed, e)) = tally.errors.first() {
+    if let Some((seed, e)) = tally.errors.first_key_value() {
         eprintln!("seedfall: seed {seed}: {e}");
         return Some(ExitCode::from(2));
     }

@@ -7,18 +7,19 @@ use seedfall_host::node::PropertyKind;
 use seedfall_host::world::vtime::{go_duration, go_duration_ms};
 use seedfall_host::world::{Failure, RunResult, RunTimings, Verdict};
 use serde_json::{Value, json};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 /// The lines of a failing seed: the FAIL line, then one per failure.
 pub fn fail_block(seed: u64, run: &RunResult) -> String {
     let Verdict::Fail(failures) = &run.verdict else { return String::new() };
-    let real = go_duration_ms(run.timings.total.as_nanos() as u64);
-    let mut out = format!(
-        "FAIL seed {seed} at t={} ({} scheduler steps, {real} real)\n",
-        go_duration_ms(run.end.ns()),
-        run.steps
-    );
+    fail_lines(seed, failures, run.end.ns(), run.steps, run.timings.total)
+}
+
+/// `fail_block` from a tally's record of the seed.
+pub fn fail_lines(seed: u64, failures: &[Failure], end_ns: u64, steps: u64, real: Duration) -> String {
+    let real = go_duration_ms(real.as_nanos() as u64);
+    let mut out = format!("FAIL seed {seed} at t={} ({steps} scheduler steps, {real} real)\n", go_duration_ms(end_ns));
     for failure in failures {
         out.push_str(&format!("  {failure}\n"));
     }
@@ -41,6 +42,14 @@ impl PropertyTable {
             row.1 += 1;
             row.2 += seen.ever_true as u64;
         }
+    }
+
+    /// Adds a row counted elsewhere (another shard of the sweep).
+    pub fn add_counts(&mut self, message: &str, kind: PropertyKind, reached: u64, true_in: u64) {
+        let row = self.rows.entry(message.to_string()).or_default();
+        row.0 = Some(kind);
+        row.1 += reached;
+        row.2 += true_in;
     }
 
     /// `Sometimes` properties reached in some seed and true in none: each
@@ -86,8 +95,10 @@ pub struct Tally {
     pub horizon: u64,
     /// Failing seeds with their runs, in seed order.
     pub failed: BTreeMap<u64, (Vec<Failure>, u64, u64, Duration)>,
-    pub diverged: Vec<u64>,
-    pub errors: Vec<(u64, String)>,
+    /// Seed-ordered, like everything here: the report must not depend on
+    /// which worker finished first.
+    pub diverged: BTreeSet<u64>,
+    pub errors: BTreeMap<u64, String>,
     pub properties: PropertyTable,
     pub timings: RunTimings,
     /// Each seed's trace hash, for the sweep's digest.
@@ -103,23 +114,18 @@ impl Tally {
         let run = match &outcome.result {
             Ok(run) => run,
             Err(e) => {
-                self.errors.push((outcome.seed, e.clone()));
+                self.errors.insert(outcome.seed, e.clone());
                 return;
             }
         };
         if outcome.diverged() {
-            self.diverged.push(outcome.seed);
+            self.diverged.insert(outcome.seed);
         }
         self.trace_hashes.insert(outcome.seed, run.trace_hash.to_string());
         self.steps += run.steps;
         self.virtual_ns += run.end.ns();
         self.properties.add(run);
-        let t = &mut self.timings;
-        t.boot += run.timings.boot;
-        t.guest += run.timings.guest;
-        t.total += run.timings.total;
-        t.boots += run.timings.boots;
-        t.host_calls += run.timings.host_calls;
+        add_timings(&mut self.timings, &run.timings);
         match &run.verdict {
             Verdict::Pass => self.passed += 1,
             Verdict::Horizon => {
@@ -130,6 +136,25 @@ impl Tally {
                 self.failed.insert(outcome.seed, (failures.clone(), run.end.ns(), run.steps, run.timings.total));
             }
         }
+    }
+
+    /// Adds the tally of other seeds of the same sweep (another shard).
+    pub fn absorb(&mut self, other: Tally) {
+        self.seeds += other.seeds;
+        self.passed += other.passed;
+        self.horizon += other.horizon;
+        self.failed.extend(other.failed);
+        self.diverged.extend(other.diverged);
+        self.errors.extend(other.errors);
+        for (message, (kind, reached, true_in)) in other.properties.rows {
+            if let Some(kind) = kind {
+                self.properties.add_counts(&message, kind, reached, true_in);
+            }
+        }
+        add_timings(&mut self.timings, &other.timings);
+        self.trace_hashes.extend(other.trace_hashes);
+        self.steps += other.steps;
+        self.virtual_ns += other.virtual_ns;
     }
 
     pub fn lowest_failing(&self) -> Option<u64> {
@@ -180,7 +205,7 @@ impl Tally {
                                "property": f.property.map(PropertyKind::name), "message": f.message})
                     })
                     .collect();
-                json!({"seed": seed, "virtual_time": go_duration(*end_ns), "steps": steps,
+                json!({"seed": seed, "virtual_time": go_duration(*end_ns), "virtual_ns": end_ns, "steps": steps,
                        "real_ms": real.as_millis() as u64, "trace_hash": self.trace_hashes.get(seed),
                        "failures": list})
             })
@@ -198,9 +223,11 @@ impl Tally {
             "sometimes_never_true": self.properties.never_true(),
             "properties": self.properties.json(),
             "trace_digest": self.trace_digest(),
+            "trace_hashes": self.trace_hashes.iter().map(|(seed, hash)| json!([seed, hash])).collect::<Vec<_>>(),
             "totals": {
                 "steps": self.steps,
                 "virtual_ms": self.virtual_ns / 1_000_000,
+                "virtual_ns": self.virtual_ns,
                 "real_ms": self.timings.total.as_millis() as u64,
                 "boot_ms": self.timings.boot.as_millis() as u64,
                 "boots": self.timings.boots,
@@ -210,4 +237,12 @@ impl Tally {
             "exit_code": exit_code,
         })
     }
+}
+
+fn add_timings(sum: &mut RunTimings, run: &RunTimings) {
+    sum.boot += run.boot;
+    sum.guest += run.guest;
+    sum.total += run.total;
+    sum.boots += run.boots;
+    sum.host_calls += run.host_calls;
 }

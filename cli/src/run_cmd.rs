@@ -1,5 +1,5 @@
-//! `seedfall run -c CONFIG -seeds 1-500 [-j N] [-check] [--json FILE]`: a
-//! parallel sweep. Prints each failing seed as it is found (the exact
+//! `seedfall run -c CONFIG -seeds 1-500 [-j N] [-check] [--json FILE]
+//! [--shard I/N]`: a parallel sweep (of one shard of the list, with `--shard`). Prints each failing seed as it is found (the exact
 //! `FAIL seed N …` block), a progress line with ETA on a terminal, then the
 //! summary: counts, the lowest failing seed, the property table, and where
 //! the real time went. Exit 0 when every seed passes, 1 on a finding, 2 on
@@ -15,12 +15,14 @@ use crate::config;
 use crate::progress::Progress;
 use crate::report::{Tally, fail_block};
 use crate::seeds::parse_seeds;
+use crate::shard::Shard;
+use crate::summary::{Identity, Summary, file_hash};
 use crate::sweep::sweep;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// What every sweeping command takes: the config, the seeds, the workers.
 #[derive(clap::Args)]
@@ -52,6 +54,10 @@ pub struct RunArgs {
     /// Also write the summary as JSON to FILE.
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
+    /// Run only shard I of N of the seed list (I from 0); merge the shards'
+    /// JSON with `seedfall report merge`.
+    #[arg(long, value_name = "I/N")]
+    shard: Option<String>,
 }
 
 /// Loads the config and prepares the cluster, printing errors (exit 2).
@@ -70,13 +76,23 @@ pub fn setup(config_arg: Option<&Path>) -> Result<(Cluster, PathBuf), ExitCode> 
 }
 
 pub fn run(args: RunArgs) -> ExitCode {
-    let seeds = match parse_seeds(&args.sweep.seeds) {
+    let mut seeds = match parse_seeds(&args.sweep.seeds) {
         Ok(seeds) => seeds,
         Err(e) => {
             eprintln!("seedfall: --seeds: {e}");
             return ExitCode::from(2);
         }
     };
+    let shard = match args.shard.as_deref().map(Shard::parse).transpose() {
+        Ok(shard) => shard,
+        Err(e) => {
+            eprintln!("seedfall: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if let Some(shard) = shard {
+        seeds = shard.select(&seeds);
+    }
     // Before the build, so a signal while building still ends in a summary
     // (of no seeds) and the JSON CI waits for.
     let interrupt = crate::interrupt::Interrupt::install();
@@ -84,15 +100,30 @@ pub fn run(args: RunArgs) -> ExitCode {
         Ok(ready) => ready,
         Err(code) => return code,
     };
+    let config_hash = match file_hash(&path) {
+        Ok(hash) => hash,
+        Err(e) => {
+            eprintln!("seedfall: cannot read {}: {e}", path.display());
+            return ExitCode::from(2);
+        }
+    };
     let workers = args.sweep.workers();
+    let started = Instant::now();
     let summary = Summary {
         total: seeds.len() as u64,
         workers,
-        started: Instant::now(),
         config: path,
         json: args.json.clone(),
         build_time: cluster.build_time,
         load_time: cluster.load_time,
+        identity: Identity {
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            config_hash,
+            programs_hash: cluster.programs_hash.clone(),
+            seed_list: args.sweep.seeds.clone(),
+            check: args.check,
+            shard,
+        },
     };
     let tally = Arc::new(Mutex::new(Tally::default()));
     // A second signal while a seed hangs (a guest spinning until the
@@ -101,7 +132,7 @@ pub fn run(args: RunArgs) -> ExitCode {
     interrupt.on_second(move || {
         let tally = shared.lock().unwrap_or_else(|e| e.into_inner());
         println!("interrupted again: not waiting for the seeds in progress");
-        again.report(&tally, true)
+        again.report(&tally, true, started.elapsed())
     });
     let mut progress = Progress::new(seeds.len() as u64);
     sweep(&cluster, &seeds, workers, args.check, &interrupt.stop, |outcome| {
@@ -124,71 +155,5 @@ pub fn run(args: RunArgs) -> ExitCode {
     progress.clear();
     let tally = tally.lock().unwrap_or_else(|e| e.into_inner());
     let interrupted = interrupt.stop.load(Ordering::Relaxed) && tally.seeds < seeds.len() as u64;
-    ExitCode::from(summary.report(&tally, interrupted))
-}
-
-/// What the summary needs besides the tally; cloned into the handler of a
-/// second signal, which reports from another thread.
-#[derive(Clone)]
-struct Summary {
-    total: u64,
-    workers: usize,
-    started: Instant,
-    config: PathBuf,
-    json: Option<PathBuf>,
-    build_time: Duration,
-    load_time: Duration,
-}
-
-impl Summary {
-    /// Prints the summary, writes the JSON if asked, and returns the exit code.
-    fn report(&self, tally: &Tally, interrupted: bool) -> u8 {
-        let elapsed = self.started.elapsed();
-        let found = tally.found_something();
-        let code: u8 = if !tally.errors.is_empty() {
-            2
-        } else if found {
-            1
-        } else if interrupted {
-            2
-        } else {
-            0
-        };
-        let rate = tally.seeds as f64 / elapsed.as_secs_f64().max(1e-9);
-        if interrupted {
-            println!("interrupted after {} of {} seeds (the rest were not run)", tally.seeds, self.total);
-        }
-        println!(
-            "{} seeds in {:.1}s ({rate:.1} seeds/s on {} workers): {} passed, {} failed{}",
-            tally.seeds,
-            elapsed.as_secs_f64(),
-            self.workers,
-            tally.passed,
-            tally.failed.len(),
-            if tally.horizon > 0 { format!(" ({} seeds hit the time horizon)", tally.horizon) } else { String::new() },
-        );
-        if !tally.diverged.is_empty() {
-            println!("not deterministic: seeds {:?}", tally.diverged);
-        }
-        for message in tally.properties.never_true() {
-            println!("FAIL sometimes never true in any seed: {message}");
-        }
-        if let Some(seed) = tally.lowest_failing() {
-            println!("lowest failing seed: {seed} (replay: seedfall replay -c {} -seed {seed})", self.config.display());
-        }
-        print!("{}", tally.properties.render());
-        println!("{}", tally.timing_line(self.build_time, self.load_time));
-        if let Some(json_path) = &self.json {
-            let mut doc = tally.json(&self.config.display().to_string(), code);
-            doc["interrupted"] = serde_json::Value::Bool(interrupted);
-            let text = serde_json::to_string_pretty(&doc).expect("JSON values serialize");
-            if let Err(e) = std::fs::write(json_path, text + "\n") {
-                eprintln!("seedfall: cannot write {}: {e}", json_path.display());
-                return 2;
-            }
-        }
-        // The handler of a second signal exits the process right after.
-        let _ = std::io::Write::flush(&mut std::io::stdout());
-        code
-    }
+    ExitCode::from(summary.report(&tally, interrupted, started.elapsed()))
 }

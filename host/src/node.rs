@@ -105,6 +105,11 @@ impl PropertyKind {
         [Assert, Always, Sometimes, Reachable, Unreachable, Fail].get(kind as usize).copied()
     }
 
+    /// The kind `name` names (what a sweep's JSON says).
+    pub fn from_name(name: &str) -> Option<PropertyKind> {
+        (0..6).filter_map(PropertyKind::from_abi).find(|k| k.name() == name)
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             PropertyKind::Assert => "assert",

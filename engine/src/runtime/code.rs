@@ -57,12 +57,18 @@ impl Code {
     /// Copy the Artifact's code into fresh pages, relocate it, make it
     /// executable and register it.
     pub fn load(mut artifact: Artifact) -> Result<Code> {
+        let code = std::mem::take(&mut artifact.code);
+        Code::load_copy(artifact, &code)
+    }
+
+    /// Like `load` for an Artifact whose code (its own `code` is empty) is
+    /// `code`: copied into fresh pages, so later changes to where `code`
+    /// came from cannot reach what runs.
+    pub fn load_copy(artifact: Artifact, code: &[u8]) -> Result<Code> {
         check_baseline(&artifact)?;
         let os = |what: &str, e: std::io::Error| Error::Os(format!("{what}: {e}"));
-        let code = std::mem::take(&mut artifact.code);
         let mut writable = memmap2::MmapMut::map_anon(code.len().max(1)).map_err(|e| os("mapping code", e))?;
-        writable[..code.len()].copy_from_slice(&code);
-        drop(code);
+        writable[..code.len()].copy_from_slice(code);
         apply_relocations(&mut writable, &artifact.functions, &artifact.relocations)?;
         let exec = writable.make_exec().map_err(|e| os("making code executable", e))?;
         Code::register(artifact, exec)
@@ -79,17 +85,14 @@ impl Code {
     /// verified by the caller (a checksum) to be this Artifact's code, and the
     /// file must not change while the Code lives (cache entries are replaced
     /// by rename, never written in place).
-    pub unsafe fn load_file(mut artifact: Artifact, file: &std::fs::File, offset: u64, code: &[u8]) -> Result<Code> {
+    pub unsafe fn load_file(artifact: Artifact, file: &std::fs::File, offset: u64, code: &[u8]) -> Result<Code> {
         check_baseline(&artifact)?;
         // SAFETY: the file does not change while the mapping lives (the
         // caller's promise), so the executable bytes are the verified ones.
         let exec = unsafe { memmap2::MmapOptions::new().offset(offset).len(code.len().max(1)).map_exec(file) };
         match exec {
             Ok(exec) => Code::register(artifact, exec),
-            Err(_) => {
-                artifact.code = code.to_vec();
-                Code::load(artifact)
-            }
+            Err(_) => Code::load_copy(artifact, code),
         }
     }
 

@@ -29,6 +29,14 @@ pub enum Class {
 }
 
 impl Class {
+    pub const ALL: [Class; 7] =
+        [Class::Property, Class::Exit, Class::Workload, Class::Trap, Class::Deadlock, Class::Watchdog, Class::Liveness];
+
+    /// The class `name` names (what a sweep's JSON says).
+    pub fn from_name(name: &str) -> Option<Class> {
+        Class::ALL.into_iter().find(|c| c.name() == name)
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Class::Property => "property",
