@@ -64,6 +64,10 @@ pub struct Config {
     pub liveness: Option<Duration>,
     /// The check run after the workload on the healed cluster, as node `finally`.
     pub finally: Option<FinallySpec>,
+    /// The model the `sim.Put`/`Get`/`Invoke` history must be linearizable under (`linearizable`).
+    pub linearizable: Option<seedfall_check::Model>,
+    /// The level the `sim.Txn` history must satisfy (`isolation`).
+    pub isolation: Option<seedfall_check::txn::Isolation>,
 }
 
 /// `finally`: a Go package run after the workload exits.
