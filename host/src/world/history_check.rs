@@ -11,7 +11,7 @@
 use super::verdict::{Class, Failure};
 use crate::history::History;
 use seedfall_check::txn::{self, Isolation};
-use seedfall_check::{Budget, Model, Verdict, Violation};
+use seedfall_check::{Budget, Model, Op, Verdict, Violation};
 
 /// Search steps for one run's linearizability check, deciding and shrinking together (docs/config.md). A
 /// step count, never time, so the verdict is the same on every machine; past it the verdict is unknown.
@@ -83,14 +83,41 @@ fn linearizability(history: &History, model: Model) -> LinOutcome {
         Verdict::Linearizable => LinOutcome::Linearizable { steps: checked.steps },
         Verdict::Unknown { keys } => LinOutcome::Unknown { keys },
         Verdict::NotLinearizable(v) => {
+            let (minimal, is_minimal) = minimal_by(&ops, model, &v);
             let map = |list: &[usize]| list.iter().map(|&i| index[i]).collect();
             LinOutcome::NotLinearizable(Violation {
                 ops: map(&v.ops),
-                minimal: map(&v.minimal),
+                minimal: map(&minimal),
+                is_minimal,
                 longest: map(&v.longest),
                 ..v
             })
         }
+    }
+}
+
+/// A minimal failing sub-history that fails by `v.fails_by_ns`, so that the message shows the violation
+/// the failure's time points at. The checker shrinks the whole partition, which can end at a later
+/// violation than the earliest; shrinking the history as known at `fails_by_ns` (operations invoked by
+/// then, those completing later indeterminate) cannot. Falls back to `v.minimal` if that check does not
+/// fail within the budget, which the checker's definition of `fails_by_ns` rules out but the budget may not.
+fn minimal_by(ops: &[Op], model: Model, v: &Violation) -> (Vec<usize>, bool) {
+    let t = v.fails_by_ns;
+    let late = |i: &usize| ops[*i].complete_ns.is_none_or(|done| done > t);
+    if !v.minimal.iter().any(late) {
+        return (v.minimal.clone(), v.is_minimal);
+    }
+    let known: Vec<usize> = (0..ops.len()).filter(|&i| ops[i].invoke_ns <= t).collect();
+    let prefix: Vec<Op> = known
+        .iter()
+        .map(|&i| match ops[i].complete_ns {
+            Some(done) if done > t => Op { output: None, complete_ns: None, ..ops[i].clone() },
+            _ => ops[i].clone(),
+        })
+        .collect();
+    match seedfall_check::check(model, &prefix, Budget::steps(LIN_STEP_BUDGET)).map(|c| c.verdict) {
+        Ok(Verdict::NotLinearizable(early)) => (early.minimal.iter().map(|&i| known[i]).collect(), early.is_minimal),
+        _ => (v.minimal.clone(), v.is_minimal),
     }
 }
 
