@@ -316,6 +316,11 @@ pub fn schedule_path(config_path: &Path, seed: u64) -> PathBuf {
     state_dir(config_path).join(format!("{}seed-{seed}.faults.json", variant_prefix(config_path)))
 }
 
+/// Where `replay` writes seed `seed`'s history timeline: `.seedfall/[X.]seed-N.history.html`.
+pub fn history_path(config_path: &Path, seed: u64) -> PathBuf {
+    state_dir(config_path).join(format!("{}seed-{seed}.history.html", variant_prefix(config_path)))
+}
+
 /// `""` for `seedfall.json`, `"X."` for `X.json` (or for a file `X` not ending in `.json`).
 fn variant_prefix(config_path: &Path) -> String {
     let name = config_path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
