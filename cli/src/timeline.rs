@@ -18,7 +18,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
 /// Pixels per event step, per client lane, and left of the first step (the lane labels).
-const STEP_PX: u64 = 28;
+const STEP_PX: u64 = 44;
 const LANE_PX: u64 = 30;
 const LABEL_PX: u64 = 60;
 

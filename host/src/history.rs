@@ -162,10 +162,7 @@ impl History {
             .iter()
             .map(|op| match op {
                 MicroOp::Append { key, value } => format!("append {} {value}", quoted_if_needed(key)),
-                MicroOp::Read { key, values } => {
-                    let values: Vec<String> = values.iter().map(i64::to_string).collect();
-                    format!("read {} [{}]", quoted_if_needed(key), values.join(" "))
-                }
+                MicroOp::Read { key, values } => format!("read {} {}", quoted_if_needed(key), list(values)),
             })
             .collect();
         let end = txn.complete_ns.map_or("?".to_string(), go_duration);
@@ -175,6 +172,19 @@ impl History {
             Status::Indeterminate => "indeterminate",
         };
         format!("T{i} c{} [{}] @{}-{end} {status}", txn.client, ops.join(", "), go_duration(txn.invoke_ns))
+    }
+}
+
+/// Most list elements a read shows: its last ones, which are what orders it among the others.
+const READ_TAIL: usize = 3;
+
+/// `[1 2]`, or `[… 7 8 9] (12)` for a longer list.
+fn list(values: &[i64]) -> String {
+    let tail: Vec<String> = values.iter().rev().take(READ_TAIL).rev().map(i64::to_string).collect();
+    if values.len() <= READ_TAIL {
+        format!("[{}]", tail.join(" "))
+    } else {
+        format!("[… {}] ({})", tail.join(" "), values.len())
     }
 }
 
@@ -236,10 +246,14 @@ mod tests {
         let t = h.txn_begin(4, 1_000_000);
         h.txn_op(t, MicroOp::Append { key: "x".into(), value: 1 }).unwrap();
         h.txn_op(t, MicroOp::Read { key: "a b".into(), values: vec![1, 2] }).unwrap();
+        h.txn_op(t, MicroOp::Read { key: "y".into(), values: vec![1, 2, 3, 4, 5] }).unwrap();
         h.txn_end(t, Status::Committed, 2_000_000).unwrap();
         assert_eq!(h.txn_op(t, MicroOp::Append { key: "x".into(), value: 2 }), Err(Errno::INVAL));
         assert_eq!(h.txn_end(t, Status::Aborted, 3), Err(Errno::INVAL));
-        assert_eq!(h.describe_txn(0), "T0 c4 [append x 1, read \"a b\" [1 2]] @1ms-2ms committed");
+        assert_eq!(
+            h.describe_txn(0),
+            "T0 c4 [append x 1, read \"a b\" [1 2], read y [… 3 4 5] (5)] @1ms-2ms committed"
+        );
         let open = h.txn_begin(5, 4_000_000);
         assert_eq!(h.txns[open as usize].status, Status::Indeterminate);
     }

@@ -58,8 +58,14 @@ pub fn check(
                 if let Some(a) = anomalies.first() {
                     let at = a.txns.iter().filter_map(|&t| history.txns[t].complete_ns).max();
                     let txns: Vec<String> = a.txns.iter().map(|&t| history.describe_txn(t)).collect();
-                    let message =
-                        format!("{} forbidden by {level}: {}: [{}]", a.kind.name(), a.message, txns.join(", "));
+                    // A cycle's own message is the cycle; a direct anomaly's repeats whole reads, which the
+                    // transactions show anyway.
+                    let witness = if a.cycle.is_empty() {
+                        a.txns.iter().map(|t| format!("T{t}")).collect::<Vec<_>>().join(", ")
+                    } else {
+                        a.message.clone()
+                    };
+                    let message = format!("{} forbidden by {level}: {witness}: [{}]", a.kind.name(), txns.join(", "));
                     failures.push(world_failure(Class::Isolation, message, at));
                 }
             }
