@@ -1,8 +1,8 @@
 //! History checks through `seedfall run` and `replay` (DESIGN.md §1, §6): `examples/replkv`'s stale reads
 //! fail as `linearizability` naming the key and a minimal sub-history, its fixed twin passes, a seed run
 //! twice gives the same trace hash, `replay` writes the timeline page and a real browser (Debian's headless
-//! Chromium) renders one element per operation, and an unknown model is a config error listing the valid
-//! ones.
+//! Chromium) renders one element per operation, an unknown model is a config error listing the valid
+//! ones, and `examples/txnkv`'s lost updates fail as `isolation` while its locked twin passes.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -123,4 +123,17 @@ fn an_unknown_model_is_a_config_error_listing_the_models() {
         "{}",
         text(&out)
     );
+}
+
+#[test]
+fn a_lost_update_fails_as_isolation_and_the_locked_twin_passes() {
+    let txnkv = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/txnkv");
+    let run = |name: &str| seedfall(&["run", "-c", txnkv.join(name).to_str().unwrap(), "-seeds", "1-3", "-check"]);
+    let out = run("seedfall.json");
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{all}");
+    assert!(all.contains("  world: ") && all.contains(" forbidden by serializable: T"), "{all}");
+    assert!(!all.contains("not deterministic"), "{all}");
+    let out = run("seedfall.fixed.json");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
 }

@@ -32,6 +32,8 @@ mod effects;
 pub mod event;
 pub mod fault;
 pub mod history_check;
+#[cfg(test)]
+mod history_tests;
 mod plan;
 mod slot;
 #[cfg(test)]
