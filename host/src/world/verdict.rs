@@ -196,7 +196,7 @@ mod tests {
         assert_eq!(a.signature(), b.signature());
         assert_ne!(a.signature(), c.signature());
         assert_eq!(a.to_string(), format!("world: {}", a.message));
-        assert_eq!(failed_at_ns(&[a.clone()], 9), 5);
+        assert_eq!(failed_at_ns(std::slice::from_ref(&a), 9), 5);
         assert_eq!(failed_at_ns(&[Failure { at_ns: None, ..a }], 9), 9);
         for class in Class::ALL {
             assert_eq!(Class::from_name(class.name()), Some(class));
