@@ -137,3 +137,23 @@ fn a_lost_update_fails_as_isolation_and_the_locked_twin_passes() {
     let out = run("seedfall.fixed.json");
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
 }
+
+#[test]
+fn a_linearizability_failure_shrinks_and_the_shrunk_schedule_fails_the_same_way() {
+    // A variant name of its own, so the schedule does not collide with other tests' files.
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("history-shrink");
+    std::fs::create_dir_all(&dir).unwrap();
+    let text_of = |name: &str| std::fs::read_to_string(replkv().join(name)).unwrap();
+    let source = text_of("seedfall.json").replace("\"./", &format!("\"{}/", replkv().display()));
+    let file = dir.join("stale.json");
+    std::fs::write(&file, source).unwrap();
+    let out = seedfall(&["shrink", "-c", file.to_str().unwrap(), "-seed", "3"]);
+    let all = text(&out);
+    assert!(out.status.success(), "{all}");
+    assert!(all.contains("workload capped at"), "shrink caps the workload: {all}");
+    let schedule = dir.join(".seedfall/stale.seed-3.faults.json");
+    let out = seedfall(&["replay", "-c", file.to_str().unwrap(), "-seed", "3", "-faults", schedule.to_str().unwrap()]);
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{all}");
+    assert!(all.contains("  world: key \"k0\" is not linearizable: [c"), "{all}");
+}
