@@ -257,3 +257,43 @@ fn add_timings(sum: &mut RunTimings, run: &RunTimings) {
     sum.boots += run.boots;
     sum.host_calls += run.host_calls;
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use seedfall_host::trace::TraceHash;
+    use seedfall_host::world::vtime::SimTime;
+
+    fn outcome(seed: u64, linearizability: Option<LinOutcome>) -> SeedOutcome {
+        let run = RunResult {
+            verdict: Verdict::Pass,
+            end: SimTime::ZERO,
+            steps: 1,
+            trace_hash: TraceHash([seed as u8; 32]),
+            faults: vec![],
+            properties: Default::default(),
+            timings: RunTimings::default(),
+            budget_default: None,
+            swarm: vec![],
+            hash_log: None,
+            history: Default::default(),
+            linearizability,
+        };
+        SeedOutcome { seed, result: Ok(run), divergence: None }
+    }
+
+    #[test]
+    fn an_unknown_linearizability_verdict_passes_and_is_counted() {
+        let mut tally = Tally::default();
+        tally.add(&outcome(1, Some(LinOutcome::Unknown { keys: vec![Some("k".into())] })));
+        tally.add(&outcome(2, Some(LinOutcome::Linearizable { steps: 9 })));
+        tally.add(&outcome(3, None));
+        assert_eq!((tally.passed, tally.lin_unknown), (3, 1));
+        assert!(!tally.found_something());
+        assert_eq!(tally.json("c.json", 0)["linearizability_unknown"], 1);
+        let mut other = Tally::default();
+        other.add(&outcome(4, Some(LinOutcome::Unknown { keys: vec![None] })));
+        tally.absorb(other);
+        assert_eq!(tally.lin_unknown, 2);
+    }
+}
