@@ -237,6 +237,8 @@ impl Cluster {
             schedule: None,
             hash_log: false,
             perturb: None,
+            linearizable: self.config.linearizable,
+            isolation: self.config.isolation,
         }
     }
 }

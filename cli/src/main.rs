@@ -29,6 +29,7 @@ mod shrink;
 mod shrink_cmd;
 mod summary;
 mod sweep;
+mod timeline;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;

@@ -67,6 +67,8 @@ struct Doc {
     seeds: u64,
     passed: u64,
     horizon: u64,
+    #[serde(default)]
+    linearizability_unknown: u64,
     failures: Vec<FailedSeed>,
     diverged: Vec<u64>,
     errors: Vec<SeedError>,
@@ -99,6 +101,8 @@ struct FailureDoc {
     incarnation: u32,
     property: Option<String>,
     message: String,
+    #[serde(default)]
+    at_ns: Option<u64>,
 }
 
 #[derive(Deserialize)]
@@ -249,6 +253,7 @@ fn part_tally(part: &Part, all_seeds: &[u64]) -> Result<Tally, String> {
         seeds: doc.seeds,
         passed: doc.passed,
         horizon: doc.horizon,
+        lin_unknown: doc.linearizability_unknown,
         diverged: doc.diverged.iter().copied().collect(),
         errors: doc.errors.iter().map(|e| (e.seed, e.error.clone())).collect(),
         trace_hashes: doc.trace_hashes.iter().cloned().collect(),
@@ -278,7 +283,8 @@ fn part_tally(part: &Part, all_seeds: &[u64]) -> Result<Tally, String> {
 fn failure(f: &FailureDoc, file: &str) -> Result<Failure, String> {
     let class = Class::from_name(&f.class).ok_or_else(|| format!("{file}: unknown failure class {:?}", f.class))?;
     let property = f.property.as_deref().map(|p| property_kind(p, file)).transpose()?;
-    Ok(Failure { class, node: f.node.clone(), incarnation: f.incarnation, property, message: f.message.clone() })
+    let (node, message) = (f.node.clone(), f.message.clone());
+    Ok(Failure { class, node, incarnation: f.incarnation, property, message, at_ns: f.at_ns })
 }
 
 fn property_kind(name: &str, file: &str) -> Result<PropertyKind, String> {

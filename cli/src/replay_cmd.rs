@@ -7,6 +7,8 @@
 //! never reached, a time past the run's end), with
 //! its duration and workload cap; a pass that only reached a duration shorter
 //! than the config's is said not to be proof of anything (`verify` is).
+//! With `linearizable` in the config it writes the history timeline
+//! (`.seedfall/[X.]seed-N.history.html`, `timeline.rs`) and prints its path.
 //! `--save-trace FILE` writes the run's per-event hash log; `--against FILE`
 //! compares the run with such a log (from another machine, say) and names
 //! the first event where they part (exit 1 if they do).
@@ -46,7 +48,7 @@ fn fail(message: impl std::fmt::Display) -> ExitCode {
 }
 
 pub fn run(args: ReplayArgs) -> ExitCode {
-    let (cluster, _) = match setup(args.config.as_deref()) {
+    let (cluster, config_path) = match setup(args.config.as_deref()) {
         Ok(ready) => ready,
         Err(code) => return code,
     };
@@ -109,6 +111,15 @@ pub fn run(args: ReplayArgs) -> ExitCode {
         );
     }
     let _ = writeln!(stdout, "trace hash {}", result.trace_hash);
+    if let Some(model) = spec.linearizable {
+        let path = crate::config::history_path(&config_path, args.seed);
+        let page = crate::timeline::render(args.seed, model.name(), &result.history, result.linearizability.as_ref());
+        let written = path.parent().map_or(Ok(()), std::fs::create_dir_all).and_then(|()| std::fs::write(&path, page));
+        if let Err(e) = written {
+            return fail(format!("cannot write {}: {e}", path.display()));
+        }
+        let _ = writeln!(stdout, "history timeline: {}", path.display());
+    }
     let log = result.hash_log.as_deref().unwrap_or_default();
     if let Some(file) = &args.save_trace {
         if let Err(e) = std::fs::write(file, to_text(log)) {

@@ -5,6 +5,8 @@
 use crate::catalog::Catalogued;
 use crate::sweep::SeedOutcome;
 use seedfall_host::node::PropertyKind;
+use seedfall_host::world::history_check::LinOutcome;
+use seedfall_host::world::verdict::failed_at_ns;
 use seedfall_host::world::vtime::{go_duration, go_duration_ms};
 use seedfall_host::world::{Failure, RunResult, RunTimings, Verdict};
 use serde_json::{Value, json};
@@ -17,10 +19,13 @@ pub fn fail_block(seed: u64, run: &RunResult) -> String {
     fail_lines(seed, failures, run.end.ns(), run.steps, run.timings.total)
 }
 
-/// `fail_block` from a tally's record of the seed.
+/// `fail_block` from a tally's record of the seed. The time is when the
+/// run failed: the end, or earlier for a history that was failing before
+/// (`Failure::at_ns`).
 pub fn fail_lines(seed: u64, failures: &[Failure], end_ns: u64, steps: u64, real: Duration) -> String {
     let real = go_duration_ms(real.as_nanos() as u64);
-    let mut out = format!("FAIL seed {seed} at t={} ({steps} scheduler steps, {real} real)\n", go_duration_ms(end_ns));
+    let at = go_duration_ms(failed_at_ns(failures, end_ns));
+    let mut out = format!("FAIL seed {seed} at t={at} ({steps} scheduler steps, {real} real)\n");
     for failure in failures {
         out.push_str(&format!("  {failure}\n"));
     }
@@ -115,6 +120,8 @@ pub struct Tally {
     pub seeds: u64,
     pub passed: u64,
     pub horizon: u64,
+    /// Seeds whose linearizability check ran out of budget: passes, but not proof.
+    pub lin_unknown: u64,
     /// Failing seeds with their runs, in seed order.
     pub failed: BTreeMap<u64, (Vec<Failure>, u64, u64, Duration)>,
     /// Seed-ordered, like everything here: the report must not depend on
@@ -147,6 +154,7 @@ impl Tally {
         self.steps += run.steps;
         self.virtual_ns += run.end.ns();
         self.properties.add(run);
+        self.lin_unknown += matches!(run.linearizability, Some(LinOutcome::Unknown { .. })) as u64;
         add_timings(&mut self.timings, &run.timings);
         match &run.verdict {
             Verdict::Pass => self.passed += 1,
@@ -165,6 +173,7 @@ impl Tally {
         self.seeds += other.seeds;
         self.passed += other.passed;
         self.horizon += other.horizon;
+        self.lin_unknown += other.lin_unknown;
         self.failed.extend(other.failed);
         self.diverged.extend(other.diverged);
         self.errors.extend(other.errors);
@@ -227,7 +236,8 @@ impl Tally {
                     .iter()
                     .map(|f| {
                         json!({"class": f.class.name(), "node": f.node, "incarnation": f.incarnation,
-                               "property": f.property.map(PropertyKind::name), "message": f.message})
+                               "property": f.property.map(PropertyKind::name), "message": f.message,
+                               "at_ns": f.at_ns})
                     })
                     .collect();
                 json!({"seed": seed, "virtual_time": go_duration(*end_ns), "virtual_ns": end_ns, "steps": steps,
@@ -241,6 +251,7 @@ impl Tally {
             "passed": self.passed,
             "failed": self.failed.len(),
             "horizon": self.horizon,
+            "linearizability_unknown": self.lin_unknown,
             "lowest_failing_seed": self.lowest_failing(),
             "failures": failures,
             "diverged": self.diverged,
@@ -271,4 +282,44 @@ fn add_timings(sum: &mut RunTimings, run: &RunTimings) {
     sum.total += run.total;
     sum.boots += run.boots;
     sum.host_calls += run.host_calls;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use seedfall_host::trace::TraceHash;
+    use seedfall_host::world::vtime::SimTime;
+
+    fn outcome(seed: u64, linearizability: Option<LinOutcome>) -> SeedOutcome {
+        let run = RunResult {
+            verdict: Verdict::Pass,
+            end: SimTime::ZERO,
+            steps: 1,
+            trace_hash: TraceHash([seed as u8; 32]),
+            faults: vec![],
+            properties: Default::default(),
+            timings: RunTimings::default(),
+            budget_default: None,
+            swarm: vec![],
+            hash_log: None,
+            history: Default::default(),
+            linearizability,
+        };
+        SeedOutcome { seed, result: Ok(run), divergence: None }
+    }
+
+    #[test]
+    fn an_unknown_linearizability_verdict_passes_and_is_counted() {
+        let mut tally = Tally::default();
+        tally.add(&outcome(1, Some(LinOutcome::Unknown { keys: vec![Some("k".into())] })));
+        tally.add(&outcome(2, Some(LinOutcome::Linearizable { steps: 9 })));
+        tally.add(&outcome(3, None));
+        assert_eq!((tally.passed, tally.lin_unknown), (3, 1));
+        assert!(!tally.found_something());
+        assert_eq!(tally.json("c.json", 0)["linearizability_unknown"], 1);
+        let mut other = Tally::default();
+        other.add(&outcome(4, Some(LinOutcome::Unknown { keys: vec![None] })));
+        tally.absorb(other);
+        assert_eq!(tally.lin_unknown, 2);
+    }
 }

@@ -6,7 +6,8 @@
 //!   proves only what ran: a fault naming a node the config lacks is an
 //!   error before anything runs, and a fault that never fired (a crash at a
 //!   disk operation the run never reached) is listed as not applied and the
-//!   result is not "verified" (exit 2, unless the run failed: exit 1);
+//!   result is not "verified" (exit 2, unless the run failed: exit 1), nor is
+//!   a run whose linearizability check ran out of budget (unknown);
 //! - `inspect -faults FILE`: prints it readably;
 //! - `faults -faults FILE -shift I=DELTA | -remove I [-o OUT]`: edits it to
 //!   test an explanation; DELTA is in the fault's own unit (a duration for
@@ -16,6 +17,7 @@ use crate::duration::parse_duration;
 use crate::run_cmd::setup;
 use crate::schedule::Schedule;
 use seedfall_host::world::fault::{Target, Trigger};
+use seedfall_host::world::history_check::LinOutcome;
 use seedfall_host::world::vtime::{SimDuration, SimTime};
 use seedfall_host::world::{self, Fault, Verdict};
 use std::collections::BTreeMap;
@@ -119,6 +121,14 @@ pub fn verify(args: VerifyArgs) -> ExitCode {
             "not verified: {} of {} faults never fired over the full run ({full}), so the run does not prove they are handled",
             unapplied.len(),
             schedule.faults.len()
+        );
+        return ExitCode::from(2);
+    }
+    if let (Some(LinOutcome::Unknown { keys }), false) =
+        (&result.linearizability, matches!(result.verdict, Verdict::Fail(_)))
+    {
+        println!(
+            "not verified: the linearizability check ran out of its search budget on keys {keys:?}, so the run proves nothing"
         );
         return ExitCode::from(2);
     }

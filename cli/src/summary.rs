@@ -48,13 +48,18 @@ impl Summary {
             println!("interrupted after {} of {} seeds (the rest were not run)", tally.seeds, self.total);
         }
         println!(
-            "{} seeds in {:.1}s ({rate:.1} seeds/s on {} workers): {} passed, {} failed{}",
+            "{} seeds in {:.1}s ({rate:.1} seeds/s on {} workers): {} passed, {} failed{}{}",
             tally.seeds,
             elapsed.as_secs_f64(),
             self.workers,
             tally.passed,
             tally.failed.len(),
             if tally.horizon > 0 { format!(" ({} seeds hit the time horizon)", tally.horizon) } else { String::new() },
+            if tally.lin_unknown > 0 {
+                format!(" ({} seeds' linearizability unknown: the search budget ran out)", tally.lin_unknown)
+            } else {
+                String::new()
+            },
         );
         if !tally.diverged.is_empty() {
             println!("not deterministic: seeds {:?}", tally.diverged.iter().collect::<Vec<_>>());

@@ -12,6 +12,7 @@ pub mod exec;
 pub mod fdtable;
 pub mod fs;
 pub mod guest;
+pub mod history;
 pub mod net;
 pub mod node;
 pub mod preempt;

@@ -170,6 +170,8 @@ pub struct SimLink {
     pub budget_cap: Option<u64>,
     /// Reports since the world last drained them.
     pub reports: Vec<Report>,
+    /// The run's history, shared by every node (`sim.Put`, `sim.Txn`, ...).
+    pub history: Rc<RefCell<crate::history::History>>,
 }
 
 pub struct Node {

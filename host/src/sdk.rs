@@ -1,7 +1,9 @@
 //! The `seedfall` import module the Go SDK (`sdk/go`, package `sim`) calls,
 //! exactly as docs/sdk-abi.md specifies it: the node's name and incarnation,
 //! sockets of the simulated network (`listen`, `dial`, `sock_name`), properties, the
-//! workload budget, `quiet_for` and `setup_complete`. Only bound in the
+//! workload budget, `quiet_for` and `setup_complete`, and the history
+//! (`op_*`, `txn_*`: recorded in the run's shared `History` and hashed
+//! into the node's trace with their contents). Only bound in the
 //! simulated world; it records what the guest says in `SimLink::reports`
 //! and leaves the decisions (failing the run, starting faults) to the world.
 //!
@@ -11,12 +13,18 @@
 
 use crate::fdtable::FdKind;
 use crate::fs::Errno;
+use crate::history::{Call, Completion};
 use crate::net::ConnectStatus;
 use crate::node::{Node, PropertyKind, Report, SimLink, Wait};
 use crate::wasi::sock::FDFLAG_NONBLOCK;
+use seedfall_check::txn::{MicroOp, Status};
 use seedfall_engine::{Caller, HostError, Linker, ValType, ValType::*};
 
 pub const MODULE: &str = "seedfall";
+/// `op_invoke`'s kinds.
+const OP_PUT: u32 = 0;
+const OP_GET: u32 = 1;
+const OP_INVOKE: u32 = 2;
 /// `listen`'s and `dial`'s network argument for TCP (1 is UDP, not simulated yet).
 const NETWORK_TCP: u64 = 0;
 
@@ -176,6 +184,95 @@ fn budget(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
     })
 }
 
+/// The virtual time of a history call, in ns since the run's start.
+fn history_now(c: &Caller<'_, Node>) -> u64 {
+    crate::world::vtime::SimTime::from_clock(c.data().clock.now_ns()).ns()
+}
+
+/// `op_invoke(client, kind, key, key_len, input, input_len) -> id`.
+fn op_invoke(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
+    let Ok(client) = u32::try_from(v[0] as u32 as i32) else { return Ok(failed(Errno::INVAL)) };
+    let Some(input) = read_string(c, v[4], v[5]) else { return Ok(failed(Errno::FAULT)) };
+    let call = match v[1] as u32 {
+        OP_PUT => Call::Put(input),
+        OP_GET => Call::Get,
+        OP_INVOKE => Call::Invoke(input),
+        _ => return Ok(failed(Errno::INVAL)),
+    };
+    let key = match call {
+        Call::Invoke(_) => None,
+        _ => match read_string(c, v[2], v[3]) {
+            Some(key) => Some(key),
+            None => return Ok(failed(Errno::FAULT)),
+        },
+    };
+    let at = history_now(c);
+    let traced = format!("{}|{call:?}", key.as_deref().unwrap_or(""));
+    let id = link(c).history.borrow_mut().invoke(client, key, call, at);
+    c.data_mut().trace.record(b"op_invoke", traced.as_bytes(), &[client as u64, at, id]);
+    Ok(id as i64)
+}
+
+/// `op_complete(id, status, output, output_len)`.
+fn op_complete(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
+    let Some(output) = read_string(c, v[2], v[3]) else { return Ok(failed(Errno::FAULT)) };
+    let completion = match v[1] as u32 {
+        0 => Completion::Ok,
+        1 => Completion::Returned(output),
+        2 => Completion::Missing,
+        3 => Completion::Failed,
+        _ => return Ok(failed(Errno::INVAL)),
+    };
+    let at = history_now(c);
+    let traced = format!("{completion:?}");
+    let done = link(c).history.borrow_mut().complete(v[0], completion, at);
+    c.data_mut().trace.record(b"op_complete", traced.as_bytes(), &[v[0], at]);
+    Ok(done.map_or_else(failed, |()| 0))
+}
+
+fn txn_begin(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
+    let Ok(client) = u32::try_from(v[0] as u32 as i32) else { return Ok(failed(Errno::INVAL)) };
+    let at = history_now(c);
+    let id = link(c).history.borrow_mut().txn_begin(client, at);
+    c.data_mut().trace.record(b"txn_begin", &[], &[client as u64, at, id]);
+    Ok(id as i64)
+}
+
+/// `txn_append(id, key, key_len, value)` and `txn_read(id, key, key_len, values, count)`.
+fn txn_op(c: &mut Caller<'_, Node>, id: u64, op: MicroOp) -> Result<i64, HostError> {
+    let traced = format!("{op:?}");
+    let done = link(c).history.borrow_mut().txn_op(id, op);
+    c.data_mut().trace.record(b"txn_op", traced.as_bytes(), &[id]);
+    Ok(done.map_or_else(failed, |()| 0))
+}
+
+fn txn_append(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
+    let Some(key) = read_string(c, v[1], v[2]) else { return Ok(failed(Errno::FAULT)) };
+    txn_op(c, v[0], MicroOp::Append { key, value: v[3] as i64 })
+}
+
+fn txn_read(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
+    let Some(key) = read_string(c, v[1], v[2]) else { return Ok(failed(Errno::FAULT)) };
+    let count = v[4] as u32;
+    let Some(bytes) = count.checked_mul(8).and_then(|len| c.read(v[3] as u32, len).ok()) else {
+        return Ok(failed(Errno::FAULT));
+    };
+    let values = bytes.chunks_exact(8).map(|b| i64::from_le_bytes(b.try_into().expect("8 bytes"))).collect();
+    txn_op(c, v[0], MicroOp::Read { key, values })
+}
+
+fn txn_end(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
+    let status = match v[1] as u32 {
+        0 => Status::Committed,
+        1 => Status::Aborted,
+        _ => return Ok(failed(Errno::INVAL)),
+    };
+    let at = history_now(c);
+    let done = link(c).history.borrow_mut().txn_end(v[0], status, at);
+    c.data_mut().trace.record(b"txn_end", &[], &[v[0], v[1], at]);
+    Ok(done.map_or_else(failed, |()| 0))
+}
+
 /// Binds the `seedfall` module (docs/sdk-abi.md).
 pub fn register(l: &mut Linker<Node>) {
     bind(l, "node_name", &[I32, I32], &[I32], node_name);
@@ -193,4 +290,10 @@ pub fn register(l: &mut Linker<Node>) {
         link(c).reports.push(Report::SetupComplete);
         Ok(0)
     });
+    bind(l, "op_invoke", &[I32, I32, I32, I32, I32, I32], &[I64], op_invoke);
+    bind(l, "op_complete", &[I64, I32, I32, I32], &[I32], op_complete);
+    bind(l, "txn_begin", &[I32], &[I64], txn_begin);
+    bind(l, "txn_append", &[I64, I32, I32, I64], &[I32], txn_append);
+    bind(l, "txn_read", &[I64, I32, I32, I32, I32], &[I32], txn_read);
+    bind(l, "txn_end", &[I64, I32], &[I32], txn_end);
 }

@@ -89,6 +89,7 @@ fn main() -> ExitCode {
             file.display().to_string(),
             match fetched.outcome {
                 Outcome::Hit => "Hit",
+                Outcome::RemoteHit => "RemoteHit",
                 Outcome::Miss => "Miss",
                 Outcome::Recompiled { .. } => "Recompiled",
             },

@@ -60,6 +60,8 @@ fn boot(dir: PathBuf, iterations: usize, file: PathBuf, args: Vec<String>) -> Re
             schedule: None,
             hash_log: false,
             perturb: None,
+            linearizable: None,
+            isolation: None,
         };
         let result = world::run(&spec, None).map_err(|e| e.to_string())?;
         let t = result.timings;

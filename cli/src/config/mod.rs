@@ -64,6 +64,10 @@ pub struct Config {
     pub liveness: Option<Duration>,
     /// The check run after the workload on the healed cluster, as node `finally`.
     pub finally: Option<FinallySpec>,
+    /// The model the `sim.Put`/`Get`/`Invoke` history must be linearizable under (`linearizable`).
+    pub linearizable: Option<seedfall_check::Model>,
+    /// The level the `sim.Txn` history must satisfy (`isolation`).
+    pub isolation: Option<seedfall_check::txn::Isolation>,
 }
 
 /// `finally`: a Go package run after the workload exits.
@@ -313,6 +317,11 @@ pub fn state_dir(config_path: &Path) -> PathBuf {
 /// `X.json` other than `seedfall.json`, so variants in one folder do not collide.
 pub fn schedule_path(config_path: &Path, seed: u64) -> PathBuf {
     state_dir(config_path).join(format!("{}seed-{seed}.faults.json", variant_prefix(config_path)))
+}
+
+/// Where `replay` writes seed `seed`'s history timeline: `.seedfall/[X.]seed-N.history.html`.
+pub fn history_path(config_path: &Path, seed: u64) -> PathBuf {
+    state_dir(config_path).join(format!("{}seed-{seed}.history.html", variant_prefix(config_path)))
 }
 
 /// `""` for `seedfall.json`, `"X."` for `X.json` (or for a file `X` not ending in `.json`).

@@ -35,8 +35,20 @@ impl Schema {
 
 const TOP: Schema = Schema {
     at: "",
-    known: &["nodes", "workload", "duration", "watchdog", "memory", "preempt", "faults", "liveness", "finally"],
-    unsupported: &["net_overlay", "compat_overlay", "linearizable", "isolation"],
+    known: &[
+        "nodes",
+        "workload",
+        "duration",
+        "watchdog",
+        "memory",
+        "preempt",
+        "faults",
+        "liveness",
+        "finally",
+        "linearizable",
+        "isolation",
+    ],
+    unsupported: &["net_overlay", "compat_overlay"],
 };
 
 const NODE: Schema =
@@ -177,6 +189,8 @@ pub(super) fn config(text: &str, base_dir: &Path) -> Result<Config> {
     if finally.is_some() {
         names.add(super::FINALLY_NAME, "`finally`".into(), "finally")?;
     }
+    let linearizable = optional(top, "", "linearizable", named)?;
+    let isolation = optional(top, "", "isolation", named)?;
     Ok(Config {
         base_dir: base_dir.to_path_buf(),
         nodes,
@@ -188,6 +202,8 @@ pub(super) fn config(text: &str, base_dir: &Path) -> Result<Config> {
         faults,
         liveness,
         finally,
+        linearizable,
+        isolation,
     })
 }
 
@@ -275,6 +291,12 @@ fn string(value: &Json, field: &str) -> Result<String> {
         Json::Str(s) => Ok(s.clone()),
         _ => Err(wrong_type(field, "a string", value)),
     }
+}
+
+/// A name from a fixed list (`linearizable`'s models, `isolation`'s levels):
+/// its `FromStr` error lists the valid ones.
+fn named<T: std::str::FromStr<Err = String>>(value: &Json, field: &str) -> Result<T> {
+    string(value, field)?.parse().map_err(|e: String| invalid(field, format!("`{field}`: {e}")))
 }
 
 fn boolean(value: &Json, field: &str) -> Result<bool> {

@@ -254,7 +254,7 @@ fn fields_not_implemented_yet_are_errors() {
         assert_eq!(e.to_string(), format!("`faults.{name}` is not supported yet"));
         assert_eq!(e.kind, ErrorKind::Unsupported, "{name}: {e}");
     }
-    for name in ["net_overlay", "compat_overlay", "linearizable", "isolation"] {
+    for name in ["net_overlay", "compat_overlay"] {
         let e = error(&with(&format!(r#", "{name}": true"#)));
         assert_eq!((e.kind, e.to_string()), (ErrorKind::Unsupported, format!("`{name}` is not supported yet")));
     }
@@ -601,4 +601,27 @@ fn memory_is_a_bounded_byte_count() {
     assert_eq!(message(r#", "memory": -1"#), "`memory` must be at least 16777216, found -1");
     let e = error(&with(r#", "memory": "2GiB""#));
     assert_eq!((e.kind, e.field.as_str()), (ErrorKind::WrongType, "memory"), "{e}");
+}
+
+#[test]
+fn history_checks_name_a_model_and_a_level() {
+    let config = parse_ok(&with(r#", "linearizable": "cas-register", "isolation": "snapshot""#));
+    assert_eq!(config.linearizable, Some(seedfall_check::Model::CasRegister));
+    assert_eq!(config.isolation, Some(seedfall_check::txn::Isolation::Snapshot));
+    let config = parse_ok(&with(""));
+    assert_eq!((config.linearizable, config.isolation), (None, None));
+    let e = error(&with(r#", "linearizable": "registr""#));
+    assert_eq!(
+        (e.kind, e.to_string()),
+        (
+            ErrorKind::Invalid,
+            "`linearizable`: unknown linearizability model \"registr\" (known: kv, register, cas-register, counter, queue, set)"
+                .to_string()
+        )
+    );
+    assert_eq!(
+        message(r#", "isolation": "serialisable""#),
+        "`isolation`: unknown isolation level \"serialisable\" (known: serializable, snapshot, read_committed)"
+    );
+    assert_eq!(message(r#", "isolation": true"#), "`isolation` must be a string, found true");
 }

@@ -31,6 +31,9 @@ pub mod divergence;
 mod effects;
 pub mod event;
 pub mod fault;
+pub mod history_check;
+#[cfg(test)]
+mod history_tests;
 mod plan;
 mod slot;
 #[cfg(test)]
@@ -46,6 +49,7 @@ pub use verdict::{Class, Failure, Properties, PropertySeen, Verdict};
 
 use crate::clock::{MONOTONIC_START_NS, VirtualClock};
 use crate::guest::Role;
+use crate::history::History;
 use crate::net::{Net, NetConfig};
 use crate::node::{Perturb, Report};
 use crate::preempt::goruntime::GoOffsets;
@@ -56,6 +60,7 @@ use crate::watchdog::{Progress, Watchdog};
 use crate::{preempt, sdk, wasi};
 use event::{Event, Recorder};
 use fault::{FaultInjector, Recorded};
+use history_check::LinOutcome;
 use seedfall_engine::{Code, Run, TrapKind};
 use slot::{BootContext, Slot, State};
 use std::cell::RefCell;
@@ -126,6 +131,10 @@ pub struct RunSpec {
     pub hash_log: bool,
     /// A test hook: make node incarnation (name, k) differ on purpose.
     pub perturb: Option<(String, u32, Perturb)>,
+    /// Check the `sim.Put`/`Get`/`Invoke` history against this model after the run (config `linearizable`).
+    pub linearizable: Option<seedfall_check::Model>,
+    /// Check the `sim.Txn` history against this level after the run (config `isolation`).
+    pub isolation: Option<seedfall_check::txn::Isolation>,
 }
 
 /// Where the real time of a run went.
@@ -155,6 +164,10 @@ pub struct RunResult {
     pub swarm: Vec<fault::swarm::Choice>,
     /// Every event with its digest, when `RunSpec::hash_log` asked for it.
     pub hash_log: Option<Vec<LogEntry>>,
+    /// What the SDK recorded with `sim.Put`/`Get`/`Invoke` and `sim.Txn`.
+    pub history: History,
+    /// The linearizability check's outcome, when the config asks for one.
+    pub linearizability: Option<LinOutcome>,
 }
 
 /// Runs one seed. `log`, when given, receives the full trace as text: boots,
@@ -171,6 +184,7 @@ pub struct World<'a> {
     rec: Recorder<'a>,
     clock: VirtualClock,
     net: Rc<RefCell<Net>>,
+    history: Rc<RefCell<History>>,
     linker: seedfall_engine::Linker<crate::node::Node>,
     progress: Progress,
     slots: Vec<Slot<'a>>,
@@ -245,6 +259,7 @@ impl<'a> World<'a> {
             rec,
             clock: VirtualClock::default(),
             net: Rc::new(RefCell::new(net)),
+            history: Rc::default(),
             linker,
             progress: Progress::default(),
             slots,
@@ -294,8 +309,14 @@ impl<'a> World<'a> {
         let Some((at_ns, next)) = self.next() else {
             let message =
                 format!("deadlock: every node is blocked and nothing is pending ({})", self.blocked_summary());
-            let failure =
-                Failure { class: Class::Deadlock, node: "world".into(), incarnation: 0, property: None, message };
+            let failure = Failure {
+                class: Class::Deadlock,
+                node: "world".into(),
+                incarnation: 0,
+                property: None,
+                message,
+                at_ns: None,
+            };
             return Ok(Some(Verdict::Fail(vec![failure])));
         };
         match self.recovery {
@@ -374,12 +395,15 @@ impl<'a> World<'a> {
         self.failure(i, Class::Liveness, message)
     }
 
-    /// Ends the run with `verdict`: every incarnation still up is retired
-    /// (its final memory hashed) and the trace hash is taken.
+    /// Ends the run with `verdict`, after the history checks: every
+    /// incarnation still up is retired (its final memory hashed) and the
+    /// trace hash is taken.
     pub fn finish(mut self, verdict: Verdict) -> RunResult {
         drop(self.watchdog.take());
         let end = self.now();
         self.position(None);
+        let history = std::mem::take(&mut *self.history.borrow_mut());
+        let (linearizability, verdict) = self.check_history(&history, verdict);
         self.rec.emit(end, Event::End(&verdict));
         for i in 0..self.slots.len() {
             if self.slots[i].instance.is_some() {
@@ -414,7 +438,44 @@ impl<'a> World<'a> {
             budget_default: self.budget_default,
             swarm,
             hash_log,
+            history,
+            linearizability,
         }
+    }
+
+    /// The config's history checks: their failures join the verdict (a
+    /// pass becomes a failure), and replay says what they found.
+    fn check_history(&mut self, history: &History, verdict: Verdict) -> (Option<LinOutcome>, Verdict) {
+        if self.spec.linearizable.is_none() && self.spec.isolation.is_none() {
+            return (None, verdict);
+        }
+        let (lin, found) = history_check::check(history, self.spec.linearizable, self.spec.isolation);
+        let said = match &lin {
+            None => None,
+            Some(LinOutcome::Linearizable { steps }) => Some(format!("linearizable ({steps} search steps)")),
+            Some(LinOutcome::NotLinearizable(_)) => Some("not linearizable".to_string()),
+            Some(LinOutcome::Unknown { keys }) => Some(format!(
+                "unknown: the search budget of {} steps ran out on keys {keys:?}",
+                history_check::LIN_STEP_BUDGET
+            )),
+            Some(LinOutcome::Invalid(_)) => Some("cannot be checked".to_string()),
+        };
+        let line = format!(
+            "history: {} operations, {} transactions{}",
+            history.ops.len(),
+            history.txns.len(),
+            said.map_or(String::new(), |s| format!("; {s}"))
+        );
+        self.rec.say(self.now(), &line);
+        let verdict = match verdict {
+            _ if found.is_empty() => verdict,
+            Verdict::Fail(mut failures) => {
+                failures.extend(found);
+                Verdict::Fail(failures)
+            }
+            Verdict::Pass | Verdict::Horizon => Verdict::Fail(found),
+        };
+        (lin, verdict)
     }
 
     /// The earliest thing to happen (absolute clock ns), or None in deadlock.
@@ -499,6 +560,7 @@ impl<'a> World<'a> {
             seed: self.spec.seed,
             linker: &self.linker,
             net: &self.net,
+            history: &self.history,
             progress: &self.progress,
             preempt: &self.spec.preempt,
             disk: self.injector.config().disk,
@@ -648,6 +710,7 @@ impl<'a> World<'a> {
                             incarnation: who.incarnation,
                             property: Some(kind),
                             message,
+                            at_ns: None,
                         });
                     }
                 }
@@ -743,8 +806,8 @@ impl<'a> World<'a> {
 
     fn failure(&self, i: usize, class: Class, message: String) -> Verdict {
         let slot = &self.slots[i];
-        let failure =
-            Failure { class, node: slot.name().to_string(), incarnation: slot.incarnation, property: None, message };
+        let (node, incarnation) = (slot.name().to_string(), slot.incarnation);
+        let failure = Failure { class, node, incarnation, property: None, message, at_ns: None };
         Verdict::Fail(vec![failure])
     }
 

@@ -73,6 +73,7 @@ pub struct BootContext<'a> {
     pub seed: u64,
     pub linker: &'a Linker<Node>,
     pub net: &'a Rc<RefCell<Net>>,
+    pub history: &'a Rc<RefCell<crate::history::History>>,
     pub progress: &'a Progress,
     pub preempt: &'a PreemptConfig,
     pub disk: crate::fs::DiskConfig,
@@ -176,6 +177,7 @@ impl<'a> Slot<'a> {
             incarnation: self.incarnation,
             budget_cap: if p.role == Role::Workload { ctx.budget_cap } else { None },
             reports: Vec::new(),
+            history: ctx.history.clone(),
         });
         self.instance = Some(Instance::new(p.code.clone(), ctx.linker, node)?);
         self.state = State::Up { timer_ns: clock.now_ns(), started: false };

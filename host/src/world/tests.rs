@@ -125,6 +125,8 @@ pub(super) fn spec(seed: u64, programs: Vec<NodeProgram>) -> RunSpec {
         schedule: None,
         hash_log: false,
         perturb: None,
+        linearizable: None,
+        isolation: None,
     }
 }
 

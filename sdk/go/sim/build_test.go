@@ -26,6 +26,12 @@ var wantImports = map[string]string{
 	"budget":         "(i64) -> (i64)",
 	"quiet_for":      "(i64) -> ()",
 	"setup_complete": "() -> ()",
+	"op_invoke":      "(i32 i32 i32 i32 i32 i32) -> (i64)",
+	"op_complete":    "(i64 i32 i32 i32) -> (i32)",
+	"txn_begin":      "(i32) -> (i64)",
+	"txn_append":     "(i64 i32 i32 i64) -> (i32)",
+	"txn_read":       "(i64 i32 i32 i32 i32) -> (i32)",
+	"txn_end":        "(i64 i32) -> (i32)",
 }
 
 func goCommand(t *testing.T) string {

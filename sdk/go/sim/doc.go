@@ -24,6 +24,8 @@
 //	Node             this node's name ("server", "n2")         os.Hostname() or "local"
 //	Incarnation      1 on first boot, +1 per restart           1
 //	InSimulation     true                                      false
+//	Put Get Invoke   a history operation, virtual times        nothing recorded
+//	Txn              a list-append transaction of the history  nothing recorded
 //
 // # Properties
 //
@@ -36,6 +38,17 @@
 //
 // The simulator learns of a property when a call reaches it, so Always,
 // Sometimes and Reachable report even when their condition holds.
+//
+// # History
+//
+// Put, Get and Invoke record an operation of the workload's history when it
+// is invoked; Ok, Returned, Missing and Failed complete it. An Op never
+// completed is indeterminate: it may take effect any time after its
+// invocation, or never. Txn records a transaction over list-append keys
+// (Append, Read), ended by Committed or Aborted. After the run the simulator
+// checks the history against the config's "linearizable" model and
+// "isolation" level. Completing an Op or ending a Tx twice panics, in and out
+// of the simulator.
 //
 // # Networking
 //

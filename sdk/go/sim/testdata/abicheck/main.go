@@ -25,5 +25,11 @@ func main() {
 	sim.QuietFor(time.Second)
 	sim.SetupComplete()
 	println(sim.Node(), sim.Incarnation(), sim.Budget(10))
+	sim.Put(1, "x", "1").Ok()
+	sim.Get(1, "x").Returned("1")
+	tx := sim.Txn(1)
+	tx.Append("x", 1)
+	tx.Read("x", []int{1})
+	tx.Committed()
 	sim.Fail("fail")
 }
