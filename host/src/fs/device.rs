@@ -77,9 +77,9 @@ mod tests {
     }
 
     #[test]
-    fn dev_holds_null_and_zero_as_character_devices() {
+    fn dev_holds_null_zero_and_antithesis_as_character_devices() {
         let mut fs = Fs::new(T0);
-        assert_eq!(names(&mut fs, "/dev"), [".", "..", "null", "zero"]);
+        assert_eq!(names(&mut fs, "/dev"), [".", "..", "antithesis", "null", "zero"]);
         let null = dev(&mut fs, "null");
         let st = fs.stat(null).unwrap();
         assert_eq!((st.filetype, st.size, st.nlink), (FileType::CharacterDevice, 0, 1));
@@ -87,14 +87,17 @@ mod tests {
     }
 
     #[test]
-    fn null_reads_nothing_and_swallows_writes() {
+    fn null_and_antithesis_read_nothing_and_swallow_writes() {
         let mut fs = Fs::new(T0);
-        let null = dev(&mut fs, "null");
-        assert_eq!(fs.write_at(null, 0, b"gone", T0 + 1), Ok(4));
-        let mut buf = [7; 4];
-        assert_eq!(fs.read_at(null, 0, &mut buf), Ok(0));
-        assert_eq!(buf, [7; 4]);
-        assert_eq!(fs.size(null), Ok(0));
+        for name in ["null", "antithesis"] {
+            let device = dev(&mut fs, name);
+            assert_eq!(fs.write_at(device, 0, b"gone", T0 + 1), Ok(4), "{name}");
+            let mut buf = [7; 4];
+            assert_eq!(fs.read_at(device, 0, &mut buf), Ok(0), "{name}");
+            assert_eq!(buf, [7; 4]);
+            assert_eq!(fs.size(device), Ok(0));
+            assert_eq!(fs.is_antithesis_output(device), name == "antithesis");
+        }
     }
 
     #[test]

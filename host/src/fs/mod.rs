@@ -325,8 +325,8 @@ mod tests {
         fs.symlink("x", fs.root(), "/c", T0).unwrap();
         let b = fs.lookup(fs.root(), "/b", true).unwrap();
         let c = fs.lookup(fs.root(), "/c", false).unwrap();
-        // 3 to 5 are /dev, /dev/null and /dev/zero.
-        assert_eq!((a, b, c), (Ino(6), Ino(7), Ino(8)));
+        // 3 to 6 are /dev, /dev/null, /dev/zero and /dev/antithesis.
+        assert_eq!((a, b, c), (Ino(7), Ino(8), Ino(9)));
     }
 
     #[test]
