@@ -44,7 +44,7 @@ use std::collections::{BTreeSet, HashSet};
 use std::fmt;
 use std::fs::{self, File, OpenOptions};
 use std::io;
-use std::os::unix::fs::MetadataExt;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -506,7 +506,9 @@ impl Cache {
     /// Map, verify and decode the entry at `path`. `Ok(None)`: no entry.
     fn load(&self, key: &Key, path: &Path, timings: &mut Timings) -> Result<Option<Code>, (Bad, Option<FileId>)> {
         let start = Instant::now();
-        let file = match File::open(path) {
+        // Non-blocking: opening a FIFO planted at an entry's name must not
+        // hang the run (issue 19); it is then refused as not a regular file.
+        let file = match OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(path) {
             Ok(file) => file,
             // No entry, or no cache directory at all (a path under a file).
             Err(e) if matches!(e.kind(), io::ErrorKind::NotFound | io::ErrorKind::NotADirectory) => return Ok(None),
@@ -514,6 +516,9 @@ impl Cache {
         };
         let meta = file.metadata().map_err(|e| (Bad::Unreadable(format!("cannot stat: {e}")), None))?;
         let id = Some((meta.dev(), meta.ino()));
+        if !meta.is_file() {
+            return Err((Bad::Corrupt("not a regular file".into()), id));
+        }
         if (meta.len() as usize) < HEADER_LEN {
             // Checked before mapping: an empty file cannot be mapped.
             let reason = format!("truncated: {} bytes, shorter than the {HEADER_LEN}-byte header", meta.len());

@@ -184,6 +184,30 @@ fn truncated_file_is_detected_and_recompiled() {
 }
 
 #[test]
+fn a_fifo_or_directory_in_place_of_an_entry_is_recompiled_without_blocking() {
+    for (name, bias) in [("fifo", 11), ("dir", 12)] {
+        let scratch = Scratch::new(name);
+        let cache = Cache::open(scratch.path());
+        let key = cache.fetch(&module(bias), &config(), b"").unwrap().key;
+        let path = entry_path(&cache, &key);
+        std::fs::remove_file(&path).unwrap();
+        let made = match name {
+            "fifo" => std::process::Command::new("mkfifo").arg(&path).status().unwrap().success(),
+            _ => std::fs::create_dir(&path).is_ok(),
+        };
+        assert!(made);
+        let start = std::time::Instant::now();
+        let again = cache.fetch(&module(bias), &config(), b"").unwrap();
+        assert!(start.elapsed() < std::time::Duration::from_secs(10), "{name}: the fetch blocked");
+        match &again.outcome {
+            Outcome::Recompiled { reason } if name == "dir" || reason.contains("not a regular file") => {}
+            other => panic!("{name}: {other:?}"),
+        }
+        assert_eq!(behaviour(again.code).0[0], Val::I32(42 + bias));
+    }
+}
+
+#[test]
 fn other_format_version_is_detected_and_recompiled() {
     // A well-formed entry of another format version: only the version differs.
     damaged_entry_is_recompiled("version", 10, "format version 3", |b| {
