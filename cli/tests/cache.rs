@@ -3,6 +3,8 @@
 //! reported, recompiled and still gives the same run; `cache` commands never
 //! write into a directory that is not a seedfall cache.
 
+mod support;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -14,18 +16,7 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 fn build_determinism_program(dir: &Path) -> PathBuf {
-    let output = dir.join("determinism.wasm");
-    let status = Command::new("go")
-        .args(["build", "-o"])
-        .arg(&output)
-        .arg("./determinism")
-        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/go"))
-        .env("GOOS", "wasip1")
-        .env("GOARCH", "wasm")
-        .status()
-        .expect("the `go` command is needed for these tests");
-    assert!(status.success());
-    output
+    support::build_wasip1("determinism", dir.join("determinism.wasm"))
 }
 
 /// (stdout, trace hash line, stderr) of one exec with cache directory `cache`.

@@ -7,6 +7,8 @@
 //! costs one warning and the run goes on; without the secret the remote is
 //! not used unless explicitly made insecure.
 
+mod support;
+
 use std::io::Read;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
@@ -26,20 +28,7 @@ fn scratch(name: &str) -> PathBuf {
 /// The Go program every runner executes, built once.
 fn program() -> &'static Path {
     static WASM: OnceLock<PathBuf> = OnceLock::new();
-    WASM.get_or_init(|| {
-        let output = scratch("program").join("determinism.wasm");
-        let status = Command::new("go")
-            .args(["build", "-o"])
-            .arg(&output)
-            .arg("./determinism")
-            .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/go"))
-            .env("GOOS", "wasip1")
-            .env("GOARCH", "wasm")
-            .status()
-            .expect("the `go` command is needed for these tests");
-        assert!(status.success());
-        output
-    })
+    WASM.get_or_init(|| support::build_wasip1("determinism", scratch("program").join("determinism.wasm")))
 }
 
 /// An nginx serving `root` with WebDAV PUT on a free local port.
