@@ -8,7 +8,8 @@
 
 use seedfall_host::world::Fault;
 use seedfall_host::world::vtime::{SimDuration, go_duration, parse_go_duration};
-use serde_json::{Value, json};
+use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Value, json};
 use std::path::Path;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -67,13 +68,16 @@ impl Schedule {
     }
 
     pub fn parse(text: &str) -> Result<Schedule, String> {
-        let doc: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
-        let (object, faults) = match &doc {
-            Value::Array(faults) => (None, faults),
-            Value::Object(o) => (Some(o), o.get("faults").and_then(Value::as_array).ok_or("no `faults` array")?),
-            _ => return Err("a schedule is an object with `faults`, or an array of faults".into()),
+        let doc: Document = serde_json::from_str(text).map_err(|e| match e.classify() {
+            serde_json::error::Category::Data => e.to_string(),
+            _ => format!("not JSON: {e}"),
+        })?;
+        let (faults, object) = match doc {
+            Document::Faults(faults) => (faults, Map::new()),
+            Document::Object { faults: Some(faults), fields } => (faults, fields),
+            Document::Object { faults: None, .. } => return Err("no `faults` array".into()),
         };
-        let field = |name: &str| object.and_then(|o| o.get(name)).filter(|v| !v.is_null());
+        let field = |name: &str| object.get(name).filter(|v| !v.is_null());
         let shrunk_from = match field("shrunk_from") {
             None => None,
             // Older files: the fault count alone.
@@ -89,16 +93,84 @@ impl Schedule {
         };
         Ok(Schedule {
             seed: number(field("seed"), "seed")?,
-            faults: faults
-                .iter()
-                .enumerate()
-                .map(|(i, f)| Fault::from_json(f).map_err(|e| format!("fault {i}: {e}")))
-                .collect::<Result<_, _>>()?,
+            faults,
             duration: duration(field("duration"), "duration")?,
             ops: number(field("ops"), "ops")?,
             shrunk_from,
             shrink_runs: number(field("shrink_runs"), "shrink_runs")?,
         })
+    }
+}
+
+/// A schedule file as it is read: each fault becomes a `Fault` as soon as
+/// its object is parsed, so a file of a million faults never exists as a
+/// tree of JSON values (that tree was most of a 1.1 GiB peak).
+enum Document {
+    Faults(Vec<Fault>),
+    Object { faults: Option<Vec<Fault>>, fields: Map<String, Value> },
+}
+
+/// The `faults` array, converted element by element.
+struct FaultList(Vec<Fault>);
+
+impl<'de> Deserialize<'de> for Document {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(DocumentVisitor)
+    }
+}
+
+impl<'de> Deserialize<'de> for FaultList {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_seq(FaultListVisitor)
+    }
+}
+
+struct DocumentVisitor;
+
+impl<'de> Visitor<'de> for DocumentVisitor {
+    type Value = Document;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a schedule: an object with `faults`, or an array of faults")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Document, A::Error> {
+        FaultListVisitor.visit_seq(seq).map(|list| Document::Faults(list.0))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Document, A::Error> {
+        let (mut faults, mut fields) = (None, Map::new());
+        while let Some(key) = map.next_key::<String>()? {
+            if key == "faults" {
+                if faults.is_some() {
+                    return Err(de::Error::duplicate_field("faults"));
+                }
+                faults = Some(map.next_value::<FaultList>()?.0);
+            } else {
+                fields.insert(key, map.next_value::<Value>()?);
+            }
+        }
+        Ok(Document::Object { faults, fields })
+    }
+}
+
+struct FaultListVisitor;
+
+impl<'de> Visitor<'de> for FaultListVisitor {
+    type Value = FaultList;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a `faults` array")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<FaultList, A::Error> {
+        let mut faults = Vec::new();
+        while let Some(value) = seq.next_element::<Value>()? {
+            let fault =
+                Fault::from_json(&value).map_err(|e| de::Error::custom(format!("fault {}: {e}", faults.len())))?;
+            faults.push(fault);
+        }
+        Ok(FaultList(faults))
     }
 }
 

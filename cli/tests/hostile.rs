@@ -386,16 +386,17 @@ fn crash_schedule(name: &str, faults: impl Iterator<Item = (u64, u64)>) -> PathB
 }
 
 /// Replays `schedule` on the fixed kvlog store, once to build and compile,
-/// then measured; returns the measured run's output and CPU time.
-fn replayed(schedule: &Path, name: &str) -> (String, Duration) {
+/// then measured; returns the measured run's output, CPU time and peak RSS
+/// in MiB.
+fn replayed(schedule: &Path, name: &str) -> (String, Duration, u64) {
     let config = kvlog().join("seedfall.fixed.json");
     let args = ["replay", "-c", config.to_str().unwrap(), "-seed", "1", "-faults", schedule.to_str().unwrap()];
     let warm = seedfall(&["run", "-c", args[2], "-seeds", "1"]);
     assert!(warm.status.code().is_some(), "{}", text(&warm));
-    let (code, out, _, elapsed, cpu) = measured(&args, name);
-    eprintln!("{name}: {cpu:?} of CPU, {elapsed:?} real");
+    let (code, out, rss, elapsed, cpu) = measured(&args, name);
+    eprintln!("{name}: {cpu:?} of CPU, {elapsed:?} real, {rss} MiB peak");
     assert_eq!(code, 0, "{out}");
-    (out, cpu)
+    (out, cpu, rss)
 }
 
 /// Issue 19: replaying a schedule of 1,000,000 faults did not finish in 5
@@ -409,10 +410,11 @@ fn issue_19_a_million_fault_schedule_replays_in_linear_time() {
     let n = 1_000_000u64;
     let during_downtime = (0..n - 1).map(|i| 501_000 + i * 19_000_000 / n).map(|at| (at, at + 1000));
     let schedule = crash_schedule("million.faults.json", [(500_000, 19_900_000)].into_iter().chain(during_downtime));
-    let (out, cpu) = replayed(&schedule, "million");
+    let (out, cpu, rss) = replayed(&schedule, "million");
     assert!(out.contains("... and 999979 more faults not applied"), "{}", &out[out.len().saturating_sub(2000)..]);
     let bound = if cfg!(debug_assertions) { 90 } else { 30 };
     assert!(cpu < Duration::from_secs(bound), "{cpu:?} of CPU");
+    assert!(rss < 512, "{rss} MiB peak RSS");
 }
 
 /// Issue 19: 10,000 crashes that fire took 6.5 minutes in a debug build,
@@ -422,7 +424,7 @@ fn issue_19_a_million_fault_schedule_replays_in_linear_time() {
 #[test]
 fn issue_19_each_firing_crash_costs_its_boot_not_a_memory_scan() {
     let crashes = (0..300u64).map(|i| 500_000 + i * 20_000).map(|at| (at, at + 1000));
-    let (out, cpu) = replayed(&crash_schedule("crash-loop.faults.json", crashes), "crash-loop");
+    let (out, cpu, _) = replayed(&crash_schedule("crash-loop.faults.json", crashes), "crash-loop");
     assert!(!out.contains("not applied"), "every crash fires: {out}");
     assert!(cpu < Duration::from_secs(30), "{cpu:?} of CPU for 300 crashes");
 }
