@@ -138,6 +138,17 @@ impl Inodes {
         ino
     }
 
+    /// ENOSPC once the disk's inodes are all in use (`Space::limit_inodes`),
+    /// like a full inode table. Checked before a create begins, so a create
+    /// that cannot happen is not a disk operation (as a write that fits
+    /// nothing is not).
+    pub(super) fn has_free_inode(&self) -> Result<(), Errno> {
+        if self.map.len() as u64 >= self.space.limit_inodes() {
+            return Err(Errno::NOSPC);
+        }
+        Ok(())
+    }
+
     /// The table a crash rebuilt: exactly `map`, numbering going on where it
     /// was, so no number is ever reused, and its pages counted anew.
     pub(super) fn rebuilt(&self, map: BTreeMap<Ino, Inode>) -> Inodes {

@@ -166,6 +166,7 @@ impl Fs {
     /// Links a new inode holding `node` at a free name; returns it.
     pub(super) fn create(&mut self, at: &Parent, node: Node, now_ns: u64) -> Result<Ino, Errno> {
         self.require_free(at, matches!(node, Node::Dir(_)))?;
+        self.inodes.has_free_inode()?;
         self.begin_op(DiskOp::Create)?;
         let ino = self.inodes.alloc(node, now_ns);
         self.inodes.attach(at.dir, at.name.clone(), ino)?;

@@ -7,6 +7,11 @@
 //! with ENOSPC (`data.rs`), so a guest filling its disk gets ENOSPC long
 //! before it can exhaust the host's memory.
 //!
+//! The same budget bounds the number of inodes, as ext4's inode ratio does
+//! (one per 16 KiB of disk, at least 1,024): a create past it fails with
+//! ENOSPC, so millions of empty files or directories cannot exhaust the
+//! host's memory either.
+//!
 //! This file only counts; `Inodes` charges every change of a file's pages
 //! here (inode.rs), so the count cannot drift from the files.
 //!
@@ -21,6 +26,13 @@ use super::pages::PAGE_BYTES;
 
 /// A node's disk size when the config does not set `disk_bytes`.
 pub const DEFAULT_DISK_BYTES: u64 = 1 << 30;
+
+/// Disk bytes per inode (`mke2fs`'s default inode ratio).
+const BYTES_PER_INODE: u64 = 16 << 10;
+
+/// The fewest inodes a disk has, however small: a tiny `disk_bytes` still
+/// lets a program create its files and fill them.
+const MIN_INODES: u64 = 1024;
 
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Space {
@@ -44,6 +56,11 @@ impl Space {
 
     pub(super) fn limit_bytes(&self) -> u64 {
         self.limit_pages * PAGE_BYTES
+    }
+
+    /// How many inodes the disk holds.
+    pub(super) fn limit_inodes(&self) -> u64 {
+        (self.limit_bytes() / BYTES_PER_INODE).max(MIN_INODES)
     }
 
     /// A file went from holding `before` pages to `after`.
@@ -162,5 +179,42 @@ mod tests {
         }
         assert_eq!(fs.disk_bytes_used(), 256 * P);
         assert!(written <= 256 * P, "{written}: each file's last page is partly used");
+    }
+
+    /// Issue 19: inodes cost host memory but no pages, so a guest creating
+    /// empty files or directories without end was bounded by nothing. The
+    /// inode table (one per 16 KiB of disk, at least 1,024) fills up with
+    /// ENOSPC, which is not a disk operation, and an unlink gives one back.
+    #[test]
+    fn creates_past_the_inode_table_are_enospc() {
+        let mut fs = disk_of(256 * 16 / 4);
+        fs.start_disk_model(DiskFaults::none());
+        let limit = 1024;
+        let mut made = 0;
+        let first_failure = (0..2 * limit)
+            .find_map(|n| {
+                let created = if n % 2 == 0 {
+                    fs.mkdir(fs.root(), &format!("/tmp/d{n}"), T0)
+                } else {
+                    fs.open(fs.root(), &format!("/tmp/f{n}"), CREATE, true, T0).map(|_| ())
+                };
+                made += created.is_ok() as u64;
+                created.err()
+            })
+            .unwrap();
+        assert_eq!(first_failure, Errno::NOSPC);
+        assert!(made > limit - 16 && made < limit, "{made}: the root, /tmp and the devices hold the rest");
+        let ops = fs.disk_ops();
+        assert!(ops > limit / 2, "the model counts the creates");
+        assert_eq!(fs.mkdir(fs.root(), "/tmp/one-more", T0), Err(Errno::NOSPC));
+        assert_eq!(fs.disk_ops(), ops, "a create that cannot happen is not a disk operation");
+        fs.rmdir(fs.root(), "/tmp/d0", T0).unwrap();
+        fs.mkdir(fs.root(), "/tmp/one-more", T0).unwrap();
+    }
+
+    #[test]
+    fn the_inode_table_grows_with_the_disk() {
+        assert_eq!(Space::new(DEFAULT_DISK_BYTES).limit_inodes(), 65_536, "ext4's count for 1 GiB");
+        assert_eq!(Space::new(4 * P).limit_inodes(), MIN_INODES);
     }
 }
