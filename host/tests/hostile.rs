@@ -23,11 +23,13 @@ fn guest(pages: u32, body: &str) -> Arc<Code> {
   (import "wasi_snapshot_preview1" "fd_filestat_set_size" (func $set_size (param i32 i64) (result i32)))
   (import "wasi_snapshot_preview1" "fd_pwrite" (func $fd_pwrite (param i32 i32 i32 i64 i32) (result i32)))
   (import "wasi_snapshot_preview1" "fd_close" (func $fd_close (param i32) (result i32)))
+  (import "wasi_snapshot_preview1" "random_get" (func $random_get (param i32 i32) (result i32)))
   (import "wasi_snapshot_preview1" "path_open"
     (func $path_open (param i32 i32 i32 i32 i32 i64 i64 i32 i32) (result i32)))
   (memory (export "memory") {pages})
   (data (i32.const 1024) "/dev/null")
   (data (i32.const 1040) "/tmp/big")
+  (data (i32.const 1056) "/dev/urandom")
   (func $open (param $path i32) (param $len i32) (param $oflags i32) (result i32)
     (drop (call $path_open (i32.const 3) (i32.const 0) (local.get $path) (local.get $len) (local.get $oflags)
       (i64.const -1) (i64.const -1) (i32.const 0) (i32.const 600)))
@@ -108,6 +110,43 @@ fn issue_19_iovecs_adding_up_to_terabytes_are_streamed_not_gathered() {
     assert_eq!(w[8], 21, "an iovec past the end of memory: EFAULT");
     let grown = peak_rss().saturating_sub(before);
     assert!(grown < 256 << 20, "peak RSS grew by {} MiB", grown >> 20);
+}
+
+/// Issue 19: random_get allocated a host buffer of the length the guest
+/// named (4 GiB here) before checking it fits the guest's memory. A bad
+/// range is EFAULT with nothing made; a good one is filled chunk by chunk.
+#[test]
+fn issue_19_random_get_checks_the_range_before_making_bytes() {
+    let before = peak_rss();
+    let body = "
+      (i32.store (i32.const 100) (call $random_get (i32.const 0) (i32.const -1)))
+      (i32.store (i32.const 104) (call $random_get (i32.const 0x3ffff0) (i32.const 0x20)))
+      (i32.store (i32.const 108) (call $random_get (i32.const 4096) (i32.const 0x300000)))
+      (i32.store (i32.const 112) (i32.load (i32.const 0x300ffc)))";
+    let (w, _) = run(guest(64, body), 4, false);
+    assert_eq!(&w[..3], [21, 21, 0], "4 GiB and past the end: EFAULT; 3 MiB in memory: filled");
+    assert_ne!(w[3], 0, "the last chunk was filled too");
+    let grown = peak_rss().saturating_sub(before);
+    assert!(grown < 64 << 20, "peak RSS grew by {} MiB", grown >> 20);
+}
+
+/// Issue 19: /dev holds seeded random devices. Reads of /dev/urandom are the
+/// node's seeded bytes: the same for the same seed, never the host's.
+#[test]
+fn dev_urandom_reads_are_seeded_bytes() {
+    let body = "
+      (local.set $fd (call $open (i32.const 1056) (i32.const 12) (i32.const 0)))
+      (call $iov (i32.const 4096) (i32.const 200) (i32.const 16))
+      (i32.store (i32.const 100) (call $fd_read (local.get $fd) (i32.const 4096) (i32.const 1) (i32.const 104)))
+      (i32.store (i32.const 108) (i32.load (i32.const 200)))
+      (i32.store (i32.const 112) (i32.load (i32.const 212)))
+      (i32.store (i32.const 116) (call $fd_write (local.get $fd) (i32.const 4096) (i32.const 1) (i32.const 120)))";
+    let (first, _) = run(guest(1, body), 6, false);
+    let (again, _) = run(guest(1, body), 6, false);
+    assert_eq!((first[0], first[1]), (0, 16), "a read of 16 bytes gives 16");
+    assert!(first[2] != 0 && first[3] != 0 && first[2] != first[3], "{first:x?}");
+    assert_eq!((first[4], first[5]), (0, 16), "writes vanish, as Linux's");
+    assert_eq!(first, again, "the same seed reads the same bytes");
 }
 
 #[test]

@@ -1,15 +1,15 @@
 //! Device files: the in-memory `/dev` every `Fs` starts with, holding `null`
 //! (reads end at once, writes vanish), `zero` (reads give zeros, writes
-//! vanish) and `antithesis` (reads end at once; what is written is the
-//! Antithesis SDK's output, which the WASI layer hands to `antithesis.rs`).
-//! Go's os.DevNull is `/dev/null`, and Go's tests read `/dev/zero` as a file
-//! that never ends.
+//! vanish), `random` and `urandom` (writes vanish; the WASI layer serves
+//! their reads from the node's seeded stream, the one random_get draws from,
+//! so a program reading them directly stays deterministic) and `antithesis`
+//! (reads end at once; what is written is the Antithesis SDK's output, which
+//! the WASI layer hands to `antithesis.rs`). Go's os.DevNull is `/dev/null`,
+//! and Go's tests read `/dev/zero` as a file that never ends.
 //!
 //! `/dev` is made before any mount, so a mount of the host's `/` keeps it
 //! (entries in memory win): the host's device nodes, /dev/fd or /dev/shm are
-//! never visible and a guest can never read a real device. There is no
-//! random device on purpose: randomness comes from random_get, driven by the
-//! seed. Devices have size 0 and cannot be truncated (`INVAL`, as Linux's
+//! never visible and a guest can never read a real device. Devices have size 0 and cannot be truncated (`INVAL`, as Linux's
 //! ftruncate), but opening one with O_TRUNC is fine, as on Linux.
 
 use super::inode::{Dir, Node};
@@ -19,6 +19,9 @@ use super::{Errno, Fs, Ino, ROOT};
 pub(super) enum Device {
     Null,
     Zero,
+    /// `/dev/random` and `/dev/urandom`: read by the WASI layer (`fd.rs`),
+    /// never through `read`, which knows no randomness.
+    Random,
     Antithesis,
 }
 
@@ -26,7 +29,7 @@ impl Device {
     /// Fills `buf` as a read would; returns the bytes read (0 is end of file).
     fn read(self, buf: &mut [u8]) -> usize {
         match self {
-            Device::Null | Device::Antithesis => 0,
+            Device::Null | Device::Antithesis | Device::Random => 0,
             Device::Zero => {
                 buf.fill(0);
                 buf.len()
@@ -40,7 +43,14 @@ impl Fs {
     pub(super) fn make_devices(&mut self, now_ns: u64) -> Result<(), Errno> {
         let dev = self.inodes.alloc(Node::Dir(Dir::new(None)), now_ns);
         self.inodes.attach(ROOT, "dev".to_string(), dev)?;
-        for (name, device) in [("null", Device::Null), ("zero", Device::Zero), ("antithesis", Device::Antithesis)] {
+        let devices = [
+            ("null", Device::Null),
+            ("zero", Device::Zero),
+            ("random", Device::Random),
+            ("urandom", Device::Random),
+            ("antithesis", Device::Antithesis),
+        ];
+        for (name, device) in devices {
             let ino = self.inodes.alloc(Node::Device(device), now_ns);
             self.inodes.attach(dev, name.to_string(), ino)?;
         }
@@ -60,6 +70,12 @@ impl Fs {
         matches!(self.device(ino), Ok(Some(Device::Antithesis)))
     }
 
+    /// Whether `ino` is `/dev/random` or `/dev/urandom`, whose reads are the
+    /// node's seeded random bytes.
+    pub fn is_random_device(&self, ino: Ino) -> bool {
+        matches!(self.device(ino), Ok(Some(Device::Random)))
+    }
+
     /// A read from `ino` if it is a device.
     pub(super) fn read_device(&self, ino: Ino, buf: &mut [u8]) -> Result<Option<usize>, Errno> {
         Ok(self.device(ino)?.map(|device| device.read(buf)))
@@ -77,9 +93,15 @@ mod tests {
     }
 
     #[test]
-    fn dev_holds_null_zero_and_antithesis_as_character_devices() {
+    fn dev_holds_null_zero_random_and_antithesis_as_character_devices() {
         let mut fs = Fs::new(T0);
-        assert_eq!(names(&mut fs, "/dev"), [".", "..", "antithesis", "null", "zero"]);
+        assert_eq!(names(&mut fs, "/dev"), [".", "..", "antithesis", "null", "random", "urandom", "zero"]);
+        for name in ["random", "urandom"] {
+            let device = dev(&mut fs, name);
+            assert!(fs.is_random_device(device), "{name}");
+        }
+        let zero = dev(&mut fs, "zero");
+        assert!(!fs.is_random_device(zero));
         let null = dev(&mut fs, "null");
         let st = fs.stat(null).unwrap();
         assert_eq!((st.filetype, st.size, st.nlink), (FileType::CharacterDevice, 0, 1));

@@ -402,7 +402,11 @@ mod tests {
         fs.mount_host(&host.0, "/").unwrap();
         assert_eq!(names(&mut fs, "/tmp"), [".", ".."], "/tmp stays the empty in-memory dir");
         assert_eq!(names(&mut fs, "/"), [".", "..", "dev", "etc", "tmp"]);
-        assert_eq!(names(&mut fs, "/dev"), [".", "..", "antithesis", "null", "zero"], "the host's /dev stays hidden");
+        assert_eq!(
+            names(&mut fs, "/dev"),
+            [".", "..", "antithesis", "null", "random", "urandom", "zero"],
+            "the host's /dev stays hidden"
+        );
         assert_eq!(read(&mut fs, "/etc/hosts"), b"sim");
     }
 
@@ -477,7 +481,11 @@ mod tests {
         let listed = names(&mut fs, "/");
         assert!(!listed.iter().any(|n| n == "proc" || n == "sys"), "{listed:?}");
         assert!(listed.iter().any(|n| n == "dev"), "{listed:?}");
-        assert_eq!(names(&mut fs, "/dev"), [".", "..", "antithesis", "null", "zero"], "only the simulated devices");
+        assert_eq!(
+            names(&mut fs, "/dev"),
+            [".", "..", "antithesis", "null", "random", "urandom", "zero"],
+            "only the simulated devices"
+        );
         let mut fs = Fs::new(T0);
         fs.mount_host(Path::new("/"), "/host").unwrap();
         assert_eq!(fs.lookup(root, "/host/proc/self", true), Err(Errno::NOENT));

@@ -147,6 +147,12 @@ fn antithesis_write(c: &mut Caller<'_, Node>, iovecs: &[(u32, u32)]) -> usize {
 /// chunk. The test hook's read perturbation sees the call's first chunk,
 /// as it saw the whole read before.
 fn read_file(c: &mut Caller<'_, Node>, ino: crate::fs::Ino, at: u64, iovecs: &[(u32, u32)]) -> Result<u64, Errno> {
+    if c.data().fs.is_random_device(ino) {
+        for &(ptr, len) in iovecs {
+            super::proc::fill_random(c, ptr, len)?;
+        }
+        return Ok(iovecs.iter().map(|&(_, len)| u64::from(len)).sum());
+    }
     let done = read_chunks(c, ino, at, iovecs)?;
     if done > 0 {
         let node = c.data_mut();

@@ -52,11 +52,7 @@ pub fn register(l: &mut Linker<Node>) {
         CLOCK_REALTIME | CLOCK_MONOTONIC => write_u64(c, v[1] as u32, 1),
         _ => Err(EINVAL),
     });
-    bind(l, "random_get", &[I32, I32], |c, v| {
-        let mut bytes = vec![0; v[1] as u32 as usize];
-        c.data_mut().random.fill(&mut bytes);
-        write_bytes(c, v[0] as u32, &bytes)
-    });
+    bind(l, "random_get", &[I32, I32], |c, v| fill_random(c, v[0] as u32, v[1] as u32));
     bind(l, "sched_yield", &[], |c, _| {
         // Go's busy-wait loops spin on sched_yield and the clock; time must move.
         c.data_mut().clock.read_monotonic();
@@ -67,4 +63,24 @@ pub fn register(l: &mut Linker<Node>) {
         Err(HostError::Exit(v[0] as u32 as i32))
     });
     bind(l, "proc_raise", &[I32], |_, _| Err(ENOSYS));
+}
+
+/// The most random bytes made at once: a guest asking for gigabytes gets
+/// them chunk by chunk in its own memory, never in one host buffer.
+const RANDOM_CHUNK_BYTES: u32 = 64 << 10;
+
+/// Fills `len` bytes of guest memory at `ptr` from the node's seeded stream
+/// (random_get, and reads of /dev/random and /dev/urandom). The range is
+/// checked whole first, so a bad one is EFAULT with nothing drawn or written.
+pub(super) fn fill_random(c: &mut Caller<'_, Node>, ptr: u32, len: u32) -> WasiResult {
+    c.read(ptr, len).map_err(|_| EFAULT)?;
+    let mut chunk = vec![0; len.min(RANDOM_CHUNK_BYTES) as usize];
+    let mut done = 0;
+    while done < len {
+        let n = (len - done).min(RANDOM_CHUNK_BYTES);
+        c.data_mut().random.fill(&mut chunk[..n as usize]);
+        write_bytes(c, ptr + done, &chunk[..n as usize])?;
+        done += n;
+    }
+    Ok(())
 }
