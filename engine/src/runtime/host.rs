@@ -201,6 +201,14 @@ impl<T> Linker<T> {
     pub fn get(&self, module: &str, name: &str) -> Option<&Extern<T>> {
         self.items.get(&(module.to_string(), name.to_string()))
     }
+
+    /// Every bound function as (module, name, type), in name order.
+    pub fn funcs(&self) -> impl Iterator<Item = (&str, &str, &FuncType)> {
+        self.items.iter().filter_map(|((module, name), item)| match item {
+            Extern::Func { ty, .. } => Some((module.as_str(), name.as_str(), ty)),
+            _ => None,
+        })
+    }
 }
 
 /// What a host function sees of the guest that called it.

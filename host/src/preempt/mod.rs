@@ -165,10 +165,14 @@ fn decide(node: &mut Node, memory: &mut [u8], g: u64, counter: i64) -> Decision 
 }
 
 fn hook(c: &mut Caller<'_, Node>) -> Result<(), HostError> {
-    let (counter_global, counted_before, is_go) = {
-        let p = c.data().preempt.as_ref().expect("hook only bound with preemption");
-        (p.counter_global, p.counted, p.offsets.is_some())
+    // The instrumentation pass adds the import; a module that declares it
+    // itself was never instrumented, and has no counter to arm.
+    let Some(p) = c.data().preempt.as_ref() else {
+        return Err(HostError::Fail(format!(
+            "{HOOK_MODULE}.{HOOK_NAME} called by a module seedfall did not instrument"
+        )));
     };
+    let (counter_global, counted_before, is_go) = (p.counter_global, p.counted, p.offsets.is_some());
     let counter = c.global_get(counter_global) as i64;
     // Only Go modules have a g global (index 2 by Go's linker convention).
     let g = if is_go { c.global_get(goruntime::GLOBAL_G) } else { 0 };

@@ -27,6 +27,8 @@
 //! the timings (never hashed), and everything the trace hash covers goes
 //! through one event stream (`event::Recorder`).
 
+#[cfg(test)]
+mod abi_proptests;
 pub mod divergence;
 mod effects;
 pub mod event;
@@ -51,7 +53,7 @@ use crate::clock::{MONOTONIC_START_NS, VirtualClock};
 use crate::guest::Role;
 use crate::history::History;
 use crate::net::{Net, NetConfig};
-use crate::node::{Perturb, Report};
+use crate::node::{Node, Perturb, Report};
 use crate::preempt::goruntime::GoOffsets;
 use crate::preempt::strategy::PreemptConfig;
 use crate::random::{Purpose, RandomStream};
@@ -61,7 +63,7 @@ use crate::{preempt, sdk, wasi};
 use event::{Event, Recorder};
 use fault::{FaultInjector, Recorded};
 use history_check::LinOutcome;
-use seedfall_engine::{Code, Run, TrapKind};
+use seedfall_engine::{Code, Linker, Run, TrapKind};
 use slot::{BootContext, Slot, State};
 use std::cell::RefCell;
 use std::io::Write;
@@ -229,15 +231,22 @@ enum End {
     Retired,
 }
 
+/// What a node of the world links against: every WASI call, the seedfall
+/// SDK and the preemption hook, memory capped at `memory_bytes`.
+pub(crate) fn linker(memory_bytes: u64) -> Linker<Node> {
+    let mut linker = wasi::linker();
+    linker.set_memory_cap_bytes(memory_bytes);
+    preempt::register(&mut linker);
+    sdk::register(&mut linker);
+    linker
+}
+
 impl<'a> World<'a> {
     pub fn new(spec: &'a RunSpec, log: Option<&'a mut dyn Write>) -> World<'a> {
         let seed = spec.seed;
         let mut net = Net::new(spec.net, RandomStream::new(seed, Purpose::NetLatency, "", 0));
         let mut slots: Vec<Slot> = spec.programs.iter().map(|p| Slot::new(p, net.add_node(&p.name))).collect();
-        let mut linker = wasi::linker();
-        linker.set_memory_cap_bytes(spec.memory_bytes);
-        preempt::register(&mut linker);
-        sdk::register(&mut linker);
+        let linker = linker(spec.memory_bytes);
         let names: Vec<&str> = spec.programs.iter().map(|p| p.name.as_str()).collect();
         let faultable: Vec<bool> = spec.programs.iter().map(NodeProgram::is_service).collect();
         let injector = FaultInjector::new(seed, &spec.faults, &names, &faultable, spec.schedule.as_deref());
