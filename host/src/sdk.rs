@@ -63,7 +63,15 @@ fn bind(
     });
 }
 
+/// The longest string an SDK call takes (a property's message, a history
+/// operation's input or output, a key): longer is answered like a bad
+/// pointer, so the host never copies a guest-sized string.
+const SDK_STRING_MAX_BYTES: u64 = 1 << 20;
+
 fn read_string(c: &Caller<'_, Node>, ptr: u64, len: u64) -> Option<String> {
+    if len > SDK_STRING_MAX_BYTES {
+        return None;
+    }
     let bytes = c.read(ptr as u32, len as u32).ok()?;
     Some(String::from_utf8_lossy(bytes).into_owned())
 }

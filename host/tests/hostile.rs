@@ -130,6 +130,19 @@ fn issue_19_random_get_checks_the_range_before_making_bytes() {
     assert!(grown < 64 << 20, "peak RSS grew by {} MiB", grown >> 20);
 }
 
+/// Issue 19: a path is checked against PATH_MAX before it is copied out of
+/// guest memory: 3 MiB of "path" is ENAMETOOLONG, past memory EFAULT.
+#[test]
+fn issue_19_a_guest_sized_path_is_refused_before_it_is_copied() {
+    let body = "
+      (i32.store (i32.const 100) (call $path_open (i32.const 3) (i32.const 0) (i32.const 0x1000) (i32.const 0x300000)
+        (i32.const 0) (i64.const -1) (i64.const -1) (i32.const 0) (i32.const 600)))
+      (i32.store (i32.const 104) (call $path_open (i32.const 3) (i32.const 0) (i32.const 0x3ffff0) (i32.const 0x20)
+        (i32.const 0) (i64.const -1) (i64.const -1) (i32.const 0) (i32.const 600)))";
+    let (w, _) = run(guest(64, body), 2, false);
+    assert_eq!(w, [37, 21], "ENAMETOOLONG, EFAULT");
+}
+
 /// Issue 19: /dev holds seeded random devices. Reads of /dev/urandom are the
 /// node's seeded bytes: the same for the same seed, never the host's.
 #[test]

@@ -397,7 +397,6 @@ fn rate(value: &Json, field: &str) -> Result<f64> {
     Ok(r)
 }
 
-/// A Go-style duration string, > 0.
 /// `watchdog`: a duration of at least the watchdog's minimum, so a verdict never depends on the
 /// machine's speed.
 fn watchdog_limit(value: &Json, field: &str) -> Result<Duration> {
@@ -406,6 +405,7 @@ fn watchdog_limit(value: &Json, field: &str) -> Result<Duration> {
     Ok(limit)
 }
 
+/// A Go-style duration string, > 0.
 fn positive_duration(value: &Json, field: &str) -> Result<Duration> {
     let Json::Str(text) = value else {
         return Err(wrong_type(field, "a duration string like \"500ms\" or \"1m0s\"", value));

@@ -19,6 +19,10 @@ pub const ENOTSOCK: Errno = 57;
 pub const ENOTCONN: Errno = 53;
 pub const EAGAIN: Errno = 6;
 pub const ENOTCAPABLE: Errno = 76;
+pub const ENAMETOOLONG: Errno = 37;
+
+/// Linux's PATH_MAX: a longer path is ENAMETOOLONG before any of it is copied.
+pub const PATH_MAX_BYTES: u32 = 4096;
 
 pub const FILETYPE_CHARACTER_DEVICE: u8 = 2;
 pub const FILETYPE_DIRECTORY: u8 = 3;
@@ -61,8 +65,13 @@ pub fn write_u64(c: &mut Caller<'_, Node>, ptr: u32, v: u64) -> WasiResult {
     write_bytes(c, ptr, &v.to_le_bytes())
 }
 
-/// A guest string (path) of `len` bytes at `ptr`.
+/// A guest path of `len` bytes at `ptr`: EFAULT outside memory, then
+/// ENAMETOOLONG past PATH_MAX, so the host never copies a guest-sized path.
 pub fn read_str<T>(c: &Caller<'_, T>, ptr: u32, len: u32) -> Result<String, Errno> {
+    c.read(ptr, len).map_err(|_| EFAULT)?;
+    if len > PATH_MAX_BYTES {
+        return Err(ENAMETOOLONG);
+    }
     String::from_utf8(read_bytes(c, ptr, len)?).map_err(|_| EINVAL)
 }
 
