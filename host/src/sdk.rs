@@ -262,7 +262,8 @@ fn txn_append(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
 fn txn_read(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
     let Some(key) = read_string(c, v[1], v[2]) else { return Ok(failed(Errno::FAULT)) };
     let count = v[4] as u32;
-    let Some(bytes) = count.checked_mul(8).and_then(|len| c.read(v[3] as u32, len).ok()) else {
+    let len = count.checked_mul(8).filter(|&len| u64::from(len) <= SDK_STRING_MAX_BYTES);
+    let Some(bytes) = len.and_then(|len| c.read(v[3] as u32, len).ok()) else {
         return Ok(failed(Errno::FAULT));
     };
     let values = bytes.chunks_exact(8).map(|b| i64::from_le_bytes(b.try_into().expect("8 bytes"))).collect();

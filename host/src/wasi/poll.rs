@@ -38,7 +38,8 @@ struct Subscription {
 fn read_subscriptions(c: &mut Caller<'_, Node>, ptr: u32, count: u32) -> Result<Vec<Subscription>, Errno> {
     let mut subs = Vec::new();
     for i in 0..count {
-        let base = ptr + i * SUBSCRIPTION_SIZE;
+        // Checked: a count near u32::MAX would wrap the address (and panic in debug).
+        let base = i.checked_mul(SUBSCRIPTION_SIZE).and_then(|o| ptr.checked_add(o)).ok_or(EFAULT)?;
         let raw = read_bytes(c, base, SUBSCRIPTION_SIZE)?;
         let u64_at = |o: usize| u64::from_le_bytes(raw[o..o + 8].try_into().expect("8 bytes"));
         let u32_at = |o: usize| u32::from_le_bytes(raw[o..o + 4].try_into().expect("4 bytes"));
@@ -114,7 +115,8 @@ fn poll_oneoff(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<Errno, HostError> 
         }
         if !ready.is_empty() {
             for (i, (sub, errno)) in ready.iter().enumerate() {
-                if let Err(errno) = write_event(c, events_ptr + i as u32 * EVENT_SIZE, sub, *errno) {
+                let at = (i as u32).checked_mul(EVENT_SIZE).and_then(|o| events_ptr.checked_add(o));
+                if let Err(errno) = at.ok_or(EFAULT).and_then(|at| write_event(c, at, sub, *errno)) {
                     return Ok(errno);
                 }
             }
