@@ -120,6 +120,21 @@ pub enum NetEvent {
         to: NodeId,
         released: u32,
     },
+    /// A clog started on the link; `held` segments in flight were held.
+    Clog {
+        at_ns: u64,
+        from: NodeId,
+        to: NodeId,
+        clog: super::Clog,
+        held: u32,
+    },
+    /// The clog on the link ended; `released` held segments were rescheduled.
+    Unclog {
+        at_ns: u64,
+        from: NodeId,
+        to: NodeId,
+        released: u32,
+    },
 }
 
 impl fmt::Display for SegmentKind {
@@ -178,6 +193,12 @@ impl fmt::Display for NetEvent {
             }
             NetEvent::Reset { at_ns, node, reset } => write!(f, "{at_ns} reset {node} connections={reset}"),
             NetEvent::Block { at_ns, from, to, held } => write!(f, "{at_ns} block {from}->{to} held={held}"),
+            NetEvent::Clog { at_ns, from, to, clog, held } => {
+                write!(f, "{at_ns} clog {from}->{to} {clog:?} held={held}")
+            }
+            NetEvent::Unclog { at_ns, from, to, released } => {
+                write!(f, "{at_ns} unclog {from}->{to} released={released}")
+            }
             NetEvent::Heal { at_ns, from, to, released } => {
                 write!(f, "{at_ns} heal {from}->{to} released={released}")
             }

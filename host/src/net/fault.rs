@@ -106,9 +106,35 @@ impl Net {
     /// nothing.
     pub fn block(&mut self, from: NodeId, to: NodeId, now_ns: u64) {
         self.advance(now_ns);
+        let was_held = self.holds((from, to));
         if !self.blocked.insert((from, to)) {
             return;
         }
+        let held = if was_held { 0 } else { self.hold_link(from, to, now_ns) };
+        self.events.push(NetEvent::Block { at_ns: now_ns, from, to, held });
+    }
+
+    /// Stops holding traffic from `from` to `to`: held segments are
+    /// delivered in order from `now_ns` plus their latency (contract rule
+    /// 6), unless a clog still holds the link. Healing an open link does
+    /// nothing.
+    pub fn heal(&mut self, from: NodeId, to: NodeId, now_ns: u64) {
+        self.advance(now_ns);
+        if !self.blocked.remove(&(from, to)) {
+            return;
+        }
+        let released = if self.holds((from, to)) { 0 } else { self.release_link(from, to, now_ns, false) };
+        self.events.push(NetEvent::Heal { at_ns: now_ns, from, to, released });
+    }
+
+    /// Whether anything holds the link: a partition or a holding clog.
+    pub(super) fn holds(&self, link: (NodeId, NodeId)) -> bool {
+        self.blocked.contains(&link) || self.clogged.get(&link).is_some_and(|c| c.holds())
+    }
+
+    /// Untimes every segment on the link (it starts being held); returns
+    /// how many.
+    pub(super) fn hold_link(&mut self, from: NodeId, to: NodeId, now_ns: u64) -> u32 {
         let mut held = 0;
         for (&id, c) in self.conns.iter_mut() {
             for side in [Side::Client, Side::Server] {
@@ -127,17 +153,12 @@ impl Net {
                 }
             }
         }
-        self.events.push(NetEvent::Block { at_ns: now_ns, from, to, held });
+        held
     }
 
-    /// Stops holding traffic from `from` to `to`: held segments are
-    /// delivered in order from `now_ns` plus their latency (contract rule
-    /// 6). Healing an open link does nothing.
-    pub fn heal(&mut self, from: NodeId, to: NodeId, now_ns: u64) {
-        self.advance(now_ns);
-        if !self.blocked.remove(&(from, to)) {
-            return;
-        }
+    /// Times every held segment on the link again, from `now_ns` plus its
+    /// own latency, or all at `now_ns` for a `burst`; returns how many.
+    pub(super) fn release_link(&mut self, from: NodeId, to: NodeId, now_ns: u64, burst: bool) -> u32 {
         let mut released = 0;
         for (&id, c) in self.conns.iter_mut() {
             for side in [Side::Client, Side::Server] {
@@ -145,10 +166,11 @@ impl Net {
                     continue;
                 }
                 let pipe = &mut c.inbox[side.index()];
-                assert!(pipe.segments.is_empty() || pipe.is_held(), "a blocked link's pipe is held");
+                assert!(pipe.segments.is_empty() || pipe.is_held(), "a held link's pipe is held");
                 let mut tail_ns = pipe.last_delivered_ns;
                 for segment in pipe.segments.iter_mut() {
-                    tail_ns = tail_ns.max(now_ns.saturating_add(segment.latency_ns));
+                    let latency_ns = if burst { 0 } else { segment.latency_ns };
+                    tail_ns = tail_ns.max(now_ns.saturating_add(latency_ns));
                     segment.deliver_ns = Some(tail_ns);
                     released += 1;
                 }
@@ -157,7 +179,7 @@ impl Net {
                 }
             }
         }
-        self.events.push(NetEvent::Heal { at_ns: now_ns, from, to, released });
+        released
     }
 
     pub fn is_blocked(&self, from: NodeId, to: NodeId) -> bool {

@@ -45,6 +45,14 @@
 //!    delivered at `max(previous delivery on its pipe, heal time + its own
 //!    latency drawn at send time)`. Healing draws nothing, so adding or
 //!    removing a partition never shifts the latencies of other traffic.
+//! 5b. A clog is a rule on one directed link too (`clog`, `unclog`):
+//!    `Stop` holds its traffic as a block does and releases it as a heal
+//!    does; `Jam` holds it and releases everything held in one burst, each
+//!    segment delivered at the release time (after whatever its pipe
+//!    delivered before); `Slow(extra)` holds nothing and adds `extra` to the
+//!    latency of every segment sent on the link while it lasts. A link is
+//!    held while a partition or a holding clog is on it, and released only
+//!    when neither is.
 //! 7. A connect across a blocked link stays pending until healed (Go's dial
 //!    has its own timeout through deadlines).
 //!
@@ -117,6 +125,7 @@
 //! `next_event_ns_any` is the next time the network changes at all (so the
 //! scheduler never declares deadlock while something is in flight).
 
+mod clog;
 mod event;
 mod fault;
 mod pipe;
@@ -126,6 +135,7 @@ mod socket;
 mod tests;
 
 pub use crate::fs::Errno;
+pub use clog::Clog;
 pub use event::{Delivery, NetEvent, SegmentKind};
 
 use crate::random::RandomStream;
@@ -332,8 +342,11 @@ pub struct Net {
     conns: BTreeMap<ConnId, Conn>,
     listeners: BTreeMap<ListenerId, Listener>,
     bindings: BTreeMap<SockAddr, Binding>,
-    /// Blocked directed links (from, to).
+    /// Blocked directed links (from, to): partitions.
     blocked: BTreeSet<(NodeId, NodeId)>,
+    /// Clogged directed links and how (rule 5b); a link is held while a
+    /// partition or a holding clog is on it.
+    clogged: BTreeMap<(NodeId, NodeId), Clog>,
     /// Slow nodes: latency added to every segment sent from or to them.
     slow: BTreeMap<NodeId, u64>,
     /// The delivery time of the first segment of every pipe whose segments
@@ -359,6 +372,7 @@ impl Net {
             listeners: BTreeMap::new(),
             bindings: BTreeMap::new(),
             blocked: BTreeSet::new(),
+            clogged: BTreeMap::new(),
             slow: BTreeMap::new(),
             heads: BTreeSet::new(),
             next_conn: 0,
@@ -453,10 +467,12 @@ impl Net {
         let c = self.conns.get_mut(&conn).expect("send on a live connection");
         let link = (c.end(to.peer()).addr.node, c.end(to).addr.node);
         let slowed = [link.0, link.1].iter().filter_map(|n| self.slow.get(n)).fold(0u64, |a, b| a.saturating_add(*b));
-        let latency_ns = latency_ns.saturating_add(slowed);
+        let latency_ns = latency_ns.saturating_add(slowed).saturating_add(self.clog_latency_ns(link));
+        let held = self.holds(link);
+        let c = self.conns.get_mut(&conn).expect("send on a live connection");
         let pipe = &mut c.inbox[to.index()];
         let kind = payload.kind();
-        let deliver_ns = if self.blocked.contains(&link) {
+        let deliver_ns = if held {
             assert!(pipe.segments.back().is_none_or(|s| s.deliver_ns.is_none()), "a blocked link has timed segments");
             None
         } else {

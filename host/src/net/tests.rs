@@ -629,3 +629,102 @@ fn time_never_goes_backwards() {
     net.advance(10);
     net.advance(9);
 }
+
+/// Delivery times of the segments waiting on the server's side of `conn`.
+fn pending_times(net: &Net, conn: ConnId) -> Vec<Option<u64>> {
+    net.conns[&conn].inbox(Side::Server).segments.iter().map(|seg| seg.deliver_ns).collect()
+}
+
+/// Rule 5b, `Stop`: held while it lasts, released as a heal releases
+/// (each at the release time plus its own latency); the other direction
+/// is untouched.
+#[test]
+fn a_stop_clog_holds_one_direction_and_releases_with_latency() {
+    let config = NetConfig { latency_ns_min: 100 * US, latency_ns_max: MS };
+    let (mut net, server, client) = world(3, config);
+    let l = net.listen(server, 7000, 0).unwrap();
+    let (c, s, t) = establish(&mut net, client, 7000, l, 0);
+    net.clog(client, server, Clog::Stop, t);
+    net.write(c, b"held", t + 1).unwrap();
+    net.write(s, b"free", t + 1).unwrap();
+    let later = t + 1000 * MS;
+    assert!(!net.readable(s, later).unwrap(), "nothing crosses the clogged direction");
+    assert_eq!(read_all(&mut net, c, later).unwrap(), b"free", "the other direction flows");
+    net.unclog(client, server, later);
+    let latency = data_sends(&net, c.conn, Side::Server)[0].1;
+    assert!(latency >= 100 * US);
+    assert_eq!(pending_times(&net, c.conn), [Some(later + latency)]);
+    assert_eq!(read_all(&mut net, s, later + latency).unwrap(), b"held");
+    assert!(log(&net).contains("Stop held=0") && log(&net).contains("released=1"), "{}", log(&net));
+}
+
+/// Rule 5b, `Jam`: held while it lasts, then every held segment is
+/// delivered at the release time, in order, in one burst.
+#[test]
+fn a_jam_clog_delivers_what_it_held_in_one_burst() {
+    let config = NetConfig { latency_ns_min: 100 * US, latency_ns_max: MS };
+    let (mut net, server, client) = world(4, config);
+    let l = net.listen(server, 7000, 0).unwrap();
+    let (c, s, t) = establish(&mut net, client, 7000, l, 0);
+    net.write(c, b"in-flight,", t).unwrap();
+    net.clog(client, server, Clog::Jam, t + 1);
+    for (i, chunk) in [b"a,".as_slice(), b"b,", b"c"].into_iter().enumerate() {
+        net.write(c, chunk, t + 2 + i as u64).unwrap();
+    }
+    let later = t + 500 * MS;
+    assert!(!net.readable(s, later).unwrap());
+    net.unclog(client, server, later);
+    assert_eq!(pending_times(&net, c.conn), [Some(later); 4], "all at the release time");
+    assert_eq!(read_all(&mut net, s, later).unwrap(), b"in-flight,a,b,c");
+    assert!(log(&net).contains("Jam held=1"), "the segment in flight was held: {}", log(&net));
+}
+
+/// Rule 5b, `Slow`: nothing is held; what is sent on the link while it
+/// lasts takes `extra` more, and what is sent after does not.
+#[test]
+fn a_slow_clog_adds_latency_on_its_link_only_while_it_lasts() {
+    let config = NetConfig { latency_ns_min: MS, latency_ns_max: MS };
+    let (mut net, server, client) = world(5, config);
+    let l = net.listen(server, 7000, 0).unwrap();
+    let (c, s, t) = establish(&mut net, client, 7000, l, 0);
+    net.clog(client, server, Clog::Slow(40 * MS), t);
+    net.write(c, b"slow", t).unwrap();
+    net.write(s, b"back", t).unwrap();
+    net.unclog(client, server, t + 1);
+    net.write(c, b"fast", t + 2).unwrap();
+    let sends = data_sends(&net, c.conn, Side::Server);
+    assert_eq!(sends[0].2, Some(t + 41 * MS), "1 ms + 40 ms");
+    assert_eq!(sends[1].2, Some(t + 41 * MS), "FIFO: the next waits behind it");
+    assert_eq!(data_sends(&net, c.conn, Side::Client)[0].2, Some(t + MS), "the other direction is not slowed");
+    assert_eq!(read_all(&mut net, s, t + 41 * MS).unwrap(), b"slowfast");
+}
+
+/// Rule 5b: a link under a partition and a clog is released only when
+/// both have ended, whichever ends first.
+#[test]
+fn a_link_held_by_a_partition_and_a_clog_waits_for_both() {
+    let config = NetConfig { latency_ns_min: MS, latency_ns_max: MS };
+    for clog_ends_first in [true, false] {
+        let (mut net, server, client) = world(6, config);
+        let l = net.listen(server, 7000, 0).unwrap();
+        let (c, s, t) = establish(&mut net, client, 7000, l, 0);
+        net.block(client, server, t);
+        net.clog(client, server, Clog::Jam, t);
+        net.write(c, b"x", t).unwrap();
+        let (first, second) = (t + 10 * MS, t + 20 * MS);
+        if clog_ends_first {
+            net.unclog(client, server, first);
+        } else {
+            net.heal(client, server, first);
+        }
+        assert_eq!(pending_times(&net, c.conn), [None], "still held (clog ended first: {clog_ends_first})");
+        if clog_ends_first {
+            net.heal(client, server, second);
+            assert_eq!(pending_times(&net, c.conn), [Some(second + MS)], "released as a heal releases");
+        } else {
+            net.unclog(client, server, second);
+            assert_eq!(pending_times(&net, c.conn), [Some(second)], "released as a jam releases");
+        }
+        assert_eq!(read_all(&mut net, s, second + MS).unwrap(), b"x");
+    }
+}
