@@ -158,6 +158,7 @@ pub(crate) fn unknown_nodes(faults: &[Fault], names: &[&str]) -> Option<String> 
         let named: Vec<&str> = match &f.target {
             Target::Node(n) => vec![n.as_str()],
             Target::Groups { groups, .. } => groups.iter().flatten().map(String::as_str).collect(),
+            Target::Link { from, to } => vec![from.as_str(), to.as_str()],
         };
         let missing = named.into_iter().find(|n| !names.contains(n))?;
         Some(format!(

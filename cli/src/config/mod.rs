@@ -33,6 +33,7 @@ mod suggest;
 mod tests;
 
 use seedfall_host::preempt::strategy::PreemptConfig;
+use seedfall_host::world::fault::clog::ClogForms;
 use std::fmt;
 use std::path::{Component, Path, PathBuf};
 use std::time::Duration;
@@ -161,6 +162,12 @@ pub struct Faults {
     pub slow_length: DurationRange,
     /// The latency a slowdown adds.
     pub slow_latency: DurationRange,
+    /// Planned clogs of one direction of a link per second, for the cluster.
+    pub clog_per_sec: f64,
+    /// How long a clog lasts.
+    pub clog_length: DurationRange,
+    /// The forms a planned clog is drawn from.
+    pub clogs: ClogForms,
     /// Per write: probability that it fails with EIO and writes nothing.
     pub write_eio: f64,
     /// Per write: probability that it fails with ENOSPC and writes nothing.
@@ -203,6 +210,9 @@ impl Default for Faults {
             slow_per_sec: 0.0,
             slow_length: DurationRange::new(Duration::from_secs(1), Duration::from_secs(5)),
             slow_latency: DurationRange::new(Duration::from_millis(10), Duration::from_millis(200)),
+            clog_per_sec: 0.0,
+            clog_length: DurationRange::new(Duration::from_millis(100), Duration::from_secs(2)),
+            clogs: ClogForms::default(),
             write_eio: 0.0,
             write_enospc: 0.0,
             read_eio: 0.0,

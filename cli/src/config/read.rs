@@ -8,6 +8,7 @@ use super::suggest::nearest;
 use super::{Config, ConfigError, DurationRange, ErrorKind, Faults, FinallySpec, NodeSpec, Source, WorkloadSpec};
 use crate::duration::parse_duration;
 use seedfall_host::preempt::strategy::{PreemptConfig, Strategy};
+use seedfall_host::world::fault::clog::{self, ClogForms};
 use seedfall_host::world::{RATE_PER_SEC_MAX, RATE_PER_SEC_MIN};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -82,6 +83,9 @@ const FAULTS: Schema = Schema {
         "slow_per_sec",
         "slow_length",
         "slow_latency",
+        "clog_per_sec",
+        "clog_length",
+        "clogs",
         "write_eio",
         "write_enospc",
         "read_eio",
@@ -104,9 +108,6 @@ const FAULTS: Schema = Schema {
         "disk_latency",
         "udp_loss",
         "udp_dup",
-        "clog_per_sec",
-        "clog_length",
-        "clogs",
     ],
 };
 
@@ -446,6 +447,21 @@ fn range(value: &Json, field: &str) -> Result<DurationRange> {
     Ok(DurationRange { min, max })
 }
 
+/// A non-empty list of clog forms (`"stop"`, `"jam"`, `"slow"`).
+fn clog_forms(value: &Json, field: &str) -> Result<ClogForms> {
+    let mut forms = ClogForms::NONE;
+    for (i, name) in strings(value, field)?.iter().enumerate() {
+        if !forms.enable(name) {
+            let known = clog::FORMS.join(", ");
+            return Err(invalid(field, format!("`{field}[{i}]`: unknown clog {name:?} (known: {known})")));
+        }
+    }
+    if forms == ClogForms::NONE {
+        return Err(invalid(field, format!("`{field}` must name at least one of {}", clog::FORMS.join(", "))));
+    }
+    Ok(forms)
+}
+
 fn strings(value: &Json, field: &str) -> Result<Vec<String>> {
     let Json::Array(items) = value else {
         return Err(wrong_type(field, "an array of strings", value));
@@ -721,6 +737,9 @@ fn faults(value: &Json) -> Result<Faults> {
         slow_per_sec: optional(fields, path, "slow_per_sec", rate)?.unwrap_or(defaults.slow_per_sec),
         slow_length: optional(fields, path, "slow_length", range)?.unwrap_or(defaults.slow_length),
         slow_latency: optional(fields, path, "slow_latency", range)?.unwrap_or(defaults.slow_latency),
+        clog_per_sec: optional(fields, path, "clog_per_sec", rate)?.unwrap_or(defaults.clog_per_sec),
+        clog_length: optional(fields, path, "clog_length", range)?.unwrap_or(defaults.clog_length),
+        clogs: optional(fields, path, "clogs", clog_forms)?.unwrap_or(defaults.clogs),
         write_eio: optional(fields, path, "write_eio", probability)?.unwrap_or(defaults.write_eio),
         write_enospc: optional(fields, path, "write_enospc", probability)?.unwrap_or(defaults.write_enospc),
         read_eio: optional(fields, path, "read_eio", probability)?.unwrap_or(defaults.read_eio),

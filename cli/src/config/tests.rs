@@ -224,7 +224,7 @@ fn unknown_field_known_elsewhere_or_far_from_everything() {
         message(r#", "faults": {"bananas": 1}"#),
         "unknown field `faults.bananas`; known fields: crash_per_sec, crash_downtime, crash_on_io, torn_writes, \
          fsync_eio, strict_dirs, partition_per_sec, partition_length, partition_groups, \
-         partition_oneway, net_latency, net_reset_per_sec, slow_per_sec, slow_length, slow_latency, write_eio, write_enospc, read_eio, read_corrupt, \
+         partition_oneway, net_latency, net_reset_per_sec, slow_per_sec, slow_length, slow_latency, clog_per_sec, clog_length, clogs, write_eio, write_enospc, read_eio, read_corrupt, \
          disk_bytes, clock_skew, clock_jump_per_sec, clock_jump, \
          pause_per_sec, pause_length, swarm"
     );
@@ -246,9 +246,6 @@ fn fields_not_implemented_yet_are_errors() {
         "disk_latency",
         "udp_loss",
         "udp_dup",
-        "clog_per_sec",
-        "clog_length",
-        "clogs",
     ] {
         let e = error(&with(&format!(r#", "faults": {{"{name}": 0}}"#)));
         assert_eq!(e.to_string(), format!("`faults.{name}` is not supported yet"));
@@ -279,6 +276,16 @@ fn time_faults_liveness_and_finally() {
     .faults;
     assert_eq!((net.partition_groups, net.partition_oneway), (3, 0.3));
     assert_eq!(net.net_latency, DurationRange::new(ms(1), ms(5)));
+    let clogs =
+        parse_ok(&with(r#", "faults": {"clog_per_sec": 0.5, "clog_length": ["10ms", "1s"], "clogs": ["jam"]}"#)).faults;
+    assert_eq!((clogs.clog_per_sec, clogs.clog_length), (0.5, DurationRange::new(ms(10), ms(1000))));
+    assert_eq!(clogs.clogs, ClogForms { jam: true, ..ClogForms::NONE });
+    assert_eq!(parse_ok(&with("")).faults.clogs, ClogForms::default(), "all three forms unless `clogs` says");
+    assert_eq!(
+        message(r#", "faults": {"clogs": ["stop", "plug"]}"#),
+        "`faults.clogs[1]`: unknown clog \"plug\" (known: stop, jam, slow)"
+    );
+    assert_eq!(message(r#", "faults": {"clogs": []}"#), "`faults.clogs` must name at least one of stop, jam, slow");
     assert_eq!(
         message(r#", "faults": {"partition_groups": 1}"#),
         "`faults.partition_groups` must be at least 2, found 1"

@@ -10,7 +10,7 @@ use super::fault::{Effects, Fault};
 use super::slot::State;
 use super::vtime::{SimDuration, SimTime, go_duration, go_signed_duration};
 use super::{End, World};
-use crate::net::NodeId;
+use crate::net::{Clog, NodeId};
 
 impl Effects for World<'_> {
     fn now(&self) -> SimTime {
@@ -147,6 +147,25 @@ impl Effects for World<'_> {
         let line = format!("net reset {}: {reset} connections reset", self.slots[slot].who(slot));
         self.rec.emit(World::now(self), Event::Fault { fault, line: Some(line) });
         true
+    }
+
+    fn clog(&mut self, from: usize, to: usize, clog: Clog, fault: Fault) -> bool {
+        if !self.allowed() || from == to {
+            return false;
+        }
+        let (a, b) = (self.slots[from].net_id, self.slots[to].net_id);
+        self.net.borrow_mut().clog(a, b, clog, self.clock.now_ns());
+        let until = fault.until.unwrap_or(World::now(self));
+        let line = format!("clog {} ({}) until {until}", fault.target, fault.kind.imp().detail(&fault));
+        self.rec.emit(World::now(self), Event::Fault { fault, line: Some(line) });
+        true
+    }
+
+    fn unclog(&mut self, from: usize, to: usize) {
+        let (a, b) = (self.slots[from].net_id, self.slots[to].net_id);
+        self.net.borrow_mut().unclog(a, b, self.clock.now_ns());
+        let line = format!("clog {} -> {} ends", self.slots[from].name(), self.slots[to].name());
+        self.rec.say(World::now(self), &line);
     }
 
     fn slow_node(&mut self, slot: usize, extra_ns: u64, fault: Option<Fault>) -> bool {

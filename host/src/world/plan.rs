@@ -23,6 +23,9 @@ pub struct FaultConfig {
     pub slow_per_sec: f64,
     pub slow_length: (SimDuration, SimDuration),
     pub slow_latency: (SimDuration, SimDuration),
+    pub clog_per_sec: f64,
+    pub clog_length: (SimDuration, SimDuration),
+    pub clogs: super::fault::clog::ClogForms,
     pub disk: crate::fs::DiskConfig,
     /// The largest wall-clock offset of a node incarnation (0: none).
     pub clock_skew: SimDuration,

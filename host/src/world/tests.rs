@@ -330,7 +330,7 @@ fn drawn_partitions_cut_into_up_to_partition_groups_groups_one_way_as_often_as_p
             .into_iter()
             .filter_map(|f| match f.target {
                 Target::Groups { groups, oneway } => Some((groups, oneway)),
-                Target::Node(_) => None,
+                Target::Node(_) | Target::Link { .. } => None,
             })
             .collect();
         assert!(shapes.len() >= 20, "{log}");
@@ -499,4 +499,71 @@ fn a_service_filling_its_disk_gets_enospc_at_disk_bytes() {
     let (verdict, log, _) = run_logged(&s);
     assert_eq!(verdict, Verdict::Pass, "{log}");
     assert!(log.contains("w#1 | 51\n") && log.contains("w#1 | 8192\n"), "{log}");
+}
+
+#[test]
+fn drawn_clogs_take_each_form_on_one_direction_of_a_link_end_at_until_and_replay_exactly() {
+    let programs = || vec![program("a", sleeper(200, 10)), program("b", sleeper(200, 10)), workload(sleeper(1, 3000))];
+    let mut s = spec(4, programs());
+    s.faults.clog_per_sec = 10.0;
+    s.faults.clog_length = (SimDuration::from_ns(20_000_000), SimDuration::from_ns(40_000_000));
+    s.faults.clogs = fault::clog::ClogForms::default();
+    s.faults.slow_latency = (SimDuration::from_ns(1_000_000), SimDuration::from_ns(2_000_000));
+    let (verdict, log, result) = run_logged(&s);
+    assert_eq!(verdict, Verdict::Pass, "{log}");
+    let clogs: Vec<&Fault> = result.faults.iter().filter(|f| f.kind.name() == "clog").collect();
+    assert!(clogs.len() >= 15, "{log}");
+    for form in ["stop", "jam", "slow"] {
+        assert!(clogs.iter().any(|f| f.form == Some(form)), "each form is drawn: {form}\n{log}");
+    }
+    for f in &clogs {
+        let Target::Link { from, to } = &f.target else { panic!("a clog is on a link: {f:?}") };
+        assert_ne!(from, to);
+        assert!((20_000_000..=40_000_000).contains(&f.length().unwrap().ns()), "{f:?}");
+        assert_eq!(f.amount.is_some(), f.form == Some("slow"), "only a slow clog has a latency: {f:?}");
+        let ends = format!("[{}] * clog {from} -> {to} ends", f.until.unwrap());
+        assert!(log.contains(&ends), "ends at its until: {ends}\n{log}");
+        assert_eq!(Fault::from_json(&f.to_json()).as_ref(), Ok(*f), "the schedule form reads back");
+    }
+    let mut replay = spec(4, programs());
+    replay.schedule = Some(result.faults.clone());
+    let (_, replay_log, again) = run_logged(&replay);
+    assert_eq!((again.faults, again.trace_hash), (result.faults.clone(), result.trace_hash), "replays exactly");
+    assert_eq!(replay_log, log);
+    s.faults.clogs = fault::clog::ClogForms { jam: true, ..fault::clog::ClogForms::NONE };
+    let (_, _, jams) = run_logged(&s);
+    assert!(jams.faults.iter().all(|f| f.form == Some("jam")), "`clogs` limits the forms: {:?}", jams.faults);
+}
+
+#[test]
+fn a_quiet_window_ends_every_clog_and_none_starts_inside_it() {
+    let quiet_late = guest(
+        "(call $sleep (i64.const 500000000) (i32.const 0)) (call $quiet (i64.const 1000000000))
+         (call $sleep (i64.const 2000000000) (i32.const 0))",
+    );
+    let mut s = spec(2, vec![program("a", sleeper(200, 20)), workload(quiet_late)]);
+    s.faults.clog_per_sec = 20.0;
+    s.faults.clog_length = (SimDuration::from_ns(300_000_000), SimDuration::from_ns(600_000_000));
+    let (verdict, log, result) = run_logged(&s);
+    assert_eq!(verdict, Verdict::Pass, "{log}");
+    let (begin, end) = (at(500), at(1500));
+    assert!(result.faults.iter().all(|f| f.at < begin || f.at >= end), "none starts inside: {:?}", result.faults);
+    let ended_at_quiet = format!("[{begin}] * clog ");
+    assert!(log.lines().any(|l| l.starts_with(&ended_at_quiet) && l.ends_with(" ends")), "{log}");
+}
+
+#[test]
+fn clog_schedule_entries_say_what_is_wrong_with_them() {
+    let read = |text: &str| Fault::from_json(&serde_json::from_str(text).unwrap());
+    let ok = read(
+        r#"{"at": "1s", "kind": "clog", "node": "a", "to": "b", "clog": "slow", "until": "2s", "latency": "5ms"}"#,
+    )
+    .expect("a slow clog");
+    assert_eq!((ok.target.to_string(), ok.form, ok.amount), ("a -> b".into(), Some("slow"), Some(5_000_000)));
+    let no_to = read(r#"{"at": "1s", "kind": "clog", "node": "a", "clog": "stop"}"#).unwrap_err();
+    assert!(no_to.contains("`to`"), "{no_to}");
+    let bad = read(r#"{"at": "1s", "kind": "clog", "node": "a", "to": "b", "clog": "plug"}"#).unwrap_err();
+    assert!(bad.contains("unknown clog \"plug\""), "{bad}");
+    let slow = read(r#"{"at": "1s", "kind": "clog", "node": "a", "to": "b", "clog": "slow"}"#).unwrap_err();
+    assert!(slow.contains("`latency`"), "{slow}");
 }

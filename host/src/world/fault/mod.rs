@@ -17,6 +17,7 @@
 
 mod clock_jump;
 mod clock_skew;
+pub mod clog;
 mod crash;
 pub(crate) mod crash_io;
 pub(crate) mod disk_error;
@@ -56,6 +57,7 @@ pub static KINDS: &[&dyn FaultKind] = &[
     &disk_error::READ_CORRUPT,
     &net_reset::NetReset,
     &slow::Slow,
+    &clog::ClogKind,
 ];
 
 /// How a kind's occurrences are placed, and so how a schedule replays them.
@@ -146,6 +148,8 @@ pub enum Target {
     /// more); with `oneway`, only traffic sent from the first group to the
     /// others is cut.
     Groups { groups: Vec<Vec<String>>, oneway: bool },
+    /// One direction of the link between two nodes (a clog).
+    Link { from: String, to: String },
 }
 
 impl Target {
@@ -154,6 +158,7 @@ impl Target {
         match self {
             Target::Node(n) => n == name,
             Target::Groups { groups, .. } => groups.iter().flatten().any(|n| n == name),
+            Target::Link { from, to } => from == name || to == name,
         }
     }
 }
@@ -167,6 +172,7 @@ impl fmt::Display for Target {
                 let sep = if *oneway { " -> " } else { " | " };
                 f.write_str(&parts.join(sep))
             }
+            Target::Link { from, to } => write!(f, "{from} -> {to}"),
         }
     }
 }
@@ -186,18 +192,30 @@ pub struct Fault {
     /// A signed size: a clock skew's offset or a clock jump in
     /// nanoseconds, the bit a corrupted read flipped.
     pub amount: Option<i64>,
+    /// Which form of its kind it takes, for kinds with several (a clog's
+    /// `stop`, `jam` or `slow`).
+    pub form: Option<&'static str>,
 }
 
 impl Fault {
     pub fn on_node(at: SimTime, kind: Kind, node: &str) -> Fault {
-        Fault { at, kind, target: Target::Node(node.to_string()), until: None, op: None, applied: None, amount: None }
+        Fault {
+            at,
+            kind,
+            target: Target::Node(node.to_string()),
+            until: None,
+            op: None,
+            applied: None,
+            amount: None,
+            form: None,
+        }
     }
 
     /// The one node of a per-node fault.
     pub fn node(&self) -> Option<&str> {
         match &self.target {
             Target::Node(n) => Some(n),
-            Target::Groups { .. } => None,
+            Target::Groups { .. } | Target::Link { .. } => None,
         }
     }
 
@@ -403,6 +421,10 @@ pub trait Effects {
     /// `fault`, what the schedule records, only for a new slowdown, refused
     /// unless allowed and up).
     fn slow_node(&mut self, slot: usize, extra_ns: u64, fault: Option<Fault>) -> bool;
+    /// Clogs the link `from` → `to` until `fault.until` (refused unless allowed).
+    fn clog(&mut self, from: usize, to: usize, clog: crate::net::Clog, fault: Fault) -> bool;
+    /// Ends the clog on the link `from` → `to`.
+    fn unclog(&mut self, from: usize, to: usize);
     /// Resets every established connection of `slot` (refused unless allowed and up).
     fn reset_connections(&mut self, slot: usize, fault: Fault) -> bool;
     /// Sets the wall clock of `slot`'s new incarnation off by `fault.amount`

@@ -80,7 +80,7 @@ impl FaultKind for Partition {
                 .map_err(|_| "`groups` must be lists of node names, like [[\"a\"], [\"b\", \"c\"]]")?,
             // The older form: the cut side as "a,b".
             (None, Target::Node(side)) => vec![side.split(',').filter(|n| !n.is_empty()).map(String::from).collect()],
-            (None, Target::Groups { .. }) => unreachable!("read_common gives a node"),
+            (None, Target::Groups { .. } | Target::Link { .. }) => unreachable!("read_common gives a node"),
         };
         if groups.iter().all(Vec::is_empty) {
             return Err("a partition needs `groups` (or the older `node`: \"a,b\")".into());

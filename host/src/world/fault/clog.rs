@@ -1,0 +1,248 @@
+//! `clog`: one direction of one link misbehaves for a while (a congested
+//! switch port, a full queue, a flapping route). Its forms (`clogs`): `stop`
+//! holds what is sent that way until the clog ends, then delivers it as a
+//! heal would; `jam` holds it and then delivers it all at once; `slow` adds
+//! a latency uniform in `slow_latency` to each segment (the net contract is
+//! `net/clog.rs`, rule 5b). Drawn as Poisson arrivals at `clog_per_sec` for
+//! the cluster; each picks a directed link between two distinct nodes (the
+//! workload included), a form among those enabled and a length uniform in
+//! `clog_length`, all from one shape stream drawn whether or not the clog
+//! applies; an arrival on a link already clogged, or a slow clog of no latency, is
+//! skipped. Partitions are
+//! separate rules on links: healing one never ends a clog. A quiet window
+//! or the liveness phase ends every clog. In schedules: `"node"` (the
+//! sender), `"to"`, `"clog"` and, for `slow`, `"latency"`; shrink shortens
+//! a clog, moves it earlier and brings a slow clog's latency toward zero.
+
+use super::{Effects, Fault, FaultKind, Kind, PlanContext, Planned, Simplify, Target, Trigger, json};
+use crate::net::Clog;
+use crate::random::{Draw, Purpose, RandomStream};
+use crate::world::plan::{Arrivals, FaultConfig};
+use crate::world::vtime::{SimDuration, SimTime};
+use serde_json::{Map, Value, json};
+use std::collections::VecDeque;
+
+pub struct ClogKind;
+
+/// The forms a drawn clog may take (the config's `clogs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ClogForms {
+    pub stop: bool,
+    pub jam: bool,
+    pub slow: bool,
+}
+
+impl Default for ClogForms {
+    fn default() -> ClogForms {
+        ClogForms { stop: true, jam: true, slow: true }
+    }
+}
+
+/// Every form's name, in the order `clogs` lists them.
+pub const FORMS: [&str; 3] = ["stop", "jam", "slow"];
+
+impl ClogForms {
+    pub const NONE: ClogForms = ClogForms { stop: false, jam: false, slow: false };
+
+    /// Switches form `name` on (false: not a form's name).
+    pub fn enable(&mut self, name: &str) -> bool {
+        match name {
+            "stop" => self.stop = true,
+            "jam" => self.jam = true,
+            "slow" => self.slow = true,
+            _ => return false,
+        }
+        true
+    }
+
+    fn enabled(self) -> Vec<&'static str> {
+        FORMS.into_iter().zip([self.stop, self.jam, self.slow]).filter_map(|(n, on)| on.then_some(n)).collect()
+    }
+}
+
+impl FaultKind for ClogKind {
+    fn name(&self) -> &'static str {
+        "clog"
+    }
+
+    fn trigger(&self) -> Trigger {
+        Trigger::Time
+    }
+
+    fn intensity<'c>(&self, config: &'c mut FaultConfig) -> Option<&'c mut f64> {
+        Some(&mut config.clog_per_sec)
+    }
+
+    fn plan(&self, ctx: &PlanContext, replay: Option<Vec<Fault>>) -> Box<dyn Planned> {
+        let stream = |draw| RandomStream::new(ctx.seed, Purpose::Fault(self.name(), draw), "", 0);
+        let f = ctx.faults;
+        let source = match replay {
+            Some(mut faults) => {
+                faults.sort_by_key(|f| f.at);
+                Source::Replayed(faults.into())
+            }
+            None => Source::Drawn {
+                arrivals: Box::new(Arrivals::new(f.clog_per_sec, stream(Draw::Times))),
+                shapes: Box::new(stream(Draw::Shape)),
+                forms: f.clogs.enabled(),
+                length: f.clog_length,
+                latency: f.slow_latency,
+            },
+        };
+        Box::new(Planner { source, ends: Vec::new(), default_length: f.clog_length.0 })
+    }
+
+    fn detail(&self, fault: &Fault) -> String {
+        match (fault.form, fault.amount) {
+            (Some(form), Some(ns)) => format!("{form} +{}", crate::world::vtime::go_signed_duration(ns)),
+            (Some(form), None) => form.to_string(),
+            _ => String::new(),
+        }
+    }
+
+    fn json_fields(&self) -> &'static [&'static str] {
+        &["to", "clog", "latency"]
+    }
+
+    fn write_json(&self, fault: &Fault, o: &mut Map<String, Value>) {
+        if let Target::Link { from, to } = &fault.target {
+            o.insert("node".into(), json!(from));
+            o.insert("to".into(), json!(to));
+        }
+        o.insert("clog".into(), json!(fault.form.unwrap_or("stop")));
+        json::write_amount("latency", fault, o);
+    }
+
+    fn read_json(&self, o: &Map<String, Value>, fault: &mut Fault) -> Result<(), String> {
+        let Target::Node(from) = fault.target.clone() else { unreachable!("read_common gives a node") };
+        let to = o.get("to").and_then(Value::as_str).ok_or("a clog needs `to`, the node the link goes to")?;
+        if from.is_empty() {
+            return Err("a clog needs `node`, the node the link comes from".into());
+        }
+        let name = o.get("clog").and_then(Value::as_str).ok_or("a clog needs `clog`: \"stop\", \"jam\" or \"slow\"")?;
+        let form = FORMS
+            .into_iter()
+            .find(|f| *f == name)
+            .ok_or_else(|| format!("unknown clog {name:?} (stop, jam or slow)"))?;
+        if o.get("latency").is_some_and(|v| !v.is_null()) {
+            json::read_amount("latency", o, fault)?;
+        }
+        if (form == "slow") != fault.amount.is_some_and(|ns| ns > 0) {
+            return Err("a slow clog, and only a slow clog, has a positive `latency`".into());
+        }
+        fault.target = Target::Link { from, to: to.to_string() };
+        fault.form = Some(form);
+        Ok(())
+    }
+
+    fn simplify(&self) -> Simplify {
+        Simplify { shorten: true, earlier: true, toward_zero: true }
+    }
+}
+
+enum Source {
+    Drawn {
+        arrivals: Box<Arrivals>,
+        shapes: Box<RandomStream>,
+        forms: Vec<&'static str>,
+        length: (SimDuration, SimDuration),
+        latency: (SimDuration, SimDuration),
+    },
+    Replayed(VecDeque<Fault>),
+}
+
+struct Planner {
+    source: Source,
+    /// The clogs in force: when each ends, on which link (slots).
+    ends: Vec<(SimTime, usize, usize)>,
+    default_length: SimDuration,
+}
+
+impl Planner {
+    fn next_start(&self) -> Option<SimTime> {
+        match &self.source {
+            Source::Drawn { arrivals, .. } => arrivals.next,
+            Source::Replayed(faults) => faults.front().map(|f| f.at),
+        }
+    }
+
+    fn next_end(&self) -> Option<(SimTime, usize, usize)> {
+        self.ends.iter().min().copied()
+    }
+
+    /// A drawn clog (every draw is made, so the stream never shifts).
+    fn draw(&mut self, w: &dyn Effects) -> Option<Fault> {
+        let Source::Drawn { arrivals, shapes, forms, length, latency } = &mut self.source else {
+            unreachable!("drawn only")
+        };
+        arrivals.advance();
+        let n = w.slots() as u64;
+        if n < 2 || forms.is_empty() {
+            return None;
+        }
+        let from = shapes.below(n) as usize;
+        let to = (from + 1 + shapes.below(n - 1) as usize) % n as usize;
+        let form = forms[shapes.below(forms.len() as u64) as usize];
+        let length = SimDuration::from_ns(shapes.between(length.0.ns(), length.1.ns()));
+        let latency = shapes.between(latency.0.ns(), latency.1.ns());
+        if form == "slow" && latency == 0 {
+            return None;
+        }
+        let mut fault = Fault::on_node(w.now(), Kind::of(&ClogKind), "");
+        fault.target = Target::Link { from: w.slot_name(from).into(), to: w.slot_name(to).into() };
+        fault.form = Some(form);
+        fault.until = Some(w.now().plus(length));
+        fault.amount = (form == "slow").then(|| latency.min(i64::MAX as u64) as i64);
+        Some(fault)
+    }
+}
+
+impl Planned for Planner {
+    fn start(&mut self, now: SimTime) {
+        if let Source::Drawn { arrivals, .. } = &mut self.source {
+            arrivals.start(now);
+        }
+    }
+
+    fn next_at(&self) -> Option<SimTime> {
+        [self.next_end().map(|(at, ..)| at), self.next_start()].into_iter().flatten().min()
+    }
+
+    fn fire(&mut self, w: &mut dyn Effects) {
+        if let Some((end, from, to)) = self.next_end()
+            && self.next_start().is_none_or(|start| end <= start)
+        {
+            self.ends.retain(|e| *e != (end, from, to));
+            w.unclog(from, to);
+            return;
+        }
+        let fault = match &mut self.source {
+            Source::Drawn { .. } => self.draw(w),
+            Source::Replayed(faults) => faults.pop_front(),
+        };
+        let Some(mut fault) = fault else { return };
+        let Target::Link { from, to } = &fault.target else { return };
+        // Names the cluster lacks make no clog.
+        let (Some(from), Some(to)) = (w.slot_of(from), w.slot_of(to)) else { return };
+        if from == to || self.ends.iter().any(|&(_, f, t)| (f, t) == (from, to)) {
+            return;
+        }
+        let clog = match fault.form {
+            Some("jam") => Clog::Jam,
+            Some("slow") => Clog::Slow(fault.amount.map_or(0, i64::unsigned_abs)),
+            _ => Clog::Stop,
+        };
+        let length = fault.length().unwrap_or(self.default_length);
+        fault.at = w.now();
+        fault.until = Some(w.now().plus(length));
+        if w.clog(from, to, clog, fault) {
+            self.ends.push((w.now().plus(length), from, to));
+        }
+    }
+
+    fn quiet(&mut self, w: &mut dyn Effects) {
+        for (_, from, to) in std::mem::take(&mut self.ends) {
+            w.unclog(from, to);
+        }
+    }
+}
