@@ -242,6 +242,7 @@ impl Cluster {
             perturb: None,
             linearizable: self.config.linearizable,
             isolation: self.config.isolation,
+            crash_into: None,
         }
     }
 }

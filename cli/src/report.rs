@@ -304,6 +304,7 @@ mod tests {
             hash_log: None,
             history: Default::default(),
             linearizability,
+            crash_space: None,
         };
         SeedOutcome { seed, result: Ok(run), divergence: None }
     }

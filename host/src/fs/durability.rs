@@ -194,6 +194,12 @@ enum Pending {
     SetSize(u64),
 }
 
+/// How a crash chooses what survives of pending writes (rule 4).
+enum Torn<'a> {
+    Drawn(&'a mut RandomStream),
+    Given(&'a [Prefix]),
+}
+
 /// What a crash did to the disk, for the trace.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CrashReport {
@@ -214,6 +220,8 @@ pub struct CrashReport {
 pub struct FileCrash {
     pub path: String,
     pub pending: usize,
+    /// The pending operations' sizes (`Prefix` sizes), for `CrashSpace`.
+    pub sizes: Vec<usize>,
     pub kept: Prefix,
 }
 
@@ -513,6 +521,17 @@ impl Fs {
     /// model every change was final, so everything survives but the
     /// descriptors' holds, and there is still no model afterwards.
     pub fn crash(&mut self, random: &mut RandomStream) -> CrashReport {
+        self.crash_as(Torn::Drawn(random))
+    }
+
+    /// The crash as `crash`, with rule 4's prefixes given: the k-th file
+    /// with pending writes (in inode order) keeps `prefixes[k]` (bent to
+    /// fit; none when missing), whether or not `torn_writes` is on.
+    pub fn crash_into(&mut self, prefixes: &[Prefix]) -> CrashReport {
+        self.crash_as(Torn::Given(prefixes))
+    }
+
+    fn crash_as(&mut self, mut torn: Torn) -> CrashReport {
         let modelled = self.disk.is_some();
         if !modelled {
             self.start_disk_model(DiskFaults::none());
@@ -556,7 +575,7 @@ impl Fs {
         }
 
         // Rule 4, then the new page cache.
-        let torn = d.faults.config().torn_writes;
+        let torn_writes = d.faults.config().torn_writes;
         let mut map = BTreeMap::new();
         for (&ino, ino_path) in &path {
             let record = d.records.remove(&ino).expect("reachable inodes have records");
@@ -565,10 +584,21 @@ impl Fs {
                 OnDisk::File(mut file) => {
                     if !file.pending.is_empty() {
                         let sizes = file.sizes();
-                        let prefix = if torn { Prefix::draw(&sizes, random) } else { Prefix::default() };
+                        let prefix = match &mut torn {
+                            Torn::Drawn(random) if torn_writes => Prefix::draw(&sizes, random),
+                            Torn::Drawn(_) => Prefix::default(),
+                            Torn::Given(given) => {
+                                given.get(report.files.len()).map_or_else(Prefix::default, |p| p.fit(&sizes))
+                            }
+                        };
                         // A host file that cannot be read keeps its old bytes.
                         let _ = file.apply(prefix);
-                        report.files.push(FileCrash { path: ino_path.clone(), pending: sizes.len(), kept: prefix });
+                        report.files.push(FileCrash {
+                            path: ino_path.clone(),
+                            pending: sizes.len(),
+                            sizes,
+                            kept: prefix,
+                        });
                     }
                     Node::File(file.data)
                 }

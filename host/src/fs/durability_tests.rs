@@ -104,7 +104,7 @@ fn rule1_writes_are_visible_at_once_but_only_pending() {
     let report = crash(&mut fs);
     assert_eq!(read(&mut fs, "/tmp/f"), b"old", "the write was only in the page cache");
     assert_eq!(read(&mut fs, "/tmp/g"), b"old");
-    let pending = FileCrash { path: "/tmp/f".into(), pending: 1, kept: Prefix::default() };
+    let pending = FileCrash { path: "/tmp/f".into(), pending: 1, sizes: vec![3], kept: Prefix::default() };
     assert_eq!(report.files, [pending]);
 }
 
@@ -681,4 +681,24 @@ fn records_of_dead_inodes_are_dropped() {
     sync(&mut fs, "/tmp");
     assert_eq!(fs.disk_records(), start, "gone once the unlink is durable");
     assert_eq!(fs.stat(file), Err(Errno::BADF));
+}
+
+#[test]
+fn rule4_a_crash_given_prefixes_keeps_exactly_them_in_file_order() {
+    // Every state `CrashSpace` names is one a crash can leave: here the
+    // second of two pending writes torn after 2 bytes, and the other file untouched.
+    let mut fs = base();
+    let f = write(&mut fs, "/tmp/f", b"", T0);
+    let g = write(&mut fs, "/tmp/g", b"", T0);
+    fs.sync(f).unwrap();
+    fs.sync(g).unwrap();
+    fs.write_at(f, 0, b"one", T0).unwrap();
+    fs.write_at(f, 3, b"two", T0).unwrap();
+    fs.write_at(g, 0, b"gee", T0).unwrap();
+    let report = fs.crash_into(&[Prefix { ops: 1, bytes: 2 }]);
+    assert_eq!(read(&mut fs, "/tmp/f"), b"onetw");
+    assert_eq!(read(&mut fs, "/tmp/g"), b"", "no prefix given: nothing pending survives");
+    let space = super::CrashSpace::of(&report.files);
+    assert_eq!(space.files, [("/tmp/f".to_string(), vec![3, 3]), ("/tmp/g".to_string(), vec![3])]);
+    assert_eq!(space.count(), (3 + 3 + 1) * (3 + 1));
 }

@@ -22,6 +22,7 @@
 //! page cache over a disk that syncs and crashes as `durability.rs` (the
 //! contract) says, with faults from `faults.rs`.
 
+mod crash_states;
 mod data;
 mod device;
 mod durability;
@@ -39,6 +40,7 @@ mod space;
 #[cfg(test)]
 mod testutil;
 
+pub use crash_states::CrashSpace;
 pub use durability::{CrashReport, FileCrash};
 pub use errno::Errno;
 pub use faults::{DiskConfig, DiskFault, DiskFaultKind, DiskFaults, DiskOp, DiskStreams, Mutant, Prefix};

@@ -61,7 +61,7 @@ use crate::trace::{HashLog, LogEntry, Position, SharedLog, TraceHash};
 use crate::watchdog::{Progress, Watchdog};
 use crate::{preempt, sdk, wasi};
 use event::{Event, Recorder};
-use fault::{FaultInjector, Recorded};
+use fault::{FaultInjector, Recorded, Trigger};
 use history_check::LinOutcome;
 use seedfall_engine::{Code, Linker, Run, TrapKind};
 use slot::{BootContext, Slot, State};
@@ -137,6 +137,19 @@ pub struct RunSpec {
     pub linearizable: Option<seedfall_check::Model>,
     /// Check the `sim.Txn` history against this level after the run (config `isolation`).
     pub isolation: Option<seedfall_check::txn::Isolation>,
+    /// `seedfall crashstates`: the crash this run's schedule places keeps
+    /// the given prefixes of pending writes instead of drawing them.
+    pub crash_into: Option<CrashInto>,
+}
+
+/// A crash of `node` at its disk operation `op` (a `crash_io` fault of the
+/// schedule) that keeps `prefixes` of its files' pending writes, one per
+/// file in the order the crash meets them (`fs::CrashSpace`).
+#[derive(Clone, Debug)]
+pub struct CrashInto {
+    pub node: String,
+    pub op: u64,
+    pub prefixes: Vec<crate::fs::Prefix>,
 }
 
 /// Where the real time of a run went.
@@ -170,6 +183,9 @@ pub struct RunResult {
     pub history: History,
     /// The linearizability check's outcome, when the config asks for one.
     pub linearizability: Option<LinOutcome>,
+    /// With `RunSpec::crash_into`: the operation that crash hit and the
+    /// choices it had (None: it never happened).
+    pub crash_space: Option<(crate::fs::DiskOp, crate::fs::CrashSpace)>,
 }
 
 /// Runs one seed. `log`, when given, receives the full trace as text: boots,
@@ -203,6 +219,7 @@ pub struct World<'a> {
     watchdog: Option<Watchdog>,
     /// The liveness phase, once it began.
     recovery: Option<Recovery>,
+    crash_space: Option<(crate::fs::DiskOp, crate::fs::CrashSpace)>,
 }
 
 /// The liveness phase of a run.
@@ -283,6 +300,7 @@ impl<'a> World<'a> {
             started: now(),
             watchdog: None,
             recovery: None,
+            crash_space: None,
         };
         let workload_waits =
             world.slots.iter().any(|s| s.program.role == Role::Workload && s.program.imports_setup_complete());
@@ -449,6 +467,7 @@ impl<'a> World<'a> {
             hash_log,
             history,
             linearizability,
+            crash_space: self.crash_space,
         }
     }
 
@@ -835,10 +854,19 @@ impl<'a> World<'a> {
             }
             End::Crash { fault, downtime, how } => {
                 let who = self.slots[i].who(i);
+                let given = self.spec.crash_into.as_ref().filter(|c| {
+                    c.node == self.slots[i].name() && fault.op == Some(c.op) && fault.kind.trigger() == Trigger::DiskOp
+                });
                 let (hash, report) = {
                     let mut net = self.net.borrow_mut();
-                    self.slots[i].crash(self.spec.seed, self.clock.now_ns(), &mut net)
+                    let prefixes = given.map(|c| c.prefixes.as_slice());
+                    self.slots[i].crash(self.spec.seed, self.clock.now_ns(), &mut net, prefixes)
                 };
+                if given.is_some()
+                    && let Some(during) = &report.during
+                {
+                    self.crash_space = Some((during.on, crate::fs::CrashSpace::of(&report.files)));
+                }
                 self.slots[i].state = State::Down { boot_at_ns: now.plus(downtime).clock_ns() };
                 self.slots[i].disk_faults_seen = self.slots[i].disk.as_ref().map_or(0, |fs| fs.disk_faults().len());
                 self.rec.emit(now, Event::Crash { who: &who, fault, how, report: &report });

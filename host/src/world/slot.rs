@@ -250,12 +250,23 @@ impl<'a> Slot<'a> {
     }
 
     /// The machine crashed: connections reset, only the durable disk
-    /// survives (torn as the disk model says).
-    pub fn crash(&mut self, seed: u64, now_ns: u64, net: &mut Net) -> (TraceHash, CrashReport) {
+    /// survives (torn as the disk model says, or keeping `given` prefixes of
+    /// its files' pending writes).
+    pub fn crash(
+        &mut self,
+        seed: u64,
+        now_ns: u64,
+        net: &mut Net,
+        given: Option<&[crate::fs::Prefix]>,
+    ) -> (TraceHash, CrashReport) {
         let hash = self.retire();
         net.crash(self.net_id, now_ns);
         let mut torn = RandomStream::new(seed, Purpose::TornWrites, self.name(), self.incarnation);
-        let report = self.disk.as_mut().expect("retired above").crash(&mut torn);
+        let disk = self.disk.as_mut().expect("retired above");
+        let report = match given {
+            Some(prefixes) => disk.crash_into(prefixes),
+            None => disk.crash(&mut torn),
+        };
         (hash, report)
     }
 }
