@@ -19,6 +19,9 @@ const SINGLE_DASH_LONG: &[&str] = &[
     "cache-dir",
     "shift",
     "remove",
+    "node",
+    "at",
+    "max-states",
 ];
 
 pub fn normalize(args: Vec<String>) -> Vec<String> {

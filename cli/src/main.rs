@@ -11,6 +11,7 @@ mod catalog;
 mod cluster;
 mod compiled;
 mod config;
+mod crashstates_cmd;
 mod duration;
 mod exec_cmd;
 mod input;
@@ -61,6 +62,8 @@ enum Command {
     Cache(cache_cmd::CacheArgs),
     /// Sweep once per way the simulated OS can silently break durability: does the workload notice?
     Mutate(run_cmd::SweepArgs),
+    /// Check every disk state a crash of a node at one of its disk operations can leave.
+    Crashstates(crashstates_cmd::CrashStatesArgs),
     /// Work with sweep reports: `report merge` joins the shards of one sweep.
     Report(merge_cmd::ReportArgs),
 }
@@ -84,6 +87,7 @@ fn main() -> ExitCode {
         Command::Exec(args) => exec_cmd::run(args),
         Command::Cache(args) => cache_cmd::run(args),
         Command::Mutate(args) => mutate_cmd::run(args),
+        Command::Crashstates(args) => crashstates_cmd::run(args),
         Command::Report(args) => merge_cmd::run(args),
     };
     compiled::finish_uploads();
