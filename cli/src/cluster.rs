@@ -217,6 +217,8 @@ impl Cluster {
                 disk: seedfall_host::fs::DiskConfig {
                     crash_on_io: f.crash_on_io,
                     torn_writes: f.torn_writes,
+                    reorder_writes: f.reorder_writes,
+                    fs_model: f.fs_model,
                     fsync_eio: f.fsync_eio,
                     strict_dirs: f.strict_dirs,
                     write_eio: f.write_eio,

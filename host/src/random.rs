@@ -18,6 +18,9 @@ pub enum Purpose {
     NetLatency,
     /// Which pending writes survive a crash (`torn_writes`).
     TornWrites,
+    /// Which pieces of pending writes survive the crash at this virtual
+    /// time, in nanoseconds (`reorder_writes`).
+    ReorderWrites(u64),
     /// Which fault kinds a seed keeps, and how strongly (`swarm`).
     Swarm,
     /// A fault kind's own draws, by the kind's schedule name.
@@ -49,6 +52,7 @@ impl Purpose {
             Purpose::Schedule => "schedule".into(),
             Purpose::NetLatency => "net latency".into(),
             Purpose::TornWrites => "disk torn_writes".into(),
+            Purpose::ReorderWrites(at_ns) => format!("disk reorder_writes at {at_ns}"),
             Purpose::Swarm => "swarm".into(),
             Purpose::Fault(kind, Draw::Times | Draw::Points) => kind.into(),
             Purpose::Fault(kind, Draw::Lengths) => format!("{kind} downtime"),

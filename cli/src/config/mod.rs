@@ -140,6 +140,9 @@ pub struct Faults {
     pub crash_on_io: f64,
     /// A crash keeps a seeded in-order prefix of the pending writes.
     pub torn_writes: bool,
+    /// A crash keeps the pieces of pending writes `fs_model` allows, in any order it allows.
+    pub reorder_writes: bool,
+    pub fs_model: seedfall_host::fs::FsModel,
     /// Per fsync: probability that it fails with EIO.
     pub fsync_eio: f64,
     /// A create, rename or unlink survives a crash only after its directory is fsynced.
@@ -199,6 +202,8 @@ impl Default for Faults {
             crash_downtime: DurationRange::new(Duration::from_millis(100), Duration::from_secs(1)),
             crash_on_io: 0.0,
             torn_writes: false,
+            reorder_writes: false,
+            fs_model: seedfall_host::fs::FsModel::Ext4Ordered,
             fsync_eio: 0.0,
             strict_dirs: false,
             partition_per_sec: 0.0,

@@ -7,6 +7,7 @@ use super::json::{Json, quote};
 use super::suggest::nearest;
 use super::{Config, ConfigError, DurationRange, ErrorKind, Faults, FinallySpec, NodeSpec, Source, WorkloadSpec};
 use crate::duration::parse_duration;
+use seedfall_host::fs::FsModel;
 use seedfall_host::preempt::strategy::{PreemptConfig, Strategy};
 use seedfall_host::world::fault::clog::{self, ClogForms};
 use seedfall_host::world::{RATE_PER_SEC_MAX, RATE_PER_SEC_MIN};
@@ -72,6 +73,8 @@ const FAULTS: Schema = Schema {
         "crash_downtime",
         "crash_on_io",
         "torn_writes",
+        "reorder_writes",
+        "fs_model",
         "fsync_eio",
         "strict_dirs",
         "partition_per_sec",
@@ -99,8 +102,6 @@ const FAULTS: Schema = Schema {
         "swarm",
     ],
     unsupported: &[
-        "reorder_writes",
-        "fs_model",
         "lost_write",
         "misdirected_write",
         "corrupt_on_crash",
@@ -447,6 +448,17 @@ fn range(value: &Json, field: &str) -> Result<DurationRange> {
     Ok(DurationRange { min, max })
 }
 
+/// `ext4_ordered` or `page_independent`; `dir_reorder` is reserved.
+fn fs_model(value: &Json, field: &str) -> Result<FsModel> {
+    let name = string(value, field)?;
+    if name == "dir_reorder" {
+        return Err(invalid(field, format!("`{field}`: \"dir_reorder\" is not supported yet")));
+    }
+    FsModel::from_name(&name).ok_or_else(|| {
+        invalid(field, format!("`{field}`: unknown model {name:?} (known: {})", FsModel::NAMES.join(", ")))
+    })
+}
+
 /// A non-empty list of clog forms (`"stop"`, `"jam"`, `"slow"`).
 fn clog_forms(value: &Json, field: &str) -> Result<ClogForms> {
     let mut forms = ClogForms::NONE;
@@ -719,6 +731,8 @@ fn faults(value: &Json) -> Result<Faults> {
         crash_downtime: optional(fields, path, "crash_downtime", range)?.unwrap_or(defaults.crash_downtime),
         crash_on_io: optional(fields, path, "crash_on_io", probability)?.unwrap_or(defaults.crash_on_io),
         torn_writes: optional(fields, path, "torn_writes", boolean)?.unwrap_or(defaults.torn_writes),
+        reorder_writes: optional(fields, path, "reorder_writes", boolean)?.unwrap_or(defaults.reorder_writes),
+        fs_model: optional(fields, path, "fs_model", fs_model)?.unwrap_or(defaults.fs_model),
         fsync_eio: optional(fields, path, "fsync_eio", probability)?.unwrap_or(defaults.fsync_eio),
         strict_dirs: optional(fields, path, "strict_dirs", boolean)?.unwrap_or(defaults.strict_dirs),
         partition_per_sec: optional(fields, path, "partition_per_sec", rate)?.unwrap_or(defaults.partition_per_sec),

@@ -106,6 +106,19 @@
 //!     flipped. The page cache and the disk keep the right bytes: the next
 //!     read of the same bytes is correct (a bad transfer, not a bad sector).
 //!
+//! 16. **Reordered writeback** (`reorder_writes`, `fs_model`). Instead of
+//!     rule 4's in-order prefix, a crash keeps the pieces of each file's
+//!     pending writes that writeback may have reached in any order
+//!     (`reorder.rs`): under `ext4_ordered` the appends (bytes past the
+//!     durable size) and truncations as one in-order prefix and every 4 KiB
+//!     page of overwrites on its own; under `page_independent` every page
+//!     on its own, truncations still in order. A surviving page keeps an
+//!     in-order prefix of its pieces; with `torn_writes` the last piece kept
+//!     (in a page or the ordered stream) may be partial. Kept pieces apply
+//!     in the order they were written. The draws come from a stream keyed
+//!     by the node and the crash's virtual time, so removing other faults
+//!     does not change them. Directory operations are not reordered.
+//!
 //! # How the host drives it
 //!
 //! ```text
@@ -137,6 +150,7 @@ use super::device::Device;
 use super::faults::{DiskFault, DiskFaultKind, DiskFaults, DiskOp, Mutant, Prefix};
 use super::inode::{Dir, FileData, Inode, Inodes, Node};
 use super::pages::Pages;
+use super::reorder::{self, FsModel};
 use super::{Errno, FileType, Fs, Ino, ROOT};
 use crate::random::RandomStream;
 use std::collections::{BTreeMap, BTreeSet};
@@ -189,7 +203,8 @@ struct FileDisk {
     pending_bytes: usize,
 }
 
-enum Pending {
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum Pending {
     Write { offset: u64, bytes: Vec<u8> },
     SetSize(u64),
 }
@@ -223,11 +238,14 @@ pub struct FileCrash {
     /// The pending operations' sizes (`Prefix` sizes), for `CrashSpace`.
     pub sizes: Vec<usize>,
     pub kept: Prefix,
+    /// Under `reorder_writes` (rule 16, then `kept` is unused): the pieces
+    /// kept, of how many.
+    pub reordered: Option<(usize, usize)>,
 }
 
 impl Pending {
     /// Its size for `Prefix`: a write's length, 0 for an atomic truncation.
-    fn size(&self) -> usize {
+    pub(super) fn size(&self) -> usize {
         match self {
             Pending::Write { bytes, .. } => bytes.len(),
             Pending::SetSize(_) => 0,
@@ -305,6 +323,29 @@ impl FileDisk {
             self.pending_bytes -= prefix.bytes;
         }
         Ok(())
+    }
+
+    /// Rule 16: the crash keeps the pieces of the pending writes
+    /// `reorder::kept` chooses, applied in the order they were written.
+    fn reorder(&mut self, path: &str, model: FsModel, torn: bool, random: &mut RandomStream) -> FileCrash {
+        let durable_len = match &self.data {
+            FileData::Mem(pages) => pages.len(),
+            FileData::Host { size, .. } => size.unwrap_or(0),
+        };
+        let sizes = self.sizes();
+        let kept = reorder::kept(&self.pending, durable_len, model, torn, random);
+        for op in &kept.ops {
+            // A host file that cannot be read keeps its old bytes.
+            let _ = op.apply(&mut self.data);
+        }
+        self.drop_pending();
+        FileCrash {
+            path: path.to_string(),
+            pending: sizes.len(),
+            sizes,
+            kept: Prefix::default(),
+            reordered: Some((kept.ops.len(), kept.pieces)),
+        }
     }
 
     fn drop_pending(&mut self) {
@@ -524,6 +565,12 @@ impl Fs {
         self.crash_as(Torn::Drawn(random))
     }
 
+    /// Whether a crash reorders pending writes (rule 16): its draws then
+    /// come from a stream keyed by the crash.
+    pub fn reorders_writes(&self) -> bool {
+        self.disk.as_ref().is_some_and(|d| d.faults.config().reorder_writes)
+    }
+
     /// The crash as `crash`, with rule 4's prefixes given: the k-th file
     /// with pending writes (in inode order) keeps `prefixes[k]` (bent to
     /// fit; none when missing), whether or not `torn_writes` is on.
@@ -574,8 +621,9 @@ impl Fs {
             kept.insert(dir, rebuilt);
         }
 
-        // Rule 4, then the new page cache.
+        // Rule 4 (or 16), then the new page cache.
         let torn_writes = d.faults.config().torn_writes;
+        let reorder = d.faults.config().reorder_writes.then_some(d.faults.config().fs_model);
         let mut map = BTreeMap::new();
         for (&ino, ino_path) in &path {
             let record = d.records.remove(&ino).expect("reachable inodes have records");
@@ -583,22 +631,24 @@ impl Fs {
                 OnDisk::Dir { .. } => Node::Dir(kept.remove(&ino).expect("every reachable directory was walked")),
                 OnDisk::File(mut file) => {
                     if !file.pending.is_empty() {
-                        let sizes = file.sizes();
-                        let prefix = match &mut torn {
-                            Torn::Drawn(random) if torn_writes => Prefix::draw(&sizes, random),
-                            Torn::Drawn(_) => Prefix::default(),
-                            Torn::Given(given) => {
-                                given.get(report.files.len()).map_or_else(Prefix::default, |p| p.fit(&sizes))
+                        let crash = match (&mut torn, reorder) {
+                            (Torn::Drawn(random), Some(model)) => file.reorder(ino_path, model, torn_writes, random),
+                            (torn, _) => {
+                                let sizes = file.sizes();
+                                let prefix = match torn {
+                                    Torn::Drawn(random) if torn_writes => Prefix::draw(&sizes, random),
+                                    Torn::Drawn(_) => Prefix::default(),
+                                    Torn::Given(given) => {
+                                        given.get(report.files.len()).map_or_else(Prefix::default, |p| p.fit(&sizes))
+                                    }
+                                };
+                                // A host file that cannot be read keeps its old bytes.
+                                let _ = file.apply(prefix);
+                                let pending = sizes.len();
+                                FileCrash { path: ino_path.clone(), pending, sizes, kept: prefix, reordered: None }
                             }
                         };
-                        // A host file that cannot be read keeps its old bytes.
-                        let _ = file.apply(prefix);
-                        report.files.push(FileCrash {
-                            path: ino_path.clone(),
-                            pending: sizes.len(),
-                            sizes,
-                            kept: prefix,
-                        });
+                        report.files.push(crash);
                     }
                     Node::File(file.data)
                 }

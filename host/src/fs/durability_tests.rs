@@ -29,6 +29,8 @@ const TORN: DiskConfig = DiskConfig {
     write_enospc: 0.0,
     read_eio: 0.0,
     read_corrupt: 0.0,
+    reorder_writes: false,
+    fs_model: FsModel::Ext4Ordered,
     mutant: None,
 };
 
@@ -104,7 +106,8 @@ fn rule1_writes_are_visible_at_once_but_only_pending() {
     let report = crash(&mut fs);
     assert_eq!(read(&mut fs, "/tmp/f"), b"old", "the write was only in the page cache");
     assert_eq!(read(&mut fs, "/tmp/g"), b"old");
-    let pending = FileCrash { path: "/tmp/f".into(), pending: 1, sizes: vec![3], kept: Prefix::default() };
+    let pending =
+        FileCrash { path: "/tmp/f".into(), pending: 1, sizes: vec![3], kept: Prefix::default(), reordered: None };
     assert_eq!(report.files, [pending]);
 }
 
@@ -701,4 +704,68 @@ fn rule4_a_crash_given_prefixes_keeps_exactly_them_in_file_order() {
     let space = super::CrashSpace::of(&report.files);
     assert_eq!(space.files, [("/tmp/f".to_string(), vec![3, 3]), ("/tmp/g".to_string(), vec![3])]);
     assert_eq!(space.count(), (3 + 3 + 1) * (3 + 1));
+}
+
+/// What survives of `/tmp/f` (durable: 8 KiB of `d`) after an overwrite of
+/// its second page and two appends, over many crashes of `model`.
+fn reordered_outcomes(fs_model: FsModel) -> std::collections::BTreeSet<Vec<u8>> {
+    let config = DiskConfig { reorder_writes: true, fs_model, ..DiskConfig::default() };
+    let mut outcomes = std::collections::BTreeSet::new();
+    for seed in 0..200 {
+        let mut fs = model(config, &[]);
+        let f = write(&mut fs, "/tmp/f", &[b'd'; 8192], T0);
+        fs.sync(f).unwrap();
+        fs.write_at(f, 4096, b"O", T0).unwrap();
+        fs.write_at(f, 8192, b"A", T0).unwrap();
+        fs.write_at(f, 8193, b"B", T0).unwrap();
+        let report = fs.crash(&mut RandomStream::new(seed, Purpose::ReorderWrites(1), "n", 0));
+        assert_eq!(report.files[0].reordered.map(|(_, pieces)| pieces), Some(3), "{report:?}");
+        let bytes = read(&mut fs, "/tmp/f");
+        // The overwritten byte, then what was appended.
+        outcomes.insert([&bytes[4096..4097], &bytes[8192..]].concat());
+    }
+    outcomes
+}
+
+#[test]
+fn rule16_reordered_writeback_keeps_what_the_fs_model_allows() {
+    let ext4 = reordered_outcomes(FsModel::Ext4Ordered);
+    let expected: std::collections::BTreeSet<Vec<u8>> =
+        [&b"d"[..], b"dA", b"dAB", b"O", b"OA", b"OAB"].iter().map(|b| b.to_vec()).collect();
+    assert_eq!(ext4, expected, "appends as an in-order prefix, the overwrite on its own, before or after");
+    let pages = reordered_outcomes(FsModel::PageIndependent);
+    assert!(pages.is_superset(&ext4) && pages.len() == ext4.len(), "two appends in one page stay ordered");
+    // Without reorder_writes the same crash keeps an in-order prefix only:
+    // never the append without the overwrite that came first.
+    assert!(!model(TORN, &[]).reorders_writes());
+    for seed in 0..50 {
+        let mut copy = model(TORN, &[]);
+        let g = write(&mut copy, "/tmp/f", &[b'd'; 8192], T0);
+        copy.sync(g).unwrap();
+        copy.write_at(g, 4096, b"O", T0).unwrap();
+        copy.write_at(g, 8192, b"A", T0).unwrap();
+        copy.crash(&mut torn_stream(seed));
+        let bytes = read(&mut copy, "/tmp/f");
+        assert!(!(bytes[4096] == b'd' && bytes.len() > 8192), "in order without rule 16");
+    }
+}
+
+#[test]
+fn rule16_a_later_page_survives_an_earlier_one_only_when_pages_are_independent() {
+    let later_alone = |fs_model: FsModel| {
+        (0..200).any(|seed| {
+            let config = DiskConfig { reorder_writes: true, fs_model, ..DiskConfig::default() };
+            let mut fs = model(config, &[]);
+            let f = write(&mut fs, "/tmp/f", b"", T0);
+            fs.sync(f).unwrap();
+            // Small writes: rule 10 writes back past 1 KiB under test.
+            fs.write_at(f, 0, b"1", T0).unwrap();
+            fs.write_at(f, 4096, b"2", T0).unwrap();
+            fs.crash(&mut RandomStream::new(seed, Purpose::ReorderWrites(1), "n", 0));
+            let bytes = read(&mut fs, "/tmp/f");
+            bytes.len() == 4097 && bytes[0] == 0 && bytes[4096] == b'2'
+        })
+    };
+    assert!(later_alone(FsModel::PageIndependent), "the second page without the first: a hole before it");
+    assert!(!later_alone(FsModel::Ext4Ordered), "appends are ordered under ext4_ordered");
 }

@@ -45,6 +45,10 @@ pub struct DiskConfig {
     /// Probability, per read of a regular file, that one bit of what it
     /// returns is flipped (the page cache keeps the right bytes).
     pub read_corrupt: f64,
+    /// A crash keeps the pending writes' pieces `fs_model` allows, in any
+    /// order it allows (rule 16), instead of an in-order prefix.
+    pub reorder_writes: bool,
+    pub fs_model: super::FsModel,
     /// `seedfall mutate`: a durability promise this disk silently breaks.
     pub mutant: Option<Mutant>,
 }

@@ -36,6 +36,7 @@ mod namespace;
 mod open;
 mod pages;
 mod path;
+mod reorder;
 mod space;
 #[cfg(test)]
 mod testutil;
@@ -44,6 +45,7 @@ pub use crash_states::CrashSpace;
 pub use durability::{CrashReport, FileCrash};
 pub use errno::Errno;
 pub use faults::{DiskConfig, DiskFault, DiskFaultKind, DiskFaults, DiskOp, DiskStreams, Mutant, Prefix};
+pub use reorder::FsModel;
 pub use space::DEFAULT_DISK_BYTES;
 
 use inode::{Dir, Inodes, Node};

@@ -127,6 +127,9 @@ impl<'a> Recorder<'a> {
                 for file in &report.files {
                     let kept = [file.kept.ops as u64, file.kept.bytes as u64, file.pending as u64];
                     self.trace.record(b"kept", file.path.as_bytes(), &kept);
+                    if let Some((kept, pieces)) = file.reordered {
+                        self.trace.record(b"reordered", file.path.as_bytes(), &[kept as u64, pieces as u64]);
+                    }
                 }
                 for path in &report.vanished {
                     self.trace.record(b"vanished", path.as_bytes(), &[]);
@@ -135,10 +138,16 @@ impl<'a> Recorder<'a> {
                 self.faults.push(fault);
                 let mut line = format!("crash {who}{how}{until}");
                 for file in &report.files {
-                    line.push_str(&format!(
-                        "\n  {}: kept {} of {} pending writes (+{} bytes)",
-                        file.path, file.kept.ops, file.pending, file.kept.bytes
-                    ));
+                    line.push_str(&match file.reordered {
+                        Some((kept, pieces)) => format!(
+                            "\n  {}: kept {kept} of {pieces} pieces of {} pending writes, reordered",
+                            file.path, file.pending
+                        ),
+                        None => format!(
+                            "\n  {}: kept {} of {} pending writes (+{} bytes)",
+                            file.path, file.kept.ops, file.pending, file.kept.bytes
+                        ),
+                    });
                 }
                 for path in &report.vanished {
                     line.push_str(&format!("\n  {path}: never durable, gone"));

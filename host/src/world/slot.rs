@@ -261,8 +261,14 @@ impl<'a> Slot<'a> {
     ) -> (TraceHash, CrashReport) {
         let hash = self.retire();
         net.crash(self.net_id, now_ns);
-        let mut torn = RandomStream::new(seed, Purpose::TornWrites, self.name(), self.incarnation);
         let disk = self.disk.as_mut().expect("retired above");
+        // Reordered writeback draws from a stream keyed by the crash itself
+        // (node and time), so removing other faults leaves it as it was.
+        let mut torn = if disk.reorders_writes() {
+            RandomStream::new(seed, Purpose::ReorderWrites(now_ns), &self.program.name, 0)
+        } else {
+            RandomStream::new(seed, Purpose::TornWrites, &self.program.name, self.incarnation)
+        };
         let report = match given {
             Some(prefixes) => disk.crash_into(prefixes),
             None => disk.crash(&mut torn),
