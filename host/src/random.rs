@@ -18,13 +18,23 @@ pub enum Purpose {
     NetLatency,
     /// Which pending writes survive a crash (`torn_writes`).
     TornWrites,
-    /// Which pieces of pending writes survive the crash at this virtual
-    /// time, in nanoseconds (`reorder_writes`).
-    ReorderWrites(u64),
+    /// What survives of pending writes at one crash, keyed by the crash
+    /// itself (`reorder_writes`, `corrupt_on_crash`).
+    Crash(CrashKey),
     /// Which fault kinds a seed keeps, and how strongly (`swarm`).
     Swarm,
     /// A fault kind's own draws, by the kind's schedule name.
     Fault(&'static str, Draw),
+}
+
+/// Which crash a stream belongs to: one in the middle of a disk operation
+/// by that operation's number, any other by its virtual time, so that
+/// removing other faults (which moves times and renumbers incarnations)
+/// leaves a crash's draws alone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CrashKey {
+    DiskOp(u64),
+    Time(u64),
 }
 
 /// The draws of one fault kind, each its own stream.
@@ -52,7 +62,8 @@ impl Purpose {
             Purpose::Schedule => "schedule".into(),
             Purpose::NetLatency => "net latency".into(),
             Purpose::TornWrites => "disk torn_writes".into(),
-            Purpose::ReorderWrites(at_ns) => format!("disk reorder_writes at {at_ns}"),
+            Purpose::Crash(CrashKey::DiskOp(op)) => format!("disk crash at op {op}"),
+            Purpose::Crash(CrashKey::Time(at_ns)) => format!("disk crash at {at_ns}"),
             Purpose::Swarm => "swarm".into(),
             Purpose::Fault(kind, Draw::Times | Draw::Points) => kind.into(),
             Purpose::Fault(kind, Draw::Lengths) => format!("{kind} downtime"),

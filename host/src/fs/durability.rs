@@ -116,7 +116,8 @@
 //!     in-order prefix of its pieces; with `torn_writes` the last piece kept
 //!     (in a page or the ordered stream) may be partial. Kept pieces apply
 //!     in the order they were written. The draws come from a stream keyed
-//!     by the node and the crash's virtual time, so removing other faults
+//!     by the node and the crash itself (its disk operation for a crash in
+//!     the middle of one, else its virtual time), so removing other faults
 //!     does not change them. Directory operations are not reordered.
 //!
 //! # How the host drives it

@@ -4,7 +4,7 @@
 
 use super::testutil::*;
 use super::*;
-use crate::random::{Purpose, RandomStream};
+use crate::random::{CrashKey, Purpose, RandomStream};
 
 fn model(config: DiskConfig, faults: &[DiskFault]) -> Fs {
     let mut fs = Fs::new(T0);
@@ -718,7 +718,7 @@ fn reordered_outcomes(fs_model: FsModel) -> std::collections::BTreeSet<Vec<u8>> 
         fs.write_at(f, 4096, b"O", T0).unwrap();
         fs.write_at(f, 8192, b"A", T0).unwrap();
         fs.write_at(f, 8193, b"B", T0).unwrap();
-        let report = fs.crash(&mut RandomStream::new(seed, Purpose::ReorderWrites(1), "n", 0));
+        let report = fs.crash(&mut RandomStream::new(seed, Purpose::Crash(CrashKey::Time(1)), "n", 0));
         assert_eq!(report.files[0].reordered.map(|(_, pieces)| pieces), Some(3), "{report:?}");
         let bytes = read(&mut fs, "/tmp/f");
         // The overwritten byte, then what was appended.
@@ -761,7 +761,7 @@ fn rule16_a_later_page_survives_an_earlier_one_only_when_pages_are_independent()
             // Small writes: rule 10 writes back past 1 KiB under test.
             fs.write_at(f, 0, b"1", T0).unwrap();
             fs.write_at(f, 4096, b"2", T0).unwrap();
-            fs.crash(&mut RandomStream::new(seed, Purpose::ReorderWrites(1), "n", 0));
+            fs.crash(&mut RandomStream::new(seed, Purpose::Crash(CrashKey::Time(1)), "n", 0));
             let bytes = read(&mut fs, "/tmp/f");
             bytes.len() == 4097 && bytes[0] == 0 && bytes[4096] == b'2'
         })

@@ -860,7 +860,8 @@ impl<'a> World<'a> {
                 let (hash, report) = {
                     let mut net = self.net.borrow_mut();
                     let prefixes = given.map(|c| c.prefixes.as_slice());
-                    self.slots[i].crash(self.spec.seed, self.clock.now_ns(), &mut net, prefixes)
+                    let op = fault.op.filter(|_| fault.kind.trigger() == Trigger::DiskOp);
+                    self.slots[i].crash(self.spec.seed, self.clock.now_ns(), op, &mut net, prefixes)
                 };
                 if given.is_some()
                     && let Some(during) = &report.during

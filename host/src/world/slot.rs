@@ -15,7 +15,7 @@ use crate::net::{Net, NodeId};
 use crate::node::{Node, Output, Perturb, SimLink};
 use crate::preempt::Preemption;
 use crate::preempt::strategy::{PreemptConfig, Schedule};
-use crate::random::{Purpose, RandomStream};
+use crate::random::{CrashKey, Purpose, RandomStream};
 use crate::trace::{SharedLog, TraceHash};
 use crate::watchdog::Progress;
 use seedfall_engine::{Instance, Linker};
@@ -251,21 +251,23 @@ impl<'a> Slot<'a> {
 
     /// The machine crashed: connections reset, only the durable disk
     /// survives (torn as the disk model says, or keeping `given` prefixes of
-    /// its files' pending writes).
+    /// its files' pending writes); `op` is the disk operation it came in.
     pub fn crash(
         &mut self,
         seed: u64,
         now_ns: u64,
+        op: Option<u64>,
         net: &mut Net,
         given: Option<&[crate::fs::Prefix]>,
     ) -> (TraceHash, CrashReport) {
         let hash = self.retire();
         net.crash(self.net_id, now_ns);
         let disk = self.disk.as_mut().expect("retired above");
-        // Reordered writeback draws from a stream keyed by the crash itself
-        // (node and time), so removing other faults leaves it as it was.
+        // Reordered writeback draws from a stream keyed by the crash itself,
+        // so removing other faults leaves it as it was.
         let mut torn = if disk.reorders_writes() {
-            RandomStream::new(seed, Purpose::ReorderWrites(now_ns), &self.program.name, 0)
+            let key = op.map_or(CrashKey::Time(now_ns), CrashKey::DiskOp);
+            RandomStream::new(seed, Purpose::Crash(key), &self.program.name, 0)
         } else {
             RandomStream::new(seed, Purpose::TornWrites, &self.program.name, self.incarnation)
         };
