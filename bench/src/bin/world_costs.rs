@@ -62,6 +62,7 @@ fn boot(dir: PathBuf, iterations: usize, file: PathBuf, args: Vec<String>) -> Re
             perturb: None,
             linearizable: None,
             isolation: None,
+            net_overlay: false,
         };
         let result = world::run(&spec, None).map_err(|e| e.to_string())?;
         let t = result.timings;

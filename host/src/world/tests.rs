@@ -127,6 +127,7 @@ pub(super) fn spec(seed: u64, programs: Vec<NodeProgram>) -> RunSpec {
         perturb: None,
         linearizable: None,
         isolation: None,
+        net_overlay: false,
     }
 }
 
