@@ -70,6 +70,8 @@ pub enum SetupError {
     Load(LoadError),
     /// The property catalog (cli/catalog) failed; what it printed.
     Catalog(String),
+    /// The net overlay could not be written (`overlay.rs`).
+    Overlay(String),
 }
 
 impl fmt::Display for SetupError {
@@ -83,6 +85,7 @@ impl fmt::Display for SetupError {
             SetupError::Write { file, error } => write!(f, "cannot write {}: {error}", file.display()),
             SetupError::Load(error) => write!(f, "{error}"),
             SetupError::Catalog(stderr) => write!(f, "cataloguing the properties failed:\n{stderr}"),
+            SetupError::Overlay(message) => f.write_str(message),
         }
     }
 }
@@ -112,11 +115,13 @@ impl Cluster {
         // Absolute: `go build` runs in each package's directory.
         let build_dir = std::path::absolute(state_dir.join("build"))
             .map_err(|error| SetupError::Resolve { dir: state_dir.to_path_buf(), error })?;
+        let parts = crate::overlay::Parts { net: config.net_overlay, compat: config.compat_overlay };
+        let overlay = crate::overlay::prepare(&build_dir, parts)?;
         let mut files = Vec::new();
         for (i, source) in unique.iter().enumerate() {
             files.push(match source {
                 Source::Wasm(path) => path.clone(),
-                Source::Pkg(dir) => go_build(dir, &build_dir, i)?,
+                Source::Pkg(dir) => go_build(dir, &build_dir, i, overlay.as_deref())?,
             });
         }
         let package_dirs: Vec<&Path> = unique
@@ -245,6 +250,7 @@ impl Cluster {
             linearizable: self.config.linearizable,
             isolation: self.config.isolation,
             crash_into: None,
+            net_overlay: self.config.net_overlay,
         }
     }
 }
@@ -257,8 +263,8 @@ fn programs_hash(keys: &[seedfall_cache::Key]) -> String {
     hasher.finalize().to_hex().to_string()
 }
 
-/// `GOOS=wasip1 GOARCH=wasm go build -o OUT .` in `dir`.
-fn go_build(dir: &Path, build_dir: &Path, index: usize) -> Result<PathBuf, SetupError> {
+/// `GOOS=wasip1 GOARCH=wasm go build [-overlay=JSON] -o OUT .` in `dir`.
+fn go_build(dir: &Path, build_dir: &Path, index: usize, overlay: Option<&Path>) -> Result<PathBuf, SetupError> {
     if !dir.is_dir() {
         return Err(SetupError::NoPackage(dir.to_path_buf()));
     }
@@ -269,8 +275,13 @@ fn go_build(dir: &Path, build_dir: &Path, index: usize) -> Result<PathBuf, Setup
     // Built beside and renamed into place, so runs of other configs in the
     // same folder never read a half-written module.
     let partial = build_dir.join(format!("{index}-{stem}.wasm.{}.partial", std::process::id()));
-    let output = Command::new("go")
-        .args(["build", "-o"])
+    let mut go = Command::new("go");
+    go.arg("build");
+    if let Some(json) = overlay {
+        go.arg(format!("-overlay={}", json.display()));
+    }
+    let output = go
+        .arg("-o")
         .arg(&partial)
         .arg(".")
         .current_dir(dir)

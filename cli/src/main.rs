@@ -18,6 +18,7 @@ mod input;
 mod interrupt;
 mod merge_cmd;
 mod mutate_cmd;
+mod overlay;
 mod progress;
 mod replay_cmd;
 mod report;

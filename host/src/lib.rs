@@ -10,6 +10,7 @@ pub mod antithesis;
 pub mod clock;
 pub mod exec;
 pub mod fdtable;
+pub mod flock;
 pub mod fs;
 pub mod guest;
 pub mod history;

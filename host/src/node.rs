@@ -203,6 +203,8 @@ pub struct Node {
     pub perturb: Option<Perturb>,
     /// What the Antithesis SDK wrote to `/dev/antithesis` and has not ended a line yet.
     pub antithesis: crate::antithesis::Sink,
+    /// compat_overlay's `syscall.Flock` locks, dropped with the incarnation.
+    pub locks: crate::flock::Locks,
 }
 
 /// A deliberate difference, for tests of the determinism checks.
@@ -240,6 +242,7 @@ impl Node {
             busy_loop: None,
             perturb: None,
             antithesis: Default::default(),
+            locks: Default::default(),
         }
     }
 

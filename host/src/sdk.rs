@@ -1,6 +1,7 @@
 //! The `seedfall` import module the Go SDK (`sdk/go`, package `sim`) calls,
 //! exactly as docs/sdk-abi.md specifies it: the node's name and incarnation,
-//! sockets of the simulated network (`listen`, `dial`, `sock_name`), properties, the
+//! sockets of the simulated network (`listen`, `dial`, `sock_name`, and for
+//! net_overlay `connect`, `connect_status`, `sock_addr`), properties, the
 //! workload budget, `quiet_for` and `setup_complete`, and the history
 //! (`op_*`, `txn_*`: recorded in the run's shared `History` and hashed
 //! into the node's trace with their contents). Only bound in the
@@ -14,7 +15,7 @@
 use crate::fdtable::FdKind;
 use crate::fs::Errno;
 use crate::history::{Call, Completion};
-use crate::net::ConnectStatus;
+use crate::net::{ConnectStatus, SockAddr, ip};
 use crate::node::{Node, PropertyKind, Report, SimLink, Wait};
 use crate::wasi::sock::FDFLAG_NONBLOCK;
 use seedfall_check::txn::{MicroOp, Status};
@@ -139,28 +140,83 @@ fn dial(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
     }
 }
 
+/// `connect(ip, port)`: starts a connection to a simulated IP (net_overlay,
+/// `net/ip.rs`) and returns its descriptor at once, the connect pending;
+/// Go waits for it with poll_oneoff FD_WRITE, under its own deadline, so a
+/// partitioned peer times out instead of parking the node.
+fn connect(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
+    let Ok(port) = u16::try_from(v[1] as u32) else { return Ok(failed(Errno::INVAL)) };
+    if let Err(e) = c.data().fds.room() {
+        return Ok(failed(e));
+    }
+    let now = c.data().clock.now_ns();
+    let sim = link(c);
+    let started = sim.net.borrow_mut().connect_ip(sim.net_node, v[0] as u32, port, now);
+    Ok(match started {
+        Ok(ep) => fd_or_failed(c.data_mut().fds.insert(FdKind::Socket(ep), FDFLAG_NONBLOCK)),
+        Err(e) => failed(e),
+    })
+}
+
+/// `connect_status(fd)`: 0 once connected, `-EINPROGRESS` while pending,
+/// `-ECONNREFUSED` when refused (Go's SO_ERROR after a non-blocking connect).
+fn connect_status(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
+    let Some(FdKind::Socket(ep)) = c.data().fds.get(v[0] as u32).map(|e| e.kind.clone()) else {
+        return Ok(failed(Errno::BADF));
+    };
+    let now = c.data().clock.now_ns();
+    let status = link(c).net.borrow_mut().connect_status(ep, now);
+    Ok(match status {
+        Ok(ConnectStatus::Connected) => 0,
+        Ok(ConnectStatus::Pending) => failed(Errno::INPROGRESS),
+        Ok(ConnectStatus::Refused) => failed(Errno::CONNREFUSED),
+        Err(e) => failed(e),
+    })
+}
+
+/// The address of a socket descriptor: its own or its peer's.
+fn fd_addr(c: &mut Caller<'_, Node>, fd: u32, peer: bool) -> Result<SockAddr, Errno> {
+    let kind = c.data().fds.get(fd).map(|e| e.kind.clone()).ok_or(Errno::BADF)?;
+    let net = link(c).net.borrow();
+    match (kind, peer) {
+        (FdKind::Socket(ep), false) => net.local_addr(ep),
+        (FdKind::Socket(ep), true) => net.peer_addr(ep),
+        (FdKind::Listener(l), false) => net.listener_addr(l),
+        (FdKind::Listener(_), true) => Err(Errno::NOTCONN),
+        _ => Err(Errno::NOTSOCK),
+    }
+}
+
+/// `sock_addr(fd, peer) -> i64`: the simulated IP and port of a socket's own
+/// (peer 0) or its peer's (peer 1) address, packed as `ip << 16 | port`.
+fn sock_addr(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
+    Ok(match fd_addr(c, v[0] as u32, v[1] as u32 != 0) {
+        Ok(addr) => i64::from(ip::node_ip(addr.node)) << 16 | i64::from(addr.port),
+        Err(e) => failed(e),
+    })
+}
+
+/// `flock(fd, how)`: compat_overlay's `syscall.Flock` (`crate::flock`);
+/// 0 or `-errno` (`-EAGAIN` for a conflicting `LOCK_NB` request).
+fn flock(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
+    let fd = v[0] as u32;
+    let node = c.data_mut();
+    let ino = match node.fds.get(fd).map(|e| &e.kind) {
+        Some(FdKind::File { ino, .. } | FdKind::Dir { ino, .. }) => *ino,
+        Some(_) => return Ok(failed(Errno::INVAL)),
+        None => return Ok(failed(Errno::BADF)),
+    };
+    Ok(node.locks.flock(ino, fd, v[1] as u32).map_or_else(failed, |()| 0))
+}
+
 /// `sock_name(fd, peer, buf, cap)`: the socket's own (peer 0) or its
 /// peer's (peer 1) address as "node:port"; returns the length, which may
 /// exceed `cap` (call again with a bigger buffer).
 fn sock_name(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
     let (fd, peer, buf, cap) = (v[0] as u32, v[1] as u32 != 0, v[2] as u32, v[3] as u32 as usize);
-    let kind = match c.data().fds.get(fd) {
-        Some(entry) => entry.kind.clone(),
-        None => return Ok(failed(Errno::BADF)),
-    };
-    let addr = {
-        let net = link(c).net.borrow();
-        let addr = match (kind, peer) {
-            (FdKind::Socket(ep), false) => net.local_addr(ep),
-            (FdKind::Socket(ep), true) => net.peer_addr(ep),
-            (FdKind::Listener(l), false) => net.listener_addr(l),
-            (FdKind::Listener(_), true) => return Ok(failed(Errno::NOTCONN)),
-            _ => return Ok(failed(Errno::NOTSOCK)),
-        };
-        match addr {
-            Ok(addr) => net.addr_string(addr),
-            Err(e) => return Ok(failed(e)),
-        }
+    let addr = match fd_addr(c, fd, peer) {
+        Ok(addr) => link(c).net.borrow().addr_string(addr),
+        Err(e) => return Ok(failed(e)),
     };
     if addr.len() <= cap && crate::wasi::write_guest(c, buf, addr.as_bytes()).is_err() {
         return Ok(failed(Errno::FAULT));
@@ -289,6 +345,10 @@ pub fn register(l: &mut Linker<Node>) {
     bind(l, "listen", &[I32, I32], &[I32], listen);
     bind(l, "dial", &[I32, I32, I32], &[I32], dial);
     bind(l, "sock_name", &[I32, I32, I32, I32], &[I32], sock_name);
+    bind(l, "connect", &[I32, I32], &[I32], connect);
+    bind(l, "connect_status", &[I32], &[I32], connect_status);
+    bind(l, "sock_addr", &[I32, I32], &[I64], sock_addr);
+    bind(l, "flock", &[I32, I32], &[I32], flock);
     bind(l, "property", &[I32, I32, I32, I32], &[], property);
     bind(l, "budget", &[I64], &[I64], budget);
     bind(l, "quiet_for", &[I64], &[], |c, v| {

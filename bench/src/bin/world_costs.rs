@@ -63,6 +63,7 @@ fn boot(dir: PathBuf, iterations: usize, file: PathBuf, args: Vec<String>) -> Re
             linearizable: None,
             isolation: None,
             crash_into: None,
+            net_overlay: false,
         };
         let result = world::run(&spec, None).map_err(|e| e.to_string())?;
         let t = result.timings;

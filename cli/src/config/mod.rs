@@ -69,6 +69,10 @@ pub struct Config {
     pub linearizable: Option<seedfall_check::Model>,
     /// The level the `sim.Txn` history must satisfy (`isolation`).
     pub isolation: Option<seedfall_check::txn::Isolation>,
+    /// Build every Go package with the net overlay (`net_overlay`, docs/net-overlay.md).
+    pub net_overlay: bool,
+    /// Build every Go package with the compat overlay (`compat_overlay`, docs/flock.md).
+    pub compat_overlay: bool,
 }
 
 /// `finally`: a Go package run after the workload exits.

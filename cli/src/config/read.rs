@@ -49,8 +49,10 @@ const TOP: Schema = Schema {
         "finally",
         "linearizable",
         "isolation",
+        "net_overlay",
+        "compat_overlay",
     ],
-    unsupported: &["net_overlay", "compat_overlay"],
+    unsupported: &[],
 };
 
 const NODE: Schema =
@@ -193,6 +195,8 @@ pub(super) fn config(text: &str, base_dir: &Path) -> Result<Config> {
     }
     let linearizable = optional(top, "", "linearizable", named)?;
     let isolation = optional(top, "", "isolation", named)?;
+    let net_overlay = optional(top, "", "net_overlay", boolean)?.unwrap_or(false);
+    let compat_overlay = optional(top, "", "compat_overlay", boolean)?.unwrap_or(false);
     Ok(Config {
         base_dir: base_dir.to_path_buf(),
         nodes,
@@ -206,6 +210,8 @@ pub(super) fn config(text: &str, base_dir: &Path) -> Result<Config> {
         finally,
         linearizable,
         isolation,
+        net_overlay,
+        compat_overlay,
     })
 }
 

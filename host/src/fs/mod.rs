@@ -136,6 +136,19 @@ impl Fs {
         ROOT
     }
 
+    /// Creates `/etc` (if missing) and the file `/etc/<name>` holding
+    /// `contents`: configuration the world hands a node (net_overlay's
+    /// `hosts`), written before the disk model starts so it is durable.
+    pub fn install_etc(&mut self, name: &str, contents: &str, now_ns: u64) -> Result<(), Errno> {
+        match self.mkdir(ROOT, "/etc", now_ns) {
+            Ok(()) | Err(Errno::EXIST) => {}
+            Err(e) => return Err(e),
+        }
+        let flags = OpenFlags { create: true, exclusive: false, truncate: true, directory: false };
+        let ino = self.open(ROOT, &format!("/etc/{name}"), flags, true, now_ns)?;
+        self.write_at(ino, 0, contents.as_bytes(), now_ns).map(drop)
+    }
+
     pub fn stat(&mut self, ino: Ino) -> Result<Stat, Errno> {
         let size = self.size(ino)?;
         let nlink = self.nlink(ino)?;

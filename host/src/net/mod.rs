@@ -128,6 +128,7 @@
 mod clog;
 mod event;
 mod fault;
+pub mod ip;
 mod pipe;
 mod ready;
 mod socket;

@@ -67,8 +67,19 @@ impl Net {
     /// EHOSTUNREACH for an unknown name, EADDRNOTAVAIL when `from` has no
     /// free ephemeral port.
     pub fn connect(&mut self, from: NodeId, to_name: &str, port: u16, now_ns: u64) -> Result<EndpointId, Errno> {
-        self.advance(now_ns);
         let to = self.resolve(to_name).ok_or(Errno::HOSTUNREACH)?;
+        self.connect_node(from, to, port, now_ns)
+    }
+
+    /// `connect` to a simulated IP (`ip.rs`): loopback is `from` itself, an
+    /// IP that names no node is EHOSTUNREACH.
+    pub fn connect_ip(&mut self, from: NodeId, ip: u32, port: u16, now_ns: u64) -> Result<EndpointId, Errno> {
+        let to = super::ip::ip_node(ip, from, self.nodes.len()).ok_or(Errno::HOSTUNREACH)?;
+        self.connect_node(from, to, port, now_ns)
+    }
+
+    fn connect_node(&mut self, from: NodeId, to: NodeId, port: u16, now_ns: u64) -> Result<EndpointId, Errno> {
+        self.advance(now_ns);
         let conn = ConnId(self.next_conn);
         let local_port = self.bind_ephemeral(from, Binding::Client(conn))?;
         self.next_conn += 1;

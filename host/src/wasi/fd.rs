@@ -304,6 +304,9 @@ fn fd_readdir(c: &mut Caller<'_, Node>, v: &[u64]) -> WasiResult {
 fn fd_close(c: &mut Caller<'_, Node>, v: &[u64]) -> WasiResult {
     let node = c.data_mut();
     let entry = node.fds.remove(v[0] as u32).ok_or(EBADF)?;
+    if let FdKind::File { ino, .. } | FdKind::Dir { ino, .. } = entry.kind {
+        node.locks.closed(ino, v[0] as u32);
+    }
     node.release(&entry.kind);
     Ok(())
 }

@@ -52,7 +52,7 @@ pub use verdict::{Class, Failure, Properties, PropertySeen, Verdict};
 use crate::clock::{MONOTONIC_START_NS, VirtualClock};
 use crate::guest::Role;
 use crate::history::History;
-use crate::net::{Net, NetConfig};
+use crate::net::{Net, NetConfig, ip};
 use crate::node::{Node, Perturb, Report};
 use crate::preempt::goruntime::GoOffsets;
 use crate::preempt::strategy::PreemptConfig;
@@ -140,6 +140,10 @@ pub struct RunSpec {
     /// `seedfall crashstates`: the crash this run's schedule places keeps
     /// the given prefixes of pending writes instead of drawing them.
     pub crash_into: Option<CrashInto>,
+    /// Config `net_overlay`: every node's file system gets `/etc/hosts`
+    /// naming each node's simulated IP (`net::ip`) and an nsswitch.conf
+    /// that keeps Go's resolver to it.
+    pub net_overlay: bool,
 }
 
 /// A crash of `node` at its disk operation `op` (a `crash_io` fault of the
@@ -597,6 +601,7 @@ impl<'a> World<'a> {
             budget_cap: self.spec.budget_cap,
             hash_log: self.hash_log.as_ref(),
             perturb: self.spec.perturb.as_ref(),
+            hosts: self.spec.net_overlay.then(|| ip::hosts_file(self.spec.programs.iter().map(|p| p.name.as_str()))),
         };
         let started = now();
         self.slots[i].boot(&ctx, &self.clock)?;

@@ -11,7 +11,7 @@ use super::fault::{crash_io, preempt};
 use crate::clock::{EPOCH_UNIX_NS, VirtualClock};
 use crate::fs::{CrashReport, DiskFaults, DiskStreams, Fs};
 use crate::guest::Role;
-use crate::net::{Net, NodeId};
+use crate::net::{Net, NodeId, ip};
 use crate::node::{Node, Output, Perturb, SimLink};
 use crate::preempt::Preemption;
 use crate::preempt::strategy::{PreemptConfig, Schedule};
@@ -85,6 +85,8 @@ pub struct BootContext<'a> {
     pub hash_log: Option<&'a SharedLog>,
     /// The test hook, for (node name, incarnation).
     pub perturb: Option<&'a (String, u32, Perturb)>,
+    /// `/etc/hosts` for a new disk (net_overlay), else None.
+    pub hosts: Option<String>,
 }
 
 const STDERR_TAIL_BYTES: usize = 4096;
@@ -129,6 +131,11 @@ impl<'a> Slot<'a> {
         let fs = self.disk.take().unwrap_or_else(|| {
             let mut fs = Fs::new(EPOCH_UNIX_NS);
             fs.set_disk_bytes(ctx.disk_bytes);
+            if let Some(hosts) = &ctx.hosts {
+                fs.install_etc("hosts", hosts, EPOCH_UNIX_NS).expect("a new file system has room for /etc");
+                fs.install_etc("nsswitch.conf", ip::NSSWITCH_CONF, EPOCH_UNIX_NS)
+                    .expect("a new file system has room for /etc");
+            }
             if p.is_service() {
                 let faults = match &self.replay_disk {
                     Some(faults) => DiskFaults::replay(ctx.disk, faults),

@@ -128,6 +128,7 @@ pub(super) fn spec(seed: u64, programs: Vec<NodeProgram>) -> RunSpec {
         linearizable: None,
         isolation: None,
         crash_into: None,
+        net_overlay: false,
     }
 }
 

@@ -1,0 +1,40 @@
+//! net_overlay's conformance arm: cli/tests/go/netconf (net.Listen, net.Dial,
+//! deadlines, a closed connection, a refused dial, net/http server and client
+//! with keep-alive and a client timeout, UDP) prints the same lines natively
+//! on localhost (`go run`) and as a workload under `seedfall run` with
+//! `"net_overlay": true`, where its TCP goes through the simulated network
+//! and its own node name resolves through the simulated /etc/hosts.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn go_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/go")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn netconf_prints_the_same_natively_and_under_the_overlay() {
+    let native = Command::new("go").args(["run", "./netconf"]).current_dir(go_dir()).output().unwrap();
+    assert!(native.status.success(), "{}{}", text(&native.stdout), text(&native.stderr));
+    let native = text(&native.stdout);
+    assert!(native.ends_with("done\n"), "{native}");
+
+    let config = go_dir().join("netconf/seedfall.json");
+    let cache = Path::new(env!("CARGO_TARGET_TMPDIR")).join("net-overlay-cache");
+    let out = Command::new(env!("CARGO_BIN_EXE_seedfall"))
+        .args(["replay", "-c"])
+        .arg(&config)
+        .args(["-seed", "1"])
+        .env("SEEDFALL_CACHE_DIR", &cache)
+        .output()
+        .unwrap();
+    let trace = text(&out.stdout);
+    assert!(out.status.success(), "{trace}{}", text(&out.stderr));
+    let simulated: String =
+        trace.lines().filter_map(|l| l.split_once("client#1 | ").map(|(_, printed)| format!("{printed}\n"))).collect();
+    assert_eq!(simulated, native);
+}

@@ -1,0 +1,79 @@
+//! Simulated IPv4 addresses for `net_overlay` (docs/net-overlay.md): node k
+//! (its `NodeId`, the config's order) is 10.0.0.(k+1) — 10.0.0.1 the first
+//! service, counting up through the workload — and `/etc/hosts` in every
+//! node's file system names them, so Go's resolver maps a node name to its
+//! IP without DNS. The mapping is a pure function of the node order: stable
+//! across seeds, incarnations and replays. It knows nothing of ports,
+//! sockets or files; `Net::connect_ip` and the world's boot use it.
+
+use super::NodeId;
+
+/// 10.0.0.0/8: node k is `BASE + k + 1`.
+const BASE: u32 = 0x0A00_0000;
+/// 127.0.0.0/8, which a node dials to reach itself.
+const LOOPBACK_NET: u32 = 0x7F00_0000;
+
+/// The simulated IP of `node`, as a host-order u32 (10.0.0.1 for node 0).
+pub fn node_ip(node: NodeId) -> u32 {
+    BASE + node.0 + 1
+}
+
+/// The node an IP names: `from` itself for a loopback or unspecified
+/// address, the node whose simulated IP it is, or None (EHOSTUNREACH).
+pub fn ip_node(ip: u32, from: NodeId, nodes: usize) -> Option<NodeId> {
+    if ip == 0 || ip & 0xFF00_0000 == LOOPBACK_NET {
+        return Some(from);
+    }
+    let k = ip.checked_sub(BASE + 1)?;
+    (usize::try_from(k).ok()? < nodes).then_some(NodeId(k))
+}
+
+/// Dotted-quad form, as the trace and `/etc/hosts` print it.
+pub fn ip_string(ip: u32) -> String {
+    std::net::Ipv4Addr::from(ip).to_string()
+}
+
+/// The `/etc/hosts` every node sees: localhost, then one line per node.
+pub fn hosts_file<'a>(names: impl IntoIterator<Item = &'a str>) -> String {
+    let mut text = String::from("127.0.0.1 localhost\n::1 localhost\n");
+    for (k, name) in names.into_iter().enumerate() {
+        let node = NodeId(u32::try_from(k).expect("fewer than 2^32 nodes"));
+        text.push_str(&format!("{} {name}\n", ip_string(node_ip(node))));
+    }
+    text
+}
+
+/// Go's resolver reads only `/etc/hosts` with this, so an unknown name fails
+/// at once as "no such host" instead of trying DNS, which the simulation has
+/// none of.
+pub const NSSWITCH_CONF: &str = "hosts: files\n";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nodes_count_up_from_10_0_0_1() {
+        assert_eq!(ip_string(node_ip(NodeId(0))), "10.0.0.1");
+        assert_eq!(ip_string(node_ip(NodeId(300))), "10.0.1.45");
+    }
+
+    #[test]
+    fn ips_map_back_to_nodes_and_loopback_to_the_dialler() {
+        let me = NodeId(2);
+        assert_eq!(ip_node(node_ip(NodeId(1)), me, 3), Some(NodeId(1)));
+        assert_eq!(ip_node(0x7F00_0001, me, 3), Some(me));
+        assert_eq!(ip_node(0, me, 3), Some(me));
+        assert_eq!(ip_node(node_ip(NodeId(3)), me, 3), None, "past the last node");
+        assert_eq!(ip_node(0x0A00_0000, me, 3), None, "the network address names no node");
+        assert_eq!(ip_node(0xC0A8_0001, me, 3), None);
+    }
+
+    #[test]
+    fn the_hosts_file_names_every_node() {
+        assert_eq!(
+            hosts_file(["server", "client"]),
+            "127.0.0.1 localhost\n::1 localhost\n10.0.0.1 server\n10.0.0.2 client\n"
+        );
+    }
+}
