@@ -230,6 +230,7 @@ impl Cluster {
                     write_enospc: f.write_enospc,
                     read_eio: f.read_eio,
                     read_corrupt: f.read_corrupt,
+                    corrupt_on_crash: f.corrupt_on_crash,
                     mutant: self.mutant,
                 },
                 clock_skew: span(f.clock_skew),

@@ -183,6 +183,8 @@ pub struct Faults {
     pub read_eio: f64,
     /// Per read of a regular file: probability that one bit it returns is flipped.
     pub read_corrupt: f64,
+    /// Per crash: probability that one bit of what it writes to disk is flipped.
+    pub corrupt_on_crash: f64,
     /// Each node's disk size in bytes: past it writes are cut short, then fail with ENOSPC.
     pub disk_bytes: u64,
     /// The largest wall-clock offset of a node incarnation (zero: none).
@@ -226,6 +228,7 @@ impl Default for Faults {
             write_enospc: 0.0,
             read_eio: 0.0,
             read_corrupt: 0.0,
+            corrupt_on_crash: 0.0,
             disk_bytes: seedfall_host::fs::DEFAULT_DISK_BYTES,
             clock_skew: Duration::ZERO,
             clock_jump_per_sec: 0.0,

@@ -95,6 +95,7 @@ const FAULTS: Schema = Schema {
         "write_enospc",
         "read_eio",
         "read_corrupt",
+        "corrupt_on_crash",
         "disk_bytes",
         "clock_skew",
         "clock_jump_per_sec",
@@ -103,15 +104,7 @@ const FAULTS: Schema = Schema {
         "pause_length",
         "swarm",
     ],
-    unsupported: &[
-        "lost_write",
-        "misdirected_write",
-        "corrupt_on_crash",
-        "bitrot_per_sec",
-        "disk_latency",
-        "udp_loss",
-        "udp_dup",
-    ],
+    unsupported: &["lost_write", "misdirected_write", "bitrot_per_sec", "disk_latency", "udp_loss", "udp_dup"],
 };
 
 const SCHEMAS: [&Schema; 7] = [&TOP, &NODE, &WORKLOAD, &PREEMPT, &FAULTS, &LIVENESS, &FINALLY];
@@ -764,6 +757,7 @@ fn faults(value: &Json) -> Result<Faults> {
         write_enospc: optional(fields, path, "write_enospc", probability)?.unwrap_or(defaults.write_enospc),
         read_eio: optional(fields, path, "read_eio", probability)?.unwrap_or(defaults.read_eio),
         read_corrupt: optional(fields, path, "read_corrupt", probability)?.unwrap_or(defaults.read_corrupt),
+        corrupt_on_crash: optional(fields, path, "corrupt_on_crash", probability)?.unwrap_or(defaults.corrupt_on_crash),
         disk_bytes: optional(fields, path, "disk_bytes", disk_bytes)?.unwrap_or(defaults.disk_bytes),
         clock_skew: optional(fields, path, "clock_skew", positive_duration)?.unwrap_or(defaults.clock_skew),
         clock_jump_per_sec: optional(fields, path, "clock_jump_per_sec", rate)?.unwrap_or(defaults.clock_jump_per_sec),

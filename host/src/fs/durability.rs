@@ -120,6 +120,12 @@
 //!     the middle of one, else its virtual time), so removing other faults
 //!     does not change them. Directory operations are not reordered.
 //!
+//! 17. **Corruption at a crash** (`corrupt_on_crash`). With this
+//!     probability per crash (drawn before the crash's other draws), one
+//!     seeded bit of the bytes the crash writes to disk (the pending writes
+//!     rule 4 or 16 keeps) is flipped; a crash that writes none flips none.
+//!     It replays with the crash's own stream, like torn writes.
+//!
 //! # How the host drives it
 //!
 //! ```text
@@ -229,6 +235,8 @@ pub struct CrashReport {
     pub restored: Vec<String>,
     /// Each surviving file that had pending writes, in inode order.
     pub files: Vec<FileCrash>,
+    /// Rule 17 (`corrupt_on_crash`): the file, byte offset and bit flipped.
+    pub corrupted: Option<(String, u64, u8)>,
 }
 
 /// The pending writes of one file at a crash, and the prefix kept (rule 4).
@@ -262,6 +270,47 @@ impl Pending {
         }
         Ok(())
     }
+}
+
+/// The (offset, length) of the bytes `prefix` of `ops` writes.
+fn written_by(ops: &[Pending], prefix: Prefix) -> impl Iterator<Item = (u64, u64)> + '_ {
+    let prefix = prefix.fit(&ops.iter().map(Pending::size).collect::<Vec<_>>());
+    let partial = ops.get(prefix.ops).filter(|_| prefix.bytes > 0).map(|op| (op, prefix.bytes));
+    let whole = ops[..prefix.ops].iter().map(|op| (op, op.size()));
+    whole.chain(partial).filter_map(|(op, len)| match op {
+        Pending::Write { offset, .. } if len > 0 => Some((*offset, len as u64)),
+        _ => None,
+    })
+}
+
+/// Rule 17: one seeded bit of the bytes the crash `written` flips, in the
+/// new page cache `map`; None when it wrote none.
+fn flip_one_bit(
+    map: &mut BTreeMap<Ino, Inode>,
+    written: &[(Ino, u64, u64)],
+    paths: &BTreeMap<Ino, String>,
+    random: &mut RandomStream,
+) -> Option<(String, u64, u8)> {
+    let total: u64 = written.iter().map(|(_, _, len)| len).sum();
+    if total == 0 {
+        return None;
+    }
+    let mut nth = random.below(total);
+    let bit = random.below(8) as u8;
+    let &(ino, at, _) = written.iter().find(|(_, _, len)| {
+        let here = nth < *len;
+        if !here {
+            nth -= len;
+        }
+        here
+    })?;
+    let offset = at + nth;
+    let Some(Inode { node: Node::File(FileData::Mem(pages)), .. }) = map.get_mut(&ino) else { return None };
+    let mut byte = [0u8];
+    pages.read(offset, &mut byte);
+    byte[0] ^= 1 << bit;
+    pages.write(offset, &byte);
+    Some((paths[&ino].clone(), offset, bit))
 }
 
 /// The durable pages of a file. The budget counts the page cache only
@@ -328,7 +377,13 @@ impl FileDisk {
 
     /// Rule 16: the crash keeps the pieces of the pending writes
     /// `reorder::kept` chooses, applied in the order they were written.
-    fn reorder(&mut self, path: &str, model: FsModel, torn: bool, random: &mut RandomStream) -> FileCrash {
+    fn reorder(
+        &mut self,
+        path: &str,
+        model: FsModel,
+        torn: bool,
+        random: &mut RandomStream,
+    ) -> (FileCrash, Vec<(u64, u64)>) {
         let durable_len = match &self.data {
             FileData::Mem(pages) => pages.len(),
             FileData::Host { size, .. } => size.unwrap_or(0),
@@ -340,13 +395,14 @@ impl FileDisk {
             let _ = op.apply(&mut self.data);
         }
         self.drop_pending();
-        FileCrash {
+        let crash = FileCrash {
             path: path.to_string(),
             pending: sizes.len(),
             sizes,
             kept: Prefix::default(),
             reordered: Some((kept.ops.len(), kept.pieces)),
-        }
+        };
+        (crash, written_by(&kept.ops, Prefix { ops: kept.ops.len(), bytes: 0 }).collect())
     }
 
     fn drop_pending(&mut self) {
@@ -625,6 +681,13 @@ impl Fs {
         // Rule 4 (or 16), then the new page cache.
         let torn_writes = d.faults.config().torn_writes;
         let reorder = d.faults.config().reorder_writes.then_some(d.faults.config().fs_model);
+        // Rule 17 is drawn first, so the other draws do not depend on what was kept.
+        let corrupt = match &mut torn {
+            Torn::Drawn(random) => random.chance(d.faults.config().corrupt_on_crash),
+            Torn::Given(_) => false,
+        };
+        // The bytes the crash wrote to disk: (file, offset, length).
+        let mut written: Vec<(Ino, u64, u64)> = Vec::new();
         let mut map = BTreeMap::new();
         for (&ino, ino_path) in &path {
             let record = d.records.remove(&ino).expect("reachable inodes have records");
@@ -633,7 +696,11 @@ impl Fs {
                 OnDisk::File(mut file) => {
                     if !file.pending.is_empty() {
                         let crash = match (&mut torn, reorder) {
-                            (Torn::Drawn(random), Some(model)) => file.reorder(ino_path, model, torn_writes, random),
+                            (Torn::Drawn(random), Some(model)) => {
+                                let (crash, ranges) = file.reorder(ino_path, model, torn_writes, random);
+                                written.extend(ranges.into_iter().map(|(at, len)| (ino, at, len)));
+                                crash
+                            }
                             (torn, _) => {
                                 let sizes = file.sizes();
                                 let prefix = match torn {
@@ -643,6 +710,7 @@ impl Fs {
                                         given.get(report.files.len()).map_or_else(Prefix::default, |p| p.fit(&sizes))
                                     }
                                 };
+                                written.extend(written_by(&file.pending, prefix).map(|(at, len)| (ino, at, len)));
                                 // A host file that cannot be read keeps its old bytes.
                                 let _ = file.apply(prefix);
                                 let pending = sizes.len();
@@ -659,6 +727,9 @@ impl Fs {
             let inode =
                 Inode { node, links: links[&ino], opens: 0, atim: record.atim, mtim: record.mtim, ctim: record.ctim };
             map.insert(ino, inode);
+        }
+        if corrupt && let Torn::Drawn(random) = &mut torn {
+            report.corrupted = flip_one_bit(&mut map, &written, &path, random);
         }
         self.inodes = self.inodes.rebuilt(map);
         self.disk = Some(Box::new(Durability::snapshot(d.faults, &self.inodes)));

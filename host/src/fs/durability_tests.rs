@@ -31,6 +31,7 @@ const TORN: DiskConfig = DiskConfig {
     read_corrupt: 0.0,
     reorder_writes: false,
     fs_model: FsModel::Ext4Ordered,
+    corrupt_on_crash: 0.0,
     mutant: None,
 };
 
@@ -768,4 +769,34 @@ fn rule16_a_later_page_survives_an_earlier_one_only_when_pages_are_independent()
     };
     assert!(later_alone(FsModel::PageIndependent), "the second page without the first: a hole before it");
     assert!(!later_alone(FsModel::Ext4Ordered), "appends are ordered under ext4_ordered");
+}
+
+#[test]
+fn rule17_corrupt_on_crash_flips_one_bit_of_what_the_crash_wrote() {
+    let crashed = |corrupt_on_crash: f64, seed: u64| {
+        let mut fs = model(DiskConfig { corrupt_on_crash, ..TORN }, &[]);
+        let f = write(&mut fs, "/tmp/f", b"durable", T0);
+        fs.sync(f).unwrap();
+        fs.write_at(f, 7, b"-pending", T0).unwrap();
+        let report = fs.crash(&mut torn_stream(seed));
+        (report, read(&mut fs, "/tmp/f"))
+    };
+    let mut flipped = 0;
+    for seed in 0..40 {
+        let (report, bytes) = crashed(1.0, seed);
+        assert_eq!(crashed(0.0, seed).0.corrupted, None);
+        assert_eq!(&bytes[..7], b"durable", "only what the crash wrote can flip");
+        match &report.corrupted {
+            None => assert_eq!(report.files[0].kept, Prefix::default(), "nothing written, nothing flipped"),
+            Some((path, offset, bit)) => {
+                flipped += 1;
+                assert_eq!(path, "/tmp/f");
+                assert!((7..15).contains(offset), "{offset}");
+                let differ: Vec<usize> = (0..bytes.len()).filter(|&i| bytes[i] != b"durable-pending"[i]).collect();
+                assert_eq!(differ, [*offset as usize], "one byte differs from what was written");
+                assert_eq!(bytes[*offset as usize] ^ b"durable-pending"[*offset as usize], 1 << bit, "by one bit");
+            }
+        }
+    }
+    assert!(flipped > 10, "a crash that writes something flips a bit: {flipped} of 40");
 }

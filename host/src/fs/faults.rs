@@ -49,6 +49,8 @@ pub struct DiskConfig {
     /// order it allows (rule 16), instead of an in-order prefix.
     pub reorder_writes: bool,
     pub fs_model: super::FsModel,
+    /// Probability, per crash, that one bit of what it writes to disk is flipped.
+    pub corrupt_on_crash: f64,
     /// `seedfall mutate`: a durability promise this disk silently breaks.
     pub mutant: Option<Mutant>,
 }

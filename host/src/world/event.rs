@@ -134,6 +134,9 @@ impl<'a> Recorder<'a> {
                 for path in &report.vanished {
                     self.trace.record(b"vanished", path.as_bytes(), &[]);
                 }
+                if let Some((path, offset, bit)) = &report.corrupted {
+                    self.trace.record(b"corrupted", path.as_bytes(), &[*offset, u64::from(*bit)]);
+                }
                 let until = fault.until.map_or(String::new(), |u| format!("; restart at {u}"));
                 self.faults.push(fault);
                 let mut line = format!("crash {who}{how}{until}");
@@ -151,6 +154,9 @@ impl<'a> Recorder<'a> {
                 }
                 for path in &report.vanished {
                     line.push_str(&format!("\n  {path}: never durable, gone"));
+                }
+                if let Some((path, offset, bit)) = &report.corrupted {
+                    line.push_str(&format!("\n  {path}: bit {bit} of byte {offset} flipped on the way to disk"));
                 }
                 Some(line)
             }
