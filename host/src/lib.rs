@@ -8,6 +8,7 @@
 
 pub mod antithesis;
 pub mod clock;
+pub mod disk_latency;
 pub mod exec;
 pub mod fdtable;
 pub mod flock;

@@ -205,6 +205,8 @@ pub struct Node {
     pub antithesis: crate::antithesis::Sink,
     /// compat_overlay's `syscall.Flock` locks, dropped with the incarnation.
     pub locks: crate::flock::Locks,
+    /// How long each fsync waits (`disk_latency`; None: no wait).
+    pub disk_latency: Option<crate::disk_latency::DiskLatency>,
 }
 
 /// A deliberate difference, for tests of the determinism checks.
@@ -243,6 +245,7 @@ impl Node {
             perturb: None,
             antithesis: Default::default(),
             locks: Default::default(),
+            disk_latency: None,
         }
     }
 

@@ -16,6 +16,8 @@ pub enum Purpose {
     Schedule,
     /// Network latency of each chunk.
     NetLatency,
+    /// How long each fsync waits (`disk_latency`).
+    DiskLatency,
     /// Which pending writes survive a crash (`torn_writes`).
     TornWrites,
     /// What survives of pending writes at one crash, keyed by the crash
@@ -61,6 +63,7 @@ impl Purpose {
             Purpose::RandomGet => "random_get".into(),
             Purpose::Schedule => "schedule".into(),
             Purpose::NetLatency => "net latency".into(),
+            Purpose::DiskLatency => "disk latency".into(),
             Purpose::TornWrites => "disk torn_writes".into(),
             Purpose::Crash(CrashKey::DiskOp(op)) => format!("disk crash at op {op}"),
             Purpose::Crash(CrashKey::Time(at_ns)) => format!("disk crash at {at_ns}"),

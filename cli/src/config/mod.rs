@@ -185,6 +185,8 @@ pub struct Faults {
     pub read_corrupt: f64,
     /// Per crash: probability that one bit of what it writes to disk is flipped.
     pub corrupt_on_crash: f64,
+    /// How long each fsync of a service waits, uniform (zero: no wait).
+    pub disk_latency: DurationRange,
     /// Each node's disk size in bytes: past it writes are cut short, then fail with ENOSPC.
     pub disk_bytes: u64,
     /// The largest wall-clock offset of a node incarnation (zero: none).
@@ -229,6 +231,7 @@ impl Default for Faults {
             read_eio: 0.0,
             read_corrupt: 0.0,
             corrupt_on_crash: 0.0,
+            disk_latency: DurationRange::new(Duration::ZERO, Duration::ZERO),
             disk_bytes: seedfall_host::fs::DEFAULT_DISK_BYTES,
             clock_skew: Duration::ZERO,
             clock_jump_per_sec: 0.0,

@@ -142,6 +142,21 @@ fn antithesis_write(c: &mut Caller<'_, Node>, iovecs: &[(u32, u32)]) -> usize {
     iovecs.iter().map(|(_, len)| *len as usize).sum()
 }
 
+/// fd_sync and fd_datasync; with `disk_latency` the node waits before the
+/// call returns, failed or not, as a flush takes its time either way.
+fn fd_sync(c: &mut Caller<'_, Node>, v: &[u64]) -> WasiResult {
+    let ino = file_ino(c, v[0] as u32)?;
+    let node = c.data_mut();
+    let result = node.fs.sync(ino);
+    // A crash in the middle of the sync ends the incarnation instead.
+    let crashing = node.fs.crash_requested().is_some();
+    if let Some(wait) = node.disk_latency.as_mut().filter(|_| !crashing).map(|l| l.draw()) {
+        let until = node.clock.now_ns().saturating_add(wait);
+        c.suspend(until);
+    }
+    Ok(result?)
+}
+
 /// Reads file `ino` from `at` into the iovecs through a bounded buffer: a
 /// guest asking for gigabytes (of a sparse file, say) costs the host one
 /// chunk. The test hook's read perturbation sees the call's first chunk,
@@ -372,14 +387,8 @@ pub fn register(l: &mut Linker<Node>) {
     // more than this: both make a file's writes, or a directory's entries,
     // durable. EIO is fsync_eio, or crash_on_io (then Fs::crash_requested
     // says the node must crash before the guest runs again).
-    bind(l, "fd_sync", &[I32], |c, v| {
-        let ino = file_ino(c, v[0] as u32)?;
-        Ok(c.data_mut().fs.sync(ino)?)
-    });
-    bind(l, "fd_datasync", &[I32], |c, v| {
-        let ino = file_ino(c, v[0] as u32)?;
-        Ok(c.data_mut().fs.sync(ino)?)
-    });
+    bind(l, "fd_sync", &[I32], fd_sync);
+    bind(l, "fd_datasync", &[I32], fd_sync);
     bind(l, "fd_advise", &[I32, I64, I64, I32], |c, v| file_ino(c, v[0] as u32).map(|_| ()));
     bind(l, "fd_allocate", &[I32, I64, I64], |_, _| Err(ENOTSUP));
     bind(l, "fd_renumber", &[I32, I32], |_, _| Err(ENOTSUP));

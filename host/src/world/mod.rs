@@ -596,6 +596,7 @@ impl<'a> World<'a> {
             progress: &self.progress,
             preempt: &self.spec.preempt,
             disk: self.injector.config().disk,
+            disk_latency: self.spec.faults.disk_latency,
             disk_bytes: self.spec.disk_bytes,
             gate: &gate,
             budget_cap: self.spec.budget_cap,

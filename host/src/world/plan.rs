@@ -27,6 +27,8 @@ pub struct FaultConfig {
     pub clog_length: (SimDuration, SimDuration),
     pub clogs: super::fault::clog::ClogForms,
     pub disk: crate::fs::DiskConfig,
+    /// How long each fsync of a service waits, uniform (zero: no wait).
+    pub disk_latency: (SimDuration, SimDuration),
     /// The largest wall-clock offset of a node incarnation (0: none).
     pub clock_skew: SimDuration,
     pub clock_jump_per_sec: f64,

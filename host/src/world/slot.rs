@@ -8,7 +8,9 @@ use super::NodeProgram;
 use super::event::Who;
 use super::fault::disk_error::{FSYNC_EIO, READ_CORRUPT, READ_EIO, WRITE_EIO, WRITE_ENOSPC, disk_stream};
 use super::fault::{crash_io, preempt};
+use super::vtime::SimDuration;
 use crate::clock::{EPOCH_UNIX_NS, VirtualClock};
+use crate::disk_latency::DiskLatency;
 use crate::fs::{CrashReport, DiskFaults, DiskStreams, Fs};
 use crate::guest::Role;
 use crate::net::{Net, NodeId, ip};
@@ -77,6 +79,8 @@ pub struct BootContext<'a> {
     pub progress: &'a Progress,
     pub preempt: &'a PreemptConfig,
     pub disk: crate::fs::DiskConfig,
+    /// Each service's fsync wait range (`disk_latency`).
+    pub disk_latency: (SimDuration, SimDuration),
     /// Each node's disk budget (`Fs::set_disk_bytes`).
     pub disk_bytes: u64,
     /// Open while faults may act (the disk model draws only then).
@@ -159,6 +163,9 @@ impl<'a> Slot<'a> {
         argv.extend(p.args.iter().cloned());
         let mut node = Node::new(&p.name, ctx.seed, argv, p.env.clone(), fs);
         node.random = RandomStream::new(ctx.seed, Purpose::RandomGet, &p.name, self.incarnation);
+        let (min, max) = ctx.disk_latency;
+        node.disk_latency =
+            DiskLatency::new(ctx.seed, &p.name, self.incarnation, (min.ns(), max.ns())).filter(|_| p.is_service());
         node.clock = clock.clone();
         node.stdout = Output::Capture(Vec::new());
         node.stderr = Output::Capture(Vec::new());

@@ -569,3 +569,35 @@ fn clog_schedule_entries_say_what_is_wrong_with_them() {
     let slow = read(r#"{"at": "1s", "kind": "clog", "node": "a", "to": "b", "clog": "slow"}"#).unwrap_err();
     assert!(slow.contains("`latency`"), "{slow}");
 }
+
+#[test]
+fn with_disk_latency_each_fsync_of_a_service_waits_a_seeded_time_in_its_range() {
+    // `w` prints its monotonic clock around one write+fsync, three times.
+    let timed = guest(
+        "(local.set $fd (call $open))
+         (loop $l
+           (call $print_u64 (call $clock (i32.const 1)))
+           (call $append (local.get $fd))
+           (call $print_u64 (call $clock (i32.const 1)))
+           (local.set $i (i32.add (local.get $i) (i32.const 1)))
+           (br_if $l (i32.lt_u (local.get $i) (i32.const 3))))
+         (call $sleep (i64.const 1000000000) (i32.const 0))",
+    );
+    let waits = |latency_ms: (u64, u64)| {
+        let mut s = spec(3, vec![program("w", timed.clone()), workload(sleeper(1, 100))]);
+        s.faults.disk_latency =
+            (SimDuration::from_ns(latency_ms.0 * 1_000_000), SimDuration::from_ns(latency_ms.1 * 1_000_000));
+        let (verdict, log, result) = run_logged(&s);
+        assert_eq!(verdict, Verdict::Pass, "{log}");
+        let clocks: Vec<u64> = log.lines().filter_map(|l| l.split("w#1 | ").nth(1)?.parse().ok()).collect();
+        assert_eq!(clocks.len(), 6, "{log}");
+        let waits: Vec<u64> = clocks.chunks(2).map(|c| c[1] - c[0]).collect();
+        (waits, result.trace_hash)
+    };
+    let (none, _) = waits((0, 0));
+    assert!(none.iter().all(|&w| w < 1_000), "no latency: the sync returns at once: {none:?}");
+    let (slow, hash) = waits((5, 20));
+    assert!(slow.iter().all(|&w| (5_000_000..20_001_000).contains(&w)), "each wait in [5ms, 20ms]: {slow:?}");
+    assert!(slow.windows(2).any(|w| w[0] != w[1]), "drawn per fsync: {slow:?}");
+    assert_eq!(waits((5, 20)), (slow, hash), "the same seed waits the same");
+}
