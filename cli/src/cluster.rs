@@ -217,6 +217,7 @@ impl Cluster {
                 slow_length: (span(f.slow_length.min), span(f.slow_length.max)),
                 slow_latency: (span(f.slow_latency.min), span(f.slow_latency.max)),
                 disk_latency: (span(f.disk_latency.min), span(f.disk_latency.max)),
+                bitrot_per_sec: f.bitrot_per_sec,
                 clog_per_sec: f.clog_per_sec,
                 clog_length: (span(f.clog_length.min), span(f.clog_length.max)),
                 clogs: f.clogs,

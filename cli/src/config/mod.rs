@@ -187,6 +187,8 @@ pub struct Faults {
     pub corrupt_on_crash: f64,
     /// How long each fsync of a service waits, uniform (zero: no wait).
     pub disk_latency: DurationRange,
+    /// Planned flips of a durable bit per second, per service node.
+    pub bitrot_per_sec: f64,
     /// Each node's disk size in bytes: past it writes are cut short, then fail with ENOSPC.
     pub disk_bytes: u64,
     /// The largest wall-clock offset of a node incarnation (zero: none).
@@ -232,6 +234,7 @@ impl Default for Faults {
             read_corrupt: 0.0,
             corrupt_on_crash: 0.0,
             disk_latency: DurationRange::new(Duration::ZERO, Duration::ZERO),
+            bitrot_per_sec: 0.0,
             disk_bytes: seedfall_host::fs::DEFAULT_DISK_BYTES,
             clock_skew: Duration::ZERO,
             clock_jump_per_sec: 0.0,

@@ -126,6 +126,12 @@
 //!     rule 4 or 16 keeps) is flipped; a crash that writes none flips none.
 //!     It replays with the crash's own stream, like torn writes.
 //!
+//! 18. **Bitrot** (`bitrot_per_sec`, `world::fault::bitrot`). `Fs::rot`
+//!     flips one bit of the durable bytes of a regular file and leaves the
+//!     page cache alone: the node reads the rotten bit only after a crash
+//!     rebuilds its cache from the disk. A later write of that byte and a
+//!     sync heal it, as rewriting a bad sector does.
+//!
 //! # How the host drives it
 //!
 //! ```text
@@ -622,6 +628,47 @@ impl Fs {
         self.crash_as(Torn::Drawn(random))
     }
 
+    /// Rule 18 (`bitrot`): flips bit `pick mod (durable bits)` of the
+    /// durable bytes of regular files, counted in inode order, on the disk
+    /// only (the page cache keeps the right bytes). Returns the inode, the
+    /// byte offset and the bit; None without the model or durable bytes.
+    pub fn rot(&mut self, pick: u64) -> Option<(String, u64, u8)> {
+        let d = self.disk.as_mut()?;
+        let files = || {
+            d.records.iter().filter_map(|(&ino, r)| match &r.disk {
+                OnDisk::File(FileDisk { data: FileData::Mem(pages), .. }) if pages.len() > 0 => {
+                    Some((ino, pages.len()))
+                }
+                _ => None,
+            })
+        };
+        let bits = files().fold(0u64, |n, (_, len)| n.saturating_add(len.saturating_mul(8)));
+        if bits == 0 {
+            return None;
+        }
+        let mut nth = pick % bits;
+        let (ino, _) = files().find(|&(_, len)| {
+            let here = nth < len * 8;
+            if !here {
+                nth -= len * 8;
+            }
+            here
+        })?;
+        let Some(Record { disk: OnDisk::File(FileDisk { data: FileData::Mem(pages), .. }), .. }) =
+            d.records.get_mut(&ino)
+        else {
+            return None;
+        };
+        let (offset, bit) = (nth / 8, (nth % 8) as u8);
+        let mut byte = [0u8];
+        pages.read(offset, &mut byte);
+        byte[0] ^= 1 << bit;
+        pages.write(offset, &byte);
+        let names = self.cache_names();
+        let path = names.into_iter().find(|(_, i)| *i == ino).map_or(format!("inode {}", ino.0), |(path, _)| path);
+        Some((path, offset, bit))
+    }
+
     /// Whether a crash reorders pending writes (rule 16): its draws then
     /// come from a stream keyed by the crash.
     pub fn reorders_writes(&self) -> bool {
@@ -745,7 +792,12 @@ impl Fs {
 
     /// Every path in the page cache, not reading host directories.
     fn cache_paths(&self) -> BTreeSet<String> {
-        let mut paths = BTreeSet::new();
+        self.cache_names().into_iter().map(|(path, _)| path).collect()
+    }
+
+    /// Every (path, inode) in the page cache, not reading host directories.
+    fn cache_names(&self) -> Vec<(String, Ino)> {
+        let mut names = Vec::new();
         let mut stack = vec![(ROOT, String::new())];
         while let Some((dir, prefix)) = stack.pop() {
             let Ok(Node::Dir(cached)) = self.inodes.get(dir).map(|inode| &inode.node) else { continue };
@@ -754,10 +806,10 @@ impl Fs {
                 if self.filetype(child) == Ok(FileType::Directory) {
                     stack.push((child, path.clone()));
                 }
-                paths.insert(path);
+                names.push((path, child));
             }
         }
-        paths
+        names
     }
 
     // Hooks for the operations (rule 5's counting and crashing, then each

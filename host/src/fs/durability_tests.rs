@@ -800,3 +800,17 @@ fn rule17_corrupt_on_crash_flips_one_bit_of_what_the_crash_wrote() {
     }
     assert!(flipped > 10, "a crash that writes something flips a bit: {flipped} of 40");
 }
+
+#[test]
+fn rule18_bitrot_flips_a_durable_bit_the_page_cache_hides_until_a_crash() {
+    let mut fs = base();
+    assert_eq!(fs.rot(5), None, "no durable file bytes, nothing to rot");
+    let f = write(&mut fs, "/tmp/f", b"hello", T0);
+    fs.sync(f).unwrap();
+    let (path, offset, bit) = fs.rot(8 * 3 + 2).expect("rots");
+    assert_eq!((path.as_str(), offset, bit), ("/tmp/f", 3, 2));
+    assert_eq!(read(&mut fs, "/tmp/f"), b"hello", "the page cache keeps the right bytes");
+    crash(&mut fs);
+    assert_eq!(read(&mut fs, "/tmp/f"), [b'h', b'e', b'l', b'l' ^ 4, b'o'], "the disk had the rotten bit");
+    assert_eq!(fs.rot(8 * 5 + 1).map(|(_, offset, bit)| (offset, bit)), Some((0, 1)), "the pick wraps around");
+}

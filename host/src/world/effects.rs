@@ -168,6 +168,18 @@ impl Effects for World<'_> {
         self.rec.say(World::now(self), &line);
     }
 
+    fn rot_disk(&mut self, slot: usize, fault: Fault) -> bool {
+        let Some(pick) = fault.amount else { return false };
+        if !self.allowed() || !self.is_up_service(slot) {
+            return false;
+        }
+        let Some((path, offset, bit)) = self.slots[slot].node_mut().fs.rot(pick.unsigned_abs()) else { return false };
+        let who = self.slots[slot].who(slot);
+        let line = format!("bitrot {who}: bit {bit} of byte {offset} of {path} flipped on disk");
+        self.rec.emit(World::now(self), Event::Fault { fault, line: Some(line) });
+        true
+    }
+
     fn slow_node(&mut self, slot: usize, extra_ns: u64, fault: Option<Fault>) -> bool {
         let now = World::now(self);
         let Some(fault) = fault else {

@@ -27,6 +27,7 @@ pub struct FaultConfig {
     pub clog_length: (SimDuration, SimDuration),
     pub clogs: super::fault::clog::ClogForms,
     pub disk: crate::fs::DiskConfig,
+    pub bitrot_per_sec: f64,
     /// How long each fsync of a service waits, uniform (zero: no wait).
     pub disk_latency: (SimDuration, SimDuration),
     /// The largest wall-clock offset of a node incarnation (0: none).

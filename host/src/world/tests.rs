@@ -601,3 +601,28 @@ fn with_disk_latency_each_fsync_of_a_service_waits_a_seeded_time_in_its_range() 
     assert!(slow.windows(2).any(|w| w[0] != w[1]), "drawn per fsync: {slow:?}");
     assert_eq!(waits((5, 20)), (slow, hash), "the same seed waits the same");
 }
+
+#[test]
+fn drawn_bitrot_is_recorded_with_its_pick_and_replays_exactly() {
+    let writer = guest(
+        "(local.set $fd (call $open))
+         (loop $l (call $append (local.get $fd)) (call $sleep (i64.const 10000000) (i32.const 0)) (br $l))",
+    );
+    let cluster = || spec(9, vec![program("w", writer.clone()), workload(sleeper(1, 1000))]);
+    let mut drawn = cluster();
+    drawn.faults.bitrot_per_sec = 5.0;
+    let (verdict, log, first) = run_logged(&drawn);
+    assert_eq!(verdict, Verdict::Pass, "{log}");
+    let rot: Vec<&Fault> = first.faults.iter().filter(|f| f.kind.name() == "bitrot").collect();
+    assert!(rot.len() >= 2, "{log}");
+    assert!(log.contains("* bitrot w#1: bit ") && log.contains(" of /f flipped on disk"), "{log}");
+    for f in &rot {
+        assert!(f.to_json().to_string().contains("\"bit\""));
+        assert_eq!(Fault::from_json(&f.to_json()).as_ref(), Ok(*f));
+    }
+    let mut replay = cluster();
+    replay.schedule = Some(first.faults.clone());
+    let (_, replay_log, second) = run_logged(&replay);
+    assert_eq!((second.faults, second.trace_hash), (first.faults.clone(), first.trace_hash));
+    assert_eq!(replay_log, log);
+}

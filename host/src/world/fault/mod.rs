@@ -15,6 +15,7 @@
 //!
 //! Adding a kind: docs/world.md, "Adding a fault kind".
 
+mod bitrot;
 mod clock_jump;
 mod clock_skew;
 pub mod clog;
@@ -58,6 +59,7 @@ pub static KINDS: &[&dyn FaultKind] = &[
     &net_reset::NetReset,
     &slow::Slow,
     &clog::ClogKind,
+    &bitrot::Bitrot,
 ];
 
 /// How a kind's occurrences are placed, and so how a schedule replays them.
@@ -425,6 +427,9 @@ pub trait Effects {
     fn clog(&mut self, from: usize, to: usize, clog: crate::net::Clog, fault: Fault) -> bool;
     /// Ends the clog on the link `from` → `to`.
     fn unclog(&mut self, from: usize, to: usize);
+    /// Flips the durable bit `fault.amount` picks on `slot`'s disk (refused
+    /// unless allowed and up, or when the disk holds no durable bytes).
+    fn rot_disk(&mut self, slot: usize, fault: Fault) -> bool;
     /// Resets every established connection of `slot` (refused unless allowed and up).
     fn reset_connections(&mut self, slot: usize, fault: Fault) -> bool;
     /// Sets the wall clock of `slot`'s new incarnation off by `fault.amount`
