@@ -449,12 +449,9 @@ fn range(value: &Json, field: &str) -> Result<DurationRange> {
     Ok(DurationRange { min, max })
 }
 
-/// `ext4_ordered` or `page_independent`; `dir_reorder` is reserved.
+/// `ext4_ordered`, `page_independent` or `dir_reorder`.
 fn fs_model(value: &Json, field: &str) -> Result<FsModel> {
     let name = string(value, field)?;
-    if name == "dir_reorder" {
-        return Err(invalid(field, format!("`{field}`: \"dir_reorder\" is not supported yet")));
-    }
     FsModel::from_name(&name).ok_or_else(|| {
         invalid(field, format!("`{field}`: unknown model {name:?} (known: {})", FsModel::NAMES.join(", ")))
     })

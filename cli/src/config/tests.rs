@@ -271,6 +271,19 @@ fn time_faults_liveness_and_finally() {
     .faults;
     assert_eq!((net.partition_groups, net.partition_oneway), (3, 0.3));
     assert_eq!(net.net_latency, DurationRange::new(ms(1), ms(5)));
+    let disk = parse_ok(&with(r#", "faults": {"reorder_writes": true, "fs_model": "page_independent"}"#)).faults;
+    assert_eq!((disk.reorder_writes, disk.fs_model), (true, seedfall_host::fs::FsModel::PageIndependent));
+    assert_eq!(parse_ok(&with("")).faults.fs_model, seedfall_host::fs::FsModel::Ext4Ordered);
+    let dirs = parse_ok(&with(r#", "faults": {"fs_model": "dir_reorder"}"#)).faults.fs_model;
+    assert_eq!(dirs, seedfall_host::fs::FsModel::DirReorder);
+    assert_eq!(
+        message(r#", "faults": {"fs_model": "ext3"}"#),
+        "`faults.fs_model`: unknown model \"ext3\" (known: ext4_ordered, page_independent, dir_reorder)"
+    );
+    assert_eq!(parse_ok(&with(r#", "faults": {"corrupt_on_crash": 0.25}"#)).faults.corrupt_on_crash, 0.25);
+    let latency = parse_ok(&with(r#", "faults": {"disk_latency": ["1ms", "20ms"]}"#)).faults.disk_latency;
+    assert_eq!(latency, DurationRange::new(ms(1), ms(20)));
+    assert_eq!(parse_ok(&with(r#", "faults": {"bitrot_per_sec": 0.01}"#)).faults.bitrot_per_sec, 0.01);
     let clogs =
         parse_ok(&with(r#", "faults": {"clog_per_sec": 0.5, "clog_length": ["10ms", "1s"], "clogs": ["jam"]}"#)).faults;
     assert_eq!((clogs.clog_per_sec, clogs.clog_length), (0.5, DurationRange::new(ms(10), ms(1000))));

@@ -118,7 +118,10 @@
 //!     in the order they were written. The draws come from a stream keyed
 //!     by the node and the crash itself (its disk operation for a crash in
 //!     the middle of one, else its virtual time), so removing other faults
-//!     does not change them. Directory operations are not reordered.
+//!     does not change them. Under `dir_reorder` file data is cut as under
+//!     `page_independent`, and each name of a directory whose durable entry
+//!     differs from the page cache's survives on its own (so half a rename
+//!     can: the file under both names, or under neither).
 //!
 //! 17. **Corruption at a crash** (`corrupt_on_crash`). With this
 //!     probability per crash (drawn before the crash's other draws), one
@@ -691,6 +694,18 @@ impl Fs {
         let before = self.cache_paths();
         let mut report = CrashReport { during: d.crashing.take(), ..CrashReport::default() };
 
+        let reorder = d.faults.config().reorder_writes.then_some(d.faults.config().fs_model);
+        if let (Some(FsModel::DirReorder), Torn::Drawn(random)) = (reorder, &mut torn) {
+            for (ino, record) in &mut d.records {
+                let cached = self.inodes.get(*ino).ok().map(|inode| &inode.node);
+                if let (OnDisk::Dir { entries, host: None }, Some(Node::Dir(cached))) = (&mut record.disk, cached)
+                    && cached.host.is_none()
+                {
+                    reorder::dir_changes(entries, &cached.entries, random);
+                }
+            }
+        }
+
         // The inodes reachable from the root through durable entries, the
         // entries kept (a directory keeps its first name only), each
         // directory's parent, and each inode's durable name count.
@@ -727,7 +742,6 @@ impl Fs {
 
         // Rule 4 (or 16), then the new page cache.
         let torn_writes = d.faults.config().torn_writes;
-        let reorder = d.faults.config().reorder_writes.then_some(d.faults.config().fs_model);
         // Rule 17 is drawn first, so the other draws do not depend on what was kept.
         let corrupt = match &mut torn {
             Torn::Drawn(random) => random.chance(d.faults.config().corrupt_on_crash),

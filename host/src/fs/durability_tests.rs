@@ -814,3 +814,26 @@ fn rule18_bitrot_flips_a_durable_bit_the_page_cache_hides_until_a_crash() {
     assert_eq!(read(&mut fs, "/tmp/f"), [b'h', b'e', b'l', b'l' ^ 4, b'o'], "the disk had the rotten bit");
     assert_eq!(fs.rot(8 * 5 + 1).map(|(_, offset, bit)| (offset, bit)), Some((0, 1)), "the pick wraps around");
 }
+
+#[test]
+fn rule16_dir_reorder_lets_each_pending_name_survive_on_its_own() {
+    let outcomes = |fs_model: FsModel| {
+        let config = DiskConfig { reorder_writes: true, fs_model, strict_dirs: true, ..DiskConfig::default() };
+        let mut seen = std::collections::BTreeSet::new();
+        for seed in 0..64 {
+            let mut fs = model(config, &[]);
+            for name in ["/tmp/a", "/tmp/b"] {
+                let f = write(&mut fs, name, b"x", T0);
+                fs.sync(f).unwrap();
+            }
+            // Neither name is durable: /tmp was never synced.
+            fs.crash(&mut RandomStream::new(seed, Purpose::Crash(CrashKey::Time(1)), "n", 0));
+            seen.insert((contents(&mut fs, "/tmp/a").is_some(), contents(&mut fs, "/tmp/b").is_some()));
+        }
+        seen
+    };
+    let all: std::collections::BTreeSet<(bool, bool)> =
+        [(false, false), (false, true), (true, false), (true, true)].into_iter().collect();
+    assert_eq!(outcomes(FsModel::DirReorder), all, "each create on its own");
+    assert_eq!(outcomes(FsModel::PageIndependent), [(false, false)].into_iter().collect(), "strict_dirs alone");
+}

@@ -12,8 +12,11 @@
 //! between two writes, it holds the first); with `torn_writes` the last
 //! piece kept in a page, or of the ordered stream, may be partial. The kept
 //! pieces are applied in the order they were written. Draws come from the
-//! stream the crash passes (keyed by the crash, `world::slot`). This module
-//! does not reorder directory operations.
+//! stream the crash passes (keyed by the crash, `world::slot`). Under
+//! `dir_reorder` file data is cut as under `page_independent` and, in
+//! `dir_changes`, each name whose durable entry differs from the page
+//! cache's (a create, unlink or either half of a rename not yet made durable)
+//! takes the page cache's value on its own, with probability one half.
 
 use super::Prefix;
 use super::durability::Pending as Op;
@@ -29,15 +32,18 @@ pub enum FsModel {
     Ext4Ordered,
     /// Every page on its own; truncations in order.
     PageIndependent,
+    /// As `PageIndependent`, and each pending directory change survives on its own.
+    DirReorder,
 }
 
 impl FsModel {
-    pub const NAMES: [&'static str; 2] = ["ext4_ordered", "page_independent"];
+    pub const NAMES: [&'static str; 3] = ["ext4_ordered", "page_independent", "dir_reorder"];
 
     pub fn from_name(name: &str) -> Option<FsModel> {
         match name {
             "ext4_ordered" => Some(FsModel::Ext4Ordered),
             "page_independent" => Some(FsModel::PageIndependent),
+            "dir_reorder" => Some(FsModel::DirReorder),
             _ => None,
         }
     }
@@ -46,6 +52,7 @@ impl FsModel {
         match self {
             FsModel::Ext4Ordered => "ext4_ordered",
             FsModel::PageIndependent => "page_independent",
+            FsModel::DirReorder => "dir_reorder",
         }
     }
 }
@@ -62,7 +69,7 @@ pub(super) fn kept(ops: &[Op], durable_len: u64, model: FsModel, torn: bool, ran
                 let end = offset + bytes.len() as u64;
                 let split = match model {
                     FsModel::Ext4Ordered => durable_len.clamp(*offset, end),
-                    FsModel::PageIndependent => end,
+                    FsModel::PageIndependent | FsModel::DirReorder => end,
                 };
                 let mut at = *offset;
                 while at < split {
@@ -93,6 +100,25 @@ pub(super) fn kept(ops: &[Op], durable_len: u64, model: FsModel, torn: bool, ran
     }
     out.sort_by_key(|(seq, _)| *seq);
     Kept { ops: out.into_iter().map(|(_, op)| op).collect(), pieces }
+}
+
+/// `dir_reorder`: for each directory, each name whose durable entry
+/// (`durable`) differs from the page cache's (`cached`) takes the cached
+/// value, or keeps the durable one, on its own; names in order.
+pub(super) fn dir_changes(
+    durable: &mut std::collections::BTreeMap<String, super::Ino>,
+    cached: &std::collections::BTreeMap<String, super::Ino>,
+    random: &mut RandomStream,
+) {
+    let names: std::collections::BTreeSet<String> = durable.keys().chain(cached.keys()).cloned().collect();
+    for name in names {
+        if durable.get(&name) != cached.get(&name) && random.chance(0.5) {
+            match cached.get(&name) {
+                Some(&ino) => durable.insert(name, ino),
+                None => durable.remove(&name),
+            };
+        }
+    }
 }
 
 /// What survives: the ops to apply in order, and how many pieces there were.
