@@ -17,6 +17,7 @@ mod input;
 mod interrupt;
 mod merge_cmd;
 mod mutate_cmd;
+mod patches;
 mod progress;
 mod replay_cmd;
 mod report;

@@ -68,6 +68,16 @@ pub struct Config {
     pub linearizable: Option<seedfall_check::Model>,
     /// The level the `sim.Txn` history must satisfy (`isolation`).
     pub isolation: Option<seedfall_check::txn::Isolation>,
+    /// Go modules built from a patched copy (`patches`, docs/patches.md).
+    pub patches: Vec<PatchSpec>,
+}
+
+/// `patches[]`: `file` (a unified diff, `patch -p1` from the module's root)
+/// applied to a copy of `module` for every package that depends on it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PatchSpec {
+    pub module: String,
+    pub file: PathBuf,
 }
 
 /// `finally`: a Go package run after the workload exits.
