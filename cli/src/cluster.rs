@@ -67,6 +67,15 @@ pub enum SetupError {
         file: PathBuf,
         error: std::io::Error,
     },
+    Read {
+        file: PathBuf,
+        error: std::io::Error,
+    },
+    /// A `patches` entry could not be applied (patches.rs).
+    Patch {
+        module: String,
+        message: String,
+    },
     Load(LoadError),
     /// The property catalog (cli/catalog) failed; what it printed.
     Catalog(String),
@@ -83,6 +92,8 @@ impl fmt::Display for SetupError {
             SetupError::NoGo(error) => write!(f, "cannot run `go build` (is Go installed and on PATH?): {error}"),
             SetupError::Build { dir, stderr } => write!(f, "go build {} failed:\n{stderr}", dir.display()),
             SetupError::Write { file, error } => write!(f, "cannot write {}: {error}", file.display()),
+            SetupError::Read { file, error } => write!(f, "cannot read {}: {error}", file.display()),
+            SetupError::Patch { module, message } => write!(f, "patch of {module}: {message}"),
             SetupError::Load(error) => write!(f, "{error}"),
             SetupError::Catalog(stderr) => write!(f, "cataloguing the properties failed:\n{stderr}"),
             SetupError::Overlay(message) => f.write_str(message),
@@ -118,11 +129,17 @@ impl Cluster {
         let parts = crate::overlay::Parts { net: config.net_overlay, compat: config.compat_overlay };
         let overlay = crate::overlay::prepare(&build_dir, parts)?;
         let mut files = Vec::new();
+        let mut patched = vec![false; config.patches.len()];
         for (i, source) in unique.iter().enumerate() {
             files.push(match source {
                 Source::Wasm(path) => path.clone(),
-                Source::Pkg(dir) => go_build(dir, &build_dir, i, overlay.as_deref())?,
+                Source::Pkg(dir) => go_build(dir, &build_dir, i, overlay.as_deref(), &config.patches, &mut patched)?,
             });
+        }
+        if let Some(unused) = patched.iter().position(|used| !used) {
+            // A typo in a module path must not leave the control unpatched.
+            let module = config.patches[unused].module.clone();
+            return Err(SetupError::Patch { module, message: "no Go package of this config depends on it".into() });
         }
         let package_dirs: Vec<&Path> = unique
             .iter()
@@ -266,8 +283,18 @@ fn programs_hash(keys: &[seedfall_cache::Key]) -> String {
     hasher.finalize().to_hex().to_string()
 }
 
-/// `GOOS=wasip1 GOARCH=wasm go build [-overlay=JSON] -o OUT .` in `dir`.
-fn go_build(dir: &Path, build_dir: &Path, index: usize, overlay: Option<&Path>) -> Result<PathBuf, SetupError> {
+/// `GOOS=wasip1 GOARCH=wasm go build [-overlay=JSON] [-modfile=M] -o OUT .`
+/// in `dir`: the overlay when the config asks for one (overlay.rs), a
+/// `-modfile` when `patches` apply to it (patches.rs; `patched[i]` is set
+/// when patch `i` did).
+fn go_build(
+    dir: &Path,
+    build_dir: &Path,
+    index: usize,
+    overlay: Option<&Path>,
+    patches: &[crate::config::PatchSpec],
+    patched: &mut [bool],
+) -> Result<PathBuf, SetupError> {
     if !dir.is_dir() {
         return Err(SetupError::NoPackage(dir.to_path_buf()));
     }
@@ -278,12 +305,14 @@ fn go_build(dir: &Path, build_dir: &Path, index: usize, overlay: Option<&Path>) 
     // Built beside and renamed into place, so runs of other configs in the
     // same folder never read a half-written module.
     let partial = build_dir.join(format!("{index}-{stem}.wasm.{}.partial", std::process::id()));
+    let modfile = crate::patches::modfile(patches, dir, build_dir, &format!("{index}-{stem}"), patched)?;
     let mut go = Command::new("go");
     go.arg("build");
     if let Some(json) = overlay {
         go.arg(format!("-overlay={}", json.display()));
     }
     let output = go
+        .args(modfile.map(|m| format!("-modfile={}", m.display())))
         .arg("-o")
         .arg(&partial)
         .arg(".")

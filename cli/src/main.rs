@@ -19,6 +19,7 @@ mod interrupt;
 mod merge_cmd;
 mod mutate_cmd;
 mod overlay;
+mod patches;
 mod progress;
 mod replay_cmd;
 mod report;

@@ -73,6 +73,16 @@ pub struct Config {
     pub net_overlay: bool,
     /// Build every Go package with the compat overlay (`compat_overlay`, docs/flock.md).
     pub compat_overlay: bool,
+    /// Go modules built from a patched copy (`patches`, docs/patches.md).
+    pub patches: Vec<PatchSpec>,
+}
+
+/// `patches[]`: `file` (a unified diff, `patch -p1` from the module's root)
+/// applied to a copy of `module` for every package that depends on it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PatchSpec {
+    pub module: String,
+    pub file: PathBuf,
 }
 
 /// `finally`: a Go package run after the workload exits.

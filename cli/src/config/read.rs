@@ -5,7 +5,9 @@
 
 use super::json::{Json, quote};
 use super::suggest::nearest;
-use super::{Config, ConfigError, DurationRange, ErrorKind, Faults, FinallySpec, NodeSpec, Source, WorkloadSpec};
+use super::{
+    Config, ConfigError, DurationRange, ErrorKind, Faults, FinallySpec, NodeSpec, PatchSpec, Source, WorkloadSpec,
+};
 use crate::duration::parse_duration;
 use seedfall_host::fs::FsModel;
 use seedfall_host::preempt::strategy::{PreemptConfig, Strategy};
@@ -51,6 +53,7 @@ const TOP: Schema = Schema {
         "isolation",
         "net_overlay",
         "compat_overlay",
+        "patches",
     ],
     unsupported: &[],
 };
@@ -66,6 +69,8 @@ const PREEMPT: Schema =
 const LIVENESS: Schema = Schema { at: "liveness", known: &["within"], unsupported: &[] };
 
 const FINALLY: Schema = Schema { at: "finally", known: &["pkg", "args"], unsupported: &[] };
+
+const PATCH: Schema = Schema { at: "patches[]", known: &["module", "file"], unsupported: &[] };
 
 /// In DESIGN.md §1's order, so "known fields" lists read like the design.
 const FAULTS: Schema = Schema {
@@ -106,10 +111,10 @@ const FAULTS: Schema = Schema {
         "pause_length",
         "swarm",
     ],
-    unsupported: &["lost_write", "misdirected_write", "bitrot_per_sec", "disk_latency", "udp_loss", "udp_dup"],
+    unsupported: &["lost_write", "misdirected_write", "udp_loss", "udp_dup"],
 };
 
-const SCHEMAS: [&Schema; 7] = [&TOP, &NODE, &WORKLOAD, &PREEMPT, &FAULTS, &LIVENESS, &FINALLY];
+const SCHEMAS: [&Schema; 8] = [&TOP, &NODE, &WORKLOAD, &PREEMPT, &FAULTS, &LIVENESS, &FINALLY, &PATCH];
 
 /// (object, every field name it may have), for the test that holds the
 /// reader to DESIGN.md §1.
@@ -192,6 +197,7 @@ pub(super) fn config(text: &str, base_dir: &Path) -> Result<Config> {
     let isolation = optional(top, "", "isolation", named)?;
     let net_overlay = optional(top, "", "net_overlay", boolean)?.unwrap_or(false);
     let compat_overlay = optional(top, "", "compat_overlay", boolean)?.unwrap_or(false);
+    let patches = optional(top, "", "patches", |v, f| patches(v, f, base_dir))?.unwrap_or_default();
     Ok(Config {
         base_dir: base_dir.to_path_buf(),
         nodes,
@@ -207,6 +213,7 @@ pub(super) fn config(text: &str, base_dir: &Path) -> Result<Config> {
         isolation,
         net_overlay,
         compat_overlay,
+        patches,
     })
 }
 
@@ -648,6 +655,40 @@ fn finally(value: &Json, base_dir: &Path) -> Result<FinallySpec> {
     };
     let args = optional(fields, path, "args", strings)?.unwrap_or_default();
     Ok(FinallySpec { source, args })
+}
+
+fn patches(value: &Json, field: &str, base_dir: &Path) -> Result<Vec<PatchSpec>> {
+    let Json::Array(items) = value else {
+        return Err(wrong_type(field, "an array of {\"module\": ..., \"file\": ...}", value));
+    };
+    let mut patches: Vec<PatchSpec> = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let path = format!("{field}[{i}]");
+        let fields =
+            object(item, &path, &PATCH, "an object like {\"module\": \"github.com/a/b\", \"file\": \"./fix.patch\"}")?;
+        let text = |name: &str| -> Result<String> {
+            let field = join(&path, name);
+            let Some(value) = get(fields, name) else {
+                return Err(ConfigError::new(ErrorKind::Missing, &field, format!("`{field}` is missing")));
+            };
+            let text = string(value, &field)?;
+            if text.is_empty() {
+                return Err(invalid(&field, format!("`{field}` must not be empty")));
+            }
+            Ok(text)
+        };
+        let module = text("module")?;
+        let file = super::clean(&base_dir.join(text("file")?));
+        if patches.iter().any(|p| p.module == module) {
+            // Two diffs of one module would depend on their order: one file says it all.
+            return Err(invalid(
+                &join(&path, "module"),
+                format!("`{module}` is patched twice; put both changes in one file"),
+            ));
+        }
+        patches.push(PatchSpec { module, file });
+    }
+    Ok(patches)
 }
 
 // ---- preempt and faults ----

@@ -640,3 +640,23 @@ fn history_checks_name_a_model_and_a_level() {
     );
     assert_eq!(message(r#", "isolation": true"#), "`isolation` must be a string, found true");
 }
+
+#[test]
+fn patches_name_a_module_and_a_diff_relative_to_the_config() {
+    let config = parse_ok(&with(r#", "patches": [{"module": "github.com/a/b", "file": "patches/../fix.patch"}]"#));
+    assert_eq!(
+        config.patches,
+        vec![PatchSpec { module: "github.com/a/b".into(), file: PathBuf::from("/proj/kv/fix.patch") }]
+    );
+    assert!(parse_ok(&with("")).patches.is_empty());
+}
+
+#[test]
+fn a_patch_needs_both_fields_and_one_file_per_module() {
+    let missing = message(r#", "patches": [{"module": "github.com/a/b"}]"#);
+    assert!(missing.contains("`patches[0].file` is missing"), "{missing}");
+    let twice = message(r#", "patches": [{"module": "m", "file": "a.patch"}, {"module": "m", "file": "b.patch"}]"#);
+    assert!(twice.contains("`m` is patched twice"), "{twice}");
+    let unknown = message(r#", "patches": [{"module": "m", "fille": "a.patch"}]"#);
+    assert!(unknown.contains("did you mean `file`"), "{unknown}");
+}

@@ -1,0 +1,154 @@
+//! `patches` (docs/patches.md): builds Go packages against a patched copy of
+//! a module, so a negative control can run a library with its fix without the
+//! library's source ever being committed. For each package that depends on a
+//! patched module, the module is copied from Go's module cache (at the
+//! version the package's go.mod selects) into
+//! `.seedfall/build/patched/<module>@<version>+<patch hash>`, the patch is
+//! applied there with `patch -p1`, and the package is built with a
+//! `-modfile` that is its own go.mod plus a `replace` of the module by the
+//! copy. Its go.mod and the module cache are never written.
+//!
+//! The copy's name holds a hash of the patch's bytes, so two configs patching
+//! one module differently never share a copy, and a changed patch makes a new
+//! copy, a new wasm and so a new compiled-code cache key. It does not check
+//! what a patch changes, nor patch packages that do not depend on the module.
+
+use crate::cluster::SetupError;
+use crate::config::PatchSpec;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Where the package in `dir` builds from: a `-modfile` when any patch
+/// applies to it, else its own go.mod (`None`). `stem` names the modfile.
+/// `used[i]` is set when `patches[i]` applied.
+pub fn modfile(
+    patches: &[PatchSpec],
+    dir: &Path,
+    build_dir: &Path,
+    stem: &str,
+    used: &mut [bool],
+) -> Result<Option<PathBuf>, SetupError> {
+    let mut replaces = String::new();
+    for (patch, used) in patches.iter().zip(used.iter_mut()) {
+        let Some(version) = selected_version(dir, &patch.module)? else { continue };
+        let copy = patched_copy(patch, &version, dir, build_dir)?;
+        replaces.push_str(&format!("replace {} => {}\n", patch.module, copy.display()));
+        *used = true;
+    }
+    if replaces.is_empty() {
+        return Ok(None);
+    }
+    let gomod = go(dir, &["env", "GOMOD"])?;
+    let gomod = PathBuf::from(gomod.trim());
+    let text = read(&gomod)?;
+    let out = build_dir.join(format!("{stem}.go.mod"));
+    // The `replace` of a module by a directory needs no go.sum line, but
+    // the package's other modules do: Go reads the modfile's own .sum.
+    let sum = read(&gomod.with_extension("sum")).unwrap_or_default();
+    write(&out.with_extension("sum"), sum.as_bytes())?;
+    write(&out, format!("{text}\n{replaces}").as_bytes())?;
+    Ok(Some(out))
+}
+
+/// The version of `module` the package's module graph selects, or `None`
+/// when the package does not depend on it.
+fn selected_version(dir: &Path, module: &str) -> Result<Option<String>, SetupError> {
+    let output = Command::new("go")
+        .args(["list", "-m", "-f", "{{.Version}}", module])
+        .current_dir(dir)
+        .output()
+        .map_err(SetupError::NoGo)?;
+    let version = String::from_utf8_lossy(&output.stdout).trim().to_string();
+    Ok((output.status.success() && !version.is_empty()).then_some(version))
+}
+
+/// The patched copy of `patch.module` at `version`, made once.
+fn patched_copy(patch: &PatchSpec, version: &str, dir: &Path, build_dir: &Path) -> Result<PathBuf, SetupError> {
+    let bytes = std::fs::read(&patch.file).map_err(|error| SetupError::Patch {
+        module: patch.module.clone(),
+        message: format!("cannot read {}: {error}", patch.file.display()),
+    })?;
+    let hash = blake3::hash(&bytes).to_hex();
+    let copy = build_dir.join("patched").join(format!("{}@{version}+{}", patch.module, &hash[..12]));
+    if copy.is_dir() {
+        return Ok(copy);
+    }
+    let at = format!("{}@{version}", patch.module);
+    let source = go(dir, &["mod", "download", "-json", &at])?;
+    let source: serde_json::Value = serde_json::from_str(&source)
+        .map_err(|e| SetupError::Patch { module: patch.module.clone(), message: format!("go mod download: {e}") })?;
+    let Some(source) = source.get("Dir").and_then(|d| d.as_str()) else {
+        return Err(SetupError::Patch {
+            module: patch.module.clone(),
+            message: format!("go mod download {at}: no Dir"),
+        });
+    };
+    // Made beside and renamed into place, so a failed patch leaves no copy
+    // that a later run would take for a good one.
+    let partial = copy.with_extension(format!("partial.{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&partial);
+    copy_tree(Path::new(source), &partial)?;
+    let output = Command::new("patch")
+        .args(["-p1", "--batch", "--forward", "--silent", "-d"])
+        .arg(&partial)
+        .arg("-i")
+        .arg(&patch.file)
+        .output()
+        .map_err(|error| SetupError::Patch {
+            module: patch.module.clone(),
+            message: format!("cannot run `patch`: {error}"),
+        })?;
+    if !output.status.success() {
+        let _ = std::fs::remove_dir_all(&partial);
+        let said = String::from_utf8_lossy(&output.stdout).to_string() + &String::from_utf8_lossy(&output.stderr);
+        return Err(SetupError::Patch {
+            module: patch.module.clone(),
+            message: format!("{} does not apply to {at}:\n{}", patch.file.display(), said.trim_end()),
+        });
+    }
+    match std::fs::rename(&partial, &copy) {
+        Ok(()) => Ok(copy),
+        // Another run made the same copy first.
+        Err(_) if copy.is_dir() => {
+            let _ = std::fs::remove_dir_all(&partial);
+            Ok(copy)
+        }
+        Err(error) => Err(SetupError::Write { file: copy, error }),
+    }
+}
+
+/// Copies a module directory; the module cache's files are read-only, the
+/// copy's are writable so `patch` can change them.
+fn copy_tree(from: &Path, to: &Path) -> Result<(), SetupError> {
+    std::fs::create_dir_all(to).map_err(|error| SetupError::CreateDir { dir: to.to_path_buf(), error })?;
+    let entries = std::fs::read_dir(from).map_err(|error| SetupError::Read { file: from.to_path_buf(), error })?;
+    let mut entries: Vec<_> = entries.filter_map(|e| e.ok()).collect();
+    entries.sort_by_key(|e| e.file_name());
+    for entry in entries {
+        let (src, dst) = (entry.path(), to.join(entry.file_name()));
+        if src.is_dir() {
+            copy_tree(&src, &dst)?;
+        } else {
+            write(&dst, &std::fs::read(&src).map_err(|error| SetupError::Read { file: src.clone(), error })?)?;
+        }
+    }
+    Ok(())
+}
+
+/// What `go ARGS` printed in `dir`, or its stderr as a build error.
+fn go(dir: &Path, args: &[&str]) -> Result<String, SetupError> {
+    let output = Command::new("go").args(args).current_dir(dir).output().map_err(SetupError::NoGo)?;
+    if !output.status.success() {
+        let stderr = String::from_utf8_lossy(&output.stderr).trim_end().to_string();
+        return Err(SetupError::Build { dir: dir.to_path_buf(), stderr: format!("go {}: {stderr}", args.join(" ")) });
+    }
+    Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+}
+
+fn read(file: &Path) -> Result<String, SetupError> {
+    std::fs::read_to_string(file).map_err(|error| SetupError::Read { file: file.to_path_buf(), error })
+}
+
+fn write(file: &Path, bytes: &[u8]) -> Result<(), SetupError> {
+    std::fs::write(file, bytes).map_err(|error| SetupError::Write { file: file.to_path_buf(), error })
+}

@@ -1,0 +1,100 @@
+//! The storage findings on real libraries (docs/findings.md): each buggy
+//! configuration of examples/wals and examples/buntdb fails within seeds
+//! 1-500 the way the finding says, and its lowest failing seed shrinks to at
+//! most 2 faults; each negative control (the library patched through the
+//! config's `patches`) passes seeds 1-300 with `-check`.
+//!
+//! The sweep for a finding runs in blocks of 50 seeds and stops at the first
+//! block that fails, so the test pays only for the seeds it needs.
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+fn config(example: &str, file: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples").join(example).join(file)
+}
+
+fn seedfall(args: &[&str]) -> Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_seedfall"))
+        .args(args)
+        .env("SEEDFALL_CACHE_DIR", Path::new(env!("CARGO_TARGET_TMPDIR")).join("findings-tests-cache"))
+        .output()
+        .unwrap()
+}
+
+fn text(out: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+}
+
+/// The lowest seed of 1-500 on which `file` fails, with the sweep's output.
+fn lowest_failing_seed(file: &Path) -> (u64, String) {
+    let summary = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("findings-{}.json", file.with_extension("").file_name().unwrap().to_string_lossy()));
+    for start in (1..=500).step_by(50) {
+        let seeds = format!("{start}-{}", start + 49);
+        let out =
+            seedfall(&["run", "-c", file.to_str().unwrap(), "-seeds", &seeds, "--json", summary.to_str().unwrap()]);
+        match out.status.code() {
+            Some(0) => continue,
+            Some(1) => {
+                let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&summary).unwrap()).unwrap();
+                return (json["lowest_failing_seed"].as_u64().unwrap(), text(&out));
+            }
+            _ => panic!("seedfall run {seeds} did not run: {}", text(&out)),
+        }
+    }
+    panic!("{} passes seeds 1-500", file.display());
+}
+
+/// `file` fails within 1-500 with `message` from `node`, and shrinks to at most 2 faults.
+fn finding(example: &str, file: &str, node: &str, message: &str) {
+    let file = config(example, file);
+    let (seed, sweep) = lowest_failing_seed(&file);
+    let first = sweep.lines().skip_while(|l| !l.starts_with(&format!("FAIL seed {seed} "))).nth(1);
+    let first = first.unwrap_or_else(|| panic!("no failure line for seed {seed}: {sweep}"));
+    assert!(first.trim().starts_with(&format!("{node}#")) && first.contains(message), "seed {seed}: {first}");
+    let seed = seed.to_string();
+    let out = seedfall(&["shrink", "-c", file.to_str().unwrap(), "-seed", &seed]);
+    let report = text(&out);
+    assert!(out.status.success(), "{report}");
+    let after = report.lines().find_map(|l| l.trim_start().strip_prefix("after:")).expect(&report);
+    let faults: usize = after.split_whitespace().next().unwrap().parse().unwrap();
+    assert!((1..=2).contains(&faults), "seed {seed} shrinks to at most 2 faults: {report}");
+}
+
+/// `file` passes seeds 1-300, every seed twice.
+fn control(example: &str, file: &str) {
+    let file = config(example, file);
+    let out = seedfall(&["run", "-c", file.to_str().unwrap(), "-seeds", "1-300", "-check"]);
+    assert!(out.status.success(), "{}", text(&out));
+}
+
+#[test]
+fn tidwall_wal_torn_last_entry_makes_the_log_unopenable() {
+    finding("wals", "tidwall.json", "server", "the log opens after a restart");
+}
+
+#[test]
+fn tidwall_wal_patched_to_cut_a_torn_tail_passes() {
+    control("wals", "tidwall.fixed.json");
+}
+
+#[test]
+fn rosedb_wal_loses_writes_appended_after_a_torn_chunk() {
+    finding("wals", "rosedb.json", "client", "acknowledged entry");
+}
+
+#[test]
+fn rosedb_wal_patched_to_truncate_a_torn_chunk_passes() {
+    control("wals", "rosedb.fixed.json");
+}
+
+#[test]
+fn buntdb_shrink_without_fsync_brings_the_database_back_empty() {
+    finding("buntdb", "seedfall.json", "client", "acknowledged entry");
+}
+
+#[test]
+fn buntdb_patched_to_fsync_before_the_rename_passes() {
+    control("buntdb", "seedfall.fixed.json");
+}
