@@ -38,3 +38,42 @@ fn netconf_prints_the_same_natively_and_under_the_overlay() {
         trace.lines().filter_map(|l| l.split_once("client#1 | ").map(|(_, printed)| format!("{printed}\n"))).collect();
     assert_eq!(simulated, native);
 }
+
+fn seedfall(config: &Path, args: &[&str]) -> (i32, String) {
+    let cache = Path::new(env!("CARGO_TARGET_TMPDIR")).join("net-overlay-cache");
+    let out = Command::new(env!("CARGO_BIN_EXE_seedfall"))
+        .arg(args[0])
+        .arg("-c")
+        .arg(config)
+        .args(&args[1..])
+        .env("SEEDFALL_CACHE_DIR", &cache)
+        .output()
+        .unwrap();
+    (out.status.code().unwrap_or(-1), format!("{}{}", text(&out.stdout), text(&out.stderr)))
+}
+
+#[test]
+fn dials_resolve_node_names_and_fail_like_a_real_network() {
+    let (code, trace) = seedfall(&go_dir().join("netdial/seedfall.json"), &["replay", "-seed", "1"]);
+    assert_eq!(code, 0, "{trace}");
+    for line in [
+        "client#1 | server resolves to [10.0.0.1] <nil>",
+        "client#1 | server says hello 10.0.0.2",
+        "client#1 | remote 10.0.0.1:7001 local ip 10.0.0.2",
+        "client#1 | no listener refused: true",
+        "client#1 | unknown ip unreachable: true",
+        "client#1 | unknown name not found: true",
+    ] {
+        assert!(trace.contains(line), "{line:?} missing from\n{trace}");
+    }
+}
+
+#[test]
+#[ignore = "builds etcd server v3.6.16 for wasip1 and compiles 29 MB of wasm: about 4.5 minutes cold"]
+fn etcd_wal_creates_and_locks_under_compat_overlay() {
+    let (code, trace) = seedfall(&go_dir().join("etcdwal/seedfall.json"), &["replay", "-seed", "1"]);
+    assert_eq!(code, 0, "{trace}");
+    for line in ["segment locked while open", "segment free after close", "read back", "wal ok"] {
+        assert!(trace.contains(&format!("client#1 | {line}")), "{line:?} missing from\n{trace}");
+    }
+}
