@@ -14,13 +14,13 @@
 //! sender), `"to"`, `"clog"` and, for `slow`, `"latency"`; shrink shortens
 //! a clog, moves it earlier and brings a slow clog's latency toward zero.
 
+use super::timed::{ClusterDue, ClusterSource};
 use super::{Effects, Fault, FaultKind, Kind, PlanContext, Planned, Simplify, Target, Trigger, json};
 use crate::net::Clog;
-use crate::random::{Draw, Purpose, RandomStream};
-use crate::world::plan::{Arrivals, FaultConfig};
+use crate::random::RandomStream;
+use crate::world::plan::FaultConfig;
 use crate::world::vtime::{SimDuration, SimTime};
 use serde_json::{Map, Value, json};
-use std::collections::VecDeque;
 
 pub struct ClogKind;
 
@@ -74,21 +74,9 @@ impl FaultKind for ClogKind {
     }
 
     fn plan(&self, ctx: &PlanContext, replay: Option<Vec<Fault>>) -> Box<dyn Planned> {
-        let stream = |draw| RandomStream::new(ctx.seed, Purpose::Fault(self.name(), draw), "", 0);
         let f = ctx.faults;
-        let source = match replay {
-            Some(mut faults) => {
-                faults.sort_by_key(|f| f.at);
-                Source::Replayed(faults.into())
-            }
-            None => Source::Drawn {
-                arrivals: Box::new(Arrivals::new(f.clog_per_sec, stream(Draw::Times))),
-                shapes: Box::new(stream(Draw::Shape)),
-                forms: f.clogs.enabled(),
-                length: f.clog_length,
-                latency: f.slow_latency,
-            },
-        };
+        let shape = Shape { forms: f.clogs.enabled(), length: f.clog_length, latency: f.slow_latency };
+        let source = ClusterSource::new(ctx, self, f.clog_per_sec, shape, replay);
         Box::new(Planner { source, ends: Vec::new(), default_length: f.clog_length.0 })
     }
 
@@ -140,85 +128,69 @@ impl FaultKind for ClogKind {
     }
 }
 
-enum Source {
-    Drawn {
-        arrivals: Box<Arrivals>,
-        shapes: Box<RandomStream>,
-        forms: Vec<&'static str>,
-        length: (SimDuration, SimDuration),
-        latency: (SimDuration, SimDuration),
-    },
-    Replayed(VecDeque<Fault>),
+/// What a drawn clog is drawn from.
+struct Shape {
+    forms: Vec<&'static str>,
+    length: (SimDuration, SimDuration),
+    latency: (SimDuration, SimDuration),
 }
 
 struct Planner {
-    source: Source,
+    source: ClusterSource<Shape>,
     /// The clogs in force: when each ends, on which link (slots).
     ends: Vec<(SimTime, usize, usize)>,
     default_length: SimDuration,
 }
 
 impl Planner {
-    fn next_start(&self) -> Option<SimTime> {
-        match &self.source {
-            Source::Drawn { arrivals, .. } => arrivals.next,
-            Source::Replayed(faults) => faults.front().map(|f| f.at),
-        }
-    }
-
     fn next_end(&self) -> Option<(SimTime, usize, usize)> {
         self.ends.iter().min().copied()
     }
+}
 
-    /// A drawn clog (every draw is made, so the stream never shifts).
-    fn draw(&mut self, w: &dyn Effects) -> Option<Fault> {
-        let Source::Drawn { arrivals, shapes, forms, length, latency } = &mut self.source else {
-            unreachable!("drawn only")
-        };
-        arrivals.advance();
-        let n = w.slots() as u64;
-        if n < 2 || forms.is_empty() {
-            return None;
-        }
-        let from = shapes.below(n) as usize;
-        let to = (from + 1 + shapes.below(n - 1) as usize) % n as usize;
-        let form = forms[shapes.below(forms.len() as u64) as usize];
-        let length = SimDuration::from_ns(shapes.between(length.0.ns(), length.1.ns()));
-        let latency = shapes.between(latency.0.ns(), latency.1.ns());
-        if form == "slow" && latency == 0 {
-            return None;
-        }
-        let mut fault = Fault::on_node(w.now(), Kind::of(&ClogKind), "");
-        fault.target = Target::Link { from: w.slot_name(from).into(), to: w.slot_name(to).into() };
-        fault.form = Some(form);
-        fault.until = Some(w.now().plus(length));
-        fault.amount = (form == "slow").then(|| latency.min(i64::MAX as u64) as i64);
-        Some(fault)
+/// A drawn clog (every draw is made, so the stream never shifts).
+fn draw(shapes: &mut RandomStream, shape: &Shape, w: &dyn Effects) -> Option<Fault> {
+    let n = w.slots() as u64;
+    if n < 2 || shape.forms.is_empty() {
+        return None;
     }
+    let from = shapes.below(n) as usize;
+    let to = (from + 1 + shapes.below(n - 1) as usize) % n as usize;
+    let form = shape.forms[shapes.below(shape.forms.len() as u64) as usize];
+    let length = SimDuration::from_ns(shapes.between(shape.length.0.ns(), shape.length.1.ns()));
+    let latency = shapes.between(shape.latency.0.ns(), shape.latency.1.ns());
+    if form == "slow" && latency == 0 {
+        return None;
+    }
+    let mut fault = Fault::on_node(w.now(), Kind::of(&ClogKind), "");
+    fault.target = Target::Link { from: w.slot_name(from).into(), to: w.slot_name(to).into() };
+    fault.form = Some(form);
+    fault.until = Some(w.now().plus(length));
+    fault.amount = (form == "slow").then(|| latency.min(i64::MAX as u64) as i64);
+    Some(fault)
 }
 
 impl Planned for Planner {
     fn start(&mut self, now: SimTime) {
-        if let Source::Drawn { arrivals, .. } = &mut self.source {
-            arrivals.start(now);
-        }
+        self.source.start(now);
     }
 
     fn next_at(&self) -> Option<SimTime> {
-        [self.next_end().map(|(at, ..)| at), self.next_start()].into_iter().flatten().min()
+        [self.next_end().map(|(at, ..)| at), self.source.next_at()].into_iter().flatten().min()
     }
 
     fn fire(&mut self, w: &mut dyn Effects) {
         if let Some((end, from, to)) = self.next_end()
-            && self.next_start().is_none_or(|start| end <= start)
+            && self.source.next_at().is_none_or(|start| end <= start)
         {
             self.ends.retain(|e| *e != (end, from, to));
             w.unclog(from, to);
             return;
         }
-        let fault = match &mut self.source {
-            Source::Drawn { .. } => self.draw(w),
-            Source::Replayed(faults) => faults.pop_front(),
+        let fault = match self.source.take_due() {
+            Some(ClusterDue::Drawn { shapes, with }) => draw(shapes, with, w),
+            Some(ClusterDue::Replayed(fault)) => Some(fault),
+            None => None,
         };
         let Some(mut fault) = fault else { return };
         let Target::Link { from, to } = &fault.target else { return };

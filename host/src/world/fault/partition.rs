@@ -12,12 +12,12 @@
 //! `"groups": [["a"], ["b", "c"]]` and `"oneway"`; the older `"node": "a,b"`
 //! (the cut side) is read too.
 
+use super::timed::{ClusterDue, ClusterSource};
 use super::{Effects, Fault, FaultKind, Kind, PlanContext, Planned, Simplify, Target, Trigger};
-use crate::random::{Draw, Purpose, RandomStream};
-use crate::world::plan::{Arrivals, FaultConfig};
+use crate::random::RandomStream;
+use crate::world::plan::FaultConfig;
 use crate::world::vtime::{SimDuration, SimTime};
 use serde_json::{Map, Value, json};
-use std::collections::VecDeque;
 
 pub struct Partition;
 
@@ -38,17 +38,9 @@ impl FaultKind for Partition {
     }
 
     fn plan(&self, ctx: &PlanContext, replay: Option<Vec<Fault>>) -> Box<dyn Planned> {
-        let stream = |draw| RandomStream::new(ctx.seed, Purpose::Fault(self.name(), draw), "", 0);
-        let source = match replay {
-            Some(faults) => Source::Replayed(faults.into()),
-            None => Source::Drawn {
-                arrivals: Box::new(Arrivals::new(ctx.faults.partition_per_sec, stream(Draw::Times))),
-                shapes: Box::new(stream(Draw::Shape)),
-                length: ctx.faults.partition_length,
-                groups: ctx.faults.partition_groups.max(2),
-                oneway: ctx.faults.partition_oneway,
-            },
-        };
+        let f = ctx.faults;
+        let shape = Shape { length: f.partition_length, groups: f.partition_groups.max(2), oneway: f.partition_oneway };
+        let source = ClusterSource::new(ctx, self, f.partition_per_sec, shape, replay);
         Box::new(Planner { source, heal_at: None, default_length: ctx.faults.partition_length.0 })
     }
 
@@ -123,91 +115,76 @@ impl FaultKind for Partition {
     }
 }
 
-enum Source {
-    Drawn {
-        arrivals: Box<Arrivals>,
-        shapes: Box<RandomStream>,
-        length: (SimDuration, SimDuration),
-        /// The most groups a partition cuts the cluster into.
-        groups: u32,
-        /// The probability that a partition cuts one direction only.
-        oneway: f64,
-    },
-    Replayed(VecDeque<Fault>),
+/// What a drawn partition is drawn from.
+struct Shape {
+    length: (SimDuration, SimDuration),
+    /// The most groups a partition cuts the cluster into.
+    groups: u32,
+    /// The probability that a partition cuts one direction only.
+    oneway: f64,
 }
 
 struct Planner {
-    source: Source,
+    source: ClusterSource<Shape>,
     /// The end of the partition in force.
     heal_at: Option<SimTime>,
     default_length: SimDuration,
 }
 
-impl Planner {
-    fn next_start(&self) -> Option<SimTime> {
-        match &self.source {
-            Source::Drawn { arrivals, .. } => arrivals.next,
-            Source::Replayed(faults) => faults.front().map(|f| f.at),
-        }
+/// A drawn shape: the nodes in seeded groups (at least two non-empty);
+/// None while a partition is in force (`healing`).
+fn draw(shapes: &mut RandomStream, shape: &Shape, healing: bool, w: &dyn Effects) -> Option<Fault> {
+    let Shape { length, groups, oneway } = shape;
+    let n = w.slots();
+    if healing || !(2..=MAX_NODES).contains(&n) || !w.allowed() {
+        return None;
     }
-
-    /// A drawn shape: the nodes in seeded groups (at least two non-empty).
-    fn draw(&mut self, w: &dyn Effects) -> Option<Fault> {
-        let Source::Drawn { arrivals, shapes, length, groups, oneway } = &mut self.source else {
-            unreachable!("drawn only")
-        };
-        arrivals.advance();
-        let n = w.slots();
-        if self.heal_at.is_some() || !(2..=MAX_NODES).contains(&n) || !w.allowed() {
-            return None;
+    let of_slot: Vec<usize> = if *groups == 2 {
+        let mask = 1 + shapes.below((1u64 << n) - 2);
+        (0..n).map(|b| usize::from(mask & (1 << b) == 0)).collect()
+    } else {
+        let count = 2 + shapes.below(u64::from(*groups).min(n as u64) - 1) as usize;
+        let mut of_slot: Vec<usize> = (0..n).map(|_| shapes.below(count as u64) as usize).collect();
+        if of_slot.iter().all(|&g| g == of_slot[0]) {
+            // All in one group: move one seeded node to another.
+            let moved = shapes.below(n as u64) as usize;
+            of_slot[moved] = (of_slot[moved] + 1) % count;
         }
-        let of_slot: Vec<usize> = if *groups == 2 {
-            let mask = 1 + shapes.below((1u64 << n) - 2);
-            (0..n).map(|b| usize::from(mask & (1 << b) == 0)).collect()
-        } else {
-            let count = 2 + shapes.below(u64::from(*groups).min(n as u64) - 1) as usize;
-            let mut of_slot: Vec<usize> = (0..n).map(|_| shapes.below(count as u64) as usize).collect();
-            if of_slot.iter().all(|&g| g == of_slot[0]) {
-                // All in one group: move one seeded node to another.
-                let moved = shapes.below(n as u64) as usize;
-                of_slot[moved] = (of_slot[moved] + 1) % count;
-            }
-            of_slot
-        };
-        let length = SimDuration::from_ns(shapes.between(length.0.ns(), length.1.ns()));
-        let oneway = shapes.chance(*oneway);
-        let count = of_slot.iter().max().map_or(0, |g| g + 1);
-        let groups: Vec<Vec<String>> = (0..count)
-            .map(|g| (0..n).filter(|&s| of_slot[s] == g).map(|s| w.slot_name(s).to_string()).collect::<Vec<_>>())
-            .filter(|g| !g.is_empty())
-            .collect();
-        let mut fault = Fault::on_node(w.now(), Kind::of(&Partition), "");
-        fault.target = Target::Groups { groups, oneway };
-        fault.until = Some(w.now().plus(length));
-        Some(fault)
-    }
+        of_slot
+    };
+    let length = SimDuration::from_ns(shapes.between(length.0.ns(), length.1.ns()));
+    let oneway = shapes.chance(*oneway);
+    let count = of_slot.iter().max().map_or(0, |g| g + 1);
+    let groups: Vec<Vec<String>> = (0..count)
+        .map(|g| (0..n).filter(|&s| of_slot[s] == g).map(|s| w.slot_name(s).to_string()).collect::<Vec<_>>())
+        .filter(|g| !g.is_empty())
+        .collect();
+    let mut fault = Fault::on_node(w.now(), Kind::of(&Partition), "");
+    fault.target = Target::Groups { groups, oneway };
+    fault.until = Some(w.now().plus(length));
+    Some(fault)
 }
 
 impl Planned for Planner {
     fn start(&mut self, now: SimTime) {
-        if let Source::Drawn { arrivals, .. } = &mut self.source {
-            arrivals.start(now);
-        }
+        self.source.start(now);
     }
 
     fn next_at(&self) -> Option<SimTime> {
-        [self.heal_at, self.next_start()].into_iter().flatten().min()
+        [self.heal_at, self.source.next_at()].into_iter().flatten().min()
     }
 
     fn fire(&mut self, w: &mut dyn Effects) {
-        if self.heal_at.is_some_and(|heal| self.next_start().is_none_or(|start| heal <= start)) {
+        if self.heal_at.is_some_and(|heal| self.source.next_at().is_none_or(|start| heal <= start)) {
             self.heal_at = None;
             w.heal();
             return;
         }
-        let fault = match &mut self.source {
-            Source::Drawn { .. } => self.draw(w),
-            Source::Replayed(faults) => faults.pop_front(),
+        let healing = self.heal_at.is_some();
+        let fault = match self.source.take_due() {
+            Some(ClusterDue::Drawn { shapes, with }) => draw(shapes, with, healing, w),
+            Some(ClusterDue::Replayed(fault)) => Some(fault),
+            None => None,
         };
         let Some(mut fault) = fault else { return };
         let Target::Groups { groups, oneway } = &fault.target else { return };

@@ -174,3 +174,60 @@ impl<F: FnMut(Due<'_>, &mut dyn Effects)> Planned for OnDue<F> {
         (self.quiet)(w);
     }
 }
+
+/// Where a cluster-wide timed kind's occurrences come from (partition,
+/// clog): drawn, one Poisson process for the cluster at the kind's rate
+/// and one stream for what each arrival draws (its shape), both keyed by
+/// the kind's name; replayed, the schedule's faults of the kind in time
+/// order. `D` is what the kind draws shapes with (its config).
+pub enum ClusterSource<D> {
+    Drawn { arrivals: Box<Arrivals>, shapes: Box<RandomStream>, with: D },
+    Replayed(VecDeque<Fault>),
+}
+
+/// An occurrence that is due: drawn (the kind draws its shape from
+/// `shapes`, whether or not it applies) or the schedule's fault.
+pub enum ClusterDue<'a, D> {
+    Drawn { shapes: &'a mut RandomStream, with: &'a D },
+    Replayed(Fault),
+}
+
+impl<D> ClusterSource<D> {
+    pub fn new(ctx: &PlanContext, kind: &dyn FaultKind, per_sec: f64, with: D, replay: Option<Vec<Fault>>) -> Self {
+        match replay {
+            Some(mut faults) => {
+                faults.sort_by_key(|f| f.at);
+                ClusterSource::Replayed(faults.into())
+            }
+            None => ClusterSource::Drawn {
+                arrivals: Box::new(Arrivals::new(per_sec, stream(ctx.seed, kind, Draw::Times, ""))),
+                shapes: Box::new(stream(ctx.seed, kind, Draw::Shape, "")),
+                with,
+            },
+        }
+    }
+
+    pub fn start(&mut self, now: SimTime) {
+        if let ClusterSource::Drawn { arrivals, .. } = self {
+            arrivals.start(now);
+        }
+    }
+
+    pub fn next_at(&self) -> Option<SimTime> {
+        match self {
+            ClusterSource::Drawn { arrivals, .. } => arrivals.next,
+            ClusterSource::Replayed(faults) => faults.front().map(|f| f.at),
+        }
+    }
+
+    /// The occurrence due now, the arrivals moved past it.
+    pub fn take_due(&mut self) -> Option<ClusterDue<'_, D>> {
+        match self {
+            ClusterSource::Drawn { arrivals, shapes, with } => {
+                arrivals.advance();
+                Some(ClusterDue::Drawn { shapes, with })
+            }
+            ClusterSource::Replayed(faults) => faults.pop_front().map(ClusterDue::Replayed),
+        }
+    }
+}
