@@ -38,7 +38,10 @@ fn every_node_knows_the_leader_within_5s_of_each_heal() {
     let rounds = trace.lines().filter(|l| l.contains("client#1 | round ") && l.contains(": leader n")).count();
     assert_eq!(rounds, 5, "{trace}");
     assert!(trace.lines().any(|l| l.contains("* partition ") && l.contains(" -> ")), "no one-way partition: {trace}");
-    assert!(trace.lines().any(|l| l.contains("* partition ") && l.matches(" | ").count() >= 2), "no 3-group partition: {trace}");
+    assert!(
+        trace.lines().any(|l| l.contains("* partition ") && l.matches(" | ").count() >= 2),
+        "no 3-group partition: {trace}"
+    );
     assert!(trace.contains("stepping down"), "no partition cost a leader its quorum: {trace}");
 }
 

@@ -64,6 +64,14 @@ fn a_panicking_node_fails_the_run_with_its_panic() {
 }
 
 #[test]
+fn a_go_panic_fails_the_run_even_under_supervise() {
+    let file = config(&world_dir(), "panic-supervised.json");
+    let (code, stdout, stderr) = run(&file, &["-seeds", "1"]);
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert!(stdout.contains("  server#1: exited with status 2: panic: boom"), "not restarted: {stdout}");
+}
+
+#[test]
 fn supervise_restarts_a_node_that_exits_with_an_error() {
     let file = config(&world_dir(), "supervise.json");
     let (code, stdout, stderr) = run(&file, &["-seeds", "1-3"]);

@@ -72,6 +72,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use vtime::{SimDuration, SimTime};
 
+/// The status Go's runtime exits with after a panic or a fatal error.
+const GO_PANIC_STATUS: i32 = 2;
+
 /// How long a supervised node stays down after it exits with an error
 /// (systemd's default RestartSec).
 pub const SUPERVISE_RESTART: SimDuration = SimDuration::from_ns(100_000_000);
@@ -671,7 +674,7 @@ impl<'a> World<'a> {
                     }
                     None => (Class::Trap, format!("trapped: {trap}")),
                 };
-                Ok(self.ended(i, class, message))
+                Ok(self.ended(i, class, message, true))
             }
         }
     }
@@ -819,15 +822,19 @@ impl<'a> World<'a> {
             self.end_incarnation(i, End::Exit(State::Stopped));
             return None;
         }
+        // A Go panic is a bug, not an exit a supervisor is there for: it
+        // fails the run even under supervise (docs/world.md).
+        let restartable = !(code == GO_PANIC_STATUS && self.slots[i].go_panic().is_some());
         let message = with_last_words(format!("exited with status {code}"), last_words);
-        self.ended(i, Class::Exit, message)
+        self.ended(i, Class::Exit, message, restartable)
     }
 
-    /// Slot `i` ended abnormally: restarted if supervised, else a failure.
-    fn ended(&mut self, i: usize, class: Class, message: String) -> Option<Verdict> {
+    /// Slot `i` ended abnormally: restarted if supervised and `restartable`,
+    /// else a failure.
+    fn ended(&mut self, i: usize, class: Class, message: String, restartable: bool) -> Option<Verdict> {
         let who = self.slots[i].who(i);
         let code = -1;
-        if self.slots[i].program.supervise() && class != Class::Watchdog {
+        if restartable && self.slots[i].program.supervise() && class != Class::Watchdog {
             let boot_at = self.now().plus(SUPERVISE_RESTART);
             let line = format!("{message}; supervised: restart at {boot_at}");
             self.rec.emit(self.now(), Event::Exit { who: &who, code, line });

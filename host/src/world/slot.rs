@@ -228,15 +228,17 @@ impl<'a> Slot<'a> {
         (out, err, dropped)
     }
 
+    /// The last `panic:` or `fatal error:` line the process wrote, if any.
+    pub fn go_panic(&self) -> Option<String> {
+        fatal_line(&self.stderr_tail).or_else(|| self.stderr_fatal.clone())
+    }
+
     /// Why the process says it exited: the last `panic:` or `fatal error:`
     /// line of stderr (a Go stack trace follows it), else the last line it
     /// wrote there, if any.
     pub fn last_words(&self) -> Option<String> {
-        if let Some(line) = fatal_line(&self.stderr_tail) {
+        if let Some(line) = self.go_panic() {
             return Some(line);
-        }
-        if let Some(line) = &self.stderr_fatal {
-            return Some(line.clone());
         }
         let text = String::from_utf8_lossy(&self.stderr_tail);
         text.lines().rev().map(str::trim).find(|l| !l.is_empty()).map(str::to_string)
