@@ -29,6 +29,8 @@ const TORN: DiskConfig = DiskConfig {
     write_enospc: 0.0,
     read_eio: 0.0,
     read_corrupt: 0.0,
+    lost_write: 0.0,
+    misdirected_write: 0.0,
     reorder_writes: false,
     fs_model: FsModel::Ext4Ordered,
     corrupt_on_crash: 0.0,
