@@ -567,6 +567,28 @@ mod tests {
     }
 
     #[test]
+    fn misplaced_pages_are_seeded_in_range_and_held_off_by_the_gate() {
+        let config = DiskConfig { misdirected_write: 1.0, ..DiskConfig::default() };
+        let gate = Rc::new(Cell::new(false));
+        let mut faults = DiskFaults::seeded(config, 2, "n").gated(gate.clone());
+        assert_eq!(faults.misplace(1, &[3, 4], 8), None, "closed: nothing drawn");
+        gate.set(true);
+        assert_eq!(faults.misplace(2, &[], 8), None, "no page written, nothing to misplace");
+        for op in 3..200 {
+            let Some(DiskFault { kind: DiskFaultKind::MisdirectedWrite { page, to }, .. }) =
+                faults.misplace(op, &[3, 4], 8)
+            else {
+                panic!("probability 1")
+            };
+            assert!([3, 4].contains(&page) && to < 8 && to != page, "{page} -> {to}");
+        }
+        let mut again = DiskFaults::seeded(config, 2, "n");
+        assert_eq!(again.misplace(3, &[3, 4], 8), Some(faults.log()[0]), "the gate drew nothing");
+        assert_eq!(other_page(0, 1, &mut stream(1)), 1, "one page: past the end");
+        assert_eq!((fit_page(4, &[2, 4]), fit_page(7, &[2, 4])), (4, 4), "kept if written, else bent");
+    }
+
+    #[test]
     fn replay_injects_listed_faults_only() {
         let crash = DiskFaultKind::Crash { applied: Prefix { ops: 0, bytes: 9 } };
         let listed = [
