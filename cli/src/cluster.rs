@@ -249,6 +249,8 @@ impl Cluster {
                     write_enospc: f.write_enospc,
                     read_eio: f.read_eio,
                     read_corrupt: f.read_corrupt,
+                    lost_write: f.lost_write,
+                    misdirected_write: f.misdirected_write,
                     corrupt_on_crash: f.corrupt_on_crash,
                     mutant: self.mutant,
                 },

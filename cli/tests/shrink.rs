@@ -192,6 +192,80 @@ fn schedule_edits_and_bad_files_are_reported() {
 }
 
 #[test]
+fn a_lost_write_shrinks_to_it_and_its_crash_and_removing_it_makes_the_run_pass() {
+    // A copy of the config, so this test's saved schedule is its own.
+    let config_file = kvlog().join("shrink-lost-write-test.json");
+    std::fs::copy(kvlog().join("lost-write.json"), &config_file).unwrap();
+    let config = config_file.to_str().unwrap();
+    let out = seedfall(&["shrink", "-c", config, "-seed", "1"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let schedule = kvlog().join(".seedfall/shrink-lost-write-test.seed-1.faults.json");
+    let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&schedule).unwrap()).unwrap();
+    let faults = doc["faults"].as_array().unwrap();
+    let lost = faults.iter().position(|f| f["kind"] == "lost_write").unwrap_or_else(|| panic!("{doc}"));
+    let (op, page) = (faults[lost]["op"].as_u64().unwrap(), faults[lost]["page"].as_u64().unwrap());
+    assert!(faults.len() <= 3, "the lost write and the crash that shows it: {doc}");
+    let inspect = text(&seedfall(&["inspect", "-faults", schedule.to_str().unwrap()]));
+    assert!(inspect.contains(&format!("lost_write  server at disk op {op}, page {page} left old")), "{inspect}");
+
+    let replayed = seedfall(&["replay", "-c", config, "-seed", "1", "-faults", schedule.to_str().unwrap()]);
+    let replayed_text = text(&replayed);
+    assert_eq!(replayed.status.code(), Some(1), "{replayed_text}");
+    let line = format!("* server: disk op {op} (sync): page {page} lost, the sync reported success");
+    assert!(replayed_text.contains(&line), "the trace says where it fired: {replayed_text}");
+    assert!(replayed_text.contains("acknowledged entry"), "{replayed_text}");
+
+    let without = tmp("lost-write-removed.json");
+    let out = seedfall(&[
+        "faults",
+        "-faults",
+        schedule.to_str().unwrap(),
+        "-remove",
+        &lost.to_string(),
+        "-o",
+        without.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    let passed = seedfall(&["replay", "-c", config, "-seed", "1", "-faults", without.to_str().unwrap()]);
+    let _ = std::fs::remove_file(&config_file);
+    let passed_text = text(&passed);
+    assert_eq!(passed.status.code(), Some(0), "without the lost write the run passes: {passed_text}");
+    assert!(!passed_text.contains("the sync reported success"), "and it does not fire: {passed_text}");
+}
+
+#[test]
+fn lost_and_misdirected_write_entries_are_edited_by_op_and_need_their_pages() {
+    let file = tmp("misplaced.faults.json");
+    std::fs::write(
+        &file,
+        r#"[{"at": "1s", "kind": "lost_write", "node": "server", "op": 40, "page": 2},
+            {"at": "2s", "kind": "misdirected_write", "node": "server", "op": 90, "page": 0, "to": 3}]"#,
+    )
+    .unwrap();
+    let f = file.to_str().unwrap();
+    let inspect = text(&seedfall(&["inspect", "-faults", f]));
+    assert!(inspect.contains("lost_write  server at disk op 40, page 2 left old"), "{inspect}");
+    assert!(inspect.contains("misdirected_write server at disk op 90, page 0 written to page 3"), "{inspect}");
+    let out = seedfall(&["faults", "-faults", f, "-shift", "0=+5", "-shift", "1=-10"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let edited: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let ops: Vec<u64> = edited["faults"].as_array().unwrap().iter().map(|f| f["op"].as_u64().unwrap()).collect();
+    assert_eq!(ops, [45, 80], "shifted in disk operations: {edited}");
+    assert_eq!((edited["faults"][1]["page"].as_u64(), edited["faults"][1]["to"].as_u64()), (Some(0), Some(3)));
+    let out = seedfall(&["faults", "-faults", f, "-shift", "0=-5ms"]);
+    assert!(text(&out).contains("recorded by disk operation: DELTA is a count"), "{}", text(&out));
+    let out = seedfall(&["faults", "-faults", f, "-remove", "0"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let left = std::fs::read_to_string(&file).unwrap();
+    assert!(!left.contains("lost_write") && left.contains("misdirected_write"), "{left}");
+    std::fs::write(&file, r#"[{"at": "1s", "kind": "misdirected_write", "node": "server", "op": 4, "page": 1}]"#)
+        .unwrap();
+    let out = seedfall(&["inspect", "-faults", f]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out).contains("a misdirected_write fault needs `to` (a page number)"), "{}", text(&out));
+}
+
+#[test]
 fn preemption_points_are_schedule_entries_that_replay_and_can_be_removed() {
     // The check-then-act race of the preemption tests, as a workload under pct.
     let world = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/go/world");

@@ -193,6 +193,12 @@ pub struct Faults {
     pub read_eio: f64,
     /// Per read of a regular file: probability that one bit it returns is flipped.
     pub read_corrupt: f64,
+    /// Per successful fsync of a file: probability that one page it should
+    /// have made durable keeps its old bytes on disk (the page cache is right).
+    pub lost_write: f64,
+    /// Per successful fsync of a file: probability that one page it should
+    /// have made durable is written to another page of the file instead.
+    pub misdirected_write: f64,
     /// Per crash: probability that one bit of what it writes to disk is flipped.
     pub corrupt_on_crash: f64,
     /// How long each fsync of a service waits, uniform (zero: no wait).
@@ -242,6 +248,8 @@ impl Default for Faults {
             write_enospc: 0.0,
             read_eio: 0.0,
             read_corrupt: 0.0,
+            lost_write: 0.0,
+            misdirected_write: 0.0,
             corrupt_on_crash: 0.0,
             disk_latency: DurationRange::new(Duration::ZERO, Duration::ZERO),
             bitrot_per_sec: 0.0,

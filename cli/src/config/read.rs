@@ -100,6 +100,8 @@ const FAULTS: Schema = Schema {
         "write_enospc",
         "read_eio",
         "read_corrupt",
+        "lost_write",
+        "misdirected_write",
         "corrupt_on_crash",
         "disk_latency",
         "bitrot_per_sec",
@@ -111,7 +113,7 @@ const FAULTS: Schema = Schema {
         "pause_length",
         "swarm",
     ],
-    unsupported: &["lost_write", "misdirected_write", "udp_loss", "udp_dup"],
+    unsupported: &["udp_loss", "udp_dup"],
 };
 
 const SCHEMAS: [&Schema; 8] = [&TOP, &NODE, &WORKLOAD, &PREEMPT, &FAULTS, &LIVENESS, &FINALLY, &PATCH];
@@ -797,6 +799,9 @@ fn faults(value: &Json) -> Result<Faults> {
         write_enospc: optional(fields, path, "write_enospc", probability)?.unwrap_or(defaults.write_enospc),
         read_eio: optional(fields, path, "read_eio", probability)?.unwrap_or(defaults.read_eio),
         read_corrupt: optional(fields, path, "read_corrupt", probability)?.unwrap_or(defaults.read_corrupt),
+        lost_write: optional(fields, path, "lost_write", probability)?.unwrap_or(defaults.lost_write),
+        misdirected_write: optional(fields, path, "misdirected_write", probability)?
+            .unwrap_or(defaults.misdirected_write),
         corrupt_on_crash: optional(fields, path, "corrupt_on_crash", probability)?.unwrap_or(defaults.corrupt_on_crash),
         disk_latency: optional(fields, path, "disk_latency", range)?.unwrap_or(defaults.disk_latency),
         bitrot_per_sec: optional(fields, path, "bitrot_per_sec", rate)?.unwrap_or(defaults.bitrot_per_sec),

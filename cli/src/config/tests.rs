@@ -234,7 +234,7 @@ fn unknown_field_known_elsewhere_or_far_from_everything() {
         "unknown field `faults.bananas`; known fields: crash_per_sec, crash_downtime, crash_on_io, torn_writes, \
          reorder_writes, fs_model, fsync_eio, strict_dirs, partition_per_sec, partition_length, partition_groups, \
          partition_oneway, net_latency, net_reset_per_sec, slow_per_sec, slow_length, slow_latency, clog_per_sec, clog_length, clogs, write_eio, write_enospc, read_eio, read_corrupt, \
-         corrupt_on_crash, disk_latency, bitrot_per_sec, disk_bytes, clock_skew, clock_jump_per_sec, clock_jump, \
+         lost_write, misdirected_write, corrupt_on_crash, disk_latency, bitrot_per_sec, disk_bytes, clock_skew, clock_jump_per_sec, clock_jump, \
          pause_per_sec, pause_length, swarm"
     );
 }
@@ -245,7 +245,7 @@ fn fields_not_implemented_yet_are_errors() {
     assert_eq!(e.to_string(), "`faults.udp_loss` is not supported yet");
     assert_eq!((e.kind, e.field.as_str()), (ErrorKind::Unsupported, "faults.udp_loss"));
     // Every reserved name, in DESIGN.md §1's order (design_tests.rs holds the set to the design).
-    for name in ["lost_write", "misdirected_write", "udp_loss", "udp_dup"] {
+    for name in ["udp_loss", "udp_dup"] {
         let e = error(&with(&format!(r#", "faults": {{"{name}": 0}}"#)));
         assert_eq!(e.to_string(), format!("`faults.{name}` is not supported yet"));
         assert_eq!(e.kind, ErrorKind::Unsupported, "{name}: {e}");
@@ -319,6 +319,22 @@ fn time_faults_liveness_and_finally() {
     // The finally check runs as node `finally`: no other node may take the name.
     let e = error(&with(r#", "nodes": [{"name": "finally", "pkg": "./x"}], "finally": {"pkg": "./check"}"#));
     assert_eq!(e.kind, ErrorKind::Duplicate, "{e}");
+}
+
+#[test]
+fn lost_and_misdirected_writes_are_probabilities_per_fsync() {
+    let config = parse_ok(&with(r#", "faults": {"lost_write": 0.001, "misdirected_write": 0.25}"#));
+    assert_eq!((config.faults.lost_write, config.faults.misdirected_write), (0.001, 0.25));
+    let off = parse_ok(&with(r#", "faults": {}"#));
+    assert_eq!((off.faults.lost_write, off.faults.misdirected_write), (0.0, 0.0), "off by default");
+    // A typo still errors, naming the field and the nearest known one.
+    let e = error(&with(r#", "faults": {"lost_writes": 0.1}"#));
+    assert_eq!(e.to_string(), "unknown field `faults.lost_writes`; did you mean `lost_write`?");
+    assert_eq!((e.kind, e.field.as_str()), (ErrorKind::UnknownField, "faults.lost_writes"));
+    assert_eq!(
+        message(r#", "faults": {"misdirected_write": 2}"#),
+        "`faults.misdirected_write` is a probability and must be between 0 and 1, found 2"
+    );
 }
 
 #[test]

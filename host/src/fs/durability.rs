@@ -135,6 +135,24 @@
 //!     rebuilds its cache from the disk. A later write of that byte and a
 //!     sync heal it, as rewriting a bad sector does.
 //!
+//! 19. **Lost writes** (`lost_write`). With this probability per successful
+//!     sync of a file whose pending writes touch a page still inside the
+//!     file after them, one seeded page of those (4 KiB, by page number)
+//!     keeps its old durable bytes, and the sync still succeeds. The page
+//!     cache keeps the new bytes, so reads see them until a crash rebuilds
+//!     the cache from the disk; the page's other writes of the same sync
+//!     and every other page are durable as rule 2 says. A later sync that
+//!     writes the page again makes it durable (`misplace.rs`).
+//! 20. **Misdirected writes** (`misdirected_write`). Drawn after rule 19
+//!     (which wins), with this probability per such sync, from its own
+//!     stream: one seeded page of them keeps its old durable bytes, as in
+//!     rule 19, and its new bytes overwrite a seeded other page of the same
+//!     file, inside its durable length; a file of one page has none, and
+//!     the bytes land past its end, where no read of the file reaches. The
+//!     page cache again keeps the right bytes of both pages. Both rules log
+//!     the page (and the target) with the sync's operation number; replayed,
+//!     a page the sync did not write is bent to one it did.
+//!
 //! # How the host drives it
 //!
 //! ```text
@@ -165,6 +183,7 @@
 use super::device::Device;
 use super::faults::{DiskFault, DiskFaultKind, DiskFaults, DiskOp, Mutant, Prefix};
 use super::inode::{Dir, FileData, Inode, Inodes, Node};
+use super::misplace;
 use super::pages::Pages;
 use super::reorder::{self, FsModel};
 use super::{Errno, FileType, Fs, Ino, ROOT};
@@ -351,6 +370,17 @@ impl FileDisk {
 
     fn sizes(&self) -> Vec<usize> {
         self.pending.iter().map(Pending::size).collect()
+    }
+
+    /// The pages the pending writes touch, for rules 19 and 20, and the
+    /// file's length in pages once they are applied (`misplace::touched`).
+    /// Reads a host file in to know its length: the sync would anyway.
+    fn touched(&mut self) -> Result<(Vec<u64>, u64), Errno> {
+        if !self.pending.iter().any(|op| matches!(op, Pending::Write { .. })) {
+            return Ok((Vec::new(), 0));
+        }
+        let len = durable_pages(&mut self.data)?.len();
+        Ok(misplace::touched(&self.pending, len))
     }
 
     /// Makes `prefix` of the pending writes durable; what is left of a write
@@ -557,9 +587,17 @@ impl Fs {
             }
             return Err(Errno::IO);
         }
+        // Rules 19 and 20 are drawn before the writes are applied, so the
+        // page they undo can still be read as it was. A host file that
+        // cannot be read: the disk failed to write.
+        let (pages, len_pages) = d.file(ino).map_or(Ok((Vec::new(), 0)), FileDisk::touched).map_err(|_| Errno::IO)?;
+        let misplaced = d.faults.misplace(op, &pages, len_pages).map(|fault| fault.kind);
         if let Some(file) = d.file(ino) {
-            // A host file that cannot be read: the disk failed to write.
+            let old = misplaced.and_then(|kind| misplace::before(durable_pages(&mut file.data).ok()?, kind));
             file.apply(Prefix { ops: usize::MAX, bytes: 0 }).map_err(|_| Errno::IO)?;
+            if let Some(kind) = misplaced {
+                misplace::misplace(durable_pages(&mut file.data)?, kind, old);
+            }
         }
         let inode = self.inodes.get(ino)?;
         let d = self.disk.as_deref_mut().expect("checked above");

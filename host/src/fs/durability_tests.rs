@@ -29,6 +29,8 @@ const TORN: DiskConfig = DiskConfig {
     write_enospc: 0.0,
     read_eio: 0.0,
     read_corrupt: 0.0,
+    lost_write: 0.0,
+    misdirected_write: 0.0,
     reorder_writes: false,
     fs_model: FsModel::Ext4Ordered,
     corrupt_on_crash: 0.0,
@@ -836,4 +838,162 @@ fn rule16_dir_reorder_lets_each_pending_name_survive_on_its_own() {
         [(false, false), (false, true), (true, false), (true, true)].into_iter().collect();
     assert_eq!(outcomes(FsModel::DirReorder), all, "each create on its own");
     assert_eq!(outcomes(FsModel::PageIndependent), [(false, false)].into_iter().collect(), "strict_dirs alone");
+}
+
+const PAGE: usize = 4096;
+
+/// Writes 100 bytes of `byte` at the start of page `page` (small, so they
+/// stay pending under the test's writeback threshold, rule 10).
+fn stamp(fs: &mut Fs, file: Ino, page: u64, byte: u8) {
+    fs.write_at(file, page * PAGE as u64, &[byte; 100], T0).unwrap();
+}
+
+/// A file of three durable pages of `o` (old), then the start of each page
+/// overwritten with `n` (new) and synced under `faults`. Ops: create 1,
+/// write 2, sync 3, writes 4 to 6, sync 7 (the one the faults hit).
+fn three_pages_overwritten(faults: &[DiskFault]) -> Fs {
+    let mut fs = model(DiskConfig::default(), faults);
+    let file = write(&mut fs, "/tmp/f", &[b'o'; 3 * PAGE], T0);
+    fs.sync(file).unwrap();
+    for page in 0..3 {
+        stamp(&mut fs, file, page, b'n');
+    }
+    assert_eq!((fs.sync(file), fs.disk_ops()), (Ok(()), 7), "the sync reports success");
+    fs
+}
+
+/// The byte each page of `data` starts with.
+fn page_heads(data: &[u8]) -> Vec<u8> {
+    data.chunks(PAGE).map(|page| page[0]).collect()
+}
+
+fn lost(page: u64) -> DiskFault {
+    DiskFault { op: 7, on: DiskOp::Sync, kind: DiskFaultKind::LostWrite { page } }
+}
+
+#[test]
+fn rule19_a_lost_write_is_read_back_right_before_a_crash() {
+    let mut fs = three_pages_overwritten(&[lost(1)]);
+    assert_eq!(fs.disk_faults(), [lost(1)]);
+    assert_eq!(fs.disk_faults()[0].to_string(), "disk op 7 (sync): page 1 lost, the sync reported success");
+    assert_eq!(page_heads(&read(&mut fs, "/tmp/f")), b"nnn", "the page cache has the new bytes");
+    assert_eq!(fs.crash_requested(), None, "a lost write is silent");
+}
+
+#[test]
+fn rule19_after_a_crash_the_lost_page_is_old_and_the_others_new() {
+    let mut fs = three_pages_overwritten(&[lost(1)]);
+    crash(&mut fs);
+    let data = read(&mut fs, "/tmp/f");
+    assert_eq!(page_heads(&data), b"non", "page 1 kept its old durable bytes, pages 0 and 2 are new");
+    assert_eq!(data[PAGE..2 * PAGE], [b'o'; PAGE], "all of page 1");
+    assert_eq!(data[..100], [b'n'; 100]);
+
+    // A later sync that writes the page again makes that write durable.
+    let mut fs = three_pages_overwritten(&[lost(1)]);
+    let file = ino(&mut fs, "/tmp/f");
+    fs.write_at(file, PAGE as u64, b"m", T0).unwrap();
+    fs.sync(file).unwrap();
+    crash(&mut fs);
+    let data = read(&mut fs, "/tmp/f");
+    assert_eq!((data[PAGE], data[PAGE + 1]), (b'm', b'o'), "the page as the second sync wrote it: old but for m");
+}
+
+#[test]
+fn rule20_a_misdirected_page_lands_on_another_page_and_its_own_stays_old() {
+    let misdirected = DiskFault { op: 5, on: DiskOp::Sync, kind: DiskFaultKind::MisdirectedWrite { page: 0, to: 2 } };
+    let mut fs = model(DiskConfig::default(), &[misdirected]);
+    let file = write(&mut fs, "/tmp/f", &[b'o'; 3 * PAGE], T0);
+    fs.sync(file).unwrap();
+    // Only page 0 changes: page 2 is not written by this sync at all.
+    stamp(&mut fs, file, 0, b'n');
+    assert_eq!(fs.sync(file), Ok(()));
+    assert_eq!(fs.disk_faults(), [misdirected]);
+    assert_eq!(
+        fs.disk_faults()[0].to_string(),
+        "disk op 5 (sync): page 0 written to page 2, the sync reported success"
+    );
+    assert_eq!(page_heads(&read(&mut fs, "/tmp/f")), b"noo", "the page cache is right");
+    crash(&mut fs);
+    let data = read(&mut fs, "/tmp/f");
+    assert_eq!(page_heads(&data), b"oon", "page 0 old, page 2 holds page 0's new bytes");
+    assert_eq!((data[2 * PAGE + 99], data[2 * PAGE + 100]), (b'n', b'o'), "the whole of page 0 as synced");
+
+    // A file of one page has no other page: the bytes land past its end.
+    let past = DiskFault { op: 5, on: DiskOp::Sync, kind: DiskFaultKind::MisdirectedWrite { page: 0, to: 1 } };
+    let mut fs = model(DiskConfig::default(), &[past]);
+    let file = write(&mut fs, "/tmp/f", b"old", T0);
+    fs.sync(file).unwrap();
+    fs.write_at(file, 0, b"new", T0).unwrap();
+    fs.sync(file).unwrap();
+    crash(&mut fs);
+    assert_eq!(read(&mut fs, "/tmp/f"), b"old", "the size kept, nothing past it stored");
+}
+
+#[test]
+fn rule19_and_20_drawn_faults_are_logged_by_sync_and_replay_from_the_log() {
+    // Eight pages of `o`, then rounds of overwriting two pages and a sync.
+    let run = |faults: DiskFaults| {
+        let mut fs = Fs::new(T0);
+        fs.start_disk_model(faults);
+        let file = write(&mut fs, "/tmp/f", &[b'o'; 8 * PAGE], T0);
+        fs.sync(file).unwrap();
+        for round in 0..20u64 {
+            stamp(&mut fs, file, round % 7, b'a' + round as u8);
+            stamp(&mut fs, file, (round * 3 + 1) % 8, b'A' + round as u8);
+            assert_eq!(fs.sync(file), Ok(()), "both faults are silent");
+        }
+        let log = fs.disk_faults().to_vec();
+        crash(&mut fs);
+        (log, read(&mut fs, "/tmp/f"))
+    };
+    for config in [
+        DiskConfig { lost_write: 0.3, ..DiskConfig::default() },
+        DiskConfig { misdirected_write: 0.3, ..DiskConfig::default() },
+    ] {
+        let (log, disk) = run(DiskFaults::seeded(config, 4, "n"));
+        assert!(log.len() >= 2, "{log:?}");
+        for fault in &log {
+            assert_eq!(fault.on, DiskOp::Sync);
+            assert_eq!(
+                fault.op % 3,
+                0,
+                "at a sync's op (create 1, write 2, sync 3, then 2 writes and a sync): {fault}"
+            );
+            match fault.kind {
+                DiskFaultKind::LostWrite { page } => assert!(page < 8),
+                DiskFaultKind::MisdirectedWrite { page, to } => assert!(page < 8 && to < 8 && to != page),
+                other => panic!("{other:?}"),
+            }
+        }
+        assert_eq!(run(DiskFaults::seeded(config, 4, "n")), (log.clone(), disk.clone()), "same seed, same run");
+        let (clean_log, clean) = run(DiskFaults::none());
+        assert!(clean_log.is_empty() && clean != disk, "the faults changed what the disk kept");
+        // Replayed: no probability, only the logged ops.
+        assert_eq!(run(DiskFaults::replay(DiskConfig::default(), &log)), (log.clone(), disk), "replayed exactly");
+        // Without the first one, it does not fire and the others still do.
+        let (rest_log, _) = run(DiskFaults::replay(DiskConfig::default(), &log[1..]));
+        assert_eq!(rest_log, log[1..], "a removed fault does not fire");
+    }
+    // No page written, nothing to lose: a sync of a resize alone draws nothing.
+    let mut fs = Fs::new(T0);
+    fs.start_disk_model(DiskFaults::seeded(DiskConfig { lost_write: 1.0, ..DiskConfig::default() }, 1, "n"));
+    let file = write(&mut fs, "/tmp/g", b"", T0);
+    fs.set_size(file, 3 * PAGE as u64, T0).unwrap();
+    fs.sync(file).unwrap();
+    assert_eq!(fs.disk_faults(), []);
+}
+
+#[test]
+fn rule19_a_replayed_page_the_sync_did_not_write_is_bent_to_one_it_did() {
+    // Only page 2 is rewritten; the log says page 7 (7 mod 1 touched page: page 2).
+    let mut fs = model(DiskConfig::default(), &[DiskFault { op: 5, ..lost(7) }]);
+    let file = write(&mut fs, "/tmp/f", &[b'o'; 3 * PAGE], T0);
+    fs.sync(file).unwrap();
+    stamp(&mut fs, file, 2, b'n');
+    fs.sync(file).unwrap();
+    let bent = DiskFault { op: 5, kind: DiskFaultKind::LostWrite { page: 2 }, ..lost(2) };
+    assert_eq!(fs.disk_faults(), [bent], "the log says what happened");
+    crash(&mut fs);
+    assert_eq!(page_heads(&read(&mut fs, "/tmp/f")), b"ooo");
 }

@@ -1,8 +1,10 @@
 //! The disk fault policy of one node: which mutating disk operation crashes
 //! the node in its middle (`crash_on_io`), which sync fails with EIO
 //! (`fsync_eio`), which write fails with EIO or ENOSPC (`write_eio`,
-//! `write_enospc`) and which read fails or returns a flipped bit (`read_eio`,
-//! `read_corrupt`), drawn from seeded streams or replayed from a list; and the
+//! `write_enospc`), which read fails or returns a flipped bit (`read_eio`,
+//! `read_corrupt`) and which successful sync of a file leaves one page old or
+//! writes it to another page (`lost_write`, `misdirected_write`), drawn from
+//! seeded streams or replayed from a list; and the
 //! log of every fault injected, keyed by the node's disk-operation number (a
 //! read's by its disk-read number) so a run can be replayed and its fault
 //! schedule shrunk. What each fault does
@@ -45,6 +47,13 @@ pub struct DiskConfig {
     /// Probability, per read of a regular file, that one bit of what it
     /// returns is flipped (the page cache keeps the right bytes).
     pub read_corrupt: f64,
+    /// Probability, per successful sync of a file, that one page it should
+    /// have made durable keeps its old durable bytes (the page cache keeps
+    /// the new ones).
+    pub lost_write: f64,
+    /// Probability, per successful sync of a file, that one page it should
+    /// have made durable is written to another page of the file instead.
+    pub misdirected_write: f64,
     /// A crash keeps the pending writes' pieces `fs_model` allows, in any
     /// order it allows (rule 16), instead of an in-order prefix.
     pub reorder_writes: bool,
@@ -94,6 +103,8 @@ pub struct DiskStreams {
     pub write_enospc: RandomStream,
     pub read_eio: RandomStream,
     pub read_corrupt: RandomStream,
+    pub lost_write: RandomStream,
+    pub misdirected_write: RandomStream,
 }
 
 /// The mutating disk operations, each counted once (`Fs::disk_ops`).
@@ -200,6 +211,13 @@ pub enum DiskFaultKind {
     /// `read_corrupt`: the read returned its bytes with bit `bit` (counted
     /// from the first byte's lowest bit, modulo the bits read) flipped.
     ReadCorrupt { bit: u64 },
+    /// `lost_write`: the sync succeeded but page `page` of the file (its
+    /// number, offset / 4096) kept its old durable bytes (rule 19).
+    LostWrite { page: u64 },
+    /// `misdirected_write`: the sync succeeded but page `page`'s new bytes
+    /// went to page `to` of the same file; `page` kept its old durable
+    /// bytes (rule 20).
+    MisdirectedWrite { page: u64, to: u64 },
 }
 
 /// One injected fault: the disk operation it hit, by number.
@@ -222,6 +240,12 @@ impl fmt::Display for DiskFault {
             DiskFaultKind::WriteEnospc => write!(f, "disk op {op} ({on}): ENOSPC, nothing written"),
             DiskFaultKind::ReadEio => write!(f, "disk read {op}: EIO"),
             DiskFaultKind::ReadCorrupt { bit } => write!(f, "disk read {op}: bit {bit} flipped"),
+            DiskFaultKind::LostWrite { page } => {
+                write!(f, "disk op {op} ({on}): page {page} lost, the sync reported success")
+            }
+            DiskFaultKind::MisdirectedWrite { page, to } => {
+                write!(f, "disk op {op} ({on}): page {page} written to page {to}, the sync reported success")
+            }
             DiskFaultKind::Crash { applied } => {
                 write!(f, "disk op {op} ({on}): crash, applied {} ops + {} bytes", applied.ops, applied.bytes)
             }
@@ -285,6 +309,8 @@ impl DiskFaults {
                 write_enospc: stream("write_enospc"),
                 read_eio: stream("read_eio"),
                 read_corrupt: stream("read_corrupt"),
+                lost_write: stream("lost_write"),
+                misdirected_write: stream("misdirected_write"),
             },
         )
     }
@@ -397,6 +423,43 @@ impl DiskFaults {
         Some(self.logged(op, DiskOp::Write, kind))
     }
 
+    /// Whether successful sync operation `op` loses or misdirects one of
+    /// `pages` (the page numbers its pending writes touch, sorted, all below
+    /// `len_pages`, the file's durable length in pages after it), rules 19
+    /// and 20. Both are drawn, each from its own stream, and a lost write
+    /// wins; nothing is drawn when there is no page to lose. A replayed
+    /// page that the sync did not touch is bent to one it did (`fit_page`);
+    /// a replayed target is kept as recorded.
+    pub(super) fn misplace(&mut self, op: u64, pages: &[u64], len_pages: u64) -> Option<DiskFault> {
+        if self.closed() || pages.is_empty() {
+            return None;
+        }
+        let kind = match &mut self.source {
+            Source::Random(streams) => {
+                let lost = streams.lost_write.chance(self.config.lost_write);
+                let misdirected = streams.misdirected_write.chance(self.config.misdirected_write);
+                let pick = |random: &mut RandomStream| pages[random.below(pages.len() as u64) as usize];
+                match (lost, misdirected) {
+                    (true, _) => DiskFaultKind::LostWrite { page: pick(&mut streams.lost_write) },
+                    (false, true) => {
+                        let page = pick(&mut streams.misdirected_write);
+                        let to = other_page(page, len_pages, &mut streams.misdirected_write);
+                        DiskFaultKind::MisdirectedWrite { page, to }
+                    }
+                    _ => return None,
+                }
+            }
+            Source::Replay(faults) => match faults.get(&key(DiskOp::Sync, op)) {
+                Some(DiskFaultKind::LostWrite { page }) => DiskFaultKind::LostWrite { page: fit_page(*page, pages) },
+                Some(DiskFaultKind::MisdirectedWrite { page, to }) => {
+                    DiskFaultKind::MisdirectedWrite { page: fit_page(*page, pages), to: *to }
+                }
+                _ => return None,
+            },
+        };
+        Some(self.logged(op, DiskOp::Sync, kind))
+    }
+
     /// Counts a read of `len` > 0 bytes and says whether it fails or is
     /// corrupted (EIO drawn first, each from its own stream).
     pub(super) fn read_fault(&mut self, len: usize) -> Option<DiskFault> {
@@ -435,6 +498,27 @@ impl DiskFaults {
         let fault = DiskFault { op, on, kind };
         self.log.push(fault);
         fault
+    }
+}
+
+/// A seeded page of a file of `len_pages` pages other than `page`; a file
+/// of one page has none, so the bytes go to the page after its end, where
+/// the file never reads them.
+fn other_page(page: u64, len_pages: u64, random: &mut RandomStream) -> u64 {
+    if len_pages < 2 {
+        return page + 1;
+    }
+    let other = random.below(len_pages - 1);
+    if other >= page { other + 1 } else { other }
+}
+
+/// `page` if the sync touched it (`pages`, sorted and not empty), else the
+/// touched page it picks modulo their number: a replayed or hand-written
+/// fault that does not fit its sync is bent to fit.
+fn fit_page(page: u64, pages: &[u64]) -> u64 {
+    match pages.binary_search(&page) {
+        Ok(_) => page,
+        Err(_) => pages[(page % pages.len() as u64) as usize],
     }
 }
 
@@ -480,6 +564,28 @@ mod tests {
         assert!(!a.chance(0.0));
         assert_eq!(a.next_u64(), b.next_u64(), "p = 0 consumed nothing");
         assert!(a.chance(1.0));
+    }
+
+    #[test]
+    fn misplaced_pages_are_seeded_in_range_and_held_off_by_the_gate() {
+        let config = DiskConfig { misdirected_write: 1.0, ..DiskConfig::default() };
+        let gate = Rc::new(Cell::new(false));
+        let mut faults = DiskFaults::seeded(config, 2, "n").gated(gate.clone());
+        assert_eq!(faults.misplace(1, &[3, 4], 8), None, "closed: nothing drawn");
+        gate.set(true);
+        assert_eq!(faults.misplace(2, &[], 8), None, "no page written, nothing to misplace");
+        for op in 3..200 {
+            let Some(DiskFault { kind: DiskFaultKind::MisdirectedWrite { page, to }, .. }) =
+                faults.misplace(op, &[3, 4], 8)
+            else {
+                panic!("probability 1")
+            };
+            assert!([3, 4].contains(&page) && to < 8 && to != page, "{page} -> {to}");
+        }
+        let mut again = DiskFaults::seeded(config, 2, "n");
+        assert_eq!(again.misplace(3, &[3, 4], 8), Some(faults.log()[0]), "the gate drew nothing");
+        assert_eq!(other_page(0, 1, &mut stream(1)), 1, "one page: past the end");
+        assert_eq!((fit_page(4, &[2, 4]), fit_page(7, &[2, 4])), (4, 4), "kept if written, else bent");
     }
 
     #[test]

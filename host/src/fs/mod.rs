@@ -32,6 +32,7 @@ mod errno;
 mod faults;
 mod host_mount;
 mod inode;
+mod misplace;
 mod namespace;
 mod open;
 mod pages;

@@ -23,7 +23,7 @@ use std::rc::Rc;
 
 pub(super) const PAGE_BYTES: u64 = 4096;
 
-type Page = [u8; PAGE_BYTES as usize];
+pub(super) type Page = [u8; PAGE_BYTES as usize];
 
 #[derive(Clone, Default, Debug)]
 pub(super) struct Pages {
@@ -109,6 +109,33 @@ impl Pages {
             }
         }
         self.len = len;
+    }
+
+    /// Page `n`, shared (None: a hole).
+    pub(super) fn page(&self, n: u64) -> Option<Rc<Page>> {
+        self.pages.get(&n).cloned()
+    }
+
+    /// Puts `page` (None: a hole) at page `n`, the size unchanged: a page
+    /// past the end is not stored and the bytes past the end are zeroed, so
+    /// the invariants hold whatever the page held (rules 19 and 20 of
+    /// `durability.rs` move whole pages between file states).
+    pub(super) fn put_page(&mut self, n: u64, page: Option<Rc<Page>>) {
+        if n >= self.len.div_ceil(PAGE_BYTES) {
+            return;
+        }
+        match page {
+            Some(bytes) => self.pages.insert(n, bytes),
+            None => self.pages.remove(&n),
+        };
+        let within = (self.len % PAGE_BYTES) as usize;
+        if within > 0
+            && n == self.len / PAGE_BYTES
+            && let Some(bytes) = self.pages.get_mut(&n)
+            && bytes[within..].iter().any(|&b| b != 0)
+        {
+            Rc::make_mut(bytes)[within..].fill(0);
+        }
     }
 
     /// Appends a page's worth (or less, at the end) of bytes read in order,
@@ -199,6 +226,22 @@ mod tests {
         assert_eq!(pages.fitting(P + 5, P as usize, 0), P as usize - 5, "up to the end of the page it has");
         assert_eq!(pages.fitting(5, 10, 0), 0);
         assert_eq!(pages.fitting(5, 0, 0), 0);
+    }
+
+    #[test]
+    fn put_page_moves_whole_pages_and_keeps_the_invariants() {
+        let mut pages = Pages::default();
+        pages.write(0, &[1; 2 * P as usize]);
+        let full = pages.page(0).unwrap();
+        pages.set_len(P + 3);
+        pages.put_page(1, Some(full.clone()));
+        assert_eq!(contents(&pages)[P as usize..], [1, 1, 1], "the bytes past the end are zeroed");
+        pages.set_len(P + 5);
+        assert_eq!(contents(&pages)[P as usize..], [1, 1, 1, 0, 0], "so extending shows zeros");
+        pages.put_page(2, Some(full));
+        assert_eq!((pages.len(), pages.allocated()), (P + 5, 2), "a page past the end is not stored");
+        pages.put_page(0, None);
+        assert_eq!((contents(&pages)[0], pages.allocated()), (0, 1), "a hole");
     }
 
     #[test]

@@ -7,7 +7,7 @@
 use super::NodeProgram;
 use super::event::Who;
 use super::fault::disk_error::{FSYNC_EIO, READ_CORRUPT, READ_EIO, WRITE_EIO, WRITE_ENOSPC, disk_stream};
-use super::fault::{crash_io, preempt};
+use super::fault::{crash_io, lost_write, misdirected_write, preempt};
 use super::vtime::SimDuration;
 use crate::clock::{EPOCH_UNIX_NS, VirtualClock};
 use crate::disk_latency::DiskLatency;
@@ -152,6 +152,8 @@ impl<'a> Slot<'a> {
                             write_enospc: disk_stream(ctx.seed, &WRITE_ENOSPC, &p.name),
                             read_eio: disk_stream(ctx.seed, &READ_EIO, &p.name),
                             read_corrupt: disk_stream(ctx.seed, &READ_CORRUPT, &p.name),
+                            lost_write: lost_write::disk_stream(ctx.seed, &p.name),
+                            misdirected_write: misdirected_write::disk_stream(ctx.seed, &p.name),
                         },
                     ),
                 };

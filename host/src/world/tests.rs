@@ -268,6 +268,47 @@ fn drawn_write_errors_are_schedule_entries_that_replay_exactly() {
 }
 
 #[test]
+fn drawn_lost_and_misdirected_writes_are_schedule_entries_at_their_fsync() {
+    // `w` appends and syncs a line every 10ms; some syncs lose or misdirect a page.
+    let writer = guest(
+        "(local.set $fd (call $open))
+         (loop $l (call $append (local.get $fd)) (call $sleep (i64.const 10000000) (i32.const 0)) (br $l))",
+    );
+    let mut drawn = spec(5, vec![program("w", writer), workload(sleeper(1, 1000))]);
+    drawn.faults.disk = DiskConfig { lost_write: 0.2, misdirected_write: 0.2, ..DiskConfig::default() };
+    let (verdict, log, first) = run_logged(&drawn);
+    assert_eq!(verdict, Verdict::Pass, "{log}");
+    let of =
+        |faults: &[Fault], name: &str| faults.iter().filter(|f| f.kind.name() == name).cloned().collect::<Vec<_>>();
+    let (lost, misdirected) = (of(&first.faults, "lost_write"), of(&first.faults, "misdirected_write"));
+    assert!(lost.len() >= 3 && misdirected.len() >= 3, "{:?}", first.faults);
+    assert!(lost.iter().chain(&misdirected).all(|f| f.op.is_some() && f.amount == Some(0)), "one page: page 0");
+    assert!(misdirected.iter().all(|f| f.to == Some(1)), "a file of one page: past its end");
+    assert!(log.contains("(sync): page 0 lost, the sync reported success"), "{log}");
+    assert!(log.contains("(sync): page 0 written to page 1, the sync reported success"), "{log}");
+    // The schedule file form keeps the pages.
+    for f in [&lost[0], &misdirected[0]] {
+        assert_eq!(Fault::from_json(&f.to_json()).as_ref(), Ok(f), "{}", f.to_json());
+    }
+    assert!(misdirected[0].describe().ends_with(", page 0 written to page 1"), "{}", misdirected[0].describe());
+
+    // Replayed with no probability, only the recorded ops: the same run.
+    let mut replay = spec(5, drawn.programs.iter().map(clone_program).collect());
+    replay.schedule = Some(first.faults.clone());
+    let (_, replay_log, second) = run_logged(&replay);
+    assert_eq!((second.faults, second.trace_hash), (first.faults.clone(), first.trace_hash));
+    assert_eq!(replay_log, log);
+    // Removed from the schedule (`seedfall faults -remove`), it does not fire; the others still do.
+    let removed = first.faults.iter().position(|f| f.kind.name() == "lost_write").unwrap();
+    let mut without = first.faults.clone();
+    without.remove(removed);
+    replay.schedule = Some(without.clone());
+    let third = run_logged(&replay).2;
+    assert_eq!(third.faults, without);
+    assert_ne!(third.trace_hash, first.trace_hash);
+}
+
+#[test]
 fn drawn_read_faults_are_schedule_entries_numbered_by_disk_read() {
     let cluster = || {
         let mut s = reader_cluster(6);

@@ -24,6 +24,8 @@ pub(crate) mod crash_io;
 pub(crate) mod disk_error;
 pub mod injector;
 mod json;
+pub(crate) mod lost_write;
+pub(crate) mod misdirected_write;
 mod net_reset;
 mod partition;
 mod pause;
@@ -56,6 +58,8 @@ pub static KINDS: &[&dyn FaultKind] = &[
     &disk_error::WRITE_ENOSPC,
     &disk_error::READ_EIO,
     &disk_error::READ_CORRUPT,
+    &lost_write::LostWrite,
+    &misdirected_write::MisdirectedWrite,
     &net_reset::NetReset,
     &slow::Slow,
     &clog::ClogKind,
@@ -192,8 +196,11 @@ pub struct Fault {
     /// For a crash in the middle of a disk operation: how much of it took effect.
     pub applied: Option<Prefix>,
     /// A signed size: a clock skew's offset or a clock jump in
-    /// nanoseconds, the bit a corrupted read flipped.
+    /// nanoseconds, the bit a corrupted read flipped, the page a lost or
+    /// misdirected write left old.
     pub amount: Option<i64>,
+    /// For a misdirected write: the page its bytes went to.
+    pub to: Option<u64>,
     /// Which form of its kind it takes, for kinds with several (a clog's
     /// `stop`, `jam` or `slow`).
     pub form: Option<&'static str>,
@@ -209,6 +216,7 @@ impl Fault {
             op: None,
             applied: None,
             amount: None,
+            to: None,
             form: None,
         }
     }
