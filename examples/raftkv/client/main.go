@@ -1,83 +1,41 @@
-// Command client is raftkv's workload. -mode elect checks leader election:
-// once a first leader is known it lets faults run for 6 s, then opens a quiet window
-// (sim.QuietFor: partitions heal, no new faults) and requires that every
-// node reports the same leader within -within (5 s) of virtual time
-// (sim.Eventually), -rounds times.
+// Command client is raftkv's workload, in one of three modes:
+//
+//   - elect (elect.go): after every heal all nodes know the same leader
+//     within -within;
+//   - lin (lin.go): -clients concurrent clients put and get a few keys and
+//     record the history, which the simulator checks for linearizability;
+//   - durable (durable.go): every client writes increasing values to its own
+//     key; after the faults end, each key holds at least its last
+//     acknowledged value.
 package main
 
 import (
 	"flag"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"strings"
 	"time"
-
-	"seedfall.dev/sdk/sim"
 )
 
 func main() {
-	mode := flag.String("mode", "elect", "what to check: elect")
+	mode := flag.String("mode", "elect", "what to check: elect, lin or durable")
 	nodes := flag.String("nodes", "n1,n2,n3", "the cluster's nodes")
 	rounds := flag.Int("rounds", 5, "fault rounds, each ended by a heal")
 	within := flag.Duration("within", 5*time.Second, "how soon after a heal every node must know the leader")
+	clients := flag.Int("clients", 4, "concurrent clients (lin, durable)")
+	keys := flag.Int("keys", 3, "how many keys (lin)")
+	runFor := flag.Duration("for", 20*time.Second, "how long the clients run (lin, durable)")
 	flag.Parse()
 	peers := strings.Split(*nodes, ",")
 	switch *mode {
 	case "elect":
 		elect(peers, *rounds, *within)
+	case "lin":
+		lin(peers, *clients, *keys, *runFor)
+	case "durable":
+		durable(peers, *clients, *runFor)
 	default:
 		fmt.Fprintf(os.Stderr, "raftkv client: unknown -mode %q\n", *mode)
 		os.Exit(2)
 	}
-}
-
-// httpClient's timeout keeps a query to a partitioned node from outliving
-// one poll of sim.Eventually by much.
-var httpClient = &http.Client{Timeout: 300 * time.Millisecond}
-
-// faultsFor is how long each round lets faults run before the heal.
-const faultsFor = 6 * time.Second
-
-func elect(nodes []string, rounds int, within time.Duration) {
-	sim.Eventually(10*time.Second, func() bool { return agreedLeader(nodes) != "" }, "a first leader is elected")
-	sim.SetupComplete()
-	for round := 1; round <= rounds; round++ {
-		time.Sleep(faultsFor)
-		healed := time.Now()
-		sim.QuietFor(within)
-		var leader string
-		sim.Eventually(within, func() bool {
-			leader = agreedLeader(nodes)
-			return leader != ""
-		}, fmt.Sprintf("within %v of a heal every node knows the same leader", within))
-		fmt.Printf("round %d: leader %s after %v\n", round, leader, time.Since(healed).Round(time.Millisecond))
-		// The next round's faults start when this quiet window ends.
-		time.Sleep(time.Until(healed.Add(within)))
-	}
-}
-
-// agreedLeader is the leader every node reports, or "" while they do not
-// all report the same one.
-func agreedLeader(nodes []string) string {
-	var agreed string
-	for i, n := range nodes {
-		id, err := leaderOf(n)
-		if err != nil || id == "" || (i > 0 && id != agreed) {
-			return ""
-		}
-		agreed = id
-	}
-	return agreed
-}
-
-func leaderOf(node string) (string, error) {
-	resp, err := httpClient.Get("http://" + node + ":8000/leader")
-	if err != nil {
-		return "", err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	return string(body), err
 }

@@ -58,12 +58,12 @@ func (a *api) put(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *api) get(w http.ResponseWriter, r *http.Request) {
-	if a.notLeader(w) {
-		return
-	}
 	key := r.PathValue("key")
 	if a.localReads {
 		answer(w, a.fsm.get(key))
+		return
+	}
+	if a.notLeader(w) {
 		return
 	}
 	a.apply(w, command{Op: "get", Key: key})

@@ -7,12 +7,11 @@
 //	PUT /k/KEY     stores the body as KEY's value through the raft log
 //	GET /k/KEY     KEY's value: 200 with it, 404 if never set
 //
-// Writes and reads go to the leader; another node answers 421 with the
-// leader's ID in X-Leader. -reads says how the leader reads: "log" puts the
-// read through the raft log (linearizable), "local" answers from its own
-// state machine without checking it is still the leader (stale under
-// partitions and pauses: the negative control for the linearizability
-// check).
+// Writes go to the leader; another node answers 421 with the leader's ID
+// in X-Leader. -reads says how reads are served: "log" puts them through
+// the leader's raft log (linearizable), "local" lets any node answer from
+// its own state machine without VerifyLeader (stale when it lags behind:
+// the negative control for the linearizability check).
 //
 // Every node is started with the same -peers list and bootstraps the same
 // 3-node configuration when its disk holds no raft state.
