@@ -62,11 +62,16 @@ func fatalf(format string, args ...any) {
 
 func start(id string, peers []string, data, logLevel string) (*raft.Raft, *kvFSM, error) {
 	dir := filepath.Join(data, "raft")
+	// Every directory on the way is made durable, its parent included:
+	// a fresh disk has none of them, and a name is only durable once the
+	// directory holding it is synced.
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, nil, err
 	}
-	if err := syncDir(data); err != nil {
-		return nil, nil, err
+	for _, d := range []string{filepath.Dir(data), data, dir} {
+		if err := syncDir(d); err != nil {
+			return nil, nil, err
+		}
 	}
 	logger := hclog.New(&hclog.LoggerOptions{Name: "raft-" + id, Level: hclog.LevelFromString(logLevel), Output: os.Stderr})
 	conf := raft.DefaultConfig()
