@@ -11,7 +11,7 @@
 //! slot. Why 65,536 is docs/fd-limit.md.
 
 use crate::fs::{Errno, Ino};
-use crate::net::{EndpointId, ListenerId};
+use crate::net::{EndpointId, ListenerId, UdpId};
 use std::collections::{BTreeMap, BTreeSet};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,6 +32,8 @@ pub enum FdKind {
     Listener(ListenerId),
     /// One end of a simulated TCP connection.
     Socket(EndpointId),
+    /// A UDP socket of the simulated network.
+    Udp(UdpId),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -54,6 +54,8 @@ pub enum Draw {
     Points,
     /// Signed sizes (a clock skew's offset, a jump).
     Amounts,
+    /// Per datagram on one link: whether it is lost or duplicated.
+    Datagrams,
 }
 
 impl Purpose {
@@ -73,6 +75,7 @@ impl Purpose {
             Purpose::Fault(kind, Draw::Shape) => format!("{kind} shape"),
             Purpose::Fault(kind, Draw::DiskOps) => format!("disk {kind}"),
             Purpose::Fault(kind, Draw::Amounts) => format!("{kind} amount"),
+            Purpose::Fault(kind, Draw::Datagrams) => format!("datagram {kind}"),
         }
     }
 }
@@ -161,6 +164,7 @@ mod tests {
             (Purpose::Fault("k", Draw::Shape), "k shape"),
             (Purpose::Fault("k", Draw::Amounts), "k amount"),
             (Purpose::Fault("k", Draw::DiskOps), "disk k"),
+            (Purpose::Fault("k", Draw::Datagrams), "datagram k"),
         ];
         for (purpose, label) in pinned {
             assert_eq!(purpose.label(), label, "{purpose:?}");

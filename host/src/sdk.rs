@@ -1,7 +1,8 @@
 //! The `seedfall` import module the Go SDK (`sdk/go`, package `sim`) calls,
 //! exactly as docs/sdk-abi.md specifies it: the node's name and incarnation,
 //! sockets of the simulated network (`listen`, `dial`, `sock_name`, and for
-//! net_overlay `connect`, `connect_status`, `sock_addr`), properties, the
+//! net_overlay `connect`, `connect_status`, `sock_addr` and the UDP calls
+//! `udp_connect`, `udp_sendto`, `udp_recvfrom`), properties, the
 //! workload budget, `quiet_for` and `setup_complete`, and the history
 //! (`op_*`, `txn_*`: recorded in the run's shared `History` and hashed
 //! into the node's trace with their contents). Only bound in the
@@ -26,8 +27,9 @@ pub const MODULE: &str = "seedfall";
 const OP_PUT: u32 = 0;
 const OP_GET: u32 = 1;
 const OP_INVOKE: u32 = 2;
-/// `listen`'s and `dial`'s network argument for TCP (1 is UDP, not simulated yet).
+/// `listen`'s and `dial`'s network argument for TCP, and for UDP.
 const NETWORK_TCP: u64 = 0;
+const NETWORK_UDP: u64 = 1;
 
 /// A failed call's result: the errno, negated (docs/sdk-abi.md).
 fn failed(errno: Errno) -> i64 {
@@ -86,8 +88,10 @@ fn node_name(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
     Ok(name.len() as i64)
 }
 
+/// `listen(network, port)`: a TCP listener, or for UDP a datagram socket
+/// bound to the port (0: an ephemeral one).
 fn listen(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
-    if v[0] != NETWORK_TCP {
+    if v[0] != NETWORK_TCP && v[0] != NETWORK_UDP {
         return Ok(failed(Errno::AFNOSUPPORT));
     }
     let Ok(port) = u16::try_from(v[1] as u32) else { return Ok(failed(Errno::INVAL)) };
@@ -96,6 +100,13 @@ fn listen(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
     }
     let now = c.data().clock.now_ns();
     let sim = link(c);
+    if v[0] == NETWORK_UDP {
+        let bound = sim.net.borrow_mut().udp_bind(sim.net_node, port, now);
+        return Ok(match bound {
+            Ok(sock) => fd_or_failed(c.data_mut().fds.insert(FdKind::Udp(sock), FDFLAG_NONBLOCK)),
+            Err(e) => failed(e),
+        });
+    }
     let listened = sim.net.borrow_mut().listen(sim.net_node, port, now);
     Ok(match listened {
         Ok(listener) => fd_or_failed(c.data_mut().fds.insert(FdKind::Listener(listener), FDFLAG_NONBLOCK)),
@@ -104,7 +115,7 @@ fn listen(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
 }
 
 fn dial(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
-    if v[0] != NETWORK_TCP {
+    if v[0] != NETWORK_TCP && v[0] != NETWORK_UDP {
         return Ok(failed(Errno::AFNOSUPPORT));
     }
     let Some(addr) = read_string(c, v[1], v[2]) else { return Ok(failed(Errno::FAULT)) };
@@ -115,6 +126,9 @@ fn dial(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
     }
     let now = c.data().clock.now_ns();
     let sim = link(c);
+    if v[0] == NETWORK_UDP {
+        return Ok(dial_udp(c, host, port, now));
+    }
     let net = sim.net.clone();
     let ep = match net.borrow_mut().connect(sim.net_node, host, port, now) {
         Ok(ep) => ep,
@@ -138,6 +152,94 @@ fn dial(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
             }
         }
     }
+}
+
+/// `dial(1, "node:port")`: a UDP socket on an ephemeral port connected to
+/// the named node's port; nothing travels, so it never blocks.
+fn dial_udp(c: &mut Caller<'_, Node>, host: &str, port: u16, now: u64) -> i64 {
+    let sim = link(c);
+    let mut net = sim.net.borrow_mut();
+    let Some(to) = net.resolve(host) else { return failed(Errno::HOSTUNREACH) };
+    let connected = net.udp_bind(sim.net_node, 0, now).and_then(|sock| {
+        let result = net.udp_connect(sock, ip::node_ip(to), port, now);
+        if result.is_err() {
+            let _ = net.udp_close(sock, now);
+        }
+        result.map(|()| sock)
+    });
+    drop(net);
+    match connected {
+        Ok(sock) => fd_or_failed(c.data_mut().fds.insert(FdKind::Udp(sock), FDFLAG_NONBLOCK)),
+        Err(e) => failed(e),
+    }
+}
+
+/// The UDP socket behind descriptor `fd`.
+fn udp_fd(c: &Caller<'_, Node>, fd: u64) -> Result<crate::net::UdpId, Errno> {
+    match c.data().fds.get(fd as u32).map(|e| &e.kind) {
+        Some(FdKind::Udp(sock)) => Ok(*sock),
+        Some(_) => Err(Errno::NOTSOCK),
+        None => Err(Errno::BADF),
+    }
+}
+
+/// `udp_connect(fd, ip, port) -> i32`: gives a UDP socket its default peer
+/// (net_overlay's `DialUDP`); 0 or `-errno`.
+fn udp_connect(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
+    let Ok(port) = u16::try_from(v[2] as u32) else { return Ok(failed(Errno::INVAL)) };
+    let sock = match udp_fd(c, v[0]) {
+        Ok(sock) => sock,
+        Err(e) => return Ok(failed(e)),
+    };
+    let now = c.data().clock.now_ns();
+    let done = link(c).net.borrow_mut().udp_connect(sock, v[1] as u32, port, now);
+    Ok(done.map_or_else(failed, |()| 0))
+}
+
+/// `udp_sendto(fd, ip, port, ptr, len) -> i32`: one datagram to a simulated
+/// IP and port; its length, or `-errno` (`-EMSGSIZE` past 65,507 bytes).
+fn udp_sendto(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
+    let Ok(port) = u16::try_from(v[2] as u32) else { return Ok(failed(Errno::INVAL)) };
+    let sock = match udp_fd(c, v[0]) {
+        Ok(sock) => sock,
+        Err(e) => return Ok(failed(e)),
+    };
+    // Checked before copying, so a guest-sized length is never copied.
+    if v[4] as u32 as usize > crate::net::udp::MAX_DATAGRAM_BYTES {
+        return Ok(failed(Errno::MSGSIZE));
+    }
+    let Ok(data) = c.read(v[3] as u32, v[4] as u32).map(<[u8]>::to_vec) else { return Ok(failed(Errno::FAULT)) };
+    let now = c.data().clock.now_ns();
+    let sent = link(c).net.borrow_mut().udp_send_to(sock, v[1] as u32, port, &data, now);
+    Ok(sent.map_or_else(failed, |n| n as i64))
+}
+
+/// `udp_recvfrom(fd, ptr, len, addr_out) -> i32`: takes one datagram,
+/// copies at most `len` bytes of it to `ptr` (the rest is discarded) and
+/// its source as the i64 `ip << 16 | port` to `addr_out`; the count, or
+/// `-EAGAIN` when none is queued (it never blocks: Go polls).
+fn udp_recvfrom(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
+    let sock = match udp_fd(c, v[0]) {
+        Ok(sock) => sock,
+        Err(e) => return Ok(failed(e)),
+    };
+    let (ptr, len, addr_out) =
+        (v[1] as u32, (v[2] as u32).min(crate::net::udp::MAX_DATAGRAM_BYTES as u32), v[3] as u32);
+    // Out-of-bounds buffers fail before a datagram is taken.
+    if c.read(ptr, len).is_err() || c.read(addr_out, 8).is_err() {
+        return Ok(failed(Errno::FAULT));
+    }
+    let now = c.data().clock.now_ns();
+    let mut buf = vec![0u8; len as usize];
+    let received = link(c).net.borrow_mut().udp_recv_from(sock, &mut buf, now);
+    let (n, from) = match received {
+        Ok(got) => got,
+        Err(e) => return Ok(failed(e)),
+    };
+    let packed = u64::from(ip::node_ip(from.node)) << 16 | u64::from(from.port);
+    let wrote = crate::wasi::write_guest(c, ptr, &buf[..n])
+        .and_then(|()| crate::wasi::write_guest(c, addr_out, &packed.to_le_bytes()));
+    Ok(if wrote.is_ok() { n as i64 } else { failed(Errno::FAULT) })
 }
 
 /// `connect(ip, port)`: starts a connection to a simulated IP (net_overlay,
@@ -183,6 +285,8 @@ fn fd_addr(c: &mut Caller<'_, Node>, fd: u32, peer: bool) -> Result<SockAddr, Er
         (FdKind::Socket(ep), true) => net.peer_addr(ep),
         (FdKind::Listener(l), false) => net.listener_addr(l),
         (FdKind::Listener(_), true) => Err(Errno::NOTCONN),
+        (FdKind::Udp(s), false) => net.udp_local_addr(s),
+        (FdKind::Udp(s), true) => net.udp_peer(s),
         _ => Err(Errno::NOTSOCK),
     }
 }
@@ -348,6 +452,9 @@ pub fn register(l: &mut Linker<Node>) {
     bind(l, "connect", &[I32, I32], &[I32], connect);
     bind(l, "connect_status", &[I32], &[I32], connect_status);
     bind(l, "sock_addr", &[I32, I32], &[I64], sock_addr);
+    bind(l, "udp_connect", &[I32, I32, I32], &[I32], udp_connect);
+    bind(l, "udp_sendto", &[I32, I32, I32, I32, I32], &[I32], udp_sendto);
+    bind(l, "udp_recvfrom", &[I32, I32, I32, I32], &[I32], udp_recvfrom);
     bind(l, "flock", &[I32, I32], &[I32], flock);
     bind(l, "property", &[I32, I32, I32, I32], &[], property);
     bind(l, "budget", &[I64], &[I64], budget);

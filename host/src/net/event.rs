@@ -2,6 +2,7 @@
 //! hashable form: one line per event, numbers only (node ids, not names), so
 //! it does not depend on anything but the model.
 
+use super::udp::{UdpDrop, UdpId};
 use super::{ConnId, ListenerId, NodeId, ShutdownHow, Side, SockAddr};
 use std::fmt;
 
@@ -135,6 +136,57 @@ pub enum NetEvent {
         to: NodeId,
         released: u32,
     },
+    UdpBind {
+        at_ns: u64,
+        sock: UdpId,
+        addr: SockAddr,
+    },
+    UdpConnect {
+        at_ns: u64,
+        sock: UdpId,
+        peer: SockAddr,
+    },
+    /// A datagram (`dup`: the copy `udp_dup` made) left; `deliver_ns` is
+    /// `None` when it was dropped at once, for `drop`.
+    UdpSend {
+        at_ns: u64,
+        seq: u64,
+        from: SockAddr,
+        to: SockAddr,
+        len: u64,
+        latency_ns: u64,
+        deliver_ns: Option<u64>,
+        drop: Option<UdpDrop>,
+        dup: bool,
+    },
+    /// Datagram `seq` arrived: queued at a socket, or dropped.
+    UdpDeliver {
+        at_ns: u64,
+        seq: u64,
+        to: SockAddr,
+        outcome: Result<UdpId, UdpDrop>,
+    },
+    /// A receive took a datagram of `len` bytes and copied `copied` of them.
+    UdpRecv {
+        at_ns: u64,
+        sock: UdpId,
+        len: u64,
+        copied: u64,
+    },
+    /// `count` datagrams in flight on the link vanished.
+    UdpDrop {
+        at_ns: u64,
+        from: NodeId,
+        to: NodeId,
+        count: u32,
+        why: UdpDrop,
+    },
+    /// A socket closed (by the guest or a crash) with `discarded` datagrams unread.
+    UdpClose {
+        at_ns: u64,
+        sock: UdpId,
+        discarded: u32,
+    },
 }
 
 impl fmt::Display for SegmentKind {
@@ -201,6 +253,29 @@ impl fmt::Display for NetEvent {
             }
             NetEvent::Heal { at_ns, from, to, released } => {
                 write!(f, "{at_ns} heal {from}->{to} released={released}")
+            }
+            NetEvent::UdpBind { at_ns, sock, addr } => write!(f, "{at_ns} udp-bind u{} {addr}", sock.0),
+            NetEvent::UdpConnect { at_ns, sock, peer } => write!(f, "{at_ns} udp-connect u{} {peer}", sock.0),
+            NetEvent::UdpSend { at_ns, seq, from, to, len, latency_ns, deliver_ns, drop, dup } => {
+                let copy = if *dup { " dup" } else { "" };
+                write!(f, "{at_ns} udp-send d{seq}{copy} {from}->{to} len={len} latency={latency_ns} ")?;
+                match (deliver_ns, drop) {
+                    (Some(t), _) => write!(f, "deliver={t}"),
+                    (None, why) => write!(f, "dropped {why:?}"),
+                }
+            }
+            NetEvent::UdpDeliver { at_ns, seq, to, outcome } => match outcome {
+                Ok(sock) => write!(f, "{at_ns} udp-deliver d{seq} {to} queued u{}", sock.0),
+                Err(why) => write!(f, "{at_ns} udp-deliver d{seq} {to} dropped {why:?}"),
+            },
+            NetEvent::UdpRecv { at_ns, sock, len, copied } => {
+                write!(f, "{at_ns} udp-recv u{} {copied}/{len}", sock.0)
+            }
+            NetEvent::UdpDrop { at_ns, from, to, count, why } => {
+                write!(f, "{at_ns} udp-drop {from}->{to} {count} {why:?}")
+            }
+            NetEvent::UdpClose { at_ns, sock, discarded } => {
+                write!(f, "{at_ns} udp-close u{} discarded={discarded}", sock.0)
             }
         }
     }

@@ -47,6 +47,7 @@ impl Net {
             }
         }
         self.events.push(NetEvent::Crash { at_ns: now_ns, node, reset, listeners: listener_count });
+        self.udp_crash(node, now_ns);
         for (conn, side) in rsts {
             self.send(conn, side.peer(), Payload::Rst, now_ns);
         }
@@ -133,8 +134,9 @@ impl Net {
     }
 
     /// Untimes every segment on the link (it starts being held); returns
-    /// how many.
+    /// how many. Datagrams in flight on it are dropped instead (UDP rule U5).
     pub(super) fn hold_link(&mut self, from: NodeId, to: NodeId, now_ns: u64) -> u32 {
+        self.udp_link_held(from, to, now_ns);
         let mut held = 0;
         for (&id, c) in self.conns.iter_mut() {
             for side in [Side::Client, Side::Server] {

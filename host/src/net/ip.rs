@@ -33,14 +33,26 @@ pub fn ip_string(ip: u32) -> String {
     std::net::Ipv4Addr::from(ip).to_string()
 }
 
+/// Each node's IP in dotted-quad form with its name, in the config's order.
+fn named_ips<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<(String, &'a str)> {
+    let ip_of = |k: usize| ip_string(node_ip(NodeId(u32::try_from(k).expect("fewer than 2^32 nodes"))));
+    names.into_iter().enumerate().map(|(k, name)| (ip_of(k), name)).collect()
+}
+
 /// The `/etc/hosts` every node sees: localhost, then one line per node.
 pub fn hosts_file<'a>(names: impl IntoIterator<Item = &'a str>) -> String {
     let mut text = String::from("127.0.0.1 localhost\n::1 localhost\n");
-    for (k, name) in names.into_iter().enumerate() {
-        let node = NodeId(u32::try_from(k).expect("fewer than 2^32 nodes"));
-        text.push_str(&format!("{} {name}\n", ip_string(node_ip(node))));
+    for (ip, name) in named_ips(names) {
+        text.push_str(&format!("{ip} {name}\n"));
     }
     text
+}
+
+/// The replay header that maps each node's IP back to its name (guests
+/// print the IPs they see).
+pub fn trace_header<'a>(names: impl IntoIterator<Item = &'a str>) -> String {
+    let pairs: Vec<String> = named_ips(names).into_iter().map(|(ip, name)| format!("{ip} {name}")).collect();
+    format!("hosts: {}", pairs.join(", "))
 }
 
 /// Go's resolver reads only `/etc/hosts` with this, so an unknown name fails
@@ -75,5 +87,10 @@ mod tests {
             hosts_file(["server", "client"]),
             "127.0.0.1 localhost\n::1 localhost\n10.0.0.1 server\n10.0.0.2 client\n"
         );
+    }
+
+    #[test]
+    fn the_trace_header_maps_ips_to_names() {
+        assert_eq!(trace_header(["server", "client"]), "hosts: 10.0.0.1 server, 10.0.0.2 client");
     }
 }

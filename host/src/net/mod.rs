@@ -1,6 +1,6 @@
-//! The simulated network: TCP-like connections between nodes on one virtual
-//! clock, with seeded latency, partitions on directed links and resets on
-//! crash. A pure data structure: no real sockets, no real clock; time is the
+//! The simulated network: TCP-like connections and UDP datagrams
+//! (`udp.rs`, its own rules U1-U9) between nodes on one virtual clock, with
+//! seeded latency, partitions on directed links and resets on crash. A pure data structure: no real sockets, no real clock; time is the
 //! `now_ns` every call passes, randomness is the one latency stream handed to
 //! `Net::new`. It knows nothing of WASI, fds or memory layouts; the WASI layer
 //! maps fds onto `EndpointId`/`ListenerId` (see "Wiring" below).
@@ -110,7 +110,7 @@
 //! Known simplifications (warts): no flow control or window (unbounded
 //! buffers), no Nagle or MSS splitting, no TIME_WAIT, no keepalive, no
 //! timeouts inside the model (deadlines are the guest's), a crashed node
-//! answers with an RST after one latency instead of going silent, no UDP yet.
+//! answers with an RST after one latency instead of going silent.
 //!
 //! # Wiring (for the WASI layer)
 //!
@@ -134,10 +134,16 @@ mod ready;
 mod socket;
 #[cfg(test)]
 mod tests;
+pub mod udp;
+pub mod udp_fault;
+#[cfg(test)]
+mod udp_tests;
 
 pub use crate::fs::Errno;
 pub use clog::Clog;
 pub use event::{Delivery, NetEvent, SegmentKind};
+pub use udp::{UdpDrop, UdpId};
+pub use udp_fault::{DatagramFault, DatagramFaultKind, DatagramFaults};
 
 use crate::random::RandomStream;
 use pipe::{Payload, Pipe, Segment};
@@ -356,6 +362,8 @@ pub struct Net {
     next_conn: u64,
     next_listener: u64,
     events: Vec<NetEvent>,
+    /// Datagram sockets and datagrams in flight (`udp.rs`).
+    udp: udp::Udp,
 }
 
 impl Net {
@@ -379,6 +387,7 @@ impl Net {
             next_conn: 0,
             next_listener: 0,
             events: Vec::new(),
+            udp: udp::Udp::default(),
         }
     }
 
@@ -425,27 +434,36 @@ impl Net {
         std::mem::take(&mut self.events)
     }
 
-    /// Delivers everything due at or before `now_ns` (contract rule 1).
+    /// Delivers everything due at or before `now_ns` (contract rule 1):
+    /// segments and datagrams in time order, a segment first on a tie.
     pub fn advance(&mut self, now_ns: u64) {
         assert!(now_ns >= self.now_ns, "network time went backwards: {now_ns} < {}", self.now_ns);
         self.now_ns = now_ns;
-        while let Some(&(at_ns, conn, side)) = self.heads.first() {
-            if at_ns > now_ns {
-                break;
+        loop {
+            let segment_ns = self.heads.first().map(|&(at_ns, _, _)| at_ns).filter(|&t| t <= now_ns);
+            let datagram_ns = self.udp.next_ns().filter(|&t| t <= now_ns);
+            match (segment_ns, datagram_ns) {
+                (Some(s), d) if d.is_none_or(|d| s <= d) => self.deliver_next_segment(),
+                (_, Some(_)) => self.udp_deliver_next(),
+                _ => break,
             }
-            self.heads.pop_first();
-            let c = self.conns.get_mut(&conn).expect("a head belongs to a live connection");
-            let pipe = &mut c.inbox[side.index()];
-            let segment = pipe.segments.pop_front().expect("a head has a segment");
-            assert_eq!(segment.deliver_ns, Some(at_ns), "head out of step with its pipe");
-            pipe.last_delivered_ns = at_ns;
-            if let Some(next) = pipe.segments.front() {
-                let next_ns = next.deliver_ns.expect("a timed pipe is timed throughout");
-                assert!(next_ns >= at_ns, "FIFO order broken on {conn:?}/{side:?}");
-                self.heads.insert((next_ns, conn, side));
-            }
-            self.deliver(conn, side, segment.payload, at_ns);
         }
+    }
+
+    /// Delivers the segment at the head of the agenda.
+    fn deliver_next_segment(&mut self) {
+        let (at_ns, conn, side) = self.heads.pop_first().expect("a segment is due");
+        let c = self.conns.get_mut(&conn).expect("a head belongs to a live connection");
+        let pipe = &mut c.inbox[side.index()];
+        let segment = pipe.segments.pop_front().expect("a head has a segment");
+        assert_eq!(segment.deliver_ns, Some(at_ns), "head out of step with its pipe");
+        pipe.last_delivered_ns = at_ns;
+        if let Some(next) = pipe.segments.front() {
+            let next_ns = next.deliver_ns.expect("a timed pipe is timed throughout");
+            assert!(next_ns >= at_ns, "FIFO order broken on {conn:?}/{side:?}");
+            self.heads.insert((next_ns, conn, side));
+        }
+        self.deliver(conn, side, segment.payload, at_ns);
     }
 
     fn node(&self, node: NodeId) -> &NodeState {

@@ -4,6 +4,7 @@
 //! nobody did anything": `Some(now_ns)` if it is ready now, the delivery
 //! time of the segment that makes it ready, or `None` if nothing in flight
 //! can (a held segment waits for a heal, which the scheduler sees happen).
+//! UDP sockets' readiness is `udp.rs` (rule U8).
 
 use super::pipe::Payload;
 use super::{Binding, End, EndpointId, Errno, Life, ListenerId, Net, NodeId, Phase, Side};
@@ -127,7 +128,7 @@ impl Net {
                 (a, b) => a.or(b),
             };
         }
-        first_ns
+        [first_ns, self.udp_next_event_ns(node)].into_iter().flatten().min()
     }
 
     /// The earliest time after `now_ns` at which anything is delivered
@@ -135,7 +136,7 @@ impl Net {
     /// reaching a closed socket, which answers with an RST).
     pub fn next_event_ns_any(&mut self, now_ns: u64) -> Option<u64> {
         self.advance(now_ns);
-        self.heads.first().map(|&(at_ns, _, _)| at_ns)
+        [self.heads.first().map(|&(at_ns, _, _)| at_ns), self.udp.next_ns()].into_iter().flatten().min()
     }
 
     /// When the answer to `ep`'s SYN will be delivered, while the SYN is in

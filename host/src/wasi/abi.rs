@@ -18,6 +18,7 @@ pub const ESPIPE: Errno = 70;
 pub const ENOTSOCK: Errno = 57;
 pub const ENOTCONN: Errno = 53;
 pub const EAGAIN: Errno = 6;
+pub const EDESTADDRREQ: Errno = 17;
 pub const ENOTCAPABLE: Errno = 76;
 pub const ENAMETOOLONG: Errno = 37;
 

@@ -72,8 +72,8 @@ fn fd_write(c: &mut Caller<'_, Node>, v: &[u64], offset: Option<u64>) -> WasiRes
         // is a file opened O_RDONLY.
         FdKind::Dir { .. } => return Err(EBADF),
         FdKind::File { .. } if !entry.can_write() => return Err(EBADF),
-        FdKind::Socket(_) | FdKind::Listener(_) if offset.is_some() => return Err(ESPIPE),
-        FdKind::Socket(_) | FdKind::Listener(_) => {
+        FdKind::Socket(_) | FdKind::Listener(_) | FdKind::Udp(_) if offset.is_some() => return Err(ESPIPE),
+        FdKind::Socket(_) | FdKind::Listener(_) | FdKind::Udp(_) => {
             let data = gather(c, &iovecs, SOCKET_IO_MAX_BYTES)?;
             sock::write(c, fd, &entry, &data)?
         }
@@ -219,8 +219,10 @@ fn fd_read(c: &mut Caller<'_, Node>, v: &[u64], offset: Option<u64>) -> WasiResu
         FdKind::Dir { .. } => return Err(EISDIR),
         // As on Linux: a file opened O_WRONLY cannot be read.
         FdKind::File { .. } if !entry.can_read() => return Err(EBADF),
-        FdKind::Socket(_) | FdKind::Listener(_) if offset.is_some() => return Err(ESPIPE),
-        FdKind::Socket(_) | FdKind::Listener(_) => sock::read(c, fd, &entry, wanted.min(SOCKET_IO_MAX_BYTES))?,
+        FdKind::Socket(_) | FdKind::Listener(_) | FdKind::Udp(_) if offset.is_some() => return Err(ESPIPE),
+        FdKind::Socket(_) | FdKind::Listener(_) | FdKind::Udp(_) => {
+            sock::read(c, fd, &entry, wanted.min(SOCKET_IO_MAX_BYTES))?
+        }
         FdKind::File { ino, offset: position } => {
             let at = offset.unwrap_or(position);
             let n = read_file(c, ino, at, &iovecs)?;
@@ -265,6 +267,7 @@ fn fd_fdstat_get(c: &mut Caller<'_, Node>, v: &[u64]) -> WasiResult {
         // A regular file or a device such as /dev/null.
         FdKind::File { ino, .. } => c.data().fs.filetype(ino)?.wasi_code(),
         FdKind::Socket(_) | FdKind::Listener(_) => sock::FILETYPE_SOCKET_STREAM,
+        FdKind::Udp(_) => sock::FILETYPE_SOCKET_DGRAM,
     };
     let mut out = [0u8; 24];
     out[0] = filetype;
@@ -281,6 +284,11 @@ fn fd_filestat_get(c: &mut Caller<'_, Node>, v: &[u64]) -> WasiResult {
         FdKind::Socket(_) | FdKind::Listener(_) => {
             let mut out = [0u8; 64];
             out[16] = sock::FILETYPE_SOCKET_STREAM;
+            out
+        }
+        FdKind::Udp(_) => {
+            let mut out = [0u8; 64];
+            out[16] = sock::FILETYPE_SOCKET_DGRAM;
             out
         }
     };
@@ -336,7 +344,7 @@ fn fd_prestat(c: &Caller<'_, Node>, fd: u32) -> Result<String, Errno> {
 
 fn not_for_sockets(c: &Caller<'_, Node>, fd: u32) -> WasiResult {
     match entry(c, fd)?.kind {
-        FdKind::Socket(_) | FdKind::Listener(_) => Err(ENOTSUP),
+        FdKind::Socket(_) | FdKind::Listener(_) | FdKind::Udp(_) => Err(ENOTSUP),
         _ => Err(ENOTSOCK),
     }
 }

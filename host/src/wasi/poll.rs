@@ -74,7 +74,7 @@ const EVENTRWFLAGS_HANGUP: u16 = 1;
 fn fd_ready(node: &Node, fd: u32, write: bool) -> Option<(Errno, bool)> {
     match node.fds.get(fd).map(|e| &e.kind) {
         None => Some((EBADF, false)),
-        Some(kind @ (FdKind::Socket(_) | FdKind::Listener(_))) => sock::ready(node, kind, write),
+        Some(kind @ (FdKind::Socket(_) | FdKind::Listener(_) | FdKind::Udp(_))) => sock::ready(node, kind, write),
         Some(FdKind::Stdin | FdKind::Stdout | FdKind::Stderr | FdKind::File { .. } | FdKind::Dir { .. }) => {
             Some((SUCCESS, false))
         }

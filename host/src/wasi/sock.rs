@@ -1,5 +1,8 @@
 //! WASI calls on socket descriptors, over the simulated network (`net/`):
-//! reads, writes, accept, shutdown, close and readiness. Sockets exist only
+//! reads, writes, accept, shutdown, close and readiness. On a UDP socket
+//! (`net/udp.rs`) a read receives one datagram, truncated to the buffer,
+//! and a write sends one to the connected peer (EDESTADDRREQ without one),
+//! as read(2) and write(2) do on Linux; accept and shutdown are ENOTSUP. Sockets exist only
 //! in the simulated world (the `seedfall.listen`/`dial` calls make them);
 //! under `seedfall exec` no descriptor is ever a socket.
 //!
@@ -15,6 +18,7 @@ use crate::node::{Node, Wait};
 use seedfall_engine::Caller;
 use std::cell::RefMut;
 
+pub const FILETYPE_SOCKET_DGRAM: u8 = 5;
 pub const FILETYPE_SOCKET_STREAM: u8 = 6;
 pub const FDFLAG_NONBLOCK: u16 = 4;
 const SHUT_RD: u64 = 1;
@@ -51,6 +55,15 @@ fn errno(e: crate::fs::Errno) -> Errno {
 
 /// fd_read on a socket descriptor: at most `wanted` bytes.
 pub fn read(c: &mut Caller<'_, Node>, fd: u32, entry: &FdEntry, wanted: usize) -> Result<Vec<u8>, Errno> {
+    if let FdKind::Udp(sock) = entry.kind {
+        return blocking(c, entry, Wait::Readable(fd), |c| {
+            let node = c.data();
+            let mut buf = vec![0u8; wanted];
+            let (n, _) = net(node).udp_recv_from(sock, &mut buf, node.clock.now_ns()).map_err(errno)?;
+            buf.truncate(n);
+            Ok(buf)
+        });
+    }
     let FdKind::Socket(ep) = entry.kind else { return Err(ENOTCONN) };
     blocking(c, entry, Wait::Readable(fd), |c| {
         let node = c.data();
@@ -63,6 +76,12 @@ pub fn read(c: &mut Caller<'_, Node>, fd: u32, entry: &FdEntry, wanted: usize) -
 
 /// fd_write on a socket descriptor.
 pub fn write(c: &mut Caller<'_, Node>, fd: u32, entry: &FdEntry, data: &[u8]) -> Result<usize, Errno> {
+    if let FdKind::Udp(sock) = entry.kind {
+        let node = c.data();
+        let mut net = net(node);
+        let peer = net.udp_peer(sock).map_err(|_| EDESTADDRREQ)?;
+        return net.udp_send(sock, peer, data, node.clock.now_ns()).map_err(errno);
+    }
     let FdKind::Socket(ep) = entry.kind else { return Err(ENOTCONN) };
     blocking(c, entry, Wait::Writable(fd), |c| {
         let node = c.data();
@@ -75,7 +94,11 @@ pub fn accept(c: &mut Caller<'_, Node>, v: &[u64]) -> WasiResult {
     let (fd, flags, result_ptr) = (v[0] as u32, v[1] as u16, v[2] as u32);
     let entry = c.data().fds.get(fd).cloned().ok_or(EBADF)?;
     let FdKind::Listener(listener) = entry.kind else {
-        return Err(if matches!(entry.kind, FdKind::Socket(_)) { EINVAL } else { ENOTSOCK });
+        return Err(match entry.kind {
+            FdKind::Socket(_) => EINVAL,
+            FdKind::Udp(_) => ENOTSUP,
+            _ => ENOTSOCK,
+        });
     };
     // EMFILE leaves the connection queued for a later accept, as on Linux.
     c.data().fds.room()?;
@@ -105,6 +128,7 @@ fn endpoint(node: &Node, fd: u32) -> Result<EndpointId, Errno> {
         None => Err(EBADF),
         Some(FdKind::Socket(ep)) => Ok(*ep),
         Some(FdKind::Listener(_)) => Err(ENOTCONN),
+        Some(FdKind::Udp(_)) => Err(ENOTSUP),
         Some(_) => Err(ENOTSOCK),
     }
 }
@@ -117,6 +141,7 @@ pub fn close(node: &Node, kind: &FdKind) {
     let _ = match kind {
         FdKind::Socket(ep) => net(node).close(*ep, now),
         FdKind::Listener(l) => net(node).close_listener(*l, now),
+        FdKind::Udp(s) => net(node).udp_close(*s, now),
         _ => Ok(()),
     };
 }
@@ -129,6 +154,8 @@ pub fn ready(node: &Node, kind: &FdKind, write: bool) -> Option<(Errno, bool)> {
     let answer = match (kind, write) {
         (FdKind::Listener(l), false) => net.acceptable(*l, now).map(|r| (r, false)),
         (FdKind::Listener(_), true) => Ok((true, false)),
+        (FdKind::Udp(s), false) => net.udp_readable(*s, now).map(|r| (r, false)),
+        (FdKind::Udp(_), true) => Ok((true, false)),
         (FdKind::Socket(ep), _) => {
             let ready = if write { net.writable(*ep, now) } else { net.readable(*ep, now) };
             ready.and_then(|r| Ok((r, r && net.peer_hung_up(*ep, now)?)))
@@ -153,6 +180,7 @@ pub fn ready_at_ns(node: &Node, wait: Wait, now: u64) -> Option<u64> {
             Some(FdKind::Listener(l)) if matches!(wait, Wait::Readable(_)) => net.acceptable_at_ns(*l, now),
             Some(FdKind::Socket(ep)) if matches!(wait, Wait::Readable(_)) => net.readable_at_ns(*ep, now),
             Some(FdKind::Socket(ep)) => net.writable_at_ns(*ep, now),
+            Some(FdKind::Udp(s)) if matches!(wait, Wait::Readable(_)) => net.udp_readable_at_ns(*s, now),
             _ => Ok(Some(now)),
         },
     };

@@ -1,9 +1,9 @@
 //! Fault kinds as data. A fault kind is one module implementing
 //! `FaultKind`: its schedule name, how its occurrences are triggered (at a
-//! virtual time, or at a node's disk operation or counted call), how one run
-//! draws or replays them (`FaultKind::plan`, a `Planned`), how it reads and
-//! writes itself in a schedule file, describes itself for people and
-//! simplifies itself for shrink. `KINDS` is the registry: one line a kind.
+//! virtual time, or at a node's disk operation, counted call or a link's
+//! datagram), how one run draws or replays them (`FaultKind::plan`, a
+//! `Planned`), how it reads and writes itself in a schedule file, describes
+//! itself for people and simplifies itself for shrink. `KINDS` is the registry: one line a kind.
 //!
 //! Phases every kind obeys are enforced here, not by each kind: a kind asks
 //! the world for an effect through `Effects`, and the world refuses it
@@ -33,6 +33,7 @@ pub mod preempt;
 mod slow;
 pub mod swarm;
 mod timed;
+pub(crate) mod udp;
 
 pub use injector::FaultInjector;
 
@@ -64,6 +65,8 @@ pub static KINDS: &[&dyn FaultKind] = &[
     &slow::Slow,
     &clog::ClogKind,
     &bitrot::Bitrot,
+    &udp::UDP_LOSS,
+    &udp::UDP_DUP,
 ];
 
 /// How a kind's occurrences are placed, and so how a schedule replays them.
@@ -77,6 +80,9 @@ pub enum Trigger {
     CountedCall,
     /// At the node's disk-read number (`op`); `at` is for people.
     DiskRead,
+    /// At the datagram's number on its link (`op`, counted for the run
+    /// from 1, not per incarnation); `at` is for people.
+    Datagram,
 }
 
 impl Trigger {
@@ -91,6 +97,7 @@ impl Trigger {
             Trigger::DiskOp => "disk op",
             Trigger::CountedCall => "counted call",
             Trigger::DiskRead => "disk read",
+            Trigger::Datagram => "datagram",
         }
     }
 }

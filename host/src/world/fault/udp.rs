@@ -1,0 +1,189 @@
+//! The datagram kinds, as data: `udp_loss` (a datagram vanishes when sent)
+//! and `udp_dup` (it is sent twice, the copy with a latency of its own;
+//! the net contract is `net/udp.rs`, rule U7). Both are probabilities of
+//! the `faults` config, decided for every datagram sent between two
+//! distinct nodes (the workload included: they are rules on one direction
+//! of a link, like partitions and clogs) from streams of that link
+//! (`net/udp_fault.rs`), and only while faults may act (the phases gate).
+//!
+//! Each occurrence is recorded in the schedule with its link and the
+//! datagram's number on it, counted from 1 for the run (`op`, "datagram
+//! n"; `at` is for people), and a duplicate with its copy's `latency`; a
+//! schedule's entries are handed back to the network to inject at the same
+//! numbers, so they replay exactly and shrink by removal (nothing else to
+//! simplify: the datagram is the fault). In schedules: `"node"` (the
+//! sender), `"to"`, `"op"`, and for `udp_dup` `"latency"`.
+
+use super::{Fault, FaultKind, Kind, PlanContext, Planned, Simplify, Target, Trigger};
+use crate::net::{DatagramFault, DatagramFaultKind, DatagramFaults, NodeId, udp_fault};
+use crate::world::plan::FaultConfig;
+use crate::world::vtime::SimTime;
+use serde_json::{Map, Value, json};
+
+/// One datagram kind.
+pub struct Datagram {
+    name: &'static str,
+    dup: bool,
+    intensity: fn(&mut FaultConfig) -> &mut f64,
+}
+
+pub static UDP_LOSS: Datagram = Datagram { name: udp_fault::LOSS, dup: false, intensity: |c| &mut c.udp_loss };
+pub static UDP_DUP: Datagram = Datagram { name: udp_fault::DUP, dup: true, intensity: |c| &mut c.udp_dup };
+
+/// Nothing to plan: the network draws, the world records (`recorded`).
+struct Drawn;
+impl Planned for Drawn {}
+
+impl FaultKind for Datagram {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn trigger(&self) -> Trigger {
+        Trigger::Datagram
+    }
+
+    fn intensity<'c>(&self, config: &'c mut FaultConfig) -> Option<&'c mut f64> {
+        Some((self.intensity)(config))
+    }
+
+    fn plan(&self, _ctx: &PlanContext, _replay: Option<Vec<Fault>>) -> Box<dyn Planned> {
+        Box::new(Drawn)
+    }
+
+    fn amount_field(&self) -> Option<&'static str> {
+        self.dup.then_some("latency")
+    }
+
+    fn detail(&self, fault: &Fault) -> String {
+        match fault.amount {
+            Some(ns) if self.dup => format!("copy after {}", crate::world::vtime::go_signed_duration(ns)),
+            _ => String::new(),
+        }
+    }
+
+    fn json_fields(&self) -> &'static [&'static str] {
+        &["to"]
+    }
+
+    fn write_json(&self, fault: &Fault, o: &mut Map<String, Value>) {
+        if let Target::Link { from, to } = &fault.target {
+            o.insert("node".into(), json!(from));
+            o.insert("to".into(), json!(to));
+        }
+    }
+
+    fn read_json(&self, o: &Map<String, Value>, fault: &mut Fault) -> Result<(), String> {
+        let Target::Node(from) = fault.target.clone() else { unreachable!("read_common gives a node") };
+        let to = o
+            .get("to")
+            .and_then(Value::as_str)
+            .ok_or(format!("a {} fault needs `to`, the receiving node", self.name))?;
+        if from.is_empty() {
+            return Err(format!("a {} fault needs `node`, the sending node", self.name));
+        }
+        if self.dup && fault.amount.is_none_or(|ns| ns < 0) {
+            return Err("a udp_dup fault needs a `latency` of at least 0s".into());
+        }
+        fault.target = Target::Link { from, to: to.to_string() };
+        Ok(())
+    }
+
+    fn simplify(&self) -> Simplify {
+        Simplify::default()
+    }
+}
+
+/// The network's datagram fault policy for one run: exactly the
+/// schedule's entries when replaying, else drawn with the (post-swarm)
+/// probabilities, a duplicate's latency uniform in `latency_ns` (the
+/// network's `net_latency`, so a copy travels like any datagram).
+pub fn policy(
+    seed: u64,
+    config: &FaultConfig,
+    latency_ns: (u64, u64),
+    names: &[&str],
+    schedule: Option<&[Fault]>,
+) -> DatagramFaults {
+    match schedule {
+        Some(schedule) => DatagramFaults::replay(&replayed(schedule, names)),
+        // Nothing to draw: skip the per-datagram draws altogether.
+        None if config.udp_loss == 0.0 && config.udp_dup == 0.0 => DatagramFaults::replay(&[]),
+        None => DatagramFaults::drawn(seed, config.udp_loss, config.udp_dup, latency_ns),
+    }
+}
+
+/// What a recorded datagram fault did, for the replay log.
+pub fn effect(fault: &Fault) -> String {
+    let n = fault.op.unwrap_or(0);
+    match fault.amount {
+        Some(ns) if fault.kind == Kind::of(&UDP_DUP) => {
+            format!("datagram {n} sent twice, the copy after {}", crate::world::vtime::go_signed_duration(ns))
+        }
+        _ => format!("datagram {n} lost"),
+    }
+}
+
+/// The schedule entry of a datagram fault the network injected; `names`
+/// are the node names by `NodeId` (the slots' order).
+pub fn recorded(f: &DatagramFault, names: &[&str]) -> Fault {
+    let (kind, amount) = match f.kind {
+        DatagramFaultKind::Loss => (Kind::of(&UDP_LOSS), None),
+        DatagramFaultKind::Dup { latency_ns } => (Kind::of(&UDP_DUP), Some(latency_ns as i64)),
+    };
+    let mut fault = Fault::on_node(SimTime::from_clock(f.at_ns), kind, "");
+    fault.target = Target::Link { from: names[f.from.0 as usize].into(), to: names[f.to.0 as usize].into() };
+    fault.op = Some(f.n);
+    fault.amount = amount;
+    fault
+}
+
+/// What a schedule's datagram faults are to the network: each with its
+/// link by `NodeId` (a name the cluster lacks drops the entry).
+pub fn replayed(schedule: &[Fault], names: &[&str]) -> Vec<DatagramFault> {
+    let id = |name: &str| names.iter().position(|n| *n == name).map(|k| NodeId(k as u32));
+    schedule
+        .iter()
+        .filter_map(|f| {
+            let Target::Link { from, to } = &f.target else { return None };
+            let kind = match f.kind.name() {
+                udp_fault::LOSS => DatagramFaultKind::Loss,
+                udp_fault::DUP => DatagramFaultKind::Dup { latency_ns: f.amount?.max(0) as u64 },
+                _ => return None,
+            };
+            Some(DatagramFault { from: id(from)?, to: id(to)?, n: f.op?, at_ns: f.at.clock_ns(), kind })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_recorded_datagram_fault_round_trips_through_the_schedule_file() {
+        let names = ["a", "b"];
+        for kind in [DatagramFaultKind::Loss, DatagramFaultKind::Dup { latency_ns: 1_500_000 }] {
+            let f =
+                DatagramFault { from: NodeId(1), to: NodeId(0), n: 7, at_ns: crate::clock::MONOTONIC_START_NS, kind };
+            let fault = recorded(&f, &names);
+            let back = Fault::from_json(&fault.to_json()).unwrap();
+            assert_eq!(back, fault);
+            assert_eq!(replayed(&[back], &names), [f]);
+        }
+        let line = recorded(
+            &DatagramFault { from: NodeId(0), to: NodeId(1), n: 3, at_ns: 0, kind: DatagramFaultKind::Loss },
+            &names,
+        )
+        .describe();
+        assert!(line.contains("udp_loss") && line.contains("a -> b") && line.ends_with("at datagram 3"), "{line}");
+    }
+
+    #[test]
+    fn schedule_entries_say_what_is_wrong_with_them() {
+        let err = |text: &str| Fault::from_json(&serde_json::from_str(text).unwrap()).unwrap_err();
+        assert!(err(r#"{"kind": "udp_loss", "node": "a", "op": 1}"#).contains("`to`"));
+        assert!(err(r#"{"kind": "udp_loss", "node": "a", "to": "b"}"#).contains("`op`"));
+        assert!(err(r#"{"kind": "udp_dup", "node": "a", "to": "b", "op": 2}"#).contains("`latency`"));
+    }
+}
