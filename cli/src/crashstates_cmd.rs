@@ -4,14 +4,15 @@
 //! The seed runs once as drawn; its faults are then replayed with a crash
 //! of NAME at OP added (replacing one the seed had there), once per state: the operation taken in full or not at
 //! all (for a write only in full, for a sync only not, since those cover the
-//! other), times every prefix of every file's pending writes the durability
-//! model lets a crash keep (`fs::CrashSpace`). The node restarts after
+//! other), times every combination of what the durability model lets a
+//! crash keep (`fs::CrashSpace`): each file's in-order prefix of pending
+//! writes, or under `reorder_writes` each file's ordered stream and each
+//! page on its own, and each pending directory entry under `dir_reorder`. The node restarts after
 //! `crash_downtime`'s minimum and the run goes on, so the workload's own
 //! checks judge each state. Above `--max-states` a seeded sample is checked
 //! and the output says "sampled K of N", never "all". Exit 0 when every
 //! state checked passes, 1 when one fails, 2 on errors or Ctrl-C. It does
-//! not model reordered writeback (the model has none yet) and does not
-//! merge states that happen to leave identical bytes.
+//! not merge states that happen to leave identical bytes.
 
 use crate::run_cmd::setup;
 use seedfall_host::fs::{CrashSpace, DiskOp, Prefix};
@@ -85,18 +86,13 @@ struct State<'s> {
 
 impl State<'_> {
     fn describe(&self) -> String {
-        let files: Vec<String> = self
-            .space
-            .files
-            .iter()
-            .zip(&self.prefixes)
-            .map(|((path, sizes), p)| {
-                let torn = if p.bytes > 0 { format!(" + {} bytes of the next", p.bytes) } else { String::new() };
-                format!("{path} keeps {} of {} pending{torn}", p.ops, sizes.len())
-            })
+        // A choice over nothing (an empty ordered stream) has one state: not worth a word.
+        let choices: Vec<String> = (self.space.choices.iter().zip(&self.prefixes))
+            .filter(|(choice, _)| !choice.sizes.is_empty())
+            .map(|(choice, p)| choice.describe(p))
             .collect();
-        let files = if files.is_empty() { "no pending writes".to_string() } else { files.join(", ") };
-        format!("{}, {files}", self.done.describe())
+        let choices = if choices.is_empty() { "no pending writes".to_string() } else { choices.join(", ") };
+        format!("{}, {choices}", self.done.describe())
     }
 }
 

@@ -2,7 +2,8 @@
 //! server in the middle of one disk operation can leave, judged by the
 //! client. The torn-tail store fails for the states whose last record is
 //! torn and passes for the others; the fixed store recovers from all of
-//! them, at a write and at a sync; a sample says it is one and is the same
+//! them, at a write and at a sync, and from every page-by-page state under
+//! reordered writeback; a sample says it is one and is the same
 //! sample each time; mistakes are errors (exit 2).
 
 use std::path::Path;
@@ -59,6 +60,21 @@ fn the_fixed_store_recovers_from_every_state_at_a_write_and_at_a_sync() {
         assert!(total > 10 && pass == total && fail == 0, "{report}");
         assert!(report.contains(&format!("checked all {total} states: {total} pass, 0 fail")), "{report}");
     }
+}
+
+#[test]
+fn under_reordered_writeback_each_page_is_a_choice_of_its_own() {
+    // page_independent with strict_dirs: the log's pending page is listed
+    // as a choice (kept or not, torn at any byte), and the fixed store
+    // recovers from every one.
+    let (code, report) = crashstates("reorder.json", &["-at", "40"]);
+    assert_eq!(code, Some(0), "{report}");
+    let (total, pass, _) = tally(&report);
+    assert!(total > 10 && pass == total, "{report}");
+    let states: Vec<&str> = report.lines().filter(|l| l.starts_with("  state ")).collect();
+    assert!(states.iter().all(|l| l.contains("/data/kv.log page 0 keeps ")), "{report}");
+    assert!(states.iter().any(|l| l.contains("page 0 keeps 0 of 1 pieces -> pass")), "the page not written back");
+    assert!(!report.contains("of 0 in its ordered stream"), "an empty choice is not printed: {report}");
 }
 
 #[test]

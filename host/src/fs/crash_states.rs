@@ -1,41 +1,159 @@
-//! Every disk state a crash can leave (for `seedfall crashstates`): a crash
-//! keeps, of each surviving file's pending writes, an in-order prefix, the
-//! last write of it perhaps torn (durability rule 4). `CrashSpace` is that
-//! choice for the files of one crash, numbered in mixed radix so a state can
-//! be named by its index, counted without being listed, and sampled. It
-//! enumerates exactly the prefixes `Prefix::draw` can give; it does not run
-//! anything (the CLI replays the seed once per state).
+//! Every disk state a crash can leave (for `seedfall crashstates`). A crash
+//! makes a fixed list of choices, each a prefix of some pieces (`Choice`):
+//! without reordered writeback one per surviving file with pending writes
+//! (an in-order prefix of them, the last perhaps torn: durability rule 4);
+//! with `reorder_writes` (rule 16) one for each file's ordered stream, one
+//! per page of its paged pieces (a page not written back is the empty
+//! prefix) and, under `dir_reorder`, one per pending directory entry
+//! (applied or not: a prefix of one piece of size 0). `CrashSpace` numbers
+//! the combinations in mixed radix so a state can be named by its index,
+//! counted without being listed, and sampled. It enumerates exactly what the
+//! crash's draws can give (`CrashChoices`); it does not run anything (the CLI
+//! replays the seed once per state).
 
-use super::{FileCrash, Prefix};
+use super::Prefix;
+use crate::random::RandomStream;
 
-/// The files one crash had to choose for, in the order it chose.
+/// What one choice of a crash decides.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ChoiceOf {
+    /// Rule 4: how much of a file's pending writes survives, in order.
+    File(String),
+    /// Rule 16: how much of a file's ordered stream (appends and
+    /// truncations under `ext4_ordered`, truncations otherwise) survives.
+    Stream(String),
+    /// Rule 16: how much of what was written to one 4 KiB page survives.
+    Page(String, u64),
+    /// Rule 16 under `dir_reorder`: whether a directory entry's pending
+    /// change (create, unlink, half a rename) survives.
+    Entry(String),
+}
+
+/// One choice: what it decides and the sizes of the pieces it takes a
+/// prefix of (`Prefix` sizes).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Choice {
+    pub of: ChoiceOf,
+    pub sizes: Vec<usize>,
+}
+
+impl Choice {
+    /// The state `prefix` of this choice, as crashstates prints it.
+    pub fn describe(&self, prefix: &Prefix) -> String {
+        let torn = if prefix.bytes > 0 { format!(" + {} bytes of the next", prefix.bytes) } else { String::new() };
+        let n = self.sizes.len();
+        match &self.of {
+            ChoiceOf::File(path) => format!("{path} keeps {} of {n} pending{torn}", prefix.ops),
+            ChoiceOf::Stream(path) => format!("{path} keeps {} of {n} in its ordered stream{torn}", prefix.ops),
+            ChoiceOf::Page(path, page) => format!("{path} page {page} keeps {} of {n} pieces{torn}", prefix.ops),
+            ChoiceOf::Entry(name) if prefix.ops > 0 => format!("{name} changed"),
+            ChoiceOf::Entry(name) => format!("{name} as it was"),
+        }
+    }
+}
+
+/// The choices one crash made, in the order it made them.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CrashSpace {
-    /// Each file's path and its pending operations' sizes (`Prefix` sizes).
-    pub files: Vec<(String, Vec<usize>)>,
+    pub choices: Vec<Choice>,
 }
 
 impl CrashSpace {
-    pub fn of(files: &[FileCrash]) -> CrashSpace {
-        CrashSpace { files: files.iter().map(|f| (f.path.clone(), f.sizes.clone())).collect() }
+    pub fn of(choices: &[Choice]) -> CrashSpace {
+        CrashSpace { choices: choices.to_vec() }
     }
 
     /// How many states there are (saturating: a space past u64 is sampled anyway).
     pub fn count(&self) -> u64 {
-        self.files.iter().fold(1u64, |n, (_, sizes)| n.saturating_mul(prefixes(sizes)))
+        self.choices.iter().fold(1u64, |n, c| n.saturating_mul(prefixes(&c.sizes)))
     }
 
-    /// State `index` (below `count`): one prefix per file. The first file's
+    /// State `index` (below `count`): one prefix per choice. The first
     /// choice varies slowest, so the states of one file's prefixes are
-    /// neighbours when it is the only file.
+    /// neighbours when it is the only choice.
     pub fn state(&self, mut index: u64) -> Vec<Prefix> {
-        let mut out = vec![Prefix::default(); self.files.len()];
-        for (slot, (_, sizes)) in self.files.iter().enumerate().rev() {
-            let radix = prefixes(sizes);
-            out[slot] = nth_prefix(sizes, index % radix);
+        let mut out = vec![Prefix::default(); self.choices.len()];
+        for (slot, choice) in self.choices.iter().enumerate().rev() {
+            let radix = prefixes(&choice.sizes);
+            out[slot] = nth_prefix(&choice.sizes, index % radix);
             index /= radix;
         }
         out
+    }
+}
+
+/// Where a crash's choices come from: drawn from the crash's stream (a
+/// sweep), or given one by one (crashstates); either way each choice made is
+/// recorded, so the run that reaches the crash learns its `CrashSpace`.
+pub(super) struct CrashChoices<'a> {
+    source: Source<'a>,
+    pub made: Vec<Choice>,
+}
+
+enum Source<'a> {
+    Drawn(&'a mut RandomStream),
+    Given(std::slice::Iter<'a, Prefix>),
+}
+
+impl<'a> CrashChoices<'a> {
+    pub fn drawn(random: &'a mut RandomStream) -> Self {
+        CrashChoices { source: Source::Drawn(random), made: Vec::new() }
+    }
+
+    pub fn given(prefixes: &'a [Prefix]) -> Self {
+        CrashChoices { source: Source::Given(prefixes.iter()), made: Vec::new() }
+    }
+
+    /// The crash's stream when its choices are drawn (rule 17's corruption
+    /// needs it); None when they are given.
+    pub fn random(&mut self) -> Option<&mut RandomStream> {
+        match &mut self.source {
+            Source::Drawn(random) => Some(random),
+            Source::Given(_) => None,
+        }
+    }
+
+    /// Rule 4: an in-order prefix of a file's pending writes, drawn torn
+    /// only with `torn_writes` (and not drawn at all without it).
+    pub fn file(&mut self, path: &str, sizes: &[usize], torn_writes: bool) -> Prefix {
+        self.made.push(Choice { of: ChoiceOf::File(path.to_string()), sizes: sizes.to_vec() });
+        match &mut self.source {
+            Source::Drawn(random) if torn_writes => Prefix::draw(sizes, random),
+            Source::Drawn(_) => Prefix::default(),
+            Source::Given(given) => given.next().map_or_else(Prefix::default, |p| p.fit(sizes)),
+        }
+    }
+
+    /// Rule 16: a prefix of `sizes` (a file's ordered stream, or one page's
+    /// pieces: then `page`), the last piece kept partial only with `torn`.
+    /// A page is written back with probability one half; one that is not
+    /// keeps the empty prefix.
+    pub fn pieces(&mut self, of: ChoiceOf, sizes: &[usize], torn: bool) -> Prefix {
+        let page = matches!(of, ChoiceOf::Page(..));
+        self.made.push(Choice { of, sizes: sizes.to_vec() });
+        match &mut self.source {
+            Source::Drawn(random) => {
+                if page && !random.chance(0.5) {
+                    return Prefix::default();
+                }
+                let mut prefix = Prefix::draw(sizes, random);
+                if !torn {
+                    prefix.bytes = 0;
+                }
+                prefix
+            }
+            Source::Given(given) => given.next().map_or_else(Prefix::default, |p| p.fit(sizes)),
+        }
+    }
+
+    /// Rule 16 under `dir_reorder`: whether the pending change of directory
+    /// entry `name` survives (probability one half).
+    pub fn entry(&mut self, name: &str) -> bool {
+        self.made.push(Choice { of: ChoiceOf::Entry(name.to_string()), sizes: vec![0] });
+        match &mut self.source {
+            Source::Drawn(random) => random.chance(0.5),
+            Source::Given(given) => given.next().is_some_and(|p| p.ops > 0),
+        }
     }
 }
 
@@ -65,7 +183,8 @@ mod tests {
     use std::collections::BTreeSet;
 
     fn space(files: &[&[usize]]) -> CrashSpace {
-        CrashSpace { files: files.iter().enumerate().map(|(i, s)| (format!("/f{i}"), s.to_vec())).collect() }
+        let choice = |(i, s): (usize, &&[usize])| Choice { of: ChoiceOf::File(format!("/f{i}")), sizes: s.to_vec() };
+        CrashSpace { choices: files.iter().enumerate().map(choice).collect() }
     }
 
     #[test]

@@ -180,6 +180,7 @@
 //!   durable names (or in a cycle) keeps the first reached, in name order
 //!   from `/`.
 
+use super::crash_states::{Choice, CrashChoices};
 use super::device::Device;
 use super::faults::{DiskFault, DiskFaultKind, DiskFaults, DiskOp, Mutant, Prefix};
 use super::inode::{Dir, FileData, Inode, Inodes, Node};
@@ -244,12 +245,6 @@ pub(super) enum Pending {
     SetSize(u64),
 }
 
-/// How a crash chooses what survives of pending writes (rule 4).
-enum Torn<'a> {
-    Drawn(&'a mut RandomStream),
-    Given(&'a [Prefix]),
-}
-
 /// What a crash did to the disk, for the trace.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CrashReport {
@@ -265,6 +260,8 @@ pub struct CrashReport {
     pub files: Vec<FileCrash>,
     /// Rule 17 (`corrupt_on_crash`): the file, byte offset and bit flipped.
     pub corrupted: Option<(String, u64, u8)>,
+    /// Every choice the crash made, in order (`CrashSpace`).
+    pub choices: Vec<Choice>,
 }
 
 /// The pending writes of one file at a crash, and the prefix kept (rule 4).
@@ -421,14 +418,14 @@ impl FileDisk {
         path: &str,
         model: FsModel,
         torn: bool,
-        random: &mut RandomStream,
+        choices: &mut CrashChoices,
     ) -> (FileCrash, Vec<(u64, u64)>) {
         let durable_len = match &self.data {
             FileData::Mem(pages) => pages.len(),
             FileData::Host { size, .. } => size.unwrap_or(0),
         };
         let sizes = self.sizes();
-        let kept = reorder::kept(&self.pending, durable_len, model, torn, random);
+        let kept = reorder::kept(&self.pending, durable_len, model, torn, path, choices);
         for op in &kept.ops {
             // A host file that cannot be read keeps its old bytes.
             let _ = op.apply(&mut self.data);
@@ -666,7 +663,7 @@ impl Fs {
     /// model every change was final, so everything survives but the
     /// descriptors' holds, and there is still no model afterwards.
     pub fn crash(&mut self, random: &mut RandomStream) -> CrashReport {
-        self.crash_as(Torn::Drawn(random))
+        self.crash_as(CrashChoices::drawn(random))
     }
 
     /// Rule 18 (`bitrot`): flips bit `pick mod (durable bits)` of the
@@ -716,14 +713,15 @@ impl Fs {
         self.disk.as_ref().is_some_and(|d| d.faults.config().reorder_writes)
     }
 
-    /// The crash as `crash`, with rule 4's prefixes given: the k-th file
-    /// with pending writes (in inode order) keeps `prefixes[k]` (bent to
-    /// fit; none when missing), whether or not `torn_writes` is on.
+    /// The crash as `crash`, with its choices given (`CrashSpace::state`):
+    /// the k-th choice it makes takes `prefixes[k]` (bent to fit; the
+    /// empty prefix when missing), whether or not `torn_writes` is on.
+    /// Rule 17's corruption is never drawn.
     pub fn crash_into(&mut self, prefixes: &[Prefix]) -> CrashReport {
-        self.crash_as(Torn::Given(prefixes))
+        self.crash_as(CrashChoices::given(prefixes))
     }
 
-    fn crash_as(&mut self, mut torn: Torn) -> CrashReport {
+    fn crash_as(&mut self, mut choices: CrashChoices) -> CrashReport {
         let modelled = self.disk.is_some();
         if !modelled {
             self.start_disk_model(DiskFaults::none());
@@ -733,13 +731,16 @@ impl Fs {
         let mut report = CrashReport { during: d.crashing.take(), ..CrashReport::default() };
 
         let reorder = d.faults.config().reorder_writes.then_some(d.faults.config().fs_model);
-        if let (Some(FsModel::DirReorder), Torn::Drawn(random)) = (reorder, &mut torn) {
+        if reorder == Some(FsModel::DirReorder) {
+            let names = self.cache_names();
             for (ino, record) in &mut d.records {
                 let cached = self.inodes.get(*ino).ok().map(|inode| &inode.node);
                 if let (OnDisk::Dir { entries, host: None }, Some(Node::Dir(cached))) = (&mut record.disk, cached)
                     && cached.host.is_none()
                 {
-                    reorder::dir_changes(entries, &cached.entries, random);
+                    let named = names.iter().find(|(_, i)| i == ino).map(|(p, _)| p.clone());
+                    let dir = if *ino == ROOT { String::new() } else { named.unwrap_or(format!("inode {}", ino.0)) };
+                    reorder::dir_changes(entries, &cached.entries, &dir, &mut choices);
                 }
             }
         }
@@ -781,10 +782,7 @@ impl Fs {
         // Rule 4 (or 16), then the new page cache.
         let torn_writes = d.faults.config().torn_writes;
         // Rule 17 is drawn first, so the other draws do not depend on what was kept.
-        let corrupt = match &mut torn {
-            Torn::Drawn(random) => random.chance(d.faults.config().corrupt_on_crash),
-            Torn::Given(_) => false,
-        };
+        let corrupt = choices.random().is_some_and(|random| random.chance(d.faults.config().corrupt_on_crash));
         // The bytes the crash wrote to disk: (file, offset, length).
         let mut written: Vec<(Ino, u64, u64)> = Vec::new();
         let mut map = BTreeMap::new();
@@ -794,21 +792,18 @@ impl Fs {
                 OnDisk::Dir { .. } => Node::Dir(kept.remove(&ino).expect("every reachable directory was walked")),
                 OnDisk::File(mut file) => {
                     if !file.pending.is_empty() {
-                        let crash = match (&mut torn, reorder) {
-                            (Torn::Drawn(random), Some(model)) => {
-                                let (crash, ranges) = file.reorder(ino_path, model, torn_writes, random);
+                        // crashstates asks what a real disk can leave: torn
+                        // states whatever `torn_writes` says.
+                        let torn = torn_writes || choices.random().is_none();
+                        let crash = match reorder {
+                            Some(model) => {
+                                let (crash, ranges) = file.reorder(ino_path, model, torn, &mut choices);
                                 written.extend(ranges.into_iter().map(|(at, len)| (ino, at, len)));
                                 crash
                             }
-                            (torn, _) => {
+                            None => {
                                 let sizes = file.sizes();
-                                let prefix = match torn {
-                                    Torn::Drawn(random) if torn_writes => Prefix::draw(&sizes, random),
-                                    Torn::Drawn(_) => Prefix::default(),
-                                    Torn::Given(given) => {
-                                        given.get(report.files.len()).map_or_else(Prefix::default, |p| p.fit(&sizes))
-                                    }
-                                };
+                                let prefix = choices.file(ino_path, &sizes, torn);
                                 written.extend(written_by(&file.pending, prefix).map(|(at, len)| (ino, at, len)));
                                 // A host file that cannot be read keeps its old bytes.
                                 let _ = file.apply(prefix);
@@ -827,9 +822,10 @@ impl Fs {
                 Inode { node, links: links[&ino], opens: 0, atim: record.atim, mtim: record.mtim, ctim: record.ctim };
             map.insert(ino, inode);
         }
-        if corrupt && let Torn::Drawn(random) = &mut torn {
+        if corrupt && let Some(random) = choices.random() {
             report.corrupted = flip_one_bit(&mut map, &written, &path, random);
         }
+        report.choices = std::mem::take(&mut choices.made);
         self.inodes = self.inodes.rebuilt(map);
         self.disk = Some(Box::new(Durability::snapshot(d.faults, &self.inodes)));
 

@@ -704,9 +704,64 @@ fn rule4_a_crash_given_prefixes_keeps_exactly_them_in_file_order() {
     let report = fs.crash_into(&[Prefix { ops: 1, bytes: 2 }]);
     assert_eq!(read(&mut fs, "/tmp/f"), b"onetw");
     assert_eq!(read(&mut fs, "/tmp/g"), b"", "no prefix given: nothing pending survives");
-    let space = super::CrashSpace::of(&report.files);
-    assert_eq!(space.files, [("/tmp/f".to_string(), vec![3, 3]), ("/tmp/g".to_string(), vec![3])]);
+    let space = super::CrashSpace::of(&report.choices);
+    let file = |path: &str, sizes: Vec<usize>| super::Choice { of: super::ChoiceOf::File(path.to_string()), sizes };
+    assert_eq!(space.choices, [file("/tmp/f", vec![3, 3]), file("/tmp/g", vec![3])]);
     assert_eq!(space.count(), (3 + 3 + 1) * (3 + 1));
+}
+
+/// A crash of `/tmp/f` (durable: 8 KiB of `d`, then an overwrite of its
+/// second page and two appends) and of a create in `/tmp` not yet durable,
+/// its choices drawn from `random` or given: the file's bytes and whether
+/// `/tmp/new` survived, with the crash's choices.
+fn reorder_crash(
+    fs_model: FsModel,
+    crash: impl FnOnce(&mut Fs) -> CrashReport,
+) -> ((Vec<u8>, bool), Vec<super::Choice>) {
+    let config = DiskConfig { reorder_writes: true, fs_model, strict_dirs: true, ..DiskConfig::default() };
+    let mut fs = model(config, &[]);
+    let f = write(&mut fs, "/tmp/f", &[b'd'; 8192], T0);
+    fs.sync(f).unwrap();
+    sync(&mut fs, "/tmp");
+    fs.write_at(f, 4096, b"OO", T0).unwrap();
+    fs.write_at(f, 8192, b"A", T0).unwrap();
+    fs.write_at(f, 8193, b"B", T0).unwrap();
+    write(&mut fs, "/tmp/new", b"", T0);
+    let report = crash(&mut fs);
+    let bytes = read(&mut fs, "/tmp/f");
+    let new = contents(&mut fs, "/tmp/new").is_some();
+    (([&bytes[4096..4098], &bytes[8192..]].concat(), new), report.choices)
+}
+
+#[test]
+fn rule16_crashstates_lists_exactly_the_states_a_reordering_crash_can_draw() {
+    for fs_model in [FsModel::Ext4Ordered, FsModel::PageIndependent, FsModel::DirReorder] {
+        let stream = |seed| RandomStream::new(seed, Purpose::Crash(CrashKey::Time(1)), "n", 0);
+        let mut drawn = std::collections::BTreeSet::new();
+        let mut space = None;
+        for seed in 0..3000 {
+            let (outcome, choices) = reorder_crash(fs_model, |fs| fs.crash(&mut stream(seed)));
+            drawn.insert(outcome);
+            space.get_or_insert(super::CrashSpace::of(&choices));
+        }
+        let space = space.unwrap();
+        let listed: std::collections::BTreeSet<_> =
+            (0..space.count()).map(|i| reorder_crash(fs_model, |fs| fs.crash_into(&space.state(i))).0).collect();
+        // Under torn_writes off, a draw never tears; the listing does (a
+        // real disk can): the drawn outcomes are the listed untorn ones.
+        let untorn: std::collections::BTreeSet<_> = (0..space.count())
+            .map(|i| space.state(i))
+            .filter(|state| state.iter().all(|p| p.bytes == 0))
+            .map(|state| reorder_crash(fs_model, |fs| fs.crash_into(&state)).0)
+            .collect();
+        assert_eq!(drawn, untorn, "{fs_model:?}: every drawable state is listed");
+        assert!(listed.is_superset(&untorn) && listed.len() > untorn.len(), "{fs_model:?}: and torn ones too");
+        let survives_alone = |o: &(Vec<u8>, bool)| o.0.len() > 2 && o.0[..2] == *b"dd";
+        assert!(listed.iter().any(survives_alone), "{fs_model:?}: the appends without the overwrite");
+        let entry_choices = space.choices.iter().filter(|c| matches!(c.of, super::ChoiceOf::Entry(_))).count();
+        assert_eq!(entry_choices > 0, fs_model == FsModel::DirReorder, "{fs_model:?}: {:?}", space.choices);
+        assert_eq!(listed.iter().any(|o| o.1), fs_model == FsModel::DirReorder, "{fs_model:?}: the create survives");
+    }
 }
 
 /// What survives of `/tmp/f` (durable: 8 KiB of `d`) after an overwrite of

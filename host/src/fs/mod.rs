@@ -42,7 +42,7 @@ mod space;
 #[cfg(test)]
 mod testutil;
 
-pub use crash_states::CrashSpace;
+pub use crash_states::{Choice, ChoiceOf, CrashSpace};
 pub use durability::{CrashReport, FileCrash};
 pub use errno::Errno;
 pub use faults::{DiskConfig, DiskFault, DiskFaultKind, DiskFaults, DiskOp, DiskStreams, Mutant, Prefix};

@@ -11,16 +11,16 @@
 //! that survives keeps an in-order prefix of its pieces (written back
 //! between two writes, it holds the first); with `torn_writes` the last
 //! piece kept in a page, or of the ordered stream, may be partial. The kept
-//! pieces are applied in the order they were written. Draws come from the
-//! stream the crash passes (keyed by the crash, `world::slot`). Under
+//! pieces are applied in the order they were written. Each choice comes
+//! from `CrashChoices`: drawn from the stream the crash passes (keyed by the
+//! crash, `world::slot`), or given by crashstates. Under
 //! `dir_reorder` file data is cut as under `page_independent` and, in
 //! `dir_changes`, each name whose durable entry differs from the page
 //! cache's (a create, unlink or either half of a rename not yet made durable)
 //! takes the page cache's value on its own, with probability one half.
 
-use super::Prefix;
+use super::crash_states::{ChoiceOf, CrashChoices};
 use super::durability::Pending as Op;
-use crate::random::RandomStream;
 
 const PAGE: u64 = 4096;
 
@@ -57,9 +57,17 @@ impl FsModel {
     }
 }
 
-/// The pieces of `ops` a crash keeps, in the order they were written;
-/// `durable_len` is the file's durable size before them.
-pub(super) fn kept(ops: &[Op], durable_len: u64, model: FsModel, torn: bool, random: &mut RandomStream) -> Kept {
+/// The pieces of `ops` (file `path`'s pending writes) a crash keeps, in
+/// the order they were written; `durable_len` is the file's durable size
+/// before them.
+pub(super) fn kept(
+    ops: &[Op],
+    durable_len: u64,
+    model: FsModel,
+    torn: bool,
+    path: &str,
+    choices: &mut CrashChoices,
+) -> Kept {
     let mut ordered: Vec<(usize, Op)> = Vec::new();
     let mut paged: Vec<(u64, usize, Op)> = Vec::new();
     for (seq, op) in ops.iter().enumerate() {
@@ -86,7 +94,7 @@ pub(super) fn kept(ops: &[Op], durable_len: u64, model: FsModel, torn: bool, ran
         }
     }
     let pieces = ordered.len() + paged.len();
-    let mut out: Vec<(usize, Op)> = prefix_of(ordered, torn, random);
+    let mut out: Vec<(usize, Op)> = prefix_of(ordered, ChoiceOf::Stream(path.to_string()), torn, choices);
     // Pages in page order, each page's pieces in the order written.
     paged.sort_by_key(|(page, seq, _)| (*page, *seq));
     let mut rest = paged.as_slice();
@@ -94,25 +102,25 @@ pub(super) fn kept(ops: &[Op], durable_len: u64, model: FsModel, torn: bool, ran
         let count = rest.iter().take_while(|(p, ..)| *p == page).count();
         let (this, next) = rest.split_at(count);
         rest = next;
-        if random.chance(0.5) {
-            out.extend(prefix_of(this.iter().map(|(_, seq, op)| (*seq, op.clone())).collect(), torn, random));
-        }
+        let pieces = this.iter().map(|(_, seq, op)| (*seq, op.clone())).collect();
+        out.extend(prefix_of(pieces, ChoiceOf::Page(path.to_string(), page), torn, choices));
     }
     out.sort_by_key(|(seq, _)| *seq);
     Kept { ops: out.into_iter().map(|(_, op)| op).collect(), pieces }
 }
 
-/// `dir_reorder`: for each directory, each name whose durable entry
+/// `dir_reorder`: for directory `dir`, each name whose durable entry
 /// (`durable`) differs from the page cache's (`cached`) takes the cached
 /// value, or keeps the durable one, on its own; names in order.
 pub(super) fn dir_changes(
     durable: &mut std::collections::BTreeMap<String, super::Ino>,
     cached: &std::collections::BTreeMap<String, super::Ino>,
-    random: &mut RandomStream,
+    dir: &str,
+    choices: &mut CrashChoices,
 ) {
     let names: std::collections::BTreeSet<String> = durable.keys().chain(cached.keys()).cloned().collect();
     for name in names {
-        if durable.get(&name) != cached.get(&name) && random.chance(0.5) {
+        if durable.get(&name) != cached.get(&name) && choices.entry(&format!("{dir}/{name}")) {
             match cached.get(&name) {
                 Some(&ino) => durable.insert(name, ino),
                 None => durable.remove(&name),
@@ -127,13 +135,10 @@ pub(super) struct Kept {
     pub pieces: usize,
 }
 
-/// A seeded in-order prefix of `pieces` (rule 4's draw; torn only with `torn`).
-fn prefix_of(mut pieces: Vec<(usize, Op)>, torn: bool, random: &mut RandomStream) -> Vec<(usize, Op)> {
+/// The in-order prefix of `pieces` that choice `of` keeps (torn only with `torn`).
+fn prefix_of(mut pieces: Vec<(usize, Op)>, of: ChoiceOf, torn: bool, choices: &mut CrashChoices) -> Vec<(usize, Op)> {
     let sizes: Vec<usize> = pieces.iter().map(|(_, op)| op.size()).collect();
-    let mut prefix = Prefix::draw(&sizes, random);
-    if !torn {
-        prefix.bytes = 0;
-    }
+    let prefix = choices.pieces(of, &sizes, torn);
     let partial = (prefix.bytes > 0).then(|| pieces[prefix.ops].clone());
     pieces.truncate(prefix.ops);
     if let Some((seq, Op::Write { offset, bytes })) = partial {
@@ -145,7 +150,7 @@ fn prefix_of(mut pieces: Vec<(usize, Op)>, torn: bool, random: &mut RandomStream
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::random::Purpose;
+    use crate::random::{Purpose, RandomStream};
     use std::collections::BTreeSet;
 
     fn w(offset: u64, bytes: &[u8]) -> Op {
@@ -155,9 +160,8 @@ mod tests {
     /// The kept ops of many crashes, as a set of outcomes.
     fn outcomes(ops: &[Op], durable_len: u64, model: FsModel, torn: bool) -> BTreeSet<Vec<String>> {
         let mut random = RandomStream::new(3, Purpose::TornWrites, "n", 1);
-        (0..3000)
-            .map(|_| kept(ops, durable_len, model, torn, &mut random).ops.iter().map(|o| format!("{o:?}")).collect())
-            .collect()
+        let mut draw = || kept(ops, durable_len, model, torn, "/f", &mut CrashChoices::drawn(&mut random));
+        (0..3000).map(|_| draw().ops.iter().map(|o| format!("{o:?}")).collect()).collect()
     }
 
     #[test]
@@ -192,7 +196,8 @@ mod tests {
         let torn = outcomes(&ops, u64::MAX, FsModel::Ext4Ordered, true);
         assert!(torn.len() > 20, "a kept page may end inside its piece: {} outcomes", torn.len());
         let mut random = RandomStream::new(1, Purpose::TornWrites, "n", 1);
-        assert_eq!(kept(&ops, u64::MAX, FsModel::Ext4Ordered, false, &mut random).pieces, 2);
+        let mut choices = CrashChoices::drawn(&mut random);
+        assert_eq!(kept(&ops, u64::MAX, FsModel::Ext4Ordered, false, "/f", &mut choices).pieces, 2);
     }
 
     #[test]
