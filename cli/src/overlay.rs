@@ -1,11 +1,14 @@
 //! The Go build overlays. `net_overlay` (docs/net-overlay.md) routes
-//! wasip1's `net` TCP sockets to the simulated network; `compat_overlay`
-//! (docs/flock.md) adds `syscall.Flock` and its constants, which etcd's
-//! fileutil needs on wasip1, as `syscall/flock_wasip1.go`. The net overlay adds
-//! `sdk/go/_overlay/<go>/net/sock_seedfall_wasip1.go` (compiled into this
-//! binary) to GOROOT's `net` package and hooks it in with one line each in
-//! the installed toolchain's own `net_fake.go` and `fd_fake.go`, written
-//! beside the build as patched copies; `go build -overlay=<json>` maps the
+//! wasip1's `net` TCP and UDP sockets to the simulated network;
+//! `compat_overlay` (docs/flock.md) adds `syscall.Flock` and its constants,
+//! which etcd's fileutil needs on wasip1, as `syscall/flock_wasip1.go`. The
+//! net overlay adds `sdk/go/_overlay/<go>/net/sock_seedfall_wasip1.go` and
+//! `udp_seedfall_wasip1.go` (compiled into this binary) to GOROOT's `net`
+//! package and hooks them in with one line in each of the installed
+//! toolchain's own `net_fake.go` and `fd_fake.go` (and makes the socket
+//! options of `tcpsockopt_stub.go` and `sockopt_fake.go` no-ops for
+//! simulated sockets), written beside the build
+//! as patched copies; `go build -overlay=<json>` maps the
 //! GOROOT paths to them. Nothing on disk outside `.seedfall/build` changes
 //! and no runtime is forked. The patched files are a function of the
 //! installed Go, so Go's build cache and the compiled-code cache (keyed by
@@ -23,6 +26,8 @@ pub const SUPPORTED: &[&str] = &["go1.26"];
 /// The overlays' own files for Go 1.26 (GOROOT/src-relative path, text).
 const SOCK_GO_1_26: (&str, &str) =
     ("net/sock_seedfall_wasip1.go", include_str!("../../sdk/go/_overlay/go1.26/net/sock_seedfall_wasip1.go"));
+const UDP_GO_1_26: (&str, &str) =
+    ("net/udp_seedfall_wasip1.go", include_str!("../../sdk/go/_overlay/go1.26/net/udp_seedfall_wasip1.go"));
 const FLOCK_GO_1_26: (&str, &str) =
     ("syscall/flock_wasip1.go", include_str!("../../sdk/go/_overlay/go1.26/syscall/flock_wasip1.go"));
 
@@ -41,7 +46,23 @@ const HOOKS: &[Hook] = &[
         line: "\tif fd, err, ok := seedfallSocket(ctx, net, family, sotype, laddr, raddr); ok {\n\t\treturn fd, err\n\t}",
     },
     Hook { file: "net/fd_fake.go", anchor: "\tnetfd = newFD(\"tcp\", d)", line: "\tseedfallAccepted(netfd)" },
+    // Socket options of a simulated socket (fakeNetFD nil) succeed and do
+    // nothing: Nagle, keep-alive probes and buffer sizes have no meaning on
+    // the simulated network, and Go's wasip1 answer, ENOPROTOOPT, fails a
+    // library that checks SetNoDelay's error.
+    sockopt_no_op("net/tcpsockopt_stub.go", "func setNoDelay(fd *netFD, noDelay bool) error {"),
+    sockopt_no_op("net/tcpsockopt_stub.go", "func setKeepAliveIdle(fd *netFD, d time.Duration) error {"),
+    sockopt_no_op("net/tcpsockopt_stub.go", "func setKeepAliveInterval(fd *netFD, d time.Duration) error {"),
+    sockopt_no_op("net/tcpsockopt_stub.go", "func setKeepAliveCount(fd *netFD, n int) error {"),
+    sockopt_no_op("net/sockopt_fake.go", "func setReadBuffer(fd *netFD, bytes int) error {"),
+    sockopt_no_op("net/sockopt_fake.go", "func setWriteBuffer(fd *netFD, bytes int) error {"),
+    sockopt_no_op("net/sockopt_fake.go", "func setKeepAlive(fd *netFD, keepalive bool) error {"),
+    sockopt_no_op("net/sockopt_fake.go", "func setLinger(fd *netFD, sec int) error {"),
 ];
+
+const fn sockopt_no_op(file: &'static str, anchor: &'static str) -> Hook {
+    Hook { file, anchor, line: "\tif fd.fakeNetFD == nil {\n\t\treturn nil\n\t}" }
+}
 
 /// Which overlays a config asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,21 +87,26 @@ pub fn prepare(build_dir: &Path, parts: Parts) -> Result<Option<PathBuf>, SetupE
     };
     let dir = build_dir.join("overlay").join(release);
     let mut replace = Vec::new();
-    let added = [(parts.net, SOCK_GO_1_26), (parts.compat, FLOCK_GO_1_26)];
+    let added = [(parts.net, SOCK_GO_1_26), (parts.net, UDP_GO_1_26), (parts.compat, FLOCK_GO_1_26)];
     for (name, text) in added.into_iter().filter_map(|(on, file)| on.then_some(file)) {
         replace.push((goroot.join("src").join(name), write(&dir, name, text)?));
     }
-    for hook in HOOKS.iter().filter(|_| parts.net) {
-        let original = goroot.join("src").join(hook.file);
-        let text = std::fs::read_to_string(&original)
+    let mut files: Vec<&str> = HOOKS.iter().filter(|_| parts.net).map(|h| h.file).collect();
+    files.dedup();
+    for file in files {
+        let original = goroot.join("src").join(file);
+        let mut text = std::fs::read_to_string(&original)
             .map_err(|e| SetupError::Overlay(format!("cannot read {}: {e}", original.display())))?;
-        let patched = patch(&text, hook).ok_or_else(|| {
-            SetupError::Overlay(format!(
-                "{} of {version} does not have the line net_overlay hooks into",
-                original.display()
-            ))
-        })?;
-        replace.push((original, write(&dir, hook.file, &patched)?));
+        for hook in HOOKS.iter().filter(|h| h.file == file) {
+            text = patch(&text, hook).ok_or_else(|| {
+                SetupError::Overlay(format!(
+                    "{} of {version} does not have the line net_overlay hooks into ({})",
+                    original.display(),
+                    hook.anchor
+                ))
+            })?;
+        }
+        replace.push((original, write(&dir, file, &text)?));
     }
     let map: serde_json::Map<String, serde_json::Value> =
         replace.into_iter().map(|(from, to)| (from.display().to_string(), to.display().to_string().into())).collect();

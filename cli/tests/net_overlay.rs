@@ -2,8 +2,10 @@
 //! deadlines, a closed connection, a refused dial, net/http server and client
 //! with keep-alive and a client timeout, UDP) prints the same lines natively
 //! on localhost (`go run`) and as a workload under `seedfall run` with
-//! `"net_overlay": true`, where its TCP goes through the simulated network
+//! `"net_overlay": true`, where its TCP and UDP go through the simulated network
 //! and its own node name resolves through the simulated /etc/hosts.
+//! compat_overlay's flock: etcd v3.7.3's `storage/wal` creates, locks and
+//! reads back a WAL (cli/tests/go/etcdwal, docs/flock.md).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -57,6 +59,7 @@ fn dials_resolve_node_names_and_fail_like_a_real_network() {
     let (code, trace) = seedfall(&go_dir().join("netdial/seedfall.json"), &["replay", "-seed", "1"]);
     assert_eq!(code, 0, "{trace}");
     for line in [
+        "[0s] * hosts: 10.0.0.1 server, 10.0.0.2 client",
         "client#1 | server resolves to [10.0.0.1] <nil>",
         "client#1 | server says hello 10.0.0.2",
         "client#1 | remote 10.0.0.1:7001 local ip 10.0.0.2",
@@ -69,7 +72,6 @@ fn dials_resolve_node_names_and_fail_like_a_real_network() {
 }
 
 #[test]
-#[ignore = "builds etcd server v3.6.16 for wasip1 and compiles 29 MB of wasm: about 4.5 minutes cold"]
 fn etcd_wal_creates_and_locks_under_compat_overlay() {
     let (code, trace) = seedfall(&go_dir().join("etcdwal/seedfall.json"), &["replay", "-seed", "1"]);
     assert_eq!(code, 0, "{trace}");

@@ -1,5 +1,5 @@
 // etcdwal creates, writes and locks an etcd write-ahead log (etcd server
-// v3.6.16's storage/wal), which builds for wasip1 only with seedfall's
+// v3.7.3's storage/wal), which builds for wasip1 only with seedfall's
 // compat_overlay (syscall.Flock). It checks the lock is real: while the WAL
 // is open its segment cannot be locked again, after Close it can, and the
 // log reads back. Exit 0 when all holds (cli/tests/net_overlay.rs).
@@ -32,7 +32,8 @@ func run() error {
 	if err != nil {
 		return fmt.Errorf("create: %w", err)
 	}
-	if err := w.Save(raftpb.HardState{Term: 1, Commit: 1}, []raftpb.Entry{{Term: 1, Index: 1, Data: []byte("x")}}); err != nil {
+	if err := w.Save(&raftpb.HardState{Term: new(uint64(1)), Commit: new(uint64(1))},
+		[]*raftpb.Entry{{Term: new(uint64(1)), Index: new(uint64(1)), Data: []byte("x")}}); err != nil {
 		return fmt.Errorf("save: %w", err)
 	}
 	segment := filepath.Join(dir, "0000000000000000-0000000000000000.wal")
@@ -49,7 +50,7 @@ func run() error {
 	}
 	l.Close()
 	fmt.Println("segment free after close")
-	r, err := wal.Open(zap.NewNop(), dir, walpb.Snapshot{})
+	r, err := wal.Open(zap.NewNop(), dir, &walpb.Snapshot{})
 	if err != nil {
 		return fmt.Errorf("open: %w", err)
 	}
@@ -58,7 +59,7 @@ func run() error {
 	if err != nil {
 		return fmt.Errorf("read: %w", err)
 	}
-	if string(meta) != "meta" || st.Commit != 1 || len(ents) != 1 || string(ents[0].Data) != "x" {
+	if string(meta) != "meta" || st.GetCommit() != 1 || len(ents) != 1 || string(ents[0].GetData()) != "x" {
 		return fmt.Errorf("read back meta %q state %v entries %v", meta, st, ents)
 	}
 	fmt.Println("read back")

@@ -59,6 +59,10 @@ func run(host string) error {
 	check("conn addresses are *TCPAddr", lok && rok)
 	check("remote is the listener", remote.Port == laddr.Port && remote.IP.Equal(laddr.IP))
 	check("local and remote differ", local.String() != remote.String())
+	tc := c.(*net.TCPConn)
+	check("socket options succeed", tc.SetNoDelay(true) == nil && tc.SetKeepAlive(true) == nil &&
+		tc.SetKeepAlivePeriod(time.Second) == nil && tc.SetReadBuffer(1<<16) == nil &&
+		tc.SetWriteBuffer(1<<16) == nil && tc.SetLinger(-1) == nil)
 	r := bufio.NewReader(c)
 	for _, line := range []string{"hello", "world"} {
 		fmt.Fprintln(c, line)

@@ -1,11 +1,13 @@
-// Package net, seedfall's net_overlay (docs/net-overlay.md): TCP sockets of
-// net.Listen and net.Dial go to the simulated network through the host's
-// `seedfall` imports instead of Go's in-process fake network. seedfall adds
-// this file to GOROOT's net package with `go build -overlay` and hooks it
-// into net_fake.go's socket() and fd_fake.go's accept() with one line each;
-// everything after creation (read, write, accept, shutdown, close, readiness,
-// deadlines) already runs over WASI calls on the socket descriptor. UDP and
-// unix sockets still use the fake network.
+// Package net, seedfall's net_overlay (docs/net-overlay.md): TCP and UDP
+// sockets of net.Listen, net.Dial, net.ListenUDP and net.DialUDP go to the
+// simulated network through the host's `seedfall` imports instead of Go's
+// in-process fake network. seedfall adds this file (and
+// udp_seedfall_wasip1.go, the datagram calls) to GOROOT's net package with
+// `go build -overlay` and hooks it into net_fake.go's socket() and
+// fd_fake.go's accept() with one line each; everything after creation (read,
+// write, accept, shutdown, close, readiness, deadlines) already runs over
+// WASI calls on the socket descriptor. Unix sockets still use the fake
+// network.
 
 //go:build wasip1
 
@@ -29,16 +31,21 @@ func seedfallConnectStatus(fd int32) int32
 //go:wasmimport seedfall sock_addr
 func seedfallSockAddr(fd int32, peer int32) int64
 
-// seedfallSocket makes a TCP socket on the simulated network; ok is false
-// for every other kind, which socket() then makes on the fake network.
+// seedfallSocket makes a TCP or UDP socket on the simulated network; ok is
+// false for every other kind, which socket() then makes on the fake network.
 func seedfallSocket(ctx context.Context, net string, family, sotype int, laddr, raddr sockaddr) (fd *netFD, err error, ok bool) {
-	if sotype != syscall.SOCK_STREAM || (family != syscall.AF_INET && family != syscall.AF_INET6) {
+	if family != syscall.AF_INET && family != syscall.AF_INET6 {
 		return nil, nil, false
 	}
-	if raddr == nil {
+	switch {
+	case sotype == syscall.SOCK_STREAM && raddr == nil:
 		fd, err = seedfallListenTCP(net, laddr)
-	} else {
+	case sotype == syscall.SOCK_STREAM:
 		fd, err = seedfallDialTCP(ctx, net, raddr)
+	case sotype == syscall.SOCK_DGRAM:
+		fd, err = seedfallUDP(net, laddr, raddr)
+	default:
+		return nil, nil, false
 	}
 	if fd != nil {
 		fd.family, fd.sotype = family, sotype
@@ -68,14 +75,11 @@ func seedfallDialTCP(ctx context.Context, net string, raddr sockaddr) (*netFD, e
 	if a == nil {
 		return nil, os.NewSyscallError("connect", syscall.EAFNOSUPPORT)
 	}
-	ip := a.IP.To4()
-	if ip == nil && a.IP.IsLoopback() {
-		ip = IPv4(127, 0, 0, 1).To4()
-	}
-	if ip == nil {
+	ip, ok := seedfallIPv4(a.IP)
+	if !ok {
 		return nil, os.NewSyscallError("connect", syscall.EHOSTUNREACH)
 	}
-	s := seedfallConnect(uint32(ip[0])<<24|uint32(ip[1])<<16|uint32(ip[2])<<8|uint32(ip[3]), int32(a.Port))
+	s := seedfallConnect(ip, int32(a.Port))
 	if s < 0 {
 		return nil, os.NewSyscallError("connect", syscall.Errno(-s))
 	}
@@ -136,6 +140,27 @@ func seedfallAccepted(fd *netFD) {
 	fd.laddr, fd.raddr = seedfallAddr(s, 0), seedfallAddr(s, 1)
 }
 
+// seedfallIPv4 is an IP as the host numbers it: IPv4 (IPv4-mapped IPv6
+// included), and the IPv6 loopback and unspecified addresses as 127.0.0.1,
+// which the host takes as the calling node itself; false for any other
+// IPv6 address, which names no node.
+func seedfallIPv4(ip IP) (uint32, bool) {
+	v4 := ip.To4()
+	if v4 == nil && (ip.IsLoopback() || ip.IsUnspecified()) {
+		v4 = IPv4(127, 0, 0, 1).To4()
+	}
+	if v4 == nil {
+		return 0, false
+	}
+	return uint32(v4[0])<<24 | uint32(v4[1])<<16 | uint32(v4[2])<<8 | uint32(v4[3]), true
+}
+
+// seedfallUnpack splits the host's `ip << 16 | port` into an IP and a port.
+func seedfallUnpack(v int64) (IP, int) {
+	ip := uint32(v >> 16)
+	return IPv4(byte(ip>>24), byte(ip>>16), byte(ip>>8), byte(ip)), int(v & 0xFFFF)
+}
+
 // seedfallAddr is the *TCPAddr of a socket's own (peer 0) or its peer's
 // (peer 1) address: the node's simulated IP and the real port.
 func seedfallAddr(s int32, peer int32) Addr {
@@ -143,6 +168,6 @@ func seedfallAddr(s int32, peer int32) Addr {
 	if v < 0 {
 		return new(TCPAddr)
 	}
-	ip := uint32(v >> 16)
-	return &TCPAddr{IP: IPv4(byte(ip>>24), byte(ip>>16), byte(ip>>8), byte(ip)), Port: int(v & 0xFFFF)}
+	ip, port := seedfallUnpack(v)
+	return &TCPAddr{IP: ip, Port: port}
 }
