@@ -17,6 +17,9 @@ require (
 	github.com/mattn/go-colorable v0.1.12 // indirect
 	github.com/mattn/go-isatty v0.0.14 // indirect
 	golang.org/x/sys v0.47.0 // indirect
+	seedfall.dev/examples/kvclient v0.0.0
 )
 
 replace seedfall.dev/sdk => ../../sdk/go
+
+replace seedfall.dev/examples/kvclient => ../kvclient

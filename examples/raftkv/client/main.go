@@ -1,10 +1,12 @@
-// Command client is raftkv's workload, in one of three modes:
+// Command client is raftkv's workload, in one of three modes (lin and
+// durable from package kvclient):
 //
 //   - elect (elect.go): after every heal all nodes know the same leader
 //     within -within;
-//   - lin (lin.go): -clients concurrent clients put and get a few keys and
+//   - lin: -clients concurrent clients put and get a few keys and
 //     record the history, which the simulator checks for linearizability;
-//   - durable (durable.go): every client writes increasing values to its own
+//     after the faults end every key is read once more;
+//   - durable: every client writes increasing values to its own
 //     key; after the faults end, each key holds at least its last
 //     acknowledged value.
 package main
@@ -15,6 +17,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"seedfall.dev/examples/kvclient"
 )
 
 func main() {
@@ -31,9 +35,9 @@ func main() {
 	case "elect":
 		elect(peers, *rounds, *within)
 	case "lin":
-		lin(peers, *clients, *keys, *runFor)
+		kvclient.Lin(peers, *clients, *keys, *runFor)
 	case "durable":
-		durable(peers, *clients, *runFor)
+		kvclient.Durable(peers, *clients, *runFor)
 	default:
 		fmt.Fprintf(os.Stderr, "raftkv client: unknown -mode %q\n", *mode)
 		os.Exit(2)

@@ -1,4 +1,9 @@
-package main
+// Package kvclient is the workload shared by the raft examples (raftkv,
+// etcdraft): clients of a key-value service whose nodes answer HTTP on port
+// 8000 (PUT and GET /k/<key>, GET /leader), checked for linearizability
+// (Lin) or for lost acknowledged writes (Durable). It knows nothing of the
+// raft library behind the service.
+package kvclient
 
 // kvClient sends one client's key-value requests to the node it believes
 // is the leader, and moves on to the leader a node names (421 with

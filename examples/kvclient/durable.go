@@ -1,6 +1,6 @@
-package main
+package kvclient
 
-// durable checks that acknowledged writes survive: every client writes 1,
+// Durable checks that acknowledged writes survive: every client writes 1,
 // 2, ... for runFor to its own key and remembers the last value acknowledged and the
 // last one sent. After the last write it lets the faults end
 // (sim.QuietFor), then reads every key through the leader: each must hold
@@ -21,8 +21,8 @@ import (
 // crashed nodes to restart and a leader to be elected.
 const settle = 15 * time.Second
 
-func durable(nodes []string, clients int, runFor time.Duration) {
-	sim.Eventually(10*time.Second, func() bool { return agreedLeader(nodes) != "" }, "a first leader is elected")
+func Durable(nodes []string, clients int, runFor time.Duration) {
+	sim.Eventually(10*time.Second, func() bool { return AgreedLeader(nodes) != "" }, "a first leader is elected")
 	sim.SetupComplete()
 	end := time.Now().Add(runFor)
 	acked := make([]int, clients+1)
@@ -49,7 +49,7 @@ func durable(nodes []string, clients int, runFor time.Duration) {
 		got := readBack(c, durableKey(id))
 		if got < acked[id] || got > sent[id] {
 			msg := fmt.Sprintf("acknowledged write lost: %s holds %d, %d was acknowledged", durableKey(id), got, acked[id])
-			fmt.Fprintf(os.Stderr, "raftkv client: %s (%d sent)\n", msg, sent[id])
+			fmt.Fprintf(os.Stderr, "client: %s (%d sent)\n", msg, sent[id])
 			sim.Fail(msg)
 			os.Exit(1)
 		}
