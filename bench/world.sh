@@ -33,7 +33,7 @@ CONFIG=examples/kvlog/seedfall.json
 
 echo "== warm-up (builds the kvlog programs, fills the cache)" >&2
 "$SEEDFALL" run -c "$CONFIG" -seeds 1-2 >/dev/null || true
-SERVER=examples/kvlog/.seedfall/build/0-server.wasm
+SERVER=examples/kvlog/.seedfall/build/seedfall.0-server.wasm
 
 echo "== node switch" >&2
 target/release/world-costs switch --iterations 2000000 > "$OUT/switch.jsonl"

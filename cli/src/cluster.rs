@@ -130,10 +130,17 @@ impl Cluster {
         let overlay = crate::overlay::prepare(&build_dir, parts)?;
         let mut files = Vec::new();
         let mut patched = vec![false; config.patches.len()];
+        // Each config's modules and modfiles have names of their own: configs
+        // of one folder share build_dir, and a run of another config (with
+        // other patches) must not rename its module over this one's between
+        // this build and the load below.
+        let config_stem = config_path.file_stem().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         for (i, source) in unique.iter().enumerate() {
             files.push(match source {
                 Source::Wasm(path) => path.clone(),
-                Source::Pkg(dir) => go_build(dir, &build_dir, i, overlay.as_deref(), &config.patches, &mut patched)?,
+                Source::Pkg(dir) => {
+                    go_build(dir, &build_dir, &config_stem, i, overlay.as_deref(), &config.patches, &mut patched)?
+                }
             });
         }
         if let Some(unused) = patched.iter().position(|used| !used) {
@@ -238,6 +245,8 @@ impl Cluster {
                 clog_per_sec: f.clog_per_sec,
                 clog_length: (span(f.clog_length.min), span(f.clog_length.max)),
                 clogs: f.clogs,
+                udp_loss: f.udp_loss,
+                udp_dup: f.udp_dup,
                 disk: seedfall_host::fs::DiskConfig {
                     crash_on_io: f.crash_on_io,
                     torn_writes: f.torn_writes,
@@ -292,6 +301,7 @@ fn programs_hash(keys: &[seedfall_cache::Key]) -> String {
 fn go_build(
     dir: &Path,
     build_dir: &Path,
+    config_stem: &str,
     index: usize,
     overlay: Option<&Path>,
     patches: &[crate::config::PatchSpec],
@@ -303,11 +313,12 @@ fn go_build(
     std::fs::create_dir_all(build_dir)
         .map_err(|error| SetupError::CreateDir { dir: build_dir.to_path_buf(), error })?;
     let stem = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "main".into());
-    let out = build_dir.join(format!("{index}-{stem}.wasm"));
-    // Built beside and renamed into place, so runs of other configs in the
-    // same folder never read a half-written module.
-    let partial = build_dir.join(format!("{index}-{stem}.wasm.{}.partial", std::process::id()));
-    let modfile = crate::patches::modfile(patches, dir, build_dir, &format!("{index}-{stem}"), patched)?;
+    let name = format!("{config_stem}.{index}-{stem}");
+    let out = build_dir.join(format!("{name}.wasm"));
+    // Built beside and renamed into place, so concurrent runs of the same
+    // config never read a half-written module.
+    let partial = build_dir.join(format!("{name}.wasm.{}.partial", std::process::id()));
+    let modfile = crate::patches::modfile(patches, dir, build_dir, &name, patched)?;
     let mut go = Command::new("go");
     go.arg("build");
     if let Some(json) = overlay {

@@ -225,6 +225,7 @@ pub fn edit(args: FaultsArgs) -> ExitCode {
             let Ok(by) = magnitude.parse::<u64>() else {
                 let unit = match fault.kind.trigger() {
                     Trigger::CountedCall => "counted call",
+                    Trigger::Datagram => "datagram on its link",
                     _ => "disk operation",
                 };
                 return fail(

@@ -3,7 +3,7 @@
 //! 1-500 the way the finding says, and its lowest failing seed shrinks to at
 //! most 2 faults; each negative control (the library patched through the
 //! config's `patches`) passes seeds 1-300 with `-check` (`SEEDFALL_FINDINGS=full`;
-//! 1-50 by default).
+//! 1-10 by default: examples/regress.sh runs each control's first 20 in CI).
 //!
 //! The sweep for a finding runs in blocks of 50 seeds and stops at the first
 //! block that fails, so the test pays only for the seeds it needs.
@@ -63,12 +63,12 @@ fn finding(example: &str, file: &str, node: &str, message: &str) {
     assert!((1..=2).contains(&faults), "seed {seed} shrinks to at most 2 faults: {report}");
 }
 
-/// `file` passes seeds 1-300 (1-50 unless `SEEDFALL_FINDINGS=full`: the
+/// `file` passes seeds 1-300 (1-10 unless `SEEDFALL_FINDINGS=full`: the
 /// three controls at 300 seeds take most of ten minutes of a debug build),
 /// every seed twice.
 fn control(example: &str, file: &str) {
     let file = config(example, file);
-    let seeds = if std::env::var("SEEDFALL_FINDINGS").as_deref() == Ok("full") { "1-300" } else { "1-50" };
+    let seeds = if std::env::var("SEEDFALL_FINDINGS").as_deref() == Ok("full") { "1-300" } else { "1-10" };
     let out = seedfall(&["run", "-c", file.to_str().unwrap(), "-seeds", seeds, "-check"]);
     assert!(out.status.success(), "{}", text(&out));
 }

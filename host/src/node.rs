@@ -254,7 +254,7 @@ impl Node {
     pub fn release(&mut self, kind: &FdKind) {
         match kind {
             FdKind::File { ino, .. } | FdKind::Dir { ino, .. } => self.fs.release(*ino),
-            FdKind::Socket(_) | FdKind::Listener(_) => crate::wasi::close_socket(self, kind),
+            FdKind::Socket(_) | FdKind::Listener(_) | FdKind::Udp(_) => crate::wasi::close_socket(self, kind),
             FdKind::Stdin | FdKind::Stdout | FdKind::Stderr => {}
         }
     }

@@ -171,6 +171,11 @@ pub struct Faults {
     pub partition_oneway: f64,
     /// The one-way latency of each segment, drawn uniformly.
     pub net_latency: DurationRange,
+    /// Per datagram sent from one node to another: probability it is lost.
+    pub udp_loss: f64,
+    /// Per datagram sent from one node to another: probability it is sent
+    /// twice, the copy with a latency of its own in `net_latency`.
+    pub udp_dup: f64,
     /// Planned resets of a live node's connections per second, per node.
     pub net_reset_per_sec: f64,
     /// Planned slowdowns of a node's network per second, per node.
@@ -237,6 +242,8 @@ impl Default for Faults {
             partition_groups: 2,
             partition_oneway: 0.0,
             net_latency: DurationRange::new(Duration::from_micros(50), Duration::from_millis(2)),
+            udp_loss: 0.0,
+            udp_dup: 0.0,
             net_reset_per_sec: 0.0,
             slow_per_sec: 0.0,
             slow_length: DurationRange::new(Duration::from_secs(1), Duration::from_secs(5)),

@@ -89,6 +89,8 @@ const FAULTS: Schema = Schema {
         "partition_groups",
         "partition_oneway",
         "net_latency",
+        "udp_loss",
+        "udp_dup",
         "net_reset_per_sec",
         "slow_per_sec",
         "slow_length",
@@ -113,7 +115,7 @@ const FAULTS: Schema = Schema {
         "pause_length",
         "swarm",
     ],
-    unsupported: &["udp_loss", "udp_dup"],
+    unsupported: &[],
 };
 
 const SCHEMAS: [&Schema; 8] = [&TOP, &NODE, &WORKLOAD, &PREEMPT, &FAULTS, &LIVENESS, &FINALLY, &PATCH];
@@ -788,6 +790,8 @@ fn faults(value: &Json) -> Result<Faults> {
         .unwrap_or(defaults.partition_groups),
         partition_oneway: optional(fields, path, "partition_oneway", probability)?.unwrap_or(defaults.partition_oneway),
         net_latency: optional(fields, path, "net_latency", range)?.unwrap_or(defaults.net_latency),
+        udp_loss: optional(fields, path, "udp_loss", probability)?.unwrap_or(defaults.udp_loss),
+        udp_dup: optional(fields, path, "udp_dup", probability)?.unwrap_or(defaults.udp_dup),
         net_reset_per_sec: optional(fields, path, "net_reset_per_sec", rate)?.unwrap_or(defaults.net_reset_per_sec),
         slow_per_sec: optional(fields, path, "slow_per_sec", rate)?.unwrap_or(defaults.slow_per_sec),
         slow_length: optional(fields, path, "slow_length", range)?.unwrap_or(defaults.slow_length),
@@ -813,4 +817,23 @@ fn faults(value: &Json) -> Result<Faults> {
         pause_length: optional(fields, path, "pause_length", range)?.unwrap_or(defaults.pause_length),
         swarm: optional(fields, path, "swarm", boolean)?.unwrap_or(defaults.swarm),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// No name is reserved today (DESIGN.md §1 is fully implemented), so a
+    /// made-up schema shows the rule that stays for the next one: a reserved
+    /// name is an error of its own, and a near miss of it is suggested.
+    #[test]
+    fn a_reserved_name_is_not_supported_yet_never_ignored() {
+        let schema = Schema { at: "faults", known: &["crash_per_sec"], unsupported: &["moon_phase"] };
+        let fields = |name: &str| vec![(name.to_string(), Json::Bool(true))];
+        let e = check_fields(&fields("moon_phase"), "faults", &schema).unwrap_err();
+        assert_eq!((e.kind, e.field.as_str()), (ErrorKind::Unsupported, "faults.moon_phase"));
+        assert_eq!(e.to_string(), "`faults.moon_phase` is not supported yet");
+        let e = check_fields(&fields("moon_phas"), "faults", &schema).unwrap_err();
+        assert_eq!(e.to_string(), "unknown field `faults.moon_phas`; did you mean `moon_phase`?");
+    }
 }

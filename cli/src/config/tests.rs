@@ -233,25 +233,25 @@ fn unknown_field_known_elsewhere_or_far_from_everything() {
         message(r#", "faults": {"bananas": 1}"#),
         "unknown field `faults.bananas`; known fields: crash_per_sec, crash_downtime, crash_on_io, torn_writes, \
          reorder_writes, fs_model, fsync_eio, strict_dirs, partition_per_sec, partition_length, partition_groups, \
-         partition_oneway, net_latency, net_reset_per_sec, slow_per_sec, slow_length, slow_latency, clog_per_sec, clog_length, clogs, write_eio, write_enospc, read_eio, read_corrupt, \
+         partition_oneway, net_latency, udp_loss, udp_dup, net_reset_per_sec, slow_per_sec, slow_length, slow_latency, clog_per_sec, clog_length, clogs, write_eio, write_enospc, read_eio, read_corrupt, \
          lost_write, misdirected_write, corrupt_on_crash, disk_latency, bitrot_per_sec, disk_bytes, clock_skew, clock_jump_per_sec, clock_jump, \
          pause_per_sec, pause_length, swarm"
     );
 }
 
 #[test]
-fn fields_not_implemented_yet_are_errors() {
-    let e = error(&with(r#", "faults": {"crash_per_sec": 1, "udp_loss": 0.1}"#));
-    assert_eq!(e.to_string(), "`faults.udp_loss` is not supported yet");
-    assert_eq!((e.kind, e.field.as_str()), (ErrorKind::Unsupported, "faults.udp_loss"));
-    // Every reserved name, in DESIGN.md §1's order (design_tests.rs holds the set to the design).
-    for name in ["udp_loss", "udp_dup"] {
-        let e = error(&with(&format!(r#", "faults": {{"{name}": 0}}"#)));
-        assert_eq!(e.to_string(), format!("`faults.{name}` is not supported yet"));
-        assert_eq!(e.kind, ErrorKind::Unsupported, "{name}: {e}");
-    }
-    // A near miss of an unsupported name points at it.
-    assert_eq!(message(r#", "faults": {"udp_los": 0.1}"#), "unknown field `faults.udp_los`; did you mean `udp_loss`?");
+fn udp_loss_and_dup_are_probabilities_per_datagram() {
+    let config = parse_ok(&with(r#", "faults": {"udp_loss": 0.05, "udp_dup": 0.02}"#));
+    assert_eq!((config.faults.udp_loss, config.faults.udp_dup), (0.05, 0.02));
+    let off = parse_ok(&with(r#", "faults": {}"#));
+    assert_eq!((off.faults.udp_loss, off.faults.udp_dup), (0.0, 0.0), "off by default");
+    let e = error(&with(r#", "faults": {"udp_los": 0.1}"#));
+    assert_eq!(e.to_string(), "unknown field `faults.udp_los`; did you mean `udp_loss`?");
+    assert_eq!((e.kind, e.field.as_str()), (ErrorKind::UnknownField, "faults.udp_los"));
+    assert_eq!(
+        message(r#", "faults": {"udp_dup": 1.5}"#),
+        "`faults.udp_dup` is a probability and must be between 0 and 1, found 1.5"
+    );
 }
 
 #[test]

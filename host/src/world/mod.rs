@@ -42,6 +42,8 @@ mod slot;
 mod tests;
 #[cfg(test)]
 mod time_tests;
+#[cfg(test)]
+mod udp_tests;
 pub mod verdict;
 pub mod vtime;
 
@@ -150,8 +152,8 @@ pub struct RunSpec {
 }
 
 /// A crash of `node` at its disk operation `op` (a `crash_io` fault of the
-/// schedule) that keeps `prefixes` of its files' pending writes, one per
-/// file in the order the crash meets them (`fs::CrashSpace`).
+/// schedule) whose choices of what survives are `prefixes`, one per choice
+/// in the order the crash makes them (`fs::CrashSpace`).
 #[derive(Clone, Debug)]
 pub struct CrashInto {
     pub node: String,
@@ -227,6 +229,8 @@ pub struct World<'a> {
     /// The liveness phase, once it began.
     recovery: Option<Recovery>,
     crash_space: Option<(crate::fs::DiskOp, crate::fs::CrashSpace)>,
+    /// How much of the network's datagram fault log is recorded already.
+    datagram_faults_seen: usize,
 }
 
 /// The liveness phase of a run.
@@ -278,6 +282,9 @@ impl<'a> World<'a> {
             slot.replay_disk = injector.disk_replay(i);
             slot.replay_preempt = injector.preempt_points(i);
         }
+        let latency_ns = (spec.net.latency_ns_min, spec.net.latency_ns_max);
+        let datagrams = fault::udp::policy(seed, injector.config(), latency_ns, &names, spec.schedule.as_deref());
+        net.set_datagram_faults(datagrams.gated(injector.gate()));
         let hash_log: Option<SharedLog> = spec.hash_log.then(|| Rc::new(RefCell::new(HashLog::default())));
         let mut rec = Recorder::new(log);
         rec.trace.log = hash_log.clone();
@@ -286,6 +293,9 @@ impl<'a> World<'a> {
         }
         if let Some(header) = spec.preempt.header() {
             rec.say(SimTime::ZERO, &header);
+        }
+        if spec.net_overlay {
+            rec.say(SimTime::ZERO, &ip::trace_header(spec.programs.iter().map(|p| p.name.as_str())));
         }
         let mut world = World {
             spec,
@@ -308,6 +318,7 @@ impl<'a> World<'a> {
             watchdog: None,
             recovery: None,
             crash_space: None,
+            datagram_faults_seen: 0,
         };
         let workload_waits =
             world.slots.iter().any(|s| s.program.role == Role::Workload && s.program.imports_setup_complete());
@@ -644,6 +655,7 @@ impl<'a> World<'a> {
 
         // Points fired before whatever the node printed in this step.
         self.record_preemptions(i);
+        self.record_datagram_faults();
         self.forward_output(i);
         self.take_reports(i);
         if !self.failures.is_empty() {
@@ -701,6 +713,22 @@ impl<'a> World<'a> {
             }
         }
         false
+    }
+
+    /// Records the datagram faults the network injected since last time.
+    /// Only a node's send decides one, so after each step is soon enough.
+    fn record_datagram_faults(&mut self) {
+        let new: Vec<_> = self.net.borrow().datagram_faults().log()[self.datagram_faults_seen..].to_vec();
+        if new.is_empty() {
+            return;
+        }
+        self.datagram_faults_seen += new.len();
+        let names: Vec<&str> = self.spec.programs.iter().map(|p| p.name.as_str()).collect();
+        for f in &new {
+            let fault = fault::udp::recorded(f, &names);
+            let line = format!("{} {}: {}", fault.kind.name(), fault.target, fault::udp::effect(&fault));
+            self.rec.emit(fault.at, Event::Fault { fault, line: Some(line) });
+        }
     }
 
     /// Prints (replay) what the node wrote, prefixed by node#k and time.
@@ -879,7 +907,7 @@ impl<'a> World<'a> {
                 if given.is_some()
                     && let Some(during) = &report.during
                 {
-                    self.crash_space = Some((during.on, crate::fs::CrashSpace::of(&report.files)));
+                    self.crash_space = Some((during.on, crate::fs::CrashSpace::of(&report.choices)));
                 }
                 self.slots[i].state = State::Down { boot_at_ns: now.plus(downtime).clock_ns() };
                 self.slots[i].disk_faults_seen = self.slots[i].disk.as_ref().map_or(0, |fs| fs.disk_faults().len());

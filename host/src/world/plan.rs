@@ -26,6 +26,11 @@ pub struct FaultConfig {
     pub clog_per_sec: f64,
     pub clog_length: (SimDuration, SimDuration),
     pub clogs: super::fault::clog::ClogForms,
+    /// Per datagram sent between two nodes: the probability it is lost.
+    pub udp_loss: f64,
+    /// Per datagram sent between two nodes: the probability it is sent
+    /// twice (the copy's latency uniform in the network's `net_latency`).
+    pub udp_dup: f64,
     pub disk: crate::fs::DiskConfig,
     pub bitrot_per_sec: f64,
     /// How long each fsync of a service waits, uniform (zero: no wait).
