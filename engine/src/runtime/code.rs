@@ -100,6 +100,7 @@ impl Code {
         let (start, len) = (exec.as_ptr() as usize, exec.len());
         let registration = registry::register(start, start + len)
             .ok_or_else(|| Error::Os("too many modules loaded at once".into()))?;
+        crate::runtime::perf_map::record(&artifact, start);
         let artifact = Arc::new(artifact);
         loaded().push(Loaded { start, end: start + len, artifact: Arc::downgrade(&artifact) });
         Ok(Code { artifact, exec, prepared: OnceLock::new(), _registration: registration })

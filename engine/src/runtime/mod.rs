@@ -9,6 +9,7 @@ pub mod instance;
 pub mod interrupt;
 pub(crate) mod libcalls;
 pub mod memory;
+pub(crate) mod perf_map;
 pub(crate) mod registry;
 pub(crate) mod signals;
 pub mod table;

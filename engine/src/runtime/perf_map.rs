@@ -1,0 +1,25 @@
+//! Profiling support: with `SEEDFALL_PERF_MAP` set, every loaded module's
+//! functions are appended to `/tmp/perf-<pid>.map`, the format `perf report`
+//! reads to name code it did not load from an ELF file. Diagnostics only: it
+//! never changes what runs, and errors writing the file are ignored.
+
+use crate::artifact::Artifact;
+use std::io::Write;
+
+/// Appends `artifact`'s functions, loaded at `base`, when profiling asks.
+pub(crate) fn record(artifact: &Artifact, base: usize) {
+    if std::env::var_os("SEEDFALL_PERF_MAP").is_none() {
+        return;
+    }
+    let mut lines = String::new();
+    for (index, f) in artifact.functions.iter().enumerate() {
+        if f.len > 0 {
+            let name = artifact.info.func_name(index as u32);
+            lines.push_str(&format!("{:x} {:x} wasm:{name}\n", base + f.offset as usize, f.len));
+        }
+    }
+    let path = format!("/tmp/perf-{}.map", std::process::id());
+    if let Ok(mut file) = std::fs::OpenOptions::new().create(true).append(true).open(path) {
+        let _ = file.write_all(lines.as_bytes());
+    }
+}
