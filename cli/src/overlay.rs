@@ -46,6 +46,13 @@ const HOOKS: &[Hook] = &[
         line: "\tif fd, err, ok := seedfallSocket(ctx, net, family, sotype, laddr, raddr); ok {\n\t\treturn fd, err\n\t}",
     },
     Hook { file: "net/fd_fake.go", anchor: "\tnetfd = newFD(\"tcp\", d)", line: "\tseedfallAccepted(netfd)" },
+    // A node name resolves with one host call; every other name (localhost,
+    // a name in another case, an unknown one) goes on through Go's resolver.
+    Hook {
+        file: "net/lookup.go",
+        anchor: "\ttrace, _ := ctx.Value(nettrace.TraceKey{}).(*nettrace.Trace)",
+        line: "\tif addrs, ok := seedfallLookupIP(host); ok {\n\t\treturn addrs, nil\n\t}",
+    },
     // Socket options of a simulated socket (fakeNetFD nil) succeed and do
     // nothing: Nagle, keep-alive probes and buffer sizes have no meaning on
     // the simulated network, and Go's wasip1 answer, ENOPROTOOPT, fails a

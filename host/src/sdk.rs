@@ -276,6 +276,16 @@ fn connect_status(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError>
     })
 }
 
+/// `resolve(ptr, len) -> i64`: the simulated IP of the node named by the
+/// string (net_overlay's lookups of node names, one call instead of Go's
+/// resolver reading `/etc/hosts`, which names the same IPs), or `-ENOENT`
+/// for any other name, which Go then looks up its own way.
+fn resolve(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
+    let Some(name) = read_string(c, v[0], v[1]) else { return Ok(failed(Errno::FAULT)) };
+    let node = link(c).net.borrow().resolve(&name);
+    Ok(node.map_or_else(|| failed(Errno::NOENT), |node| i64::from(ip::node_ip(node))))
+}
+
 /// The address of a socket descriptor: its own or its peer's.
 fn fd_addr(c: &mut Caller<'_, Node>, fd: u32, peer: bool) -> Result<SockAddr, Errno> {
     let kind = c.data().fds.get(fd).map(|e| e.kind.clone()).ok_or(Errno::BADF)?;
@@ -452,6 +462,7 @@ pub fn register(l: &mut Linker<Node>) {
     bind(l, "connect", &[I32, I32], &[I32], connect);
     bind(l, "connect_status", &[I32], &[I32], connect_status);
     bind(l, "sock_addr", &[I32, I32], &[I64], sock_addr);
+    bind(l, "resolve", &[I32, I32], &[I64], resolve);
     bind(l, "udp_connect", &[I32, I32, I32], &[I32], udp_connect);
     bind(l, "udp_sendto", &[I32, I32, I32, I32, I32], &[I32], udp_sendto);
     bind(l, "udp_recvfrom", &[I32, I32, I32, I32], &[I32], udp_recvfrom);

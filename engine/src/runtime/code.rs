@@ -87,6 +87,9 @@ impl Code {
     /// by rename, never written in place).
     pub unsafe fn load_file(artifact: Artifact, file: &std::fs::File, offset: u64, code: &[u8]) -> Result<Code> {
         check_baseline(&artifact)?;
+        if crate::runtime::perf_map::wanted() {
+            return Code::load_copy(artifact, code);
+        }
         // SAFETY: the file does not change while the mapping lives (the
         // caller's promise), so the executable bytes are the verified ones.
         let exec = unsafe { memmap2::MmapOptions::new().offset(offset).len(code.len().max(1)).map_exec(file) };

@@ -6,9 +6,15 @@
 use crate::artifact::Artifact;
 use std::io::Write;
 
+/// Whether profiling asks for the map. perf reads it only for anonymous
+/// mappings, so code then is never mapped from a cache file.
+pub(crate) fn wanted() -> bool {
+    std::env::var_os("SEEDFALL_PERF_MAP").is_some()
+}
+
 /// Appends `artifact`'s functions, loaded at `base`, when profiling asks.
 pub(crate) fn record(artifact: &Artifact, base: usize) {
-    if std::env::var_os("SEEDFALL_PERF_MAP").is_none() {
+    if !wanted() {
         return;
     }
     let mut lines = String::new();

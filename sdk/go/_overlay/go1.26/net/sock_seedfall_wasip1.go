@@ -17,6 +17,7 @@ import (
 	"context"
 	"os"
 	"syscall"
+	"unsafe"
 )
 
 //go:wasmimport seedfall listen
@@ -30,6 +31,9 @@ func seedfallConnectStatus(fd int32) int32
 
 //go:wasmimport seedfall sock_addr
 func seedfallSockAddr(fd int32, peer int32) int64
+
+//go:wasmimport seedfall resolve
+func seedfallResolve(name unsafe.Pointer, len int32) int64
 
 // seedfallSocket makes a TCP or UDP socket on the simulated network; ok is
 // false for every other kind, which socket() then makes on the fake network.
@@ -138,6 +142,18 @@ func seedfallFD(net string, s int32) (*netFD, error) {
 func seedfallAccepted(fd *netFD) {
 	s := int32(fd.pfd.Sysfd)
 	fd.laddr, fd.raddr = seedfallAddr(s, 0), seedfallAddr(s, 1)
+}
+
+// seedfallLookupIP answers a lookup of a node's name (hooked into
+// lookup.go's lookupIPAddr): the node's simulated IP, which /etc/hosts
+// also gives it, without the resolver's configuration checks, file reads
+// and singleflight goroutine on every dial. ok is false for any other name.
+func seedfallLookupIP(host string) (addrs []IPAddr, ok bool) {
+	v := seedfallResolve(unsafe.Pointer(unsafe.StringData(host)), int32(len(host)))
+	if v < 0 {
+		return nil, false
+	}
+	return []IPAddr{{IP: IPv4(byte(v>>24), byte(v>>16), byte(v>>8), byte(v))}}, true
 }
 
 // seedfallIPv4 is an IP as the host numbers it: IPv4 (IPv4-mapped IPv6
