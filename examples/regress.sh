@@ -22,7 +22,7 @@
 #       match class, node and message as for "fail". For strategies whose
 #       hit rate is the point (pct against random).
 #
-# One line per entry ("ok   ..." or "FAIL ..."); the script exits 1 if any
+# One line per entry ("ok   ..." or "FAIL ...", ending in its wall time); the script exits 1 if any
 # entry does not match, 2 if it cannot run at all.
 #
 # Usage: examples/regress.sh [EXAMPLE...]     (default: every example)
@@ -127,8 +127,10 @@ EOF
     ((check)) && args+=(-check)
     args+=(--json "$json")
     rm -f "$json"
+    started=$SECONDS
     "$SEEDFALL" "${args[@]}" >"$out" 2>&1
     rc=$?
+    took=$((SECONDS - started))
     verdict=$(python3 - "$expected" "$idx" "$json" "$rc" "$ex" "$config" "$seeds" "$cut" <<'EOF'
 import json, sys
 expected, idx, path, rc, ex, config, seeds, cut = sys.argv[1:]
@@ -215,7 +217,7 @@ out(True, f"fail {describe(f)} (seed {seed}{tally})")
 EOF
     )
     status=$?
-    echo "$verdict"
+    echo "$verdict [${took}s]"
     if ((status != 0)); then
       mismatches=$((mismatches + 1))
       echo "     \$ $SEEDFALL ${args[*]}"

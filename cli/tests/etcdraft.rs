@@ -25,7 +25,7 @@ fn wal_create_without_a_directory_fsync_loses_the_log_and_the_patch_fixes_it() {
 #[test]
 fn a_wal_that_never_fsyncs_fails() {
     let config = example("etcdraft").join("nofsync.json");
-    let (code, out) = seedfall("etcdraft", &["run", "-c", config.to_str().unwrap(), "-seeds", "1-2"]);
+    let (code, out) = seedfall(&["run", "-c", config.to_str().unwrap(), "-seeds", "1-2"]);
     assert_eq!(code, 1, "{out}");
     assert!(out.contains(RAFT_PANIC), "{out}");
 }

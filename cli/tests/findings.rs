@@ -18,7 +18,7 @@ fn config(example: &str, file: &str) -> PathBuf {
 fn seedfall(args: &[&str]) -> Output {
     std::process::Command::new(env!("CARGO_BIN_EXE_seedfall"))
         .args(args)
-        .env("SEEDFALL_CACHE_DIR", Path::new(env!("CARGO_TARGET_TMPDIR")).join("findings-tests-cache"))
+        .env("SEEDFALL_CACHE_DIR", Path::new(env!("CARGO_TARGET_TMPDIR")).join("world-tests-cache"))
         .output()
         .unwrap()
 }

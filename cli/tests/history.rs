@@ -16,7 +16,7 @@ fn config(name: &str) -> String {
 }
 
 fn seedfall(args: &[&str]) -> Output {
-    let cache = Path::new(env!("CARGO_TARGET_TMPDIR")).join("history-tests-cache");
+    let cache = Path::new(env!("CARGO_TARGET_TMPDIR")).join("world-tests-cache");
     Command::new(env!("CARGO_BIN_EXE_seedfall")).args(args).env("SEEDFALL_CACHE_DIR", cache).output().unwrap()
 }
 

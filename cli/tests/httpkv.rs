@@ -14,7 +14,7 @@ fn httpkv() -> PathBuf {
 fn seedfall(args: &[&str]) -> (i32, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_seedfall"))
         .args(args)
-        .env("SEEDFALL_CACHE_DIR", Path::new(env!("CARGO_TARGET_TMPDIR")).join("httpkv-cache"))
+        .env("SEEDFALL_CACHE_DIR", Path::new(env!("CARGO_TARGET_TMPDIR")).join("world-tests-cache"))
         .output()
         .unwrap();
     let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));

@@ -25,10 +25,10 @@ fn seeds() -> &'static str {
 fn every_node_knows_the_leader_within_5s_of_each_heal() {
     let config = example("raftkv").join("elect.json");
     let config = config.to_str().unwrap();
-    let (code, sweep) = seedfall("raftkv", &["run", "-c", config, "-seeds", seeds()]);
+    let (code, sweep) = seedfall(&["run", "-c", config, "-seeds", seeds()]);
     assert_eq!(code, 0, "{sweep}");
 
-    let (code, trace) = seedfall("raftkv", &["replay", "-c", config, "-seed", "1"]);
+    let (code, trace) = seedfall(&["replay", "-c", config, "-seed", "1"]);
     assert_eq!(code, 0, "{trace}");
     let rounds = trace.lines().filter(|l| l.contains("client#1 | round ") && l.contains(": leader n")).count();
     assert_eq!(rounds, 5, "{trace}");
@@ -43,7 +43,7 @@ fn every_node_knows_the_leader_within_5s_of_each_heal() {
 #[test]
 fn a_bound_too_short_to_re_elect_in_fails() {
     let config = example("raftkv").join("elect-too-soon.json");
-    let (code, sweep) = seedfall("raftkv", &["run", "-c", config.to_str().unwrap(), "-seeds", "1-3"]);
+    let (code, sweep) = seedfall(&["run", "-c", config.to_str().unwrap(), "-seeds", "1-3"]);
     assert_eq!(code, 1, "{sweep}");
     assert!(sweep.contains("client#1: within 100ms of a heal every node knows the same leader"), "{sweep}");
 }

@@ -14,12 +14,13 @@ pub fn fixture(file: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(file)
 }
 
-/// `seedfall ARGS` with a compiled-code cache of the test target's own,
-/// as its exit code and its stdout and stderr together.
-pub fn seedfall(cache: &str, args: &[&str]) -> (i32, String) {
+/// `seedfall ARGS` with the compiled-code cache the CLI tests share (and
+/// .ci/run's regress step after them: each big module compiles once), as
+/// its exit code and its stdout and stderr together.
+pub fn seedfall(args: &[&str]) -> (i32, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_seedfall"))
         .args(args)
-        .env("SEEDFALL_CACHE_DIR", Path::new(env!("CARGO_TARGET_TMPDIR")).join(cache))
+        .env("SEEDFALL_CACHE_DIR", Path::new(env!("CARGO_TARGET_TMPDIR")).join("world-tests-cache"))
         .output()
         .unwrap();
     let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
@@ -29,7 +30,7 @@ pub fn seedfall(cache: &str, args: &[&str]) -> (i32, String) {
 /// `seedfall verify` of `schedule` with config `file` of `example`.
 pub fn verify(example_name: &str, file: &str, schedule: &Path) -> (i32, String) {
     let config = example(example_name).join(file);
-    seedfall(example_name, &["verify", "-c", config.to_str().unwrap(), "-faults", schedule.to_str().unwrap()])
+    seedfall(&["verify", "-c", config.to_str().unwrap(), "-faults", schedule.to_str().unwrap()])
 }
 
 /// The finding's schedule fails the stock config with `message` and
@@ -50,7 +51,7 @@ pub fn stock_fails_and_patch_passes(example_name: &str, stock: &str, patched: &s
 pub fn shrink(example_name: &str, file: &str, seed: u64, max_faults: usize) -> PathBuf {
     let config = example(example_name).join(file);
     let seed = seed.to_string();
-    let (code, report) = seedfall(example_name, &["shrink", "-c", config.to_str().unwrap(), "-seed", &seed]);
+    let (code, report) = seedfall(&["shrink", "-c", config.to_str().unwrap(), "-seed", &seed]);
     assert_eq!(code, 0, "{report}");
     let after = report.lines().find_map(|l| l.trim_start().strip_prefix("after:")).expect(&report);
     let faults: usize = after.split_whitespace().next().unwrap().parse().unwrap();
