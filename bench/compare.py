@@ -4,11 +4,12 @@
     compare.py --seedfall BIN --python PY [--runs N] [--retries K] --out FILE.jsonl NAME=FILE.wasm...
     compare.py --from FILE.jsonl        (only print the tables for a finished run)
 
-For each program, N rounds (default 5). A round compiles the program once with
-seedfall (`BIN --runs 1 FILE`) and once with wasmtime (`PY wasmtime_compile.py
---runs 1 FILE`), each in a fresh process that times only the compile call, and
-alternates which engine goes first (seedfall first in even rounds, wasmtime
-first in odd ones), so drifting machine noise hits both alike.
+For each program, N rounds (default 5). A round compiles the program once on
+seedfall's shipped path (`BIN --runs 1 FILE`: the preemption pass, then compile,
+what every cache miss runs), once raw (`BIN --raw --runs 1 FILE`: compile only,
+for reference) and once with wasmtime (`PY wasmtime_compile.py --runs 1 FILE`),
+each in a fresh process that times only that work, the order rotating by round
+so drifting machine noise hits all alike.
 
 The machine is shared (other sessions build and test in the same VM), so each
 round first waits (up to 3 minutes) for the machine to be idle, and measures
@@ -34,6 +35,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 NCPU = os.cpu_count() or 1
 DISTURBED = 0.10  # share of the machine other processes may take during a measurement
+ENGINES = ["seedfall", "seedfall-raw", "wasmtime"]
 
 
 def machine_busy_s():
@@ -110,13 +112,14 @@ def main(argv):
 
     engines = {
         "seedfall": lambda path: [seedfall, "--runs", "1", path],
+        "seedfall-raw": lambda path: [seedfall, "--raw", "--runs", "1", path],
         "wasmtime": lambda path: [python, os.path.join(HERE, "wasmtime_compile.py"), "--runs", "1", path],
     }
     with open(out, "w") as log:
         for name, path in programs:
             failed = set()
             for r in range(runs):
-                order = ["seedfall", "wasmtime"] if r % 2 == 0 else ["wasmtime", "seedfall"]
+                order = ENGINES[r % len(ENGINES):] + ENGINES[:r % len(ENGINES)]
                 for attempt in range(retries + 1):
                     waited = wait_quiet()
                     disturbed = False
@@ -155,12 +158,12 @@ def report(records):
         return "error" not in x
 
     def clean_pairs(name):
-        """Rounds/attempts in which both engines measured and neither was disturbed."""
+        """Rounds/attempts in which every engine measured and none was disturbed."""
         by = {}
         for x in records:
             if x["program"] == name and ok(x):
                 by.setdefault((x["round"], x["attempt"]), {})[x["engine"]] = x
-        return [p for p in by.values() if len(p) == 2 and not any(v["disturbed"] for v in p.values())]
+        return [p for p in by.values() if len(p) == len(ENGINES) and not any(v["disturbed"] for v in p.values())]
 
     def kept(name):
         """The attempt each round ended on (clean, or the last retry), as pairs."""
@@ -168,31 +171,38 @@ def report(records):
         for x in records:
             if x["program"] == name and ok(x) and x["attempt"] == last_attempt[(name, x["round"])]:
                 by.setdefault(x["round"], {})[x["engine"]] = x
-        return [p for p in by.values() if len(p) == 2]
+        return [p for p in by.values() if len(p) == len(ENGINES)]
 
     def med(pairs, engine, key):
         return statistics.median(p[engine][key][0] for p in pairs)
 
+    def spread(pairs, engine, key):
+        xs = [p[engine][key][0] for p in pairs]
+        return f"{statistics.median(xs):.2f} ({min(xs):.2f}–{max(xs):.2f})"
+
     def table(select, title, count_label):
         print(title)
         print()
-        print(f"| program | wasm MB | functions | seedfall s | wasmtime s | ratio seedfall/wasmtime "
+        print(f"| program | wasm MB | functions | seedfall s (instrument + compile) | of which instrument s "
+              f"| seedfall raw s | wasmtime s | **ratio seedfall/wasmtime** | raw/wasmtime "
               f"| seedfall CPU s | wasmtime CPU s | CPU ratio | code MB seedfall / wasmtime | {count_label} |")
-        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for name in programs:
             pairs = select(name)
             rounds = len({x["round"] for x in records if x["program"] == name})
             if not pairs:
                 failed = sorted({x["engine"] for x in records if x["program"] == name and not ok(x)})
                 what = f"FAIL ({', '.join(failed)})" if failed else "—"
-                print(f"| {name} | | | {what} | | — | | | | | 0/{rounds} |")
+                print(f"| {name} | | | {what} | | | | — | | | | | | 0/{rounds} |")
                 continue
             s, w = pairs[-1]["seedfall"], pairs[-1]["wasmtime"]
-            s_t, w_t = med(pairs, "seedfall", "times_s"), med(pairs, "wasmtime", "times_s")
+            s_t, r_t, w_t = (med(pairs, e, "times_s") for e in ENGINES)
             s_c, w_c = med(pairs, "seedfall", "cpu_s"), med(pairs, "wasmtime", "cpu_s")
             code_w = f"{w['code_bytes'] / 1e6:.1f}" if w.get("code_bytes") else "—"
-            print(f"| {name} | {s['wasm_bytes'] / 1e6:.1f} | {s['defined_functions']:,} | {s_t:.2f} | {w_t:.2f} "
-                  f"| {s_t / w_t:.2f} | {s_c:.2f} | {w_c:.2f} | {s_c / w_c:.2f} "
+            print(f"| {name} | {s['wasm_bytes'] / 1e6:.1f} | {s['defined_functions']:,} "
+                  f"| {spread(pairs, 'seedfall', 'times_s')} | {spread(pairs, 'seedfall', 'instrument_s')} "
+                  f"| {spread(pairs, 'seedfall-raw', 'times_s')} | {spread(pairs, 'wasmtime', 'times_s')} "
+                  f"| **{s_t / w_t:.2f}** | {r_t / w_t:.2f} | {s_c:.2f} | {w_c:.2f} | {s_c / w_c:.2f} "
                   f"| {s['code_bytes'] / 1e6:.1f} / {code_w} | {len(pairs)}/{rounds} |")
         print()
 
@@ -201,12 +211,12 @@ def report(records):
     table(kept, "All rounds (the attempt each round ended on, disturbed or not):", "rounds")
 
     good = [x for x in records if ok(x)]
-    threads_s = sorted({x["threads"] for x in good if x["engine"] == "seedfall"})
+    threads_s = sorted({x["threads"] for x in good if x["engine"].startswith("seedfall")})
     threads_w = sorted({x["threads"] for x in good if x["engine"] == "wasmtime"})
     other = sum(x["other_cpu_s"] for x in good)
     span = sum(x["process_wall_s"] for x in good)
-    print(f"Medians; each engine in a fresh process timing only the compile call, interleaved "
-          f"(order alternating by round). Threads: seedfall {threads_s}, wasmtime {threads_w}. "
+    print(f"Medians (min–max); each engine in a fresh process timing only its work, interleaved "
+          f"(order rotating by round); ratios are of medians. Threads: seedfall {threads_s}, wasmtime {threads_w}. "
           f"functions = defined (non-imported) functions; CPU = user+sys of all threads during the "
           f"compile call. {len(good)} measurements in all; other processes used {other:.1f} CPU-s "
           f"over their {span:.0f} s ({100 * other / (span * NCPU):.0f}% of the machine's {NCPU} CPUs).")

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Guest CPU: the bench/guest programs under native Go, seedfall, wasmtime and wazero.
 
-    guest.py --dir DIR --seedfall BIN --python PY --wazero BIN [--rounds N] [--quiet-wait S] [--env K=V] PROGRAM...
+    guest.py --dir DIR --seedfall BIN --python PY --wazero BIN [--rounds N] [--quiet-wait S] [--env K=V]... PROGRAM...
 
 Run by bench/guest.sh, which builds everything into DIR: PROGRAM.native
 (GOOS=linux), PROGRAM.wasm (GOOS=wasip1 GOARCH=wasm), PROGRAM.cwasm
@@ -22,8 +22,12 @@ Runners, each a fresh process per measurement:
             cache warm, so no compilation); wall time of the process, which
             includes wazero loading its cached code.
 Every seedfall measurement checks that `--timings` reported a cache Hit.
-`--env K=V` (once) sets one environment variable in every runner's guest (native: the
-process environment; seedfall/wazero: `--env`/`-env`; wasmtime: the WASI environment).
+Every runner's guest gets GOGC=100 and GODEBUG=gctrace=1 (native: the process
+environment; seedfall/wazero: `--env`/`-env`; wasmtime: the WASI environment), so the
+GC is configured alike everywhere and each run's GC cycles are counted from its
+`gc N @` lines; `--env K=V` (repeatable) adds or overrides variables. The wasm runners'
+median GC counts must agree within one cycle, or the script reports a problem: a run
+time that differs because the GC ran more often is not a code-generation figure.
 
 N rounds (default 5). In a round every program runs once under every runner,
 the runner order rotating from round to round; before each program's round
@@ -32,14 +36,15 @@ which other processes use under half a CPU. It records how much CPU other
 processes took during each measurement. Every run's stdout must equal the
 native run's; a difference is reported as a mismatch and fails the script.
 
-Prints markdown tables of medians (wall, and user+sys CPU) with ratios and
-geometric means (over all programs except hello, which is only the fixed
-start-up cost), and writes every measurement to DIR/results.jsonl (DIR/results-K=V.jsonl with --env).
+Prints markdown tables of medians with min-max (wall, and user+sys CPU), ratios of
+medians and geometric means (over all programs except hello, which is only the fixed
+start-up cost), the GC cycles per run, and writes every measurement to DIR/results.jsonl.
 """
 
 import json
 import math
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -48,6 +53,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 NCPU = os.cpu_count() or 1
 RUNNERS = ["native", "seedfall", "sf-loops", "sf-none", "wasmtime", "wazero"]
+GUEST_ENV = {"GOGC": "100", "GODEBUG": "gctrace=1"}
+GC_LINE = re.compile(r"^gc \d+ @", re.M)
 
 
 def machine_busy_s():
@@ -88,12 +95,28 @@ def children_cpu():
     return r.ru_utime + r.ru_stime
 
 
+def gc_table(programs, results, problems, med):
+    """GC cycles per run (median) by runner; the wasm runners must agree within one."""
+    print("\nGC cycles per run (median of the `gc N @` lines of GODEBUG=gctrace=1)\n")
+    print("| program | " + " | ".join(RUNNERS) + " |")
+    print("|---|" + "---:|" * len(RUNNERS))
+    for p in programs:
+        m = {r: med(p, r, 4) for r in RUNNERS}
+        print(f"| {p} | " + " | ".join("—" if m[r] is None else f"{m[r]:g}" for r in RUNNERS) + " |")
+        wasm = [m[r] for r in RUNNERS if r != "native" and m[r] is not None]
+        if wasm and max(wasm) - min(wasm) > 1:
+            problems.append(f"{p}: GC cycles differ between wasm runners by more than one: {m}")
+
+
 def main(argv):
-    opts = {"--rounds": "5", "--quiet-wait": "20", "--env": ""}
+    opts = {"--rounds": "5", "--quiet-wait": "20"}
+    extra_env = []
     programs = []
     args = iter(argv)
     for a in args:
-        if a.startswith("--"):
+        if a == "--env":
+            extra_env.append(next(args))
+        elif a.startswith("--"):
             opts[a] = next(args)
         else:
             programs.append(a)
@@ -103,15 +126,16 @@ def main(argv):
         print(__doc__, file=sys.stderr)
         return 2
     sf_cache, wz_cache = os.path.join(d, "seedfall-cache"), os.path.join(d, "wazero-cache")
-    guest_env = opts["--env"]
-    if guest_env and "=" not in guest_env:
-        print("--env wants K=V", file=sys.stderr)
-        return 2
-    sf_env = ["--env", guest_env] if guest_env else []
-    wz_env = ["-env", guest_env] if guest_env else []
-    native_env = {"GOMAXPROCS": "1"}
-    if guest_env:
-        native_env[guest_env.split("=", 1)[0]] = guest_env.split("=", 1)[1]
+    guest_env = dict(GUEST_ENV)
+    for kv in extra_env:
+        if "=" not in kv:
+            print("--env wants K=V", file=sys.stderr)
+            return 2
+        guest_env[kv.split("=", 1)[0]] = kv.split("=", 1)[1]
+    pairs = [f"{k}={v}" for k, v in guest_env.items()]
+    sf_env = [x for kv in pairs for x in ("--env", kv)]
+    wz_env = [x for kv in pairs for x in ("-env", kv)]
+    native_env = dict(guest_env, GOMAXPROCS="1")
 
     def command(runner, p):
         wasm = os.path.join(d, p + ".wasm")
@@ -129,7 +153,7 @@ def main(argv):
     results = {p: {r: [] for r in RUNNERS} for p in programs}
     expected = {}
     problems = []
-    log = open(os.path.join(d, f"results-{guest_env}.jsonl" if guest_env else "results.jsonl"), "w")
+    log = open(os.path.join(d, "results.jsonl"), "w")
     for rnd in range(rounds):
         order = RUNNERS[rnd % len(RUNNERS):] + RUNNERS[:rnd % len(RUNNERS)]
         for p in programs:
@@ -142,7 +166,7 @@ def main(argv):
                 cpu = children_cpu() - c0
                 rec = {"program": p, "runner": runner, "round": rnd, "wall_s": m["wall"], "cpu_s": cpu,
                        "other_cpu_s": max(0.0, m["busy"] - cpu), "waited_s": waited, "rc": m["rc"],
-                       "stdout": m["stdout"]}
+                       "stdout": m["stdout"], "gc_cycles": len(GC_LINE.findall(m["stderr"]))}
                 t = m["wall"]
                 if runner == "wasmtime":
                     j = json.loads(m["fd3"] or m["stderr"].strip().splitlines()[-1])
@@ -155,7 +179,8 @@ def main(argv):
                     rec["timings"] = timing
                     if not any(l.startswith("seedfall: Hit:") for l in timing):
                         problems.append(f"{p} {runner} round {rnd}: not a cache hit: {timing}")
-                rec["time_s"], rec["stderr"] = t, m["stderr"][-2000:]
+                rec["time_s"], rec["stderr"] = t, "\n".join(
+                    l for l in m["stderr"].splitlines() if not GC_LINE.match(l))[-2000:]
                 log.write(json.dumps(rec) + "\n")
                 log.flush()
                 if m["rc"] != 0:
@@ -163,14 +188,14 @@ def main(argv):
                     continue
                 if runner == "native" and p not in expected:
                     expected[p] = m["stdout"]
-                results[p][runner].append((t, cpu, m["stdout"], rec["other_cpu_s"]))
+                results[p][runner].append((t, cpu, m["stdout"], rec["other_cpu_s"], rec["gc_cycles"]))
                 line.append(f"{runner} {t:.3f}")
             print(f"round {rnd + 1}/{rounds} {p}: " + ", ".join(line) + f" (waited {waited:.0f} s)",
                   file=sys.stderr, flush=True)
 
     for p in programs:
         for runner in RUNNERS:
-            for (_, _, out, _) in results[p][runner]:
+            for (_, _, out, _, _) in results[p][runner]:
                 if p in expected and out != expected[p]:
                     problems.append(f"OUTPUT MISMATCH {p} {runner}: got {out!r}, native gave {expected[p]!r}")
                     break
@@ -178,6 +203,10 @@ def main(argv):
     def med(p, runner, i):
         xs = [x[i] for x in results[p][runner]]
         return statistics.median(xs) if xs else None
+
+    def spread(p, runner, i):
+        xs = [x[i] for x in results[p][runner]]
+        return f"{statistics.median(xs):.3f} ({min(xs):.3f}–{max(xs):.3f})" if xs else "FAIL"
 
     def table(i, title):
         print(f"\n{title}\n")
@@ -194,7 +223,7 @@ def main(argv):
                 if p != "hello":
                     ratios[key].append(x)
                 return f"{100 * (x - 1):+.1f}%" if pct else f"{x:.2f}"
-            cells = [f"{m[r]:.3f}" if m[r] else "FAIL" for r in RUNNERS]
+            cells = [spread(p, r, i) for r in RUNNERS]
             cells += [ratio("seedfall", "wasmtime", "w"), ratio("seedfall", "wazero", "z"),
                       ratio("seedfall", "native", "n"), ratio("sf-none", "wasmtime", "u"),
                       ratio("seedfall", "sf-none", "c", pct=True), ratio("sf-loops", "sf-none", "l", pct=True)]
@@ -204,10 +233,10 @@ def main(argv):
         print(f"| **geomean** | | | | | | | **{g['w']:.2f}** | **{g['z']:.2f}** | **{g['n']:.2f}** "
               f"| **{g['u']:.2f}** | **{100 * (g['c'] - 1):+.1f}%** | **{100 * (g['l'] - 1):+.1f}%** |")
 
-    if guest_env:
-        print(f"\nGuest environment for every runner: {guest_env}")
+    print(f"\nGuest environment for every runner: {' '.join(pairs)}")
     table(0, f"Wall time, seconds (median of {rounds} interleaved rounds; wasmtime: in-process run time, see above)")
     table(1, f"CPU time (user+sys), seconds (median of {rounds}; wasmtime: CPU of the run region only)")
+    gc_table(programs, results, problems, med)
     kept = [x for p in programs for r in RUNNERS for x in results[p][r]]
     other = sum(x[3] for x in kept)
     span = sum(x[0] for x in kept)

@@ -4,9 +4,9 @@
 # wasmtime (Python binding) and wazero (v1.12.0 CLI), interleaved, medians,
 # ratios, geomeans. A benchmark, not a test. See bench/README.md.
 #
-#   bench/guest.sh [--rounds N] [--quiet-wait S] [--env K=V] [PROGRAM...]
-#       (defaults: 5 rounds, quiet-wait 20 s, no extra guest environment, all programs;
-#        --env GOGC=off takes the Go GC, and with it the preemption/GC interplay, out)
+#   bench/guest.sh [--rounds N] [--quiet-wait S] [--env K=V]... [PROGRAM...]
+#       (defaults: 5 rounds, quiet-wait 20 s, all programs; every guest runs with
+#        GOGC=100 GODEBUG=gctrace=1 and the GC cycles are compared; --env overrides)
 #
 # Builds the release `seedfall`, the programs (native and GOOS=wasip1
 # GOARCH=wasm, local `go`) into target/bench/guest/, installs the wasmtime
@@ -14,20 +14,20 @@
 # (from a temporary module requiring github.com/tetratelabs/wazero v1.12.0),
 # precompiles every module for wasmtime, and warms the seedfall and wazero
 # caches (one untimed run each), so only runs are timed, never compiles.
-# Then runs bench/guest.py. Raw measurements: target/bench/guest/results[-K=V].jsonl,
-# tables: target/bench/guest/table[-K=V].md (both overwritten by the next run).
+# Then runs bench/guest.py. Raw measurements: target/bench/guest/results.jsonl,
+# tables: target/bench/guest/table.md (both overwritten by the next run).
 set -euo pipefail
 
 ROUNDS=5
 QUIET=20
-GUEST_ENV=""
+GUEST_ENV=()
 PROGRAMS=()
 while [ $# -gt 0 ]; do
     case "$1" in
         --rounds) ROUNDS="$2"; shift 2 ;;
         --quiet-wait) QUIET="$2"; shift 2 ;;
-        --env) GUEST_ENV="$2"; shift 2 ;;
-        -*) echo "usage: $0 [--rounds N] [--quiet-wait S] [--env K=V] [PROGRAM...]" >&2; exit 2 ;;
+        --env) GUEST_ENV+=(--env "$2"); shift 2 ;;
+        -*) echo "usage: $0 [--rounds N] [--quiet-wait S] [--env K=V]... [PROGRAM...]" >&2; exit 2 ;;
         *) PROGRAMS+=("$1"); shift ;;
     esac
 done
@@ -88,4 +88,4 @@ done
 echo "== machine: $(nproc) CPUs; load average: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 echo "== $ROUNDS interleaved rounds" >&2
 "$PY" "$ROOT/bench/guest.py" --dir "$OUT" --seedfall "$SEEDFALL" --python "$PY" --wazero "$WAZERO" \
-    --rounds "$ROUNDS" --quiet-wait "$QUIET" --env "$GUEST_ENV" "${PROGRAMS[@]}" | tee "$OUT/table${GUEST_ENV:+-$GUEST_ENV}.md"
+    --rounds "$ROUNDS" --quiet-wait "$QUIET" "${GUEST_ENV[@]}" "${PROGRAMS[@]}" | tee "$OUT/table.md"

@@ -1,19 +1,23 @@
 //! `compile-time`: cold compile time of wasm modules with seedfall's engine.
 //!
 //! ```text
-//! compile-time [--runs N] [--load] FILE.wasm...
+//! compile-time [--runs N] [--load] [--raw] FILE.wasm...
 //! ```
 //!
-//! For each file, calls `seedfall_engine::compile(&wasm, &CompileConfig::default())`
-//! N times (default 5) and prints one JSON line:
+//! For each file, N times (default 5), runs what a cache miss runs: the
+//! preemption pass with its default config (`seedfall_instrument::instrument`)
+//! then `seedfall_engine::compile(&instrumented, &CompileConfig::default())`;
+//! with `--raw`, only `compile` of the file as it is (what `--no-preempt`
+//! runs). Prints one JSON line:
 //!
 //! ```text
 //! {"engine":"seedfall","file":"...","wasm_bytes":..,"functions":..,"defined_functions":..,
-//!  "code_bytes":..,"threads":..,"runs":N,"median_s":..,"times_s":[..],"cpu_s":[..]}
+//!  "code_bytes":..,"threads":..,"runs":N,"path":"instrumented"|"raw","median_s":..,"times_s":[..],
+//!  "instrument_s":[..],"cpu_s":[..]}
 //! ```
 //!
-//! `median_s` is the median wall time of the `compile` call alone (reading
-//! the file is not timed). `cpu_s` is user+system CPU time of the whole process
+//! `median_s` is the median wall time of instrument + compile (reading the
+//! file is not timed); `instrument_s` the pass's share (zeros with `--raw`). `cpu_s` is user+system CPU time of the whole process
 //! over each call, all threads included, so `cpu_s / times_s` shows how well
 //! the parallel compile used the cores. `threads` is the engine's worker
 //! count (`available_parallelism`). With `--load`, the line also has `load_s`:
@@ -26,17 +30,19 @@
 //! bench/compile.sh for the comparison with wasmtime.
 
 use seedfall_engine::{Code, CompileConfig, compile};
+use seedfall_instrument::instrument;
 use std::process::ExitCode;
 use std::time::Instant;
 
 fn usage() -> ExitCode {
-    eprintln!("usage: compile-time [--runs N] [--load] FILE.wasm...");
+    eprintln!("usage: compile-time [--runs N] [--load] [--raw] FILE.wasm...");
     ExitCode::from(2)
 }
 
 fn main() -> ExitCode {
     let mut runs = 5usize;
     let mut load = false;
+    let mut raw = false;
     let mut files = Vec::new();
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -46,6 +52,7 @@ fn main() -> ExitCode {
                 _ => return usage(),
             },
             "--load" => load = true,
+            "--raw" => raw = true,
             "--help" | "-h" => {
                 usage();
                 return ExitCode::SUCCESS;
@@ -80,17 +87,32 @@ fn main() -> ExitCode {
         };
         let mut times = Vec::with_capacity(runs);
         let mut cpu = Vec::with_capacity(runs);
+        let mut instrument_times = Vec::with_capacity(runs);
         let mut last = None;
         let mut error = None;
         for _ in 0..runs {
             let cpu0 = cpu_seconds();
             let t0 = Instant::now();
-            let result = compile(&wasm, &config);
+            let (result, pass) = if raw {
+                (compile(&wasm, &config), 0.0)
+            } else {
+                match instrument(&wasm, &seedfall_instrument::Config::default()) {
+                    Ok(instrumented) => {
+                        let pass = t0.elapsed().as_secs_f64();
+                        (compile(&instrumented.wasm, &config), pass)
+                    }
+                    Err(e) => {
+                        let feature = format!("instrumentation: {e}");
+                        (Err(seedfall_engine::Error::Unsupported { feature, function: None }), 0.0)
+                    }
+                }
+            };
             let elapsed = t0.elapsed().as_secs_f64();
             let cpu1 = cpu_seconds();
             match result {
                 Ok(artifact) => {
                     times.push(elapsed);
+                    instrument_times.push(pass);
                     cpu.push(cpu1 - cpu0);
                     // Dropped outside the timed region.
                     last = Some(artifact);
@@ -124,7 +146,8 @@ fn main() -> ExitCode {
         };
         println!(
             "{{\"engine\":\"seedfall\",\"file\":{},\"wasm_bytes\":{},\"functions\":{},\"defined_functions\":{},\
-             \"code_bytes\":{},\"threads\":{},\"runs\":{},\"median_s\":{:.6},\"times_s\":{},\"cpu_s\":{}{}}}",
+             \"code_bytes\":{},\"threads\":{},\"runs\":{},\"path\":\"{}\",\"median_s\":{:.6},\"times_s\":{},\
+             \"instrument_s\":{},\"cpu_s\":{}{}}}",
             json_str(file),
             wasm.len(),
             info.num_funcs(),
@@ -132,8 +155,10 @@ fn main() -> ExitCode {
             code_bytes,
             threads,
             runs,
+            if raw { "raw" } else { "instrumented" },
             median(&times),
             json_list(&times),
+            json_list(&instrument_times),
             json_list(&cpu),
             load_field,
         );

@@ -94,6 +94,8 @@ impl CompileConfig {
             ("probestack_strategy", "inline"),
             ("enable_multi_ret_implicit_sret", "true"),
             ("is_pic", "false"),
+            // r15 holds `ModuleInfo::pinned_global` (docs/pinned-global.md).
+            ("enable_pinned_reg", "true"),
             ("unwind_info", "false"),
         ]
     }

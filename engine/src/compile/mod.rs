@@ -131,16 +131,21 @@ fn compile_one(
     ctx.clear();
     let frontend = isa.frontend_config();
     match job {
-        Job::ImportStub { func_index } => {
-            stubs::import_stub(info.func_type(*func_index), *func_index, &mut ctx.func, fctx, frontend)
-        }
+        Job::ImportStub { func_index } => stubs::import_stub(
+            info.func_type(*func_index),
+            *func_index,
+            info.pinned_global(),
+            &mut ctx.func,
+            fctx,
+            frontend,
+        ),
         Job::Defined { func_index, body } => {
             let reader = wasmparser::BinaryReader::new(&wasm[body.clone()], body.start as u64);
             let body = wasmparser::FunctionBody::new(reader);
             translate::translate_function(info, config.trap_mode, *func_index, &body, &mut ctx.func, fctx, frontend)
                 .map_err(|e| format!("decoding: {e}"))?
         }
-        Job::Trampoline { ty } => stubs::trampoline(ty, &mut ctx.func, fctx, frontend),
+        Job::Trampoline { ty } => stubs::trampoline(ty, info.pinned_global(), &mut ctx.func, fctx, frontend),
     }
     ctx.compile(isa, &mut ControlPlane::default()).map_err(|e| format!("{:?}", e.inner))?;
     let compiled = ctx.compiled_code().expect("just compiled");

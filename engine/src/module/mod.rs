@@ -226,4 +226,18 @@ impl ModuleInfo {
     pub fn export(&self, name: &str) -> Option<&Export> {
         self.exports.iter().find(|e| e.name == name)
     }
+
+    /// The global compiled code keeps in Cranelift's pinned register rather
+    /// than in its vmctx slot (docs/pinned-global.md). It is global 0 when that
+    /// is a defined mutable i32 no other module can reach: not exported, and
+    /// the table neither imported nor exported, so no foreign code ever runs
+    /// while this instance's value is in the register. Go's linker puts the
+    /// stack pointer there, read and written by nearly every function.
+    pub fn pinned_global(&self) -> Option<u32> {
+        let first = self.globals.first()?;
+        let defined = first.init.is_some() && first.ty.mutable && first.ty.ty == ValType::I32;
+        let exported = |kind: ExportKind, index: u32| self.exports.iter().any(|e| e.kind == kind && e.index == index);
+        let table_shared = self.table_imported || (self.table.is_some() && exported(ExportKind::Table, 0));
+        (defined && !exported(ExportKind::Global, 0) && !table_shared).then_some(0)
+    }
 }

@@ -133,6 +133,16 @@ impl Translator<'_, '_> {
                 let dst = self.pop();
                 self.checked_libcall(vmctx::LIBCALL_MEMORY_FILL, &[dst, byte, len]);
             }
+            Operator::GlobalGet { global_index } if self.pinned_global == Some(global_index) => {
+                let v = self.b.ins().get_pinned_reg(types::I64);
+                let v = self.b.ins().ireduce(types::I32, v);
+                self.push(v);
+            }
+            Operator::GlobalSet { global_index } if self.pinned_global == Some(global_index) => {
+                let v = self.pop();
+                let v = self.b.ins().uextend(types::I64, v);
+                self.b.ins().set_pinned_reg(v);
+            }
             Operator::GlobalGet { global_index } => {
                 let ty = ir_type(self.info.globals[global_index as usize].ty.ty);
                 let (base, offset) = self.global_address(global_index);

@@ -65,6 +65,8 @@ pub(crate) struct Translator<'a, 'f> {
     pub(crate) mode: TrapMode,
     pub(crate) func_index: u32,
     pub(crate) vmctx: Value,
+    /// `ModuleInfo::pinned_global`: accessed as the pinned register.
+    pub(crate) pinned_global: Option<u32>,
     /// `vmctx.mem_base`, loaded once in the entry block.
     pub(crate) mem_base: Option<Value>,
     pub(crate) locals: Vec<Variable>,
@@ -129,6 +131,7 @@ pub fn translate_function(
         mode,
         func_index,
         vmctx,
+        pinned_global: info.pinned_global(),
         mem_base,
         locals,
         stack: Vec::new(),

@@ -6,6 +6,13 @@
 //!   runtime calls a wasm function of any signature with arguments and results
 //!   in the same buffer layout.
 //!
+//! In a module with a pinned global (`ModuleInfo::pinned_global`) both keep
+//! its vmctx slot and the register in step: the stub writes the register to
+//! the slot before the host runs and reads it back after (the host may read,
+//! change, or call back into the guest); the trampoline loads the register
+//! from the slot, and on return writes it back and restores the caller's
+//! value, since r15 is callee-saved for the host.
+//!
 //! Buffer layout: value i in bytes 8i..8i+8, little-endian; a 32-bit value is
 //! zero-extended when compiled code writes it, and only its low four bytes are
 //! read back.
@@ -40,10 +47,24 @@ fn load_values(b: &mut FunctionBuilder<'_>, tys: &[crate::module::ValType], buff
         .collect()
 }
 
+/// Write the pinned register to global `index`'s slot.
+fn spill_pinned(b: &mut FunctionBuilder<'_>, vmctx_value: ir::Value, index: u32) {
+    let v = b.ins().get_pinned_reg(types::I64);
+    b.ins().store(MemFlagsData::trusted(), v, vmctx_value, vmctx::global_offset(index));
+}
+
+/// Set the pinned register from global `index`'s (i32) slot.
+fn reload_pinned(b: &mut FunctionBuilder<'_>, vmctx_value: ir::Value, index: u32) {
+    let v = b.ins().load(types::I32, MemFlagsData::trusted(), vmctx_value, vmctx::global_offset(index));
+    let v = b.ins().uextend(types::I64, v);
+    b.ins().set_pinned_reg(v);
+}
+
 /// The stub for import number `import_index` of type `ty`.
 pub fn import_stub(
     ty: &FuncType,
     import_index: u32,
+    pinned: Option<u32>,
     func: &mut ir::Function,
     fctx: &mut FunctionBuilderContext,
     frontend: TargetFrontendConfig,
@@ -63,7 +84,13 @@ pub fn import_stub(
     let flags = MemFlagsData::trusted().with_readonly().with_can_move();
     let host_call = b.ins().load(types::I64, flags, vmctx_value, vmctx::LIBCALL_HOST_CALL);
     let index = b.ins().iconst(types::I32, import_index as i64);
+    if let Some(global) = pinned {
+        spill_pinned(&mut b, vmctx_value, global);
+    }
     b.ins().call_indirect(sigref, host_call, &[vmctx_value, index, buffer]);
+    if let Some(global) = pinned {
+        reload_pinned(&mut b, vmctx_value, global);
+    }
 
     let results = load_values(&mut b, &ty.results, buffer);
     b.ins().return_(&results);
@@ -80,6 +107,7 @@ pub fn trampoline_signature() -> Signature {
 /// The trampoline that calls a function of type `ty`.
 pub fn trampoline(
     ty: &FuncType,
+    pinned: Option<u32>,
     func: &mut ir::Function,
     fctx: &mut FunctionBuilderContext,
     frontend: TargetFrontendConfig,
@@ -90,8 +118,17 @@ pub fn trampoline(
     let mut args = vec![vmctx_value];
     args.extend(load_values(&mut b, &ty.params, buffer));
     let sigref = b.import_signature(wasm_signature(ty));
+    let callers = pinned.map(|global| {
+        let callers = b.ins().get_pinned_reg(types::I64);
+        reload_pinned(&mut b, vmctx_value, global);
+        callers
+    });
     let call = b.ins().call_indirect(sigref, callee, &args);
     let results = b.inst_results(call).to_vec();
+    if let (Some(global), Some(callers)) = (pinned, callers) {
+        spill_pinned(&mut b, vmctx_value, global);
+        b.ins().set_pinned_reg(callers);
+    }
     store_values(&mut b, &results, buffer);
     b.ins().return_(&[]);
     b.finalize(frontend);
