@@ -115,7 +115,7 @@ def main(argv):
         print(f"seedfall cold (median of {len(cold)}, fresh process, empty cache): total **{c['total_ms']:.0f} ms** = "
               f"read {c['read_ms']:.1f} + key hash {c['key_hash_ms']:.1f} + instrument+compile {c['compile_ms']:.0f} + "
               f"encode {c['encode_ms']:.1f} + publish {c['publish_ms']:.1f} + load {c['load_ms']:.2f} ms.\n")
-        print("| seedfall warm, ms | read wasm | key hash | map | verify | decode | load (map exec + link) | **total** |")
+        print("| seedfall warm, ms | open | read + key hash | map | verify | decode | load (map exec + link) | **total** |")
         print("|---|---:|---:|---:|---:|---:|---:|---:|")
         for label, v in (("first in a fresh process", sf_first), ("repeat, same process", sf_rep)):
             print(f"| {label} | " + " | ".join(f"{v[p]:.2f}" for p in PHASES[:-1]) + f" | **{v['total_ms']:.2f}** |")

@@ -6,13 +6,12 @@ fn main() {
     let names: usize = a.info.func_names.iter().flatten().map(|n| n.len()).sum();
     let data: usize = a.info.data.iter().map(|d| d.bytes.len()).sum();
     println!(
-        "code {} B, functions {}, trampolines {}, relocations {}, traps {}, srclocs {}",
+        "code {} B, functions {}, trampolines {}, relocations {}, traps {}",
         a.code.len(),
         a.functions.len(),
         a.trampolines.len(),
         a.relocations.len(),
-        a.trap_count(),
-        a.srcloc_count()
+        a.trap_count()
     );
     println!(
         "names {} ({} B), data segments {} ({} B), types {}, imports {}, exports {}, elements {}",

@@ -72,6 +72,14 @@ const CACHEDIR_TAG: &[u8] = b"Signature: 8a477f597d28d172789f06886806bc55\n\
 /// Measured on the 2-core development machine: see `docs/cache.md`.
 const PARALLEL_HASH_MIN: usize = 1 << 20;
 
+/// The buffer `Key::compute_from` streams the wasm through: large enough to
+/// hash on all cores, small enough to stay in cache.
+const KEY_CHUNK: usize = 4 << 20;
+
+fn changed(how: &str) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, format!("the file {how} while seedfall read it"))
+}
+
 /// Feed `bytes` to `hasher`, on all cores when they are large.
 pub(crate) fn hash_bytes(hasher: &mut blake3::Hasher, bytes: &[u8]) {
     if bytes.len() >= PARALLEL_HASH_MIN {
@@ -89,19 +97,46 @@ impl Key {
     /// The key of `wasm` (already instrumented) compiled with `config`, where
     /// `instrumentation` is the instrumentation config in any stable byte form.
     pub fn compute(wasm: &[u8], config: &CompileConfig, instrumentation: &[u8]) -> Key {
+        Key::compute_from(&mut &wasm[..], wasm.len() as u64, config, instrumentation).expect("a slice reads fully")
+    }
+
+    /// [`Key::compute`] of the `len` bytes `wasm` yields, streamed through one
+    /// small buffer: a cache hit never holds the module in memory. Fails if
+    /// `wasm` yields fewer or more than `len` bytes (a file that changed since
+    /// its size was read).
+    pub fn compute_from(
+        wasm: &mut impl io::Read,
+        len: u64,
+        config: &CompileConfig,
+        instrumentation: &[u8],
+    ) -> io::Result<Key> {
         let mut hasher = blake3::Hasher::new_derive_key("seedfall compiled-code cache key v1");
-        let mut field = |name: &str, value: &[u8]| {
+        let field_header = |hasher: &mut blake3::Hasher, name: &str, len: u64| {
             hasher.update(&(name.len() as u64).to_le_bytes());
             hasher.update(name.as_bytes());
-            hasher.update(&(value.len() as u64).to_le_bytes());
-            hash_bytes(&mut hasher, value);
+            hasher.update(&len.to_le_bytes());
         };
         for (name, value) in key_material(config) {
-            field(name, value.as_bytes());
+            field_header(&mut hasher, name, value.len() as u64);
+            hasher.update(value.as_bytes());
         }
-        field("instrumentation", instrumentation);
-        field("wasm", wasm);
-        Key(*hasher.finalize().as_bytes())
+        field_header(&mut hasher, "instrumentation", instrumentation.len() as u64);
+        hash_bytes(&mut hasher, instrumentation);
+        field_header(&mut hasher, "wasm", len);
+        let mut buffer = vec![0u8; KEY_CHUNK.min(len as usize + 1)];
+        let mut left = len;
+        loop {
+            let n = wasm.read(&mut buffer)?;
+            if n == 0 {
+                break;
+            }
+            left = left.checked_sub(n as u64).ok_or_else(|| changed("grew"))?;
+            hash_bytes(&mut hasher, &buffer[..n]);
+        }
+        if left > 0 {
+            return Err(changed("shrank"));
+        }
+        Ok(Key(*hasher.finalize().as_bytes()))
     }
 
     pub fn hex(&self) -> String {

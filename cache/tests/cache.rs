@@ -61,6 +61,22 @@ fn same_input_same_key_in_two_processes() {
 }
 
 #[test]
+fn a_streamed_key_equals_the_key_of_the_bytes_and_a_file_that_changed_length_is_refused() {
+    // Larger than the stream's buffer, so the wasm is hashed in several pieces.
+    let bytes: Vec<u8> = (0..9u32 << 20).map(|i| (i.wrapping_mul(31) % 251) as u8).collect();
+    let len = bytes.len() as u64;
+    let key = Key::compute(&bytes, &config(), b"counted");
+    assert_eq!(Key::compute_from(&mut &bytes[..], len, &config(), b"counted").unwrap(), key);
+    // A reader that hands out a few bytes at a time gives the same key.
+    let mut trickle = std::io::BufReader::with_capacity(7, &bytes[..]);
+    assert_eq!(Key::compute_from(&mut trickle, len, &config(), b"counted").unwrap(), key);
+    let grew = Key::compute_from(&mut &bytes[..], len - 1, &config(), b"counted").unwrap_err();
+    assert!(grew.to_string().contains("grew while seedfall read it"), "{grew}");
+    let shrank = Key::compute_from(&mut &bytes[..bytes.len() - 1], len, &config(), b"counted").unwrap_err();
+    assert!(shrank.to_string().contains("shrank while seedfall read it"), "{shrank}");
+}
+
+#[test]
 fn every_input_changes_the_key() {
     let base = config();
     let other_baseline = match base.baseline {
@@ -78,6 +94,7 @@ fn every_input_changes_the_key() {
         ("trap mode", Key::compute(&wasm, &CompileConfig { trap_mode: TrapMode::Explicit, ..base }, b"")),
         ("baseline", Key::compute(&wasm, &CompileConfig { baseline: other_baseline, ..base }, b"")),
         ("verifier flag", Key::compute(&wasm, &CompileConfig { verify: !base.verify, ..base }, b"")),
+        ("pinned SP", Key::compute(&wasm, &CompileConfig { pin_stack_pointer: !base.pin_stack_pointer, ..base }, b"")),
         ("instrumentation", Key::compute(&wasm, &base, b"loops=1")),
         ("instrumentation vs wasm boundary", Key::compute(&wasm[..wasm.len() - 1], &base, &wasm[wasm.len() - 1..])),
     ];

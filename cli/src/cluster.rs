@@ -8,6 +8,7 @@ use crate::catalog::Catalogued;
 use crate::compiled::{self, LoadError};
 use crate::config::{Config, Source};
 use seedfall_cache::Cache;
+use seedfall_engine::CompileConfig;
 use seedfall_host::net::NetConfig;
 use seedfall_host::world::vtime::SimDuration;
 use seedfall_host::world::{FaultConfig, RunSpec};
@@ -165,7 +166,8 @@ impl Cluster {
         let instrumentation = seedfall_instrument::Config { loops: config.preempt.loops, ..Default::default() };
         let (mut programs, mut keys) = (Vec::new(), Vec::new());
         for file in &files {
-            let (guest, key) = compiled::load(&cache, file, Some(instrumentation), false).map_err(SetupError::Load)?;
+            let (guest, key) = compiled::load(&cache, file, Some(instrumentation), &CompileConfig::default(), false)
+                .map_err(SetupError::Load)?;
             programs.push(guest);
             keys.push(key);
         }

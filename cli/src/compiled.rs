@@ -80,31 +80,38 @@ impl fmt::Display for LoadError {
 
 impl std::error::Error for LoadError {}
 
-/// Instrument (unless `instrumentation` is `None`), compile (or fetch from
-/// `cache`) and load `file`; returns the guest and its cache key.
+/// Instrument (unless `instrumentation` is `None`), compile with `config` (or
+/// fetch from `cache`) and load `file`; returns the guest and its cache key.
 pub fn load(
     cache: &Cache,
     file: &Path,
     instrumentation: Option<Config>,
+    config: &CompileConfig,
     print_timings: bool,
 ) -> Result<(Guest, Key), LoadError> {
-    let wasm = crate::input::read_file(file, crate::input::WASM_MAX_BYTES)
-        .map_err(|error| LoadError::Read { file: file.to_path_buf(), error })?;
-    let config = CompileConfig::default();
+    let read_error = |error| LoadError::Read { file: file.to_path_buf(), error };
+    let (mut opened, len) = crate::input::open_file(file, crate::input::WASM_MAX_BYTES).map_err(read_error)?;
     let key_start = Instant::now();
     let key_bytes = instrumentation.as_ref().map_or_else(|| UNINSTRUMENTED.to_vec(), config_bytes);
-    let key = Key::compute(&wasm, &config, &key_bytes);
+    // Streamed: a hit (the common case) never reads the module into memory.
+    let key = Key::compute_from(&mut opened, len, config, &key_bytes).map_err(read_error)?;
     let key_hash = key_start.elapsed();
     let mut fetched = cache
         .get_or_compile(&key, || {
-            let Some(instrumentation) = &instrumentation else { return compile(&wasm, &config) };
+            let wasm = crate::input::read_file(file, crate::input::WASM_MAX_BYTES)
+                .map_err(|e| Error::Os(format!("cannot read it: {e}")))?;
+            // Compiled code is stored under `key`: it must be these bytes'.
+            if Key::compute(&wasm, config, &key_bytes) != key {
+                return Err(Error::Os("it changed while seedfall read it".into()));
+            }
+            let Some(instrumentation) = &instrumentation else { return compile(&wasm, config) };
             let instrumented =
                 instrument(&wasm, instrumentation).map_err(|e| match seedfall_engine::module::parse(&wasm) {
                     // Report a bad module the engine's way; the pass only fails on bad input.
                     Err(engine_error) => engine_error,
                     Ok(_) => Error::Unsupported { feature: format!("instrumentation: {e}"), function: None },
                 })?;
-            let mut artifact = compile(&instrumented.wasm, &config)?;
+            let mut artifact = compile(&instrumented.wasm, config)?;
             artifact.counter_global = Some(instrumented.counter_global);
             Ok(artifact)
         })

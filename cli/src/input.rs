@@ -4,6 +4,7 @@
 //! before a byte is read. This does not guard files seedfall writes itself
 //! (the cache verifies its own entries).
 
+use std::fs::File;
 use std::io::{Error, ErrorKind, Read};
 use std::path::Path;
 
@@ -16,22 +17,33 @@ pub const WASM_MAX_BYTES: u64 = 1 << 30;
 /// `max_bytes`; other kinds and larger files are `InvalidInput` errors
 /// saying which.
 pub fn read_file(path: &Path, max_bytes: u64) -> Result<Vec<u8>, Error> {
+    let (file, len) = open_file(path, max_bytes)?;
+    // The size can change between stat and read: never read past the cap.
+    let mut bytes = Vec::with_capacity(len as usize);
+    file.take(max_bytes + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > max_bytes {
+        return Err(too_big(max_bytes));
+    }
+    Ok(bytes)
+}
+
+/// `path` opened for reading, with its size, under `read_file`'s rules (checked
+/// before the open, so a FIFO is refused rather than waited on). The size is
+/// the one at the stat: a reader must still expect the file to change.
+pub fn open_file(path: &Path, max_bytes: u64) -> Result<(File, u64), Error> {
     let meta = std::fs::metadata(path)?;
     if !meta.is_file() {
         let kind = if meta.is_dir() { "a directory" } else { "not a regular file (a FIFO, socket or device)" };
         return Err(Error::new(ErrorKind::InvalidInput, format!("{kind}: only regular files are read")));
     }
-    let too_big = || Error::new(ErrorKind::InvalidInput, format!("larger than the {max_bytes} bytes seedfall reads"));
     if meta.len() > max_bytes {
-        return Err(too_big());
+        return Err(too_big(max_bytes));
     }
-    // The size can change between stat and read: never read past the cap.
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    std::fs::File::open(path)?.take(max_bytes + 1).read_to_end(&mut bytes)?;
-    if bytes.len() as u64 > max_bytes {
-        return Err(too_big());
-    }
-    Ok(bytes)
+    Ok((File::open(path)?, meta.len()))
+}
+
+fn too_big(max_bytes: u64) -> Error {
+    Error::new(ErrorKind::InvalidInput, format!("larger than the {max_bytes} bytes seedfall reads"))
 }
 
 /// `read_file` as UTF-8 text (`InvalidData` if it is not).

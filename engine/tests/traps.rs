@@ -115,3 +115,32 @@ fn a_busy_loop_without_calls_is_stopped_from_another_thread() {
     // An interrupt that arrives while no guest code runs is ignored.
     Interrupter::current().interrupt();
 }
+
+/// The byte offset of the first `i32.load` in `wasm`'s code.
+fn first_i32_load(wasm: &[u8]) -> u32 {
+    for payload in wasmparser::Parser::new(0).parse_all(wasm) {
+        if let wasmparser::Payload::CodeSectionEntry(body) = payload.expect("parses") {
+            let mut ops = body.get_operators_reader().expect("operators");
+            while !ops.eof() {
+                let (op, offset) = ops.read_with_offset().expect("operator");
+                if matches!(op, wasmparser::Operator::I32Load { .. }) {
+                    return offset as u32;
+                }
+            }
+        }
+    }
+    panic!("no i32.load in the module")
+}
+
+#[test]
+fn a_fault_at_a_trap_site_names_its_wasm_instruction_and_a_stack_overflow_no_instruction() {
+    let load = first_i32_load(&wat::parse_str(TRAPPING).expect("valid wat"));
+    let code = common::load_wat(TRAPPING, TrapMode::Signals);
+    let mut instance = Instance::new(code, &linker(), ()).expect("instantiate");
+    let trap = expect_trap(&mut instance, "out_of_bounds", &[], TrapKind::MemoryOutOfBounds, "read_past_memory");
+    assert_eq!(trap.wasm_offset, Some(load), "{trap}");
+    assert!(trap.to_string().ends_with(&format!("at wasm offset {load:#x}")), "{trap}");
+    // The guard page is hit by a push or a probe, which belongs to no wasm instruction.
+    let trap = expect_trap(&mut instance, "stack_exhaustion", &[], TrapKind::StackOverflow, "recurse_forever");
+    assert_eq!(trap.wasm_offset, None, "{trap}");
+}

@@ -3,7 +3,8 @@
 //!     warm-start --cache-dir DIR [--cold] [--iterations N] FILE.wasm
 //!
 //! Does what `seedfall exec` does before it instantiates (cli/src/compiled.rs):
-//! read FILE, hash the key (default instrumentation: call counters), then
+//! open FILE, hash the key streaming the file (default instrumentation: call
+//! counters; a miss reads the file again to compile it), then
 //! `Cache::get_or_compile`, which on a hit maps the entry, verifies its header
 //! and blake3 checksum, decodes the Artifact metadata and makes the code
 //! executable (`Code::load_file`: mapping and linking). With `--cold`, DIR
@@ -11,8 +12,8 @@
 //! encode + publish + load), and the rest are hits. The `Code` is dropped
 //! between iterations; each iteration opens the cache afresh.
 //!
-//! Prints one JSON line per iteration: outcome and milliseconds for read, key
-//! hash, map, verify, decode, load (mapping + linking), compile, encode,
+//! Prints one JSON line per iteration: outcome and milliseconds for read (the
+//! open and stat), key hash (reading and hashing the file), map, verify, decode, load (mapping + linking), compile, encode,
 //! publish, and "total" (read through load: the whole warm start up to a
 //! runnable `Code`, without instantiation).
 
@@ -52,19 +53,28 @@ fn main() -> ExitCode {
     let config = CompileConfig::default();
     for i in 0..iterations.max(1) {
         let start = Instant::now();
-        let wasm = match std::fs::read(&file) {
-            Ok(wasm) => wasm,
+        let opened = std::fs::File::open(&file).and_then(|f| Ok((f.metadata()?.len(), f)));
+        let (len, mut opened) = match opened {
+            Ok(opened) => opened,
             Err(e) => {
-                eprintln!("warm-start: cannot read {}: {e}", file.display());
+                eprintln!("warm-start: cannot open {}: {e}", file.display());
                 return ExitCode::FAILURE;
             }
         };
         let read = start.elapsed();
         let cache = Cache::open(&dir);
         let t = Instant::now();
-        let key = Key::compute(&wasm, &config, &config_bytes(&instrumentation));
+        // As `seedfall exec` does (cli/src/compiled.rs): the key streams the file; only a miss reads it whole.
+        let key = match Key::compute_from(&mut opened, len, &config, &config_bytes(&instrumentation)) {
+            Ok(key) => key,
+            Err(e) => {
+                eprintln!("warm-start: cannot read {}: {e}", file.display());
+                return ExitCode::FAILURE;
+            }
+        };
         let key_hash = t.elapsed();
         let fetched = cache.get_or_compile(&key, || {
+            let wasm = std::fs::read(&file).map_err(|e| seedfall_engine::Error::Os(e.to_string()))?;
             let instrumented = instrument(&wasm, &instrumentation).map_err(|e| {
                 seedfall_engine::Error::Unsupported { feature: format!("instrumentation: {e}"), function: None }
             })?;
@@ -93,7 +103,7 @@ fn main() -> ExitCode {
                 Outcome::Miss => "Miss",
                 Outcome::Recompiled { .. } => "Recompiled",
             },
-            wasm.len(),
+            len,
             fetched.code.code_bytes().len(),
             ms(read),
             ms(key_hash),

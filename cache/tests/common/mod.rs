@@ -80,7 +80,12 @@ pub fn big_module() -> Vec<u8> {
 }
 
 pub fn config() -> CompileConfig {
-    CompileConfig { trap_mode: TrapMode::Signals, baseline: IsaBaseline::host(), verify: false }
+    CompileConfig {
+        trap_mode: TrapMode::Signals,
+        baseline: IsaBaseline::host(),
+        verify: false,
+        pin_stack_pointer: true,
+    }
 }
 
 /// What calling the module's functions gives: (add(2, 40), fac(10), div(1, 0) trapped?).

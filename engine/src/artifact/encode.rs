@@ -10,7 +10,7 @@ use std::ops::Range;
 use std::sync::Arc;
 
 /// Bump on any change to the encoding or to what compiled code expects.
-pub const FORMAT_VERSION: u32 = 4;
+pub const FORMAT_VERSION: u32 = 5;
 /// The code's alignment in an encoding made by `encode_at`: the page size.
 pub const CODE_ALIGNMENT: usize = 4096;
 const MAGIC: &[u8; 8] = b"SEEDFALL";
@@ -274,10 +274,16 @@ fn write_info(w: &mut Writer, info: &ModuleInfo) {
             w.opt_u64(f.map(u64::from));
         }
     }
+    // Every segment's header, then every segment's bytes: a Go binary has
+    // about 100 k segments, and headers scattered through megabytes of data
+    // cost a cache miss each to decode.
     w.u32(info.data.len() as u32);
     for d in &info.data {
         w.opt_const_expr(&d.offset);
-        w.bytes(&d.bytes);
+        w.u64(d.bytes.len() as u64);
+    }
+    for d in &info.data {
+        w.0.extend_from_slice(&d.bytes);
     }
     w.u32(info.func_names.len() as u32);
     for n in &info.func_names {
@@ -360,9 +366,13 @@ fn read_info(r: &mut Reader<'_>) -> Result<ModuleInfo> {
         }
         info.elements.push(ElemSegment { offset, funcs });
     }
-    for _ in 0..r.count(9)? {
-        let offset = r.opt_const_expr()?;
-        let len = r.len()?;
+    let n = r.count(9)?;
+    let mut headers = Vec::with_capacity(n);
+    for _ in 0..n {
+        headers.push((r.opt_const_expr()?, r.len()?));
+    }
+    info.data.reserve_exact(n);
+    for (offset, len) in headers {
         info.data.push(DataSegment { offset, bytes: r.blob(len)? });
     }
     for _ in 0..r.count(1)? {
@@ -417,8 +427,6 @@ impl Artifact {
         }
         w.u32(self.trap_count() as u32);
         w.0.extend_from_slice(&self.traps[..self.trap_count() * TRAP_RECORD]);
-        w.u32(self.srcloc_count() as u32);
-        w.0.extend_from_slice(&self.srclocs[..self.srcloc_count() * SRCLOC_RECORD]);
         let padding = (CODE_ALIGNMENT - (prefix_len + w.0.len() + 4) % CODE_ALIGNMENT) % CODE_ALIGNMENT;
         w.u32(padding as u32);
         w.0.resize(w.0.len() + padding, 0);
@@ -504,12 +512,10 @@ impl Artifact {
             }
             relocations.push(Relocation { offset, kind, target, addend });
         }
-        // The two largest tables (millions of records in a Go binary) are
-        // kept as they are encoded and searched in place.
+        // The largest table (near a million records in a Go binary) is kept
+        // as it is encoded and searched in place.
         let n = r.count(TRAP_RECORD)?;
         let traps = r.blob(n * TRAP_RECORD)?;
-        let n = r.count(SRCLOC_RECORD)?;
-        let srclocs = r.blob(n * SRCLOC_RECORD)?;
         let padding = r.u32()? as usize;
         r.take(padding)?;
         let code_start = r.at;
@@ -518,18 +524,8 @@ impl Artifact {
             return Err(Error::Artifact(format!("{} trailing bytes", bytes.len() - r.at)));
         }
         let code = Vec::new();
-        let artifact = Artifact {
-            info,
-            trap_mode,
-            baseline,
-            code,
-            functions,
-            trampolines,
-            relocations,
-            traps,
-            srclocs,
-            counter_global,
-        };
+        let artifact =
+            Artifact { info, trap_mode, baseline, code, functions, trampolines, relocations, traps, counter_global };
         Ok((artifact, code_start..r.at))
     }
 }

@@ -48,20 +48,21 @@ pub struct Artifact {
     /// (signature id, code offset), one per distinct function type.
     pub trampolines: Vec<(u64, u32)>,
     pub relocations: Vec<Relocation>,
-    /// Trap sites, `TRAP_RECORD` bytes each (code offset u32 LE, `TrapKind` u8),
-    /// sorted by offset.
+    /// Trap sites, `TRAP_RECORD` bytes each (code offset u32 LE, `TrapKind` u8,
+    /// wasm byte offset of the instruction u32 LE), sorted by code offset.
+    /// Only trap sites carry a wasm offset: a full source map was 15 MB of a
+    /// 54 MB net/http entry, hashed on every hit (docs/trap-sites.md).
     pub traps: Blob,
-    /// Source locations, `SRCLOC_RECORD` bytes each (code offset u32 LE, wasm
-    /// byte offset u32 LE), sorted by code offset.
-    pub srclocs: Blob,
     /// The global an instrumentation pass added before compiling (its call
     /// counter), set by the caller that ran the pass. The engine only stores
     /// it, so loading a stored Artifact tells the caller without re-deriving.
     pub counter_global: Option<u32>,
 }
 
-pub const TRAP_RECORD: usize = 5;
-pub const SRCLOC_RECORD: usize = 8;
+pub const TRAP_RECORD: usize = 9;
+/// A trap record's wasm offset when the site belongs to no wasm instruction
+/// (the function's own stack check).
+pub const NO_WASM_OFFSET: u32 = u32::MAX;
 
 fn u32_at(bytes: &[u8], at: usize) -> u32 {
     u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"))
@@ -79,22 +80,22 @@ impl Artifact {
         self.traps.len() / TRAP_RECORD
     }
 
-    pub fn srcloc_count(&self) -> usize {
-        self.srclocs.len() / SRCLOC_RECORD
+    /// The trap site at code offset `offset`: its record's start in `traps`.
+    fn trap_record(&self, offset: u32) -> Option<usize> {
+        let key = |i: usize| u32_at(&self.traps, i * TRAP_RECORD);
+        let i = partition_point(self.trap_count(), |i| key(i) < offset);
+        (i < self.trap_count() && key(i) == offset).then_some(i * TRAP_RECORD)
     }
 
     /// The trap kind recorded for the instruction at `offset`.
     pub fn trap_at(&self, offset: u32) -> Option<u8> {
-        let key = |i: usize| u32_at(&self.traps, i * TRAP_RECORD);
-        let i = partition_point(self.trap_count(), |i| key(i) < offset);
-        (i < self.trap_count() && key(i) == offset).then(|| self.traps[i * TRAP_RECORD + 4])
+        self.trap_record(offset).map(|at| self.traps[at + 4])
     }
 
-    /// The wasm byte offset of the instruction at code offset `offset`.
+    /// The wasm byte offset of the trap site at code offset `offset`; `None`
+    /// elsewhere (a stack probe, an interrupt between two trap sites).
     pub fn wasm_offset_at(&self, offset: u32) -> Option<u32> {
-        let i = partition_point(self.srcloc_count(), |i| u32_at(&self.srclocs, i * SRCLOC_RECORD) <= offset);
-        let i = i.checked_sub(1)?;
-        Some(u32_at(&self.srclocs, i * SRCLOC_RECORD + 4))
+        self.trap_record(offset).map(|at| u32_at(&self.traps, at + 5)).filter(|&o| o != NO_WASM_OFFSET)
     }
 }
 

@@ -11,7 +11,7 @@ mod isa;
 
 pub use isa::{CompileConfig, IsaBaseline, target_triple};
 
-use crate::artifact::{Artifact, Blob, FuncLayout, RelocKind, Relocation, apply_relocations};
+use crate::artifact::{Artifact, Blob, FuncLayout, NO_WASM_OFFSET, RelocKind, Relocation, apply_relocations};
 use crate::error::{Error, Result};
 use crate::module::{self, FuncType, ModuleInfo};
 use crate::runtime::trap::TrapKind;
@@ -39,8 +39,8 @@ struct Compiled {
     code: Vec<u8>,
     /// (offset in function, target function index, addend)
     calls: Vec<(u32, u32, i64)>,
-    traps: Vec<(u32, u8)>,
-    srclocs: Vec<(u32, u32)>,
+    /// (offset in function, trap kind, wasm byte offset or `NO_WASM_OFFSET`)
+    traps: Vec<(u32, u8, u32)>,
 }
 
 /// Compile `wasm` with `config`.
@@ -134,7 +134,7 @@ fn compile_one(
         Job::ImportStub { func_index } => stubs::import_stub(
             info.func_type(*func_index),
             *func_index,
-            info.pinned_global(),
+            config.pinned_global(info),
             &mut ctx.func,
             fctx,
             frontend,
@@ -142,10 +142,10 @@ fn compile_one(
         Job::Defined { func_index, body } => {
             let reader = wasmparser::BinaryReader::new(&wasm[body.clone()], body.start as u64);
             let body = wasmparser::FunctionBody::new(reader);
-            translate::translate_function(info, config.trap_mode, *func_index, &body, &mut ctx.func, fctx, frontend)
+            translate::translate_function(info, config, *func_index, &body, &mut ctx.func, fctx, frontend)
                 .map_err(|e| format!("decoding: {e}"))?
         }
-        Job::Trampoline { ty } => stubs::trampoline(ty, info.pinned_global(), &mut ctx.func, fctx, frontend),
+        Job::Trampoline { ty } => stubs::trampoline(ty, config.pinned_global(info), &mut ctx.func, fctx, frontend),
     }
     ctx.compile(isa, &mut ControlPlane::default()).map_err(|e| format!("{:?}", e.inner))?;
     let compiled = ctx.compiled_code().expect("just compiled");
@@ -159,18 +159,18 @@ fn compile_one(
         };
         calls.push((reloc.offset, target, reloc.addend));
     }
+    let srclocs = compiled.buffer.get_srclocs_sorted();
     let mut traps = Vec::new();
     for trap in compiled.buffer.traps() {
-        traps.push((trap.offset, trap_kind(trap.code)?));
+        // The wasm instruction whose machine code holds the trap site.
+        let i = srclocs.partition_point(|s| s.end <= trap.offset);
+        let wasm_offset = srclocs
+            .get(i)
+            .filter(|s| s.start <= trap.offset && !s.loc.is_default())
+            .map_or(NO_WASM_OFFSET, |s| s.loc.bits());
+        traps.push((trap.offset, trap_kind(trap.code)?, wasm_offset));
     }
-    let srclocs = compiled
-        .buffer
-        .get_srclocs_sorted()
-        .iter()
-        .filter(|s| !s.loc.is_default())
-        .map(|s| (s.start, s.loc.bits()))
-        .collect();
-    Ok(Compiled { code: compiled.code_buffer().to_vec(), calls, traps, srclocs })
+    Ok(Compiled { code: compiled.code_buffer().to_vec(), calls, traps })
 }
 
 /// Map a trap code in compiled code back to its kind, including the codes
@@ -199,7 +199,6 @@ fn layout(
     let mut functions = Vec::with_capacity(results.len());
     let mut relocations = Vec::new();
     let mut traps = Vec::new();
-    let mut srclocs = Vec::new();
     for compiled in results {
         while code.len() % 16 != 0 {
             code.push(0xcc); // int3 padding
@@ -210,13 +209,10 @@ fn layout(
         for (offset, target, addend) in compiled.calls {
             relocations.push(Relocation { offset: start + offset, kind: RelocKind::CallPcRel4, target, addend });
         }
-        for (offset, kind) in compiled.traps {
+        for (offset, kind, wasm_offset) in compiled.traps {
             traps.extend_from_slice(&(start + offset).to_le_bytes());
             traps.push(kind);
-        }
-        for (offset, loc) in compiled.srclocs {
-            srclocs.extend_from_slice(&(start + offset).to_le_bytes());
-            srclocs.extend_from_slice(&loc.to_le_bytes());
+            traps.extend_from_slice(&wasm_offset.to_le_bytes());
         }
     }
     let num_funcs = info.num_funcs() as usize;
@@ -236,7 +232,6 @@ fn layout(
         trampolines,
         relocations,
         traps: Blob::owned(traps),
-        srclocs: Blob::owned(srclocs),
         counter_global: None,
     })
 }

@@ -84,7 +84,7 @@ pub(crate) struct Translator<'a, 'f> {
 /// Translate defined function `func_index` (its body is `body`) into `func`.
 pub fn translate_function(
     info: &ModuleInfo,
-    mode: TrapMode,
+    config: &crate::compile::CompileConfig,
     func_index: u32,
     body: &FunctionBody<'_>,
     func: &mut ir::Function,
@@ -128,10 +128,10 @@ pub fn translate_function(
     let mut t = Translator {
         b,
         info,
-        mode,
+        mode: config.trap_mode,
         func_index,
         vmctx,
-        pinned_global: info.pinned_global(),
+        pinned_global: config.pinned_global(info),
         mem_base,
         locals,
         stack: Vec::new(),
