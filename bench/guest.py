@@ -14,8 +14,10 @@ Runners, each a fresh process per measurement:
             time of the process, which includes loading the cached code.
   sf-loops  same with `--preempt none,loops=true` (call and loop counters).
   sf-none   same with `--no-preempt` (no instrumentation at all).
-  sf-nopin  same as seedfall with `--no-pinned-sp`: Go's stack pointer in its vmctx slot rather
-            than the pinned register (docs/pinned-global.md), to measure what the register saves.
+  sf-pin-sp same as seedfall with `--pinned-global first`: Go's stack pointer in the pinned
+            register instead of the call counter (docs/pinned-global.md).
+  sf-nopin  same with `--pinned-global none`: every global in memory, to measure what the
+            register saves.
   wasmtime  `PY wasmtime_run.py run P.cwasm`: the module was precompiled by
             wasmtime beforehand; the time is measured inside the process and
             covers Store + WASI setup, instantiation and `_start` to exit (the
@@ -54,7 +56,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 NCPU = os.cpu_count() or 1
-RUNNERS = ["native", "seedfall", "sf-loops", "sf-none", "sf-nopin", "wasmtime", "wazero"]
+RUNNERS = ["native", "seedfall", "sf-loops", "sf-none", "sf-pin-sp", "sf-nopin", "wasmtime", "wazero"]
 GUEST_ENV = {"GOGC": "100", "GODEBUG": "gctrace=1"}
 GC_LINE = re.compile(r"^gc \d+ @", re.M)
 
@@ -148,7 +150,8 @@ def main(argv):
             "seedfall": (sfx + [wasm], None),
             "sf-loops": (sfx + ["--preempt", "none,loops=true", wasm], None),
             "sf-none": (sfx + ["--no-preempt", wasm], None),
-            "sf-nopin": (sfx + ["--no-pinned-sp", wasm], None),
+            "sf-pin-sp": (sfx + ["--pinned-global", "first", wasm], None),
+            "sf-nopin": (sfx + ["--pinned-global", "none", wasm], None),
             "wasmtime": ([py, os.path.join(HERE, "wasmtime_run.py"), "run"] + sf_env + [os.path.join(d, p + ".cwasm")], None),
             "wazero": ([wz, "run", "-cachedir", wz_cache] + wz_env + [wasm], None),
         }[runner]
@@ -213,11 +216,11 @@ def main(argv):
 
     def table(i, title):
         print(f"\n{title}\n")
-        print("| program | native | seedfall (calls) | sf loops | sf uninstr. | sf SP unpinned | wasmtime | wazero "
-              "| sf/wasmtime | sf/wazero | sf/native | uninstr./wasmtime | calls overhead | loops overhead "
-              "| pinned SP |")
-        print("|---|" + "---:|" * 14)
-        ratios = {k: [] for k in ("w", "z", "n", "u", "c", "l", "p")}
+        print("| program | native | seedfall (calls) | sf loops | sf uninstr. | sf SP pinned | sf none pinned | wasmtime "
+              "| wazero | sf/wasmtime | sf/wazero | sf/native | uninstr./wasmtime | calls overhead | loops overhead "
+              "| counter pinned | SP pinned |")
+        print("|---|" + "---:|" * 16)
+        ratios = {k: [] for k in ("w", "z", "n", "u", "c", "l", "p", "s")}
         for p in programs:
             m = {r: med(p, r, i) for r in RUNNERS}
             def ratio(a, b, key, minus=0.0, pct=False):
@@ -231,13 +234,13 @@ def main(argv):
             cells += [ratio("seedfall", "wasmtime", "w"), ratio("seedfall", "wazero", "z"),
                       ratio("seedfall", "native", "n"), ratio("sf-none", "wasmtime", "u"),
                       ratio("seedfall", "sf-none", "c", pct=True), ratio("sf-loops", "sf-none", "l", pct=True),
-                      ratio("seedfall", "sf-nopin", "p", pct=True)]
+                      ratio("seedfall", "sf-nopin", "p", pct=True), ratio("sf-pin-sp", "sf-nopin", "s", pct=True)]
             name = f"{p} (start-up only, not in geomean)" if p == "hello" else p
             print(f"| {name} | " + " | ".join(cells) + " |")
         g = {k: math.exp(sum(map(math.log, v)) / len(v)) if v else float("nan") for k, v in ratios.items()}
-        print(f"| **geomean** | | | | | | | | **{g['w']:.2f}** | **{g['z']:.2f}** | **{g['n']:.2f}** "
+        print(f"| **geomean** | | | | | | | | | **{g['w']:.2f}** | **{g['z']:.2f}** | **{g['n']:.2f}** "
               f"| **{g['u']:.2f}** | **{100 * (g['c'] - 1):+.1f}%** | **{100 * (g['l'] - 1):+.1f}%** "
-              f"| **{100 * (g['p'] - 1):+.1f}%** |")
+              f"| **{100 * (g['p'] - 1):+.1f}%** | **{100 * (g['s'] - 1):+.1f}%** |")
 
     print(f"\nGuest environment for every runner: {' '.join(pairs)}")
     table(0, f"Wall time, seconds (median of {rounds} interleaved rounds; wasmtime: in-process run time, see above)")

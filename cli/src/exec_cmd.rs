@@ -7,7 +7,7 @@
 use crate::compiled::{self, LoadError};
 use crate::duration::parse_duration;
 use seedfall_cache::Cache;
-use seedfall_engine::CompileConfig;
+use seedfall_engine::{CompileConfig, PinnedGlobal};
 use seedfall_host::exec::{self, Exit};
 use seedfall_host::preempt::strategy::PreemptConfig;
 use seedfall_host::{ExecNode, GuestError};
@@ -42,10 +42,12 @@ pub struct ExecArgs {
     /// (bench/entry_checks.sh); not for tests.
     #[arg(long, hide_short_help = true)]
     no_entry_checks: bool,
-    /// Compile without keeping Go's stack pointer in a register (docs/pinned-global.md). For
-    /// measuring what the register saves (bench/guest.sh); not for tests.
-    #[arg(long, hide_short_help = true)]
-    no_pinned_sp: bool,
+    /// Which global compiled code keeps in a register: last (the call counter; the default when
+    /// instrumented), first (Go's stack pointer) or none (the default with --no-preempt)
+    /// (docs/pinned-global.md). For measuring what the register saves (bench/guest.sh); not for
+    /// tests.
+    #[arg(long, hide_short_help = true, value_parser = ["none", "first", "last"])]
+    pinned_global: Option<String>,
     /// Real time a guest may run without any host call (or, while it ignores preemption
     /// requests, without honouring one) before it is stopped as a busy loop; at least 100ms.
     #[arg(long, default_value = "10s", value_name = "DURATION")]
@@ -125,7 +127,15 @@ pub fn run(args: ExecArgs) -> ExitCode {
     let cache = compiled::open_cache(&args.cache_dir.clone().unwrap_or_else(Cache::default_dir_for_exec));
     let instrumentation = (!args.no_preempt)
         .then_some(seedfall_instrument::Config { loops: preempt.loops, entry_checks: !args.no_entry_checks });
-    let compile_config = CompileConfig { pin_stack_pointer: !args.no_pinned_sp, ..CompileConfig::default() };
+    let pinned_global = match args.pinned_global.as_deref() {
+        Some("first") => PinnedGlobal::First,
+        Some("last") => PinnedGlobal::Last,
+        Some(_) => PinnedGlobal::None,
+        // Without instrumentation the last global is one of Go's own, rarely used.
+        None if args.no_preempt => PinnedGlobal::None,
+        None => PinnedGlobal::Last,
+    };
+    let compile_config = CompileConfig { pinned_global, ..CompileConfig::default() };
     let guest = match compiled::load(&cache, &args.file, instrumentation, &compile_config, args.timings) {
         Ok((guest, key)) => {
             compiled::record_set(&cache, &[key]);

@@ -28,7 +28,7 @@ pub mod translate;
 include!(concat!(env!("OUT_DIR"), "/engine_source.rs"));
 
 pub use artifact::Artifact;
-pub use compile::{CompileConfig, IsaBaseline, compile};
+pub use compile::{CompileConfig, IsaBaseline, PinnedGlobal, compile};
 pub use error::{Error, Result};
 pub use module::{FuncType, ValType};
 pub use runtime::code::Code;

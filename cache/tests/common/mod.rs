@@ -84,7 +84,7 @@ pub fn config() -> CompileConfig {
         trap_mode: TrapMode::Signals,
         baseline: IsaBaseline::host(),
         verify: false,
-        pin_stack_pointer: true,
+        pinned_global: PinnedGlobal::Last,
     }
 }
 

@@ -3,7 +3,7 @@
 //! (the cache keys on `IsaBaseline::name` and the full flag set).
 
 use crate::error::{Error, Result};
-use crate::module::ModuleInfo;
+use crate::module::{ModuleInfo, PinnedGlobal};
 use crate::translate::TrapMode;
 use cranelift_codegen::isa::{self, OwnedTargetIsa};
 use cranelift_codegen::settings::{self, Configurable};
@@ -73,9 +73,8 @@ pub struct CompileConfig {
     pub baseline: IsaBaseline,
     /// Run Cranelift's IR verifier (slow; for tests of the translator).
     pub verify: bool,
-    /// Keep Go's stack pointer in the pinned register where the module allows
-    /// it (docs/pinned-global.md). On by default; off only to measure it.
-    pub pin_stack_pointer: bool,
+    /// The global kept in the pinned register (docs/pinned-global.md).
+    pub pinned_global: PinnedGlobal,
 }
 
 impl Default for CompileConfig {
@@ -84,7 +83,7 @@ impl Default for CompileConfig {
             trap_mode: TrapMode::Signals,
             baseline: IsaBaseline::host(),
             verify: false,
-            pin_stack_pointer: true,
+            pinned_global: PinnedGlobal::Last,
         }
     }
 }
@@ -135,7 +134,7 @@ impl CompileConfig {
             ),
         ];
         material.extend(self.settings().into_iter().map(|(name, value)| (name, value.to_string())));
-        material.push(("pin_stack_pointer", self.pin_stack_pointer.to_string()));
+        material.push(("pinned_global", self.pinned_global.name().to_string()));
         // Last: the translator's output changes with its source far more often
         // than anyone bumps the format version (see build.rs).
         material.push(("engine_source", crate::ENGINE_SOURCE_HASH.to_string()));
@@ -144,7 +143,7 @@ impl CompileConfig {
 
     /// The global compiled code keeps in the pinned register for `info`, if any.
     pub fn pinned_global(&self, info: &ModuleInfo) -> Option<u32> {
-        info.pinned_global().filter(|_| self.pin_stack_pointer)
+        info.pinned_global(self.pinned_global)
     }
 
     pub fn build_isa(&self) -> Result<OwnedTargetIsa> {

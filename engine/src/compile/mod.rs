@@ -9,6 +9,7 @@
 
 mod isa;
 
+pub use crate::module::PinnedGlobal;
 pub use isa::{CompileConfig, IsaBaseline, target_triple};
 
 use crate::artifact::{Artifact, Blob, FuncLayout, NO_WASM_OFFSET, RelocKind, Relocation, apply_relocations};
@@ -134,7 +135,7 @@ fn compile_one(
         Job::ImportStub { func_index } => stubs::import_stub(
             info.func_type(*func_index),
             *func_index,
-            config.pinned_global(info),
+            pinned_with_type(config, info),
             &mut ctx.func,
             fctx,
             frontend,
@@ -145,7 +146,7 @@ fn compile_one(
             translate::translate_function(info, config, *func_index, &body, &mut ctx.func, fctx, frontend)
                 .map_err(|e| format!("decoding: {e}"))?
         }
-        Job::Trampoline { ty } => stubs::trampoline(ty, config.pinned_global(info), &mut ctx.func, fctx, frontend),
+        Job::Trampoline { ty } => stubs::trampoline(ty, pinned_with_type(config, info), &mut ctx.func, fctx, frontend),
     }
     ctx.compile(isa, &mut ControlPlane::default()).map_err(|e| format!("{:?}", e.inner))?;
     let compiled = ctx.compiled_code().expect("just compiled");
@@ -171,6 +172,11 @@ fn compile_one(
         traps.push((trap.offset, trap_kind(trap.code)?, wasm_offset));
     }
     Ok(Compiled { code: compiled.code_buffer().to_vec(), calls, traps })
+}
+
+/// The pinned global and its Cranelift type, for the stubs that keep its slot in step.
+fn pinned_with_type(config: &CompileConfig, info: &ModuleInfo) -> Option<(u32, ir::Type)> {
+    config.pinned_global(info).map(|g| (g, translate::ir_type(info.globals[g as usize].ty.ty)))
 }
 
 /// Map a trap code in compiled code back to its kind, including the codes

@@ -10,6 +10,29 @@ mod parse;
 
 pub use parse::{ParsedModule, parse};
 
+/// Which global compiled code keeps in Cranelift's pinned register (r15)
+/// instead of its vmctx slot, where the module allows it
+/// (`ModuleInfo::pinned_global`, docs/pinned-global.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PinnedGlobal {
+    /// Every global lives in its slot.
+    None,
+    /// Global 0: Go's stack pointer.
+    First,
+    /// The last global: the call counter the instrumentation pass appends.
+    Last,
+}
+
+impl PinnedGlobal {
+    pub fn name(self) -> &'static str {
+        match self {
+            PinnedGlobal::None => "none",
+            PinnedGlobal::First => "first",
+            PinnedGlobal::Last => "last",
+        }
+    }
+}
+
 /// A wasm numeric value type. Reference types are outside LIME1.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ValType {
@@ -228,16 +251,20 @@ impl ModuleInfo {
     }
 
     /// The global compiled code keeps in Cranelift's pinned register rather
-    /// than in its vmctx slot (docs/pinned-global.md). It is global 0 when that
-    /// is a defined mutable i32 no other module can reach: not exported, and
-    /// the table neither imported nor exported, so no foreign code ever runs
-    /// while this instance's value is in the register. Go's linker puts the
-    /// stack pointer there, read and written by nearly every function.
-    pub fn pinned_global(&self) -> Option<u32> {
-        let first = self.globals.first()?;
-        let defined = first.init.is_some() && first.ty.mutable && first.ty.ty == ValType::I32;
+    /// than in its vmctx slot (docs/pinned-global.md): the one `which` names,
+    /// when it is a defined mutable i32 or i64 no other module can reach (not
+    /// exported, and the table neither imported nor exported, so no foreign
+    /// code ever runs while this instance's value is in the register).
+    pub fn pinned_global(&self, which: PinnedGlobal) -> Option<u32> {
+        let index = match which {
+            PinnedGlobal::None => return None,
+            PinnedGlobal::First => 0,
+            PinnedGlobal::Last => u32::try_from(self.globals.len()).ok()?.checked_sub(1)?,
+        };
+        let global = self.globals.get(index as usize)?;
+        let defined = global.init.is_some() && global.ty.mutable && matches!(global.ty.ty, ValType::I32 | ValType::I64);
         let exported = |kind: ExportKind, index: u32| self.exports.iter().any(|e| e.kind == kind && e.index == index);
         let table_shared = self.table_imported || (self.table.is_some() && exported(ExportKind::Table, 0));
-        (defined && !exported(ExportKind::Global, 0) && !table_shared).then_some(0)
+        (defined && !exported(ExportKind::Global, index) && !table_shared).then_some(index)
     }
 }

@@ -8,6 +8,7 @@
 //! end against the current memory size first. grow/copy/fill are libcalls.
 
 use super::{Translator, TrapMode, ir_type};
+use crate::module::ValType;
 use crate::runtime::trap::TrapKind;
 use crate::runtime::vmctx;
 use cranelift_codegen::ir::condcodes::IntCC;
@@ -134,13 +135,17 @@ impl Translator<'_, '_> {
                 self.checked_libcall(vmctx::LIBCALL_MEMORY_FILL, &[dst, byte, len]);
             }
             Operator::GlobalGet { global_index } if self.pinned_global == Some(global_index) => {
-                let v = self.b.ins().get_pinned_reg(types::I64);
-                let v = self.b.ins().ireduce(types::I32, v);
+                let mut v = self.b.ins().get_pinned_reg(types::I64);
+                if self.info.globals[global_index as usize].ty.ty == ValType::I32 {
+                    v = self.b.ins().ireduce(types::I32, v);
+                }
                 self.push(v);
             }
             Operator::GlobalSet { global_index } if self.pinned_global == Some(global_index) => {
-                let v = self.pop();
-                let v = self.b.ins().uextend(types::I64, v);
+                let mut v = self.pop();
+                if self.info.globals[global_index as usize].ty.ty == ValType::I32 {
+                    v = self.b.ins().uextend(types::I64, v);
+                }
                 self.b.ins().set_pinned_reg(v);
             }
             Operator::GlobalGet { global_index } => {

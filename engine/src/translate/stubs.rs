@@ -6,7 +6,7 @@
 //!   runtime calls a wasm function of any signature with arguments and results
 //!   in the same buffer layout.
 //!
-//! In a module with a pinned global (`ModuleInfo::pinned_global`) both keep
+//! In a module with a pinned global (`CompileConfig::pinned_global`) both keep
 //! its vmctx slot and the register in step: the stub writes the register to
 //! the slot before the host runs and reads it back after (the host may read,
 //! change, or call back into the guest); the trampoline loads the register
@@ -53,10 +53,13 @@ fn spill_pinned(b: &mut FunctionBuilder<'_>, vmctx_value: ir::Value, index: u32)
     b.ins().store(MemFlagsData::trusted(), v, vmctx_value, vmctx::global_offset(index));
 }
 
-/// Set the pinned register from global `index`'s (i32) slot.
-fn reload_pinned(b: &mut FunctionBuilder<'_>, vmctx_value: ir::Value, index: u32) {
-    let v = b.ins().load(types::I32, MemFlagsData::trusted(), vmctx_value, vmctx::global_offset(index));
-    let v = b.ins().uextend(types::I64, v);
+/// Set the pinned register from global `index`'s slot, which holds a value of
+/// type `ty` (an i32 is zero-extended: the register always holds 64 bits).
+fn reload_pinned(b: &mut FunctionBuilder<'_>, vmctx_value: ir::Value, (index, ty): (u32, ir::Type)) {
+    let mut v = b.ins().load(ty, MemFlagsData::trusted(), vmctx_value, vmctx::global_offset(index));
+    if ty == types::I32 {
+        v = b.ins().uextend(types::I64, v);
+    }
     b.ins().set_pinned_reg(v);
 }
 
@@ -64,7 +67,7 @@ fn reload_pinned(b: &mut FunctionBuilder<'_>, vmctx_value: ir::Value, index: u32
 pub fn import_stub(
     ty: &FuncType,
     import_index: u32,
-    pinned: Option<u32>,
+    pinned: Option<(u32, ir::Type)>,
     func: &mut ir::Function,
     fctx: &mut FunctionBuilderContext,
     frontend: TargetFrontendConfig,
@@ -84,12 +87,12 @@ pub fn import_stub(
     let flags = MemFlagsData::trusted().with_readonly().with_can_move();
     let host_call = b.ins().load(types::I64, flags, vmctx_value, vmctx::LIBCALL_HOST_CALL);
     let index = b.ins().iconst(types::I32, import_index as i64);
-    if let Some(global) = pinned {
+    if let Some((global, _)) = pinned {
         spill_pinned(&mut b, vmctx_value, global);
     }
     b.ins().call_indirect(sigref, host_call, &[vmctx_value, index, buffer]);
-    if let Some(global) = pinned {
-        reload_pinned(&mut b, vmctx_value, global);
+    if let Some(pinned) = pinned {
+        reload_pinned(&mut b, vmctx_value, pinned);
     }
 
     let results = load_values(&mut b, &ty.results, buffer);
@@ -107,7 +110,7 @@ pub fn trampoline_signature() -> Signature {
 /// The trampoline that calls a function of type `ty`.
 pub fn trampoline(
     ty: &FuncType,
-    pinned: Option<u32>,
+    pinned: Option<(u32, ir::Type)>,
     func: &mut ir::Function,
     fctx: &mut FunctionBuilderContext,
     frontend: TargetFrontendConfig,
@@ -118,14 +121,14 @@ pub fn trampoline(
     let mut args = vec![vmctx_value];
     args.extend(load_values(&mut b, &ty.params, buffer));
     let sigref = b.import_signature(wasm_signature(ty));
-    let callers = pinned.map(|global| {
+    let callers = pinned.map(|pinned| {
         let callers = b.ins().get_pinned_reg(types::I64);
-        reload_pinned(&mut b, vmctx_value, global);
+        reload_pinned(&mut b, vmctx_value, pinned);
         callers
     });
     let call = b.ins().call_indirect(sigref, callee, &args);
     let results = b.inst_results(call).to_vec();
-    if let (Some(global), Some(callers)) = (pinned, callers) {
+    if let (Some((global, _)), Some(callers)) = (pinned, callers) {
         spill_pinned(&mut b, vmctx_value, global);
         b.ins().set_pinned_reg(callers);
     }
