@@ -79,7 +79,7 @@ fi
 echo "== precompiling for wasmtime, warming the seedfall and wazero caches" >&2
 for p in "${PROGRAMS[@]}"; do
     "$PY" "$ROOT/bench/wasmtime_run.py" precompile "$OUT/$p.wasm" "$OUT/$p.cwasm"
-    for flags in "" "--preempt none,loops=true" "--no-preempt" "--pinned-global first" "--pinned-global none"; do
+    for flags in "" "--preempt none,loops=true" "--no-preempt" "--pinned-global first" "--pinned-global last"; do
         # shellcheck disable=SC2086
         "$SEEDFALL" exec --cache-dir "$OUT/seedfall-cache/$p" $flags "$OUT/$p.wasm" >/dev/null
     done

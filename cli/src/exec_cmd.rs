@@ -42,12 +42,11 @@ pub struct ExecArgs {
     /// (bench/entry_checks.sh); not for tests.
     #[arg(long, hide_short_help = true)]
     no_entry_checks: bool,
-    /// Which global compiled code keeps in a register: last (the call counter; the default when
-    /// instrumented), first (Go's stack pointer) or none (the default with --no-preempt)
-    /// (docs/pinned-global.md). For measuring what the register saves (bench/guest.sh); not for
-    /// tests.
-    #[arg(long, hide_short_help = true, value_parser = ["none", "first", "last"])]
-    pinned_global: Option<String>,
+    /// Which global compiled code keeps in a register: none (the default), last (the call
+    /// counter) or first (Go's stack pointer) (docs/pinned-global.md). For measuring what the
+    /// register saves (bench/guest.sh); not for tests.
+    #[arg(long, hide_short_help = true, default_value = "none", value_parser = ["none", "first", "last"])]
+    pinned_global: String,
     /// Real time a guest may run without any host call (or, while it ignores preemption
     /// requests, without honouring one) before it is stopped as a busy loop; at least 100ms.
     #[arg(long, default_value = "10s", value_name = "DURATION")]
@@ -127,13 +126,10 @@ pub fn run(args: ExecArgs) -> ExitCode {
     let cache = compiled::open_cache(&args.cache_dir.clone().unwrap_or_else(Cache::default_dir_for_exec));
     let instrumentation = (!args.no_preempt)
         .then_some(seedfall_instrument::Config { loops: preempt.loops, entry_checks: !args.no_entry_checks });
-    let pinned_global = match args.pinned_global.as_deref() {
-        Some("first") => PinnedGlobal::First,
-        Some("last") => PinnedGlobal::Last,
-        Some(_) => PinnedGlobal::None,
-        // Without instrumentation the last global is one of Go's own, rarely used.
-        None if args.no_preempt => PinnedGlobal::None,
-        None => PinnedGlobal::Last,
+    let pinned_global = match args.pinned_global.as_str() {
+        "first" => PinnedGlobal::First,
+        "last" => PinnedGlobal::Last,
+        _ => PinnedGlobal::None,
     };
     let compile_config = CompileConfig { pinned_global, ..CompileConfig::default() };
     let guest = match compiled::load(&cache, &args.file, instrumentation, &compile_config, args.timings) {

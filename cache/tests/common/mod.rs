@@ -84,7 +84,7 @@ pub fn config() -> CompileConfig {
         trap_mode: TrapMode::Signals,
         baseline: IsaBaseline::host(),
         verify: false,
-        pinned_global: PinnedGlobal::Last,
+        pinned_global: PinnedGlobal::None,
     }
 }
 

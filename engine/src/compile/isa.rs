@@ -83,7 +83,7 @@ impl Default for CompileConfig {
             trap_mode: TrapMode::Signals,
             baseline: IsaBaseline::host(),
             verify: false,
-            pinned_global: PinnedGlobal::Last,
+            pinned_global: PinnedGlobal::None,
         }
     }
 }
