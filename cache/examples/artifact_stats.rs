@@ -10,7 +10,7 @@ fn main() {
         a.code.len(),
         a.functions.len(),
         a.trampolines.len(),
-        a.relocations.len(),
+        a.relocations.len() / seedfall_engine::artifact::RELOC_RECORD,
         a.trap_count()
     );
     println!(

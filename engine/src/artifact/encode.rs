@@ -367,13 +367,14 @@ fn read_info(r: &mut Reader<'_>) -> Result<ModuleInfo> {
         info.elements.push(ElemSegment { offset, funcs });
     }
     let n = r.count(9)?;
-    let mut headers = Vec::with_capacity(n);
-    for _ in 0..n {
-        headers.push((r.opt_const_expr()?, r.len()?));
-    }
     info.data.reserve_exact(n);
-    for (offset, len) in headers {
-        info.data.push(DataSegment { offset, bytes: r.blob(len)? });
+    let mut lens = Vec::with_capacity(n);
+    for _ in 0..n {
+        info.data.push(DataSegment { offset: r.opt_const_expr()?, bytes: Blob::default() });
+        lens.push(r.len()?);
+    }
+    for (segment, len) in info.data.iter_mut().zip(lens) {
+        segment.bytes = r.blob(len)?;
     }
     for _ in 0..r.count(1)? {
         info.func_names.push(if r.bool()? { Some(r.str()?) } else { None });
@@ -416,15 +417,8 @@ impl Artifact {
             w.u64(*sig);
             w.u32(*offset);
         }
-        w.u32(self.relocations.len() as u32);
-        for r in &self.relocations {
-            w.u32(r.offset);
-            w.u8(match r.kind {
-                RelocKind::CallPcRel4 => 0,
-            });
-            w.u32(r.target);
-            w.u64(r.addend as u64);
-        }
+        w.u32((self.relocations.len() / RELOC_RECORD) as u32);
+        w.0.extend_from_slice(&self.relocations);
         w.u32(self.trap_count() as u32);
         w.0.extend_from_slice(&self.traps[..self.trap_count() * TRAP_RECORD]);
         let padding = (CODE_ALIGNMENT - (prefix_len + w.0.len() + 4) % CODE_ALIGNMENT) % CODE_ALIGNMENT;
@@ -497,21 +491,10 @@ impl Artifact {
             }
             trampolines.push(t);
         }
-        let n = r.count(17)?;
-        let mut relocations = Vec::with_capacity(n);
-        for _ in 0..n {
-            let offset = r.u32()?;
-            let kind = match r.u8()? {
-                0 => RelocKind::CallPcRel4,
-                b => return Err(Error::Artifact(format!("unknown relocation kind {b}"))),
-            };
-            let target = r.u32()?;
-            let addend = r.u64()? as i64;
-            if !in_code(offset, 4) || target as usize >= functions.len() {
-                return Err(Error::Artifact("relocation outside the code".into()));
-            }
-            relocations.push(Relocation { offset, kind, target, addend });
-        }
+        // Checked where they are applied (`apply_relocations`), which a load
+        // of the mapped, already linked code never needs.
+        let n = r.count(RELOC_RECORD)?;
+        let relocations = r.blob(n * RELOC_RECORD)?;
         // The largest table (near a million records in a Go binary) is kept
         // as it is encoded and searched in place.
         let n = r.count(TRAP_RECORD)?;

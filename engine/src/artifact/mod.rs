@@ -38,6 +38,35 @@ pub struct Relocation {
     pub addend: i64,
 }
 
+/// Bytes of one relocation in `Artifact::relocations`: offset u32 LE, kind u8,
+/// target u32 LE, addend i64 LE.
+pub const RELOC_RECORD: usize = 17;
+
+impl Relocation {
+    pub fn write(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.offset.to_le_bytes());
+        out.push(match self.kind {
+            RelocKind::CallPcRel4 => 0,
+        });
+        out.extend_from_slice(&self.target.to_le_bytes());
+        out.extend_from_slice(&self.addend.to_le_bytes());
+    }
+
+    /// The relocation in `record` (`RELOC_RECORD` bytes).
+    pub fn read(record: &[u8; RELOC_RECORD]) -> crate::Result<Relocation> {
+        let kind = match record[4] {
+            0 => RelocKind::CallPcRel4,
+            b => return Err(crate::Error::Artifact(format!("unknown relocation kind {b}"))),
+        };
+        Ok(Relocation {
+            offset: u32_at(record, 0),
+            kind,
+            target: u32_at(record, 5),
+            addend: i64::from_le_bytes(record[9..17].try_into().expect("8 bytes")),
+        })
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Artifact {
     pub info: ModuleInfo,
@@ -47,7 +76,10 @@ pub struct Artifact {
     pub functions: Vec<FuncLayout>,
     /// (signature id, code offset), one per distinct function type.
     pub trampolines: Vec<(u64, u32)>,
-    pub relocations: Vec<Relocation>,
+    /// Every call between functions, `RELOC_RECORD` bytes each. The code is
+    /// stored linked, so only a load that copies the code reads them: a cache
+    /// hit decodes none (docs/trap-sites.md).
+    pub relocations: Blob,
     /// Trap sites, `TRAP_RECORD` bytes each (code offset u32 LE, `TrapKind` u8,
     /// wasm byte offset of the instruction u32 LE), sorted by code offset.
     /// Only trap sites carry a wasm offset: a full source map was 15 MB of a
@@ -103,8 +135,12 @@ impl Artifact {
 /// between functions of the same code, relative to the call site, so the
 /// result does not depend on where the code is loaded: the compiler links once
 /// and the loader may re-apply (idempotent) or map the bytes as they are.
-pub fn apply_relocations(code: &mut [u8], functions: &[FuncLayout], relocations: &[Relocation]) -> crate::Result<()> {
-    for reloc in relocations {
+pub fn apply_relocations(code: &mut [u8], functions: &[FuncLayout], relocations: &[u8]) -> crate::Result<()> {
+    if relocations.len() % RELOC_RECORD != 0 {
+        return Err(crate::Error::Artifact("relocation table cut short".into()));
+    }
+    for record in relocations.chunks_exact(RELOC_RECORD) {
+        let reloc = Relocation::read(record.try_into().expect("a whole record"))?;
         let site = reloc.offset as usize;
         let target = functions
             .get(reloc.target as usize)
@@ -137,4 +173,33 @@ fn partition_point(n: usize, before: impl Fn(usize) -> bool) -> usize {
         }
     }
     low
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(offset: u32, target: u32) -> Vec<u8> {
+        let mut out = Vec::new();
+        Relocation { offset, kind: RelocKind::CallPcRel4, target, addend: -4 }.write(&mut out);
+        out
+    }
+
+    fn apply(relocations: &[u8]) -> Result<Vec<u8>, String> {
+        let functions = [FuncLayout { offset: 0, len: 16 }, FuncLayout { offset: 16, len: 16 }];
+        let mut code = vec![0u8; 32];
+        apply_relocations(&mut code, &functions, relocations).map(|()| code).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn a_relocation_record_links_its_call_and_a_bad_one_is_an_error() {
+        let code = apply(&record(1, 1)).unwrap();
+        assert_eq!(code[1..5], (16 - 4 - 1i32).to_le_bytes(), "target + addend - site");
+        let mut unknown = record(1, 1);
+        unknown[4] = 7;
+        assert!(apply(&unknown).unwrap_err().contains("unknown relocation kind 7"));
+        assert!(apply(&record(1, 1)[..16]).unwrap_err().contains("cut short"));
+        assert!(apply(&record(1, 9)).unwrap_err().contains("missing function 9"));
+        assert!(apply(&record(30, 1)).unwrap_err().contains("outside the code"));
+    }
 }

@@ -213,7 +213,7 @@ fn layout(
         functions.push(FuncLayout { offset: start, len: compiled.code.len() as u32 });
         code.extend_from_slice(&compiled.code);
         for (offset, target, addend) in compiled.calls {
-            relocations.push(Relocation { offset: start + offset, kind: RelocKind::CallPcRel4, target, addend });
+            Relocation { offset: start + offset, kind: RelocKind::CallPcRel4, target, addend }.write(&mut relocations);
         }
         for (offset, kind, wasm_offset) in compiled.traps {
             traps.extend_from_slice(&(start + offset).to_le_bytes());
@@ -236,7 +236,7 @@ fn layout(
         code,
         functions,
         trampolines,
-        relocations,
+        relocations: Blob::owned(relocations),
         traps: Blob::owned(traps),
         counter_global: None,
     })
