@@ -136,7 +136,7 @@ impl Artifact {
 /// result does not depend on where the code is loaded: the compiler links once
 /// and the loader may re-apply (idempotent) or map the bytes as they are.
 pub fn apply_relocations(code: &mut [u8], functions: &[FuncLayout], relocations: &[u8]) -> crate::Result<()> {
-    if relocations.len() % RELOC_RECORD != 0 {
+    if !relocations.len().is_multiple_of(RELOC_RECORD) {
         return Err(crate::Error::Artifact("relocation table cut short".into()));
     }
     for record in relocations.chunks_exact(RELOC_RECORD) {
