@@ -102,8 +102,9 @@ impl CompileConfig {
             ("probestack_strategy", "inline"),
             ("enable_multi_ret_implicit_sret", "true"),
             ("is_pic", "false"),
-            // r15 holds `ModuleInfo::pinned_global` (docs/pinned-global.md).
-            ("enable_pinned_reg", "true"),
+            // r15 holds the pinned global (docs/pinned-global.md); without one it
+            // stays with the register allocator.
+            ("enable_pinned_reg", if self.pinned_global == PinnedGlobal::None { "false" } else { "true" }),
             ("unwind_info", "false"),
         ]
     }
