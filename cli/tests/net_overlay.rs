@@ -18,13 +18,17 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-#[test]
-fn netconf_prints_the_same_natively_and_under_the_overlay() {
+fn native_netconf() -> String {
     let native = Command::new("go").args(["run", "./netconf"]).current_dir(go_dir()).output().unwrap();
     assert!(native.status.success(), "{}{}", text(&native.stdout), text(&native.stderr));
     let native = text(&native.stdout);
     assert!(native.ends_with("done\n"), "{native}");
+    native
+}
 
+#[test]
+fn netconf_prints_the_same_natively_and_under_the_overlay() {
+    let native = native_netconf();
     let config = go_dir().join("netconf/seedfall.json");
     let cache = Path::new(env!("CARGO_TARGET_TMPDIR")).join("net-overlay-cache");
     let out = Command::new(env!("CARGO_BIN_EXE_seedfall"))
@@ -39,6 +43,34 @@ fn netconf_prints_the_same_natively_and_under_the_overlay() {
     let simulated: String =
         trace.lines().filter_map(|l| l.split_once("client#1 | ").map(|(_, printed)| format!("{printed}\n"))).collect();
     assert_eq!(simulated, native);
+}
+
+/// The same comparison in every seed of a sweep: netconf compares what it
+/// printed with NETCONF_EXPECT (the native output) and exits 1 on a
+/// difference, so seeds whose schedules order connection setup differently
+/// (late listener, simultaneous dials, cut handshakes, lookups) all agree.
+#[test]
+fn netconf_agrees_with_the_native_run_in_every_seed() {
+    let native = native_netconf();
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("netconf-sweep");
+    std::fs::create_dir_all(&dir).unwrap();
+    let workload = serde_json::json!({
+        "name": "client", "pkg": go_dir().join("netconf"), "args": ["-host", "client"],
+        "env": { "NETCONF_EXPECT": native },
+    });
+    let config = serde_json::json!({ "net_overlay": true, "workload": workload, "duration": "60s" });
+    std::fs::write(dir.join("seedfall.json"), config.to_string()).unwrap();
+    let (code, out) = seedfall(&dir.join("seedfall.json"), &["run", "-seeds", "1-100"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("100 passed, 0 failed"), "{out}");
+
+    // The comparison can fail: a native run that saw one dial fewer.
+    let mut wrong = config;
+    wrong["workload"]["env"]["NETCONF_EXPECT"] = native.replace("20 of 20", "19 of 20").into();
+    std::fs::write(dir.join("wrong.json"), wrong.to_string()).unwrap();
+    let (code, out) = seedfall(&dir.join("wrong.json"), &["run", "-seeds", "1"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("where natively it printed"), "{out}");
 }
 
 fn seedfall(config: &Path, args: &[&str]) -> (i32, String) {

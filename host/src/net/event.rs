@@ -181,6 +181,28 @@ pub enum NetEvent {
         count: u32,
         why: UdpDrop,
     },
+    /// Datagram `seq` found no socket at `from`: a port-unreachable goes
+    /// back to `to` (`deliver_ns` `None`: the way back is held).
+    UdpUnreachable {
+        at_ns: u64,
+        seq: u64,
+        from: SockAddr,
+        to: SockAddr,
+        deliver_ns: Option<u64>,
+    },
+    /// Port-unreachable `seq` arrived; `refused` is the connected socket
+    /// it set ECONNREFUSED on, if any.
+    UdpUnreachableArrive {
+        at_ns: u64,
+        seq: u64,
+        to: SockAddr,
+        refused: Option<UdpId>,
+    },
+    /// A receive or send returned the pending ECONNREFUSED.
+    UdpRefused {
+        at_ns: u64,
+        sock: UdpId,
+    },
     /// A socket closed (by the guest or a crash) with `discarded` datagrams unread.
     UdpClose {
         at_ns: u64,
@@ -274,6 +296,18 @@ impl fmt::Display for NetEvent {
             NetEvent::UdpDrop { at_ns, from, to, count, why } => {
                 write!(f, "{at_ns} udp-drop {from}->{to} {count} {why:?}")
             }
+            NetEvent::UdpUnreachable { at_ns, seq, from, to, deliver_ns } => {
+                write!(f, "{at_ns} udp-unreachable i{seq} {from}->{to} ")?;
+                match deliver_ns {
+                    Some(t) => write!(f, "deliver={t}"),
+                    None => write!(f, "dropped Held"),
+                }
+            }
+            NetEvent::UdpUnreachableArrive { at_ns, seq, to, refused } => match refused {
+                Some(sock) => write!(f, "{at_ns} udp-unreachable-arrive i{seq} {to} refused u{}", sock.0),
+                None => write!(f, "{at_ns} udp-unreachable-arrive i{seq} {to} ignored"),
+            },
+            NetEvent::UdpRefused { at_ns, sock } => write!(f, "{at_ns} udp-refused u{}", sock.0),
             NetEvent::UdpClose { at_ns, sock, discarded } => {
                 write!(f, "{at_ns} udp-close u{} discarded={discarded}", sock.0)
             }

@@ -3,7 +3,7 @@
 //! crashes and the datagram faults do to them. Same clock and same rules on
 //! directed links as TCP (`mod.rs`); every call advances the model first.
 //!
-//! # Contract (rules U1-U9; TCP's are `mod.rs`)
+//! # Contract (rules U1-U10; TCP's are `mod.rs`)
 //!
 //! U1. Sockets. `udp_bind(node, port)` binds a datagram socket; port 0
 //!     takes a free port of the node's ephemeral range, round robin from a
@@ -22,8 +22,8 @@
 //!     no FIFO: a later datagram with a shorter latency overtakes, so
 //!     datagrams reorder.
 //! U3. Delivery. At its delivery time a datagram goes to the socket bound to
-//!     its destination *then*: none is a silent drop (no ICMP, so a
-//!     connected socket never reads ECONNREFUSED); a connected socket drops
+//!     its destination *then*: none drops it and answers port unreachable
+//!     (rule U10); a connected socket drops
 //!     datagrams not from its peer; a socket holding `RCVBUF_BYTES` of
 //!     payload or more drops it (Linux's default receive buffer). The queue
 //!     is in arrival order: (delivery time, send sequence).
@@ -48,9 +48,24 @@
 //!     is the delivery time of the first datagram in flight that the socket
 //!     would queue if nothing else happens. Always writable.
 //! U9. Trace. Every change appends one `NetEvent` (binds, connects, sends
-//!     with their fate, deliveries with theirs, receives, drops, closes).
+//!     with their fate, deliveries with theirs, receives, drops, closes,
+//!     port-unreachable errors and where they landed).
+//! U10. Port unreachable. A datagram that finds no socket bound to its
+//!     destination sends an ICMP port-unreachable back to its source, as a
+//!     Linux host does (a crashed node counts as a host whose process died:
+//!     its kernel still answers, like TCP's refusal). It flies back with the
+//!     datagram's own latency (no draw, so no other latency moves), through
+//!     the same held links (U5) and crashes (U6). At its source it sets a
+//!     pending ECONNREFUSED on the socket still bound there if that socket
+//!     is connected to the unreachable address; an unconnected socket never
+//!     sees it (Linux without IP_RECVERR). The pending error makes the
+//!     socket readable and is returned, once, by the next receive or send,
+//!     before any queued datagram. This is what makes a lookup without a
+//!     nameserver fail at once: Go's resolver, with no resolv.conf, asks
+//!     127.0.0.1:53 and [::1]:53 over connected sockets.
 //!
-//! Known simplifications: no ICMP errors, no multicast or broadcast, no
+//! Known simplifications: no other ICMP errors and no ICMP rate limit
+//! (Linux limits them only off loopback), no multicast or broadcast, no
 //! fragmentation (a datagram is one unit up to 65,507 bytes), one socket
 //! per (node, port) (no SO_REUSEPORT).
 
@@ -84,11 +99,20 @@ pub enum UdpDrop {
     BufferFull,
 }
 
-/// One datagram on its way.
+/// One datagram, or the port-unreachable error about one, on its way.
 pub(super) struct Flight {
     from: SockAddr,
     to: SockAddr,
-    bytes: Vec<u8>,
+    what: Carried,
+}
+
+enum Carried {
+    Datagram {
+        bytes: Vec<u8>,
+        latency_ns: u64,
+    },
+    /// ICMP port unreachable: `from` had no socket (rule U10).
+    Unreachable,
 }
 
 struct Queued {
@@ -101,6 +125,8 @@ struct UdpSocket {
     peer: Option<SockAddr>,
     queue: VecDeque<Queued>,
     queued_bytes: usize,
+    /// ECONNREFUSED from a port-unreachable, until a receive or send takes it (rule U10).
+    refused: bool,
 }
 
 /// The UDP side of a `Net`.
@@ -146,7 +172,9 @@ impl Net {
         let id = UdpId(self.udp.next_socket);
         self.udp.next_socket += 1;
         self.udp.bindings.insert(addr, id);
-        self.udp.sockets.insert(id, UdpSocket { addr, peer: None, queue: VecDeque::new(), queued_bytes: 0 });
+        self.udp
+            .sockets
+            .insert(id, UdpSocket { addr, peer: None, queue: VecDeque::new(), queued_bytes: 0, refused: false });
         self.events.push(NetEvent::UdpBind { at_ns: now_ns, sock: id, addr });
         Ok(id)
     }
@@ -200,6 +228,7 @@ impl Net {
         if data.len() > MAX_DATAGRAM_BYTES {
             return Err(Errno::MSGSIZE);
         }
+        self.udp_take_refused(sock)?;
         let latency_ns = self.draw_latency_ns();
         let link = (from.node, to.node);
         let fault = if link.0 == link.1 {
@@ -248,7 +277,8 @@ impl Net {
             Some(_) => None,
             None => {
                 let at_ns = now_ns.saturating_add(latency_ns);
-                self.udp.flights.insert((at_ns, seq), Flight { from, to, bytes: data.to_vec() });
+                let what = Carried::Datagram { bytes: data.to_vec(), latency_ns };
+                self.udp.flights.insert((at_ns, seq), Flight { from, to, what });
                 Some(at_ns)
             }
         };
@@ -256,9 +286,18 @@ impl Net {
         self.events.push(NetEvent::UdpSend { at_ns: now_ns, seq, from, to, len, latency_ns, deliver_ns, drop, dup });
     }
 
-    /// Delivers the first datagram in flight (due by now, rule U3).
+    /// Delivers the first datagram or port-unreachable in flight (due by
+    /// now, rules U3 and U10).
     pub(super) fn udp_deliver_next(&mut self) {
         let ((at_ns, seq), flight) = self.udp.flights.pop_first().expect("a datagram is due");
+        let Carried::Datagram { bytes, latency_ns } = flight.what else {
+            let refused = self.udp.bindings.get(&flight.to).copied().filter(|&id| self.udp_wants(id, &flight));
+            if let Some(id) = refused {
+                self.udp.sockets.get_mut(&id).expect("a bound socket exists").refused = true;
+            }
+            self.events.push(NetEvent::UdpUnreachableArrive { at_ns, seq, to: flight.to, refused });
+            return;
+        };
         let outcome = match self.udp.bindings.get(&flight.to) {
             None => Err(UdpDrop::NoSocket),
             Some(&id) => {
@@ -268,19 +307,57 @@ impl Net {
                 } else if s.queued_bytes >= RCVBUF_BYTES {
                     Err(UdpDrop::BufferFull)
                 } else {
-                    s.queued_bytes += flight.bytes.len();
-                    s.queue.push_back(Queued { from: flight.from, bytes: flight.bytes });
+                    s.queued_bytes += bytes.len();
+                    s.queue.push_back(Queued { from: flight.from, bytes });
                     Ok(id)
                 }
             }
         };
         self.events.push(NetEvent::UdpDeliver { at_ns, seq, to: flight.to, outcome });
+        if outcome == Err(UdpDrop::NoSocket) {
+            self.udp_port_unreachable(flight.to, flight.from, at_ns, latency_ns);
+        }
+    }
+
+    /// Sends the port-unreachable for a datagram `about` found no socket at
+    /// (rule U10): back to `source` with the datagram's latency, unless the
+    /// way back is held.
+    fn udp_port_unreachable(&mut self, about: SockAddr, source: SockAddr, now_ns: u64, latency_ns: u64) {
+        let seq = self.udp.next_seq;
+        self.udp.next_seq += 1;
+        let deliver_ns = (!self.holds((about.node, source.node))).then(|| now_ns.saturating_add(latency_ns));
+        if let Some(at_ns) = deliver_ns {
+            self.udp.flights.insert((at_ns, seq), Flight { from: about, to: source, what: Carried::Unreachable });
+        }
+        self.events.push(NetEvent::UdpUnreachable { at_ns: now_ns, seq, from: about, to: source, deliver_ns });
+    }
+
+    /// Whether socket `id` takes `flight` (rules U3, U10): a datagram when
+    /// unconnected or from its peer; a port-unreachable only when connected
+    /// to the address that had no socket.
+    fn udp_wants(&self, id: UdpId, flight: &Flight) -> bool {
+        let peer = self.udp.sockets.get(&id).and_then(|s| s.peer);
+        match flight.what {
+            Carried::Datagram { .. } => peer.is_none_or(|p| p == flight.from),
+            Carried::Unreachable => peer == Some(flight.from),
+        }
+    }
+
+    /// Returns a pending ECONNREFUSED, once (rule U10).
+    fn udp_take_refused(&mut self, sock: UdpId) -> Result<(), Errno> {
+        let s = self.udp.sockets.get_mut(&sock).ok_or(Errno::BADF)?;
+        if std::mem::take(&mut s.refused) {
+            self.events.push(NetEvent::UdpRefused { at_ns: self.now_ns, sock });
+            return Err(Errno::CONNREFUSED);
+        }
+        Ok(())
     }
 
     /// Receives one datagram into `buf` (rule U4): the bytes copied and
     /// where it came from; EAGAIN when none is queued.
     pub fn udp_recv_from(&mut self, sock: UdpId, buf: &mut [u8], now_ns: u64) -> Result<(usize, SockAddr), Errno> {
         self.advance(now_ns);
+        self.udp_take_refused(sock)?;
         let s = self.udp.sockets.get_mut(&sock).ok_or(Errno::BADF)?;
         let d = s.queue.pop_front().ok_or(Errno::AGAIN)?;
         s.queued_bytes -= d.bytes.len();
@@ -346,25 +423,46 @@ impl Net {
     /// A receive would not return EAGAIN (rule U8).
     pub fn udp_readable(&mut self, sock: UdpId, now_ns: u64) -> Result<bool, Errno> {
         self.advance(now_ns);
-        Ok(!self.udp_socket(sock)?.queue.is_empty())
+        let s = self.udp_socket(sock)?;
+        Ok(s.refused || !s.queue.is_empty())
     }
 
     /// When `udp_readable` turns true if nothing else happens (rule U8):
     /// the first datagram in flight to the socket's address that it would
-    /// queue. A full queue is readable already, so fullness never matters.
+    /// queue, or the first port-unreachable it would take (U10). A full
+    /// queue is readable already, so fullness never matters.
     pub fn udp_readable_at_ns(&mut self, sock: UdpId, now_ns: u64) -> Result<Option<u64>, Errno> {
         self.advance(now_ns);
         let s = self.udp_socket(sock)?;
-        if !s.queue.is_empty() {
+        if s.refused || !s.queue.is_empty() {
             return Ok(Some(now_ns));
         }
-        let wanted = |f: &Flight| f.to == s.addr && s.peer.is_none_or(|p| p == f.from);
-        Ok(self.udp.flights.iter().find(|(_, f)| wanted(f)).map(|(&(at_ns, _), _)| at_ns))
+        let wanted = |f: &Flight| f.to == s.addr && self.udp_wants(sock, f);
+        let arriving = self.udp.flights.iter().find(|(_, f)| wanted(f)).map(|(&(at_ns, _), _)| at_ns);
+        Ok(arriving.into_iter().chain(self.udp_refusal_ns(sock)).min())
     }
 
-    /// The first delivery to one of `node`'s UDP sockets (for `next_event_ns`).
+    /// When a port-unreachable for a datagram `sock` sent and still in
+    /// flight would set its error, if nothing binds the destination first
+    /// (rule U10: the error is not in flight until the datagram arrives).
+    fn udp_refusal_ns(&self, sock: UdpId) -> Option<u64> {
+        let s = self.udp.sockets.get(&sock)?;
+        let peer = s.peer?;
+        let unanswered = |f: &Flight| f.from == s.addr && f.to == peer && !self.udp.bindings.contains_key(&f.to);
+        let back_open = !self.holds((peer.node, s.addr.node));
+        self.udp.flights.iter().filter(|(_, f)| back_open && unanswered(f)).find_map(|(&(at_ns, _), f)| match f.what {
+            Carried::Datagram { latency_ns, .. } => Some(at_ns.saturating_add(latency_ns)),
+            Carried::Unreachable => None,
+        })
+    }
+
+    /// The first delivery to one of `node`'s UDP sockets that it takes (for
+    /// `next_event_ns`).
     pub(super) fn udp_next_event_ns(&self, node: NodeId) -> Option<u64> {
-        let bound = |f: &Flight| f.to.node == node && self.udp.bindings.contains_key(&f.to);
-        self.udp.flights.iter().find(|(_, f)| bound(f)).map(|(&(at_ns, _), _)| at_ns)
+        let taken =
+            |f: &Flight| f.to.node == node && self.udp.bindings.get(&f.to).is_some_and(|&id| self.udp_wants(id, f));
+        let arriving = self.udp.flights.iter().find(|(_, f)| taken(f)).map(|(&(at_ns, _), _)| at_ns);
+        let mine = self.udp.sockets.iter().filter(|(_, s)| s.addr.node == node);
+        arriving.into_iter().chain(mine.filter_map(|(&id, _)| self.udp_refusal_ns(id))).min()
     }
 }

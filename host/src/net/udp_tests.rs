@@ -293,3 +293,45 @@ fn u9_every_change_is_logged_in_its_stable_form() {
     assert_eq!(lines[0], "0 udp-bind u0 node1:7000");
     assert!(lines[3].starts_with("0 udp-send d0 node0:49152->node1:7000 len=2 latency="), "{}", lines[3]);
 }
+
+#[test]
+fn u10_a_connected_socket_reads_econnrefused_once_after_sending_to_a_closed_port() {
+    let (mut net, a, b) = net(1);
+    let tx = net.udp_bind(a, 0, 0).unwrap();
+    net.udp_connect(tx, ip_of(b), 53, 0).unwrap();
+    net.udp_send(tx, net.udp_peer(tx).unwrap(), b"query", 0).unwrap();
+    assert_eq!(net.udp_recv_from(tx, &mut [0; 8], 0), Err(Errno::AGAIN), "the error is not back yet");
+    let at = net.udp_readable_at_ns(tx, 0).unwrap().expect("the port-unreachable error wakes the reader");
+    assert!(at >= 2 * NetConfig::default().latency_ns_min, "there and back: {at}");
+    assert!(!net.udp_readable(tx, at - 1).unwrap());
+    assert!(net.udp_readable(tx, at).unwrap(), "an error pending reads as ready, as poll(2) says");
+    assert_eq!(net.udp_recv_from(tx, &mut [0; 8], at), Err(Errno::CONNREFUSED));
+    assert_eq!(net.udp_recv_from(tx, &mut [0; 8], at), Err(Errno::AGAIN), "reported once");
+    assert!(net.events().iter().any(|e| e.to_string().contains("udp-unreachable")));
+
+    net.udp_send(tx, net.udp_peer(tx).unwrap(), b"again", at).unwrap();
+    let back = net.udp_readable_at_ns(tx, at).unwrap().unwrap();
+    assert_eq!(net.udp_send(tx, net.udp_peer(tx).unwrap(), b"x", back), Err(Errno::CONNREFUSED), "a send takes it too");
+    assert_eq!(net.udp_recv_from(tx, &mut [0; 8], back), Err(Errno::AGAIN));
+}
+
+#[test]
+fn u10_loopback_refuses_too_and_unconnected_sockets_or_held_links_never_see_the_error() {
+    let (mut net, a, b) = net(1);
+    let own = net.udp_bind(a, 0, 0).unwrap();
+    net.udp_connect(own, 0x7F00_0001, 53, 0).unwrap();
+    net.udp_send(own, net.udp_peer(own).unwrap(), b"q", 0).unwrap();
+    assert_eq!(net.udp_recv_from(own, &mut [0; 8], 100 * MS), Err(Errno::CONNREFUSED), "no nameserver on 127.0.0.1:53");
+
+    let loose = net.udp_bind(a, 0, 100 * MS).unwrap();
+    net.udp_send_to(loose, ip_of(b), 53, b"q", 100 * MS).unwrap();
+    assert_eq!(net.udp_readable_at_ns(loose, 100 * MS), Ok(None), "only a connected socket learns of it");
+    assert_eq!(net.udp_recv_from(loose, &mut [0; 8], 200 * MS), Err(Errno::AGAIN));
+
+    let (mut net, a, b) = self::net(1);
+    let tx = net.udp_bind(a, 0, 0).unwrap();
+    net.udp_connect(tx, ip_of(b), 53, 0).unwrap();
+    net.udp_send(tx, net.udp_peer(tx).unwrap(), b"q", 0).unwrap();
+    net.block(b, a, 1);
+    assert_eq!(net.udp_recv_from(tx, &mut [0; 8], 100 * MS), Err(Errno::AGAIN), "the way back is partitioned");
+}

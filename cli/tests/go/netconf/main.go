@@ -1,7 +1,9 @@
 // netconf exercises the parts of package net a service uses and prints only
 // what must be the same natively (on localhost) and under seedfall's
 // net_overlay (cli/tests/net_overlay.rs): no addresses, ports or timings.
-// -host names the address the TCP listener is reached at.
+// -host names the address the TCP listener is reached at. With
+// NETCONF_EXPECT in the environment it also compares what it printed with
+// that text and exits 1 on a difference, so a seed sweep checks every seed.
 package main
 
 import (
@@ -27,11 +29,41 @@ func main() {
 		fmt.Println("error:", err)
 		os.Exit(1)
 	}
-	fmt.Println("done")
+	say("done\n")
+	if want, ok := os.LookupEnv("NETCONF_EXPECT"); ok {
+		compare(strings.SplitAfter(printed.String(), "\n"), strings.SplitAfter(want, "\n"))
+	}
+}
+
+// compare exits 1 naming the first line where got and want differ.
+func compare(got, want []string) {
+	for i := range max(len(got), len(want)) {
+		g, w := "", ""
+		if i < len(got) {
+			g = got[i]
+		}
+		if i < len(want) {
+			w = want[i]
+		}
+		if g != w {
+			fmt.Fprintf(os.Stderr, "line %d is %q where natively it printed %q\n", i+1, g, w)
+			os.Exit(1)
+		}
+	}
+}
+
+// printed is everything say wrote, for the comparison with NETCONF_EXPECT
+// (the native output, which a seed sweep checks in every seed).
+var printed strings.Builder
+
+func say(format string, args ...any) {
+	line := fmt.Sprintf(format, args...)
+	printed.WriteString(line)
+	fmt.Print(line)
 }
 
 func check(what string, ok bool) {
-	fmt.Printf("%s: %v\n", what, ok)
+	say("%s: %v\n", what, ok)
 }
 
 func run(host string) error {
@@ -70,7 +102,7 @@ func run(host string) error {
 		if err != nil {
 			return err
 		}
-		fmt.Printf("echo: %s", got)
+		say("echo: %s", got)
 	}
 	c.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
 	_, err = r.ReadByte()
@@ -95,7 +127,10 @@ func run(host string) error {
 	if err := httpArm(host); err != nil {
 		return err
 	}
-	return udpArm()
+	if err := udpArm(); err != nil {
+		return err
+	}
+	return setupArm(host)
 }
 
 // echo answers each line with itself and closes the connection on "bye".
@@ -154,7 +189,7 @@ func httpArm(host string) error {
 		}
 		body, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		fmt.Printf("GET /hello: %d %s\n", resp.StatusCode, body)
+		say("GET /hello: %d %s\n", resp.StatusCode, body)
 	}
 	resp, err := client.Post(base+"/echo", "text/plain", strings.NewReader("posted body"))
 	if err != nil {
@@ -162,7 +197,7 @@ func httpArm(host string) error {
 	}
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	fmt.Printf("POST /echo: %d %s\n", resp.StatusCode, body)
+	say("POST /echo: %d %s\n", resp.StatusCode, body)
 	check("keep-alive reuses one connection", conns.Load() == 1)
 
 	impatient := &http.Client{Timeout: 50 * time.Millisecond}
@@ -194,7 +229,7 @@ func udpArm() error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("udp server got: %s\n", buf[:n])
+	say("udp server got: %s\n", buf[:n])
 	if _, err := server.WriteToUDP([]byte("pong"), from); err != nil {
 		return err
 	}
@@ -202,6 +237,6 @@ func udpArm() error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("udp client got: %s\n", buf[:n])
+	say("udp client got: %s\n", buf[:n])
 	return nil
 }
