@@ -2,10 +2,12 @@
 // seedfall import that checks the service by exit code. It writes keys one
 // after another (retrying while the server is down) and, after every write,
 // reads back an earlier acknowledged key; an acknowledged key the server
-// no longer has fails the run (exit 1, the reason on stderr).
+// no longer has fails the run (exit 1, the reason on stderr). -h2c speaks
+// unencrypted HTTP/2 over one multiplexed connection instead of HTTP/1.1.
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -22,6 +24,13 @@ const (
 var client = &http.Client{Timeout: 500 * time.Millisecond}
 
 func main() {
+	h2c := flag.Bool("h2c", false, "speak unencrypted HTTP/2 (prior knowledge) instead of HTTP/1.1")
+	flag.Parse()
+	if *h2c {
+		t := &http.Transport{Protocols: new(http.Protocols)}
+		t.Protocols.SetUnencryptedHTTP2(true)
+		client.Transport = t
+	}
 	for i := 0; i < keys; i++ {
 		key, value := fmt.Sprintf("k%d", i), fmt.Sprintf("v%d", i)
 		retry(func() bool { return put(key, value) })

@@ -8,6 +8,8 @@
 // written, before it is fsynced: a crash then loses acknowledged values,
 // still in the page cache. The fixed server fsyncs first.
 //
+// -h2c serves unencrypted HTTP/2 beside HTTP/1.1 on the same port.
+//
 // Outside the simulator: go run ./server -data "$(mktemp -d)" -listen localhost:8080
 package main
 
@@ -34,6 +36,7 @@ func main() {
 	variant := flag.String("variant", "fixed", "fixed or ack-before-fsync")
 	data := flag.String("data", "/data", "data directory (holds kv.log)")
 	listen := flag.String("listen", ":8080", "address to listen on")
+	h2c := flag.Bool("h2c", false, "also serve unencrypted HTTP/2 (prior knowledge)")
 	flag.Parse()
 	if *variant != "fixed" && *variant != "ack-before-fsync" {
 		fatalf("unknown variant %q", *variant)
@@ -44,7 +47,10 @@ func main() {
 	}
 	fmt.Fprintf(os.Stderr, "httpkv server %s recovered %d keys\n", *variant, len(s.vals))
 	http.HandleFunc("/k/", s.serve)
-	fatalf("serve: %v", http.ListenAndServe(*listen, nil))
+	srv := &http.Server{Addr: *listen, Protocols: new(http.Protocols)}
+	srv.Protocols.SetHTTP1(true)
+	srv.Protocols.SetUnencryptedHTTP2(*h2c)
+	fatalf("serve: %v", srv.ListenAndServe())
 }
 
 func fatalf(format string, args ...any) {
