@@ -10,6 +10,7 @@ pub fn example(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples").join(name)
 }
 
+#[allow(dead_code)] // grpckv.rs shrinks afresh and keeps no committed schedule
 pub fn fixture(file: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(file)
 }
