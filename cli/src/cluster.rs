@@ -16,7 +16,6 @@ use seedfall_host::{Guest, Role, antithesis};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 /// Node programs, ready to make any seed's `RunSpec`.
@@ -140,7 +139,7 @@ impl Cluster {
             files.push(match source {
                 Source::Wasm(path) => path.clone(),
                 Source::Pkg(dir) => {
-                    go_build(dir, &build_dir, &config_stem, i, overlay.as_deref(), &config.patches, &mut patched)?
+                    go_build(dir, &build_dir, &config_stem, i, overlay.as_ref(), &config.patches, &mut patched)?
                 }
             });
         }
@@ -305,7 +304,7 @@ fn go_build(
     build_dir: &Path,
     config_stem: &str,
     index: usize,
-    overlay: Option<&Path>,
+    overlay: Option<&crate::overlay::Prepared>,
     patches: &[crate::config::PatchSpec],
     patched: &mut [bool],
 ) -> Result<PathBuf, SetupError> {
@@ -321,12 +320,7 @@ fn go_build(
     // config never read a half-written module.
     let partial = build_dir.join(format!("{name}.wasm.{}.partial", std::process::id()));
     let modfile = crate::patches::modfile(patches, dir, build_dir, &name, patched)?;
-    let mut go = Command::new("go");
-    go.arg("build");
-    if let Some(json) = overlay {
-        go.arg(format!("-overlay={}", json.display()));
-    }
-    let output = go
+    let output = crate::overlay::go_build(overlay)
         .args(modfile.map(|m| format!("-modfile={}", m.display())))
         .arg("-o")
         .arg(&partial)

@@ -8,7 +8,7 @@ use std::process::Command;
 
 /// Go releases whose offsets are checked besides the local toolchain: cmd/go
 /// downloads them through the module proxy (GOTOOLCHAIN), about 70 MB each.
-const OTHER_TOOLCHAINS: &[&str] = &["go1.27.3"];
+const OTHER_TOOLCHAINS: &[&str] = &["go1.25.12", "go1.27.3"];
 
 /// `go` with `toolchain` ("local" or a release like "go1.27.3"), for wasip1.
 fn go(toolchain: &str, args: &[&str]) -> std::process::Output {

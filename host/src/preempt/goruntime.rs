@@ -27,18 +27,18 @@ pub struct GoOffsets {
     pub m_curg: u32,
 }
 
-/// Go 1.26 and 1.27 agree on every field used here (their `m` differs only
-/// after `m_locks`, which this procedure does not read).
-const GO_1_26_AND_1_27: GoOffsets =
+/// Go 1.25, 1.26 and 1.27 agree on every field used here (their `m` differs
+/// only after `m_locks`, which this procedure does not read).
+const GO_1_25_TO_1_27: GoOffsets =
     GoOffsets { g_stackguard0: 16, g_m: 48, g_atomicstatus: 144, g_preempt: 177, m_g0: 0, m_curg: 136 };
 
-pub const SUPPORTED: &[&str] = &["go1.26", "go1.27"];
+pub const SUPPORTED: &[&str] = &["go1.25", "go1.26", "go1.27"];
 
 /// The offsets for Go release `version` ("go1.26", or a full "go1.26.8").
 pub fn offsets_for(version: &str) -> Result<GoOffsets, String> {
     let release: String = version.split('.').take(2).collect::<Vec<_>>().join(".");
     match release.as_str() {
-        "go1.26" | "go1.27" => Ok(GO_1_26_AND_1_27),
+        "go1.25" | "go1.26" | "go1.27" => Ok(GO_1_25_TO_1_27),
         _ => Err(format!(
             "module built by {version}, but preemption supports {} (rebuild with a supported Go)",
             SUPPORTED.join(", ")
@@ -147,13 +147,14 @@ mod tests {
     #[test]
     fn unsupported_versions_are_named() {
         assert!(offsets_for("go1.26.8").is_ok());
+        assert!(offsets_for("go1.25.12").is_ok());
         let err = offsets_for("go1.21.3").unwrap_err();
         assert!(err.contains("go1.21.3") && err.contains("go1.26"), "{err}");
     }
 
     /// A fake runtime: g0 at 0x100, curg at 0x300, m at 0x200.
     fn fake(status: u32) -> Vec<u8> {
-        let o = GO_1_26_AND_1_27;
+        let o = GO_1_25_TO_1_27;
         let mut memory = vec![0u8; 0x1000];
         let put =
             |mem: &mut Vec<u8>, at: u64, v: u64| mem[at as usize..at as usize + 8].copy_from_slice(&v.to_le_bytes());
@@ -167,7 +168,7 @@ mod tests {
 
     #[test]
     fn requests_only_a_running_user_goroutine() {
-        let o = GO_1_26_AND_1_27;
+        let o = GO_1_25_TO_1_27;
         let mut memory = fake(G_RUNNING);
         assert_eq!(request_preemption(&mut memory, 0, &o), Request::NoGoroutine);
         assert_eq!(request_preemption(&mut memory, 0x300, &o), Request::Sent);
