@@ -9,9 +9,8 @@ use crate::compiled::{self, LoadError};
 use crate::config::{Config, Source};
 use seedfall_cache::Cache;
 use seedfall_engine::CompileConfig;
-use seedfall_host::net::NetConfig;
+use seedfall_host::world::RunSpec;
 use seedfall_host::world::vtime::SimDuration;
-use seedfall_host::world::{FaultConfig, RunSpec};
 use seedfall_host::{Guest, Role, antithesis};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -215,7 +214,6 @@ impl Cluster {
     /// The run of one seed, its faults drawn from the seed (callers set
     /// `schedule`, `budget_cap` or `duration_ns` to replay or shrink).
     pub fn spec(&self, seed: u64) -> RunSpec {
-        let f = &self.config.faults;
         let span = |d: Duration| SimDuration::from_ns(d.as_nanos() as u64);
         RunSpec {
             seed,
@@ -228,53 +226,9 @@ impl Cluster {
             liveness: self.config.liveness.map(span),
             watchdog: self.config.watchdog,
             memory_bytes: self.config.memory,
-            disk_bytes: f.disk_bytes,
             preempt: self.config.preempt.clone(),
-            faults: FaultConfig {
-                crash_per_sec: f.crash_per_sec,
-                crash_downtime: (span(f.crash_downtime.min), span(f.crash_downtime.max)),
-                partition_per_sec: f.partition_per_sec,
-                partition_length: (span(f.partition_length.min), span(f.partition_length.max)),
-                partition_groups: f.partition_groups,
-                partition_oneway: f.partition_oneway,
-                net_reset_per_sec: f.net_reset_per_sec,
-                slow_per_sec: f.slow_per_sec,
-                slow_length: (span(f.slow_length.min), span(f.slow_length.max)),
-                slow_latency: (span(f.slow_latency.min), span(f.slow_latency.max)),
-                disk_latency: (span(f.disk_latency.min), span(f.disk_latency.max)),
-                bitrot_per_sec: f.bitrot_per_sec,
-                clog_per_sec: f.clog_per_sec,
-                clog_length: (span(f.clog_length.min), span(f.clog_length.max)),
-                clogs: f.clogs,
-                udp_loss: f.udp_loss,
-                udp_dup: f.udp_dup,
-                disk: seedfall_host::fs::DiskConfig {
-                    crash_on_io: f.crash_on_io,
-                    torn_writes: f.torn_writes,
-                    reorder_writes: f.reorder_writes,
-                    fs_model: f.fs_model,
-                    fsync_eio: f.fsync_eio,
-                    strict_dirs: f.strict_dirs,
-                    write_eio: f.write_eio,
-                    write_enospc: f.write_enospc,
-                    read_eio: f.read_eio,
-                    read_corrupt: f.read_corrupt,
-                    lost_write: f.lost_write,
-                    misdirected_write: f.misdirected_write,
-                    corrupt_on_crash: f.corrupt_on_crash,
-                    mutant: self.mutant,
-                },
-                clock_skew: span(f.clock_skew),
-                clock_jump_per_sec: f.clock_jump_per_sec,
-                clock_jump: span(f.clock_jump),
-                pause_per_sec: f.pause_per_sec,
-                pause_length: (span(f.pause_length.min), span(f.pause_length.max)),
-                swarm: f.swarm,
-            },
-            net: NetConfig {
-                latency_ns_min: span(f.net_latency.min).ns(),
-                latency_ns_max: span(f.net_latency.max).ns(),
-            },
+            faults: self.config.faults.clone(),
+            mutant: self.mutant,
             budget_cap: None,
             schedule: None,
             hash_log: false,

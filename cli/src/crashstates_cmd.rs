@@ -131,7 +131,7 @@ pub fn run(args: CrashStatesArgs) -> ExitCode {
         let mut crash = Fault::on_node(SimTime::ZERO, Kind::from_name("crash_io").expect("registered"), &args.node);
         crash.op = Some(args.at);
         crash.applied = Some(done.prefix());
-        crash.until = Some(SimTime::ZERO.plus(spec.faults.crash_downtime.0));
+        crash.until = Some(SimTime::ZERO.plus(spec.faults.range(&seedfall_host::world::fault::crash::DOWNTIME).0));
         let mut schedule = faults.to_vec();
         schedule.push(crash);
         spec.schedule = Some(schedule);

@@ -15,6 +15,7 @@ pub mod flock;
 pub mod fs;
 pub mod guest;
 pub mod history;
+pub mod knob;
 pub mod net;
 pub mod node;
 pub mod preempt;

@@ -1,9 +1,10 @@
 //! The config reader against DESIGN.md §1: the names it knows (implemented or
 //! reserved as "not supported yet") are exactly the names of §1's two JSON
-//! blocks, plus `memory`, which only §1's prose names. The blocks are copied
-//! verbatim into `cli/tests/fixtures/` so this runs on a clean clone, where
-//! the shared design folder is absent; when it is present, a second test
-//! checks the copies still equal the design.
+//! blocks and of its "Config additions" bullet, plus `memory`, which only
+//! §1's prose names. The blocks and the bullet are copied verbatim into
+//! `cli/tests/fixtures/` so this runs on a clean clone, where the shared
+//! design folder is absent; when it is present, a second test checks the
+//! copies still equal the design.
 
 use super::json::Json;
 use super::read::field_names;
@@ -14,6 +15,20 @@ const FIXTURES: [(&str, &str); 2] = [
     ("design-config.json", include_str!("../../tests/fixtures/design-config.json")),
     ("design-config-rest.json", include_str!("../../tests/fixtures/design-config-rest.json")),
 ];
+
+/// §1's bullet of config fields added after the blocks were written.
+const ADDITIONS: &str = include_str!("../../tests/fixtures/design-config-additions.md");
+
+/// The `object.field` names the additions bullet gives in backquotes (`faults.torn_sector`).
+fn addition_names() -> Vec<(String, String)> {
+    ADDITIONS
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .filter_map(|quoted| quoted.split_once('.'))
+        .map(|(at, name)| (at.to_string(), name.to_string()))
+        .collect()
+}
 
 /// Top-level fields §1 names only in its prose.
 const PROSE_ONLY: [&str; 1] = ["memory"];
@@ -53,6 +68,9 @@ fn design_names() -> Names {
         }
     }
     names.entry(String::new()).or_default().extend(PROSE_ONLY.map(String::from));
+    for (at, name) in addition_names() {
+        names.entry(at).or_default().insert(name);
+    }
     names
 }
 
@@ -131,4 +149,18 @@ fn the_fixtures_are_the_design_blocks() {
     }
     let fixtures: Vec<&str> = FIXTURES.iter().map(|(_, text)| *text).collect();
     assert_eq!(blocks, fixtures, "DESIGN.md §1 changed: copy its JSON blocks into cli/tests/fixtures/");
+    let section = &design[start..end];
+    let bullet = section.find("- Config additions:").map(|at| {
+        let rest = &section[at..];
+        let len = rest[1..].find("\n- ").map_or(rest.len(), |n| n + 1);
+        format!("{}\n", &rest[..len])
+    });
+    assert_eq!(bullet.as_deref(), Some(ADDITIONS), "DESIGN.md §1's additions changed: copy the bullet");
+}
+
+#[test]
+fn the_additions_name_the_reserved_fault_fields() {
+    let names = addition_names();
+    assert!(names.len() >= 3, "{names:?}");
+    assert!(names.contains(&("faults".to_string(), "disk_full_per_sec".to_string())), "{names:?}");
 }

@@ -33,7 +33,7 @@ mod suggest;
 mod tests;
 
 use seedfall_host::preempt::strategy::PreemptConfig;
-use seedfall_host::world::fault::clog::ClogForms;
+use seedfall_host::world::FaultConfig;
 use std::fmt;
 use std::path::{Component, Path, PathBuf};
 use std::time::Duration;
@@ -60,7 +60,8 @@ pub struct Config {
     /// Each node's linear-memory cap in bytes (`memory`).
     pub memory: u64,
     pub preempt: PreemptConfig,
-    pub faults: Faults,
+    /// The `faults` knobs (`seedfall_host::knob`): what each fault kind and model runs with.
+    pub faults: FaultConfig,
     /// The liveness window after `duration` (`liveness.within`).
     pub liveness: Option<Duration>,
     /// The check run after the workload on the healed cluster, as node `finally`.
@@ -128,147 +129,6 @@ pub struct WorkloadSpec {
     pub source: Source,
     pub args: Vec<String>,
     pub env: Vec<(String, String)>,
-}
-
-/// A `[min, max]` duration range; each fault draws uniformly from it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct DurationRange {
-    pub min: Duration,
-    pub max: Duration,
-}
-
-impl DurationRange {
-    pub const fn new(min: Duration, max: Duration) -> DurationRange {
-        DurationRange { min, max }
-    }
-}
-
-/// The faults this build implements. All off by default.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Faults {
-    /// Planned crashes per second of virtual time, per node.
-    pub crash_per_sec: f64,
-    /// How long a crashed node stays down before it restarts.
-    pub crash_downtime: DurationRange,
-    /// Per disk operation: probability of crashing in the middle of it.
-    pub crash_on_io: f64,
-    /// A crash keeps a seeded in-order prefix of the pending writes.
-    pub torn_writes: bool,
-    /// A crash keeps the pieces of pending writes `fs_model` allows, in any order it allows.
-    pub reorder_writes: bool,
-    pub fs_model: seedfall_host::fs::FsModel,
-    /// Per fsync: probability that it fails with EIO.
-    pub fsync_eio: f64,
-    /// A create, rename or unlink survives a crash only after its directory is fsynced.
-    pub strict_dirs: bool,
-    /// Planned partitions per second of virtual time.
-    pub partition_per_sec: f64,
-    /// How long a partition lasts.
-    pub partition_length: DurationRange,
-    /// The most groups a planned partition cuts the cluster into (at least 2).
-    pub partition_groups: u32,
-    /// The probability that a planned partition cuts one direction only.
-    pub partition_oneway: f64,
-    /// The one-way latency of each segment, drawn uniformly.
-    pub net_latency: DurationRange,
-    /// Per datagram sent from one node to another: probability it is lost.
-    pub udp_loss: f64,
-    /// Per datagram sent from one node to another: probability it is sent
-    /// twice, the copy with a latency of its own in `net_latency`.
-    pub udp_dup: f64,
-    /// Planned resets of a live node's connections per second, per node.
-    pub net_reset_per_sec: f64,
-    /// Planned slowdowns of a node's network per second, per node.
-    pub slow_per_sec: f64,
-    /// How long a slowdown lasts.
-    pub slow_length: DurationRange,
-    /// The latency a slowdown adds.
-    pub slow_latency: DurationRange,
-    /// Planned clogs of one direction of a link per second, for the cluster.
-    pub clog_per_sec: f64,
-    /// How long a clog lasts.
-    pub clog_length: DurationRange,
-    /// The forms a planned clog is drawn from.
-    pub clogs: ClogForms,
-    /// Per write: probability that it fails with EIO and writes nothing.
-    pub write_eio: f64,
-    /// Per write: probability that it fails with ENOSPC and writes nothing.
-    pub write_enospc: f64,
-    /// Per read of a regular file: probability that it fails with EIO.
-    pub read_eio: f64,
-    /// Per read of a regular file: probability that one bit it returns is flipped.
-    pub read_corrupt: f64,
-    /// Per successful fsync of a file: probability that one page it should
-    /// have made durable keeps its old bytes on disk (the page cache is right).
-    pub lost_write: f64,
-    /// Per successful fsync of a file: probability that one page it should
-    /// have made durable is written to another page of the file instead.
-    pub misdirected_write: f64,
-    /// Per crash: probability that one bit of what it writes to disk is flipped.
-    pub corrupt_on_crash: f64,
-    /// How long each fsync of a service waits, uniform (zero: no wait).
-    pub disk_latency: DurationRange,
-    /// Planned flips of a durable bit per second, per service node.
-    pub bitrot_per_sec: f64,
-    /// Each node's disk size in bytes: past it writes are cut short, then fail with ENOSPC.
-    pub disk_bytes: u64,
-    /// The largest wall-clock offset of a node incarnation (zero: none).
-    pub clock_skew: Duration,
-    /// Planned wall-clock jumps per second of virtual time, per node.
-    pub clock_jump_per_sec: f64,
-    /// The largest jump, either way.
-    pub clock_jump: Duration,
-    /// Planned pauses per second of virtual time, per node.
-    pub pause_per_sec: f64,
-    /// How long a pause lasts.
-    pub pause_length: DurationRange,
-    /// Each seed keeps a seeded subset of the enabled kinds at seeded intensities.
-    pub swarm: bool,
-}
-
-impl Default for Faults {
-    fn default() -> Faults {
-        Faults {
-            crash_per_sec: 0.0,
-            crash_downtime: DurationRange::new(Duration::from_millis(100), Duration::from_secs(1)),
-            crash_on_io: 0.0,
-            torn_writes: false,
-            reorder_writes: false,
-            fs_model: seedfall_host::fs::FsModel::Ext4Ordered,
-            fsync_eio: 0.0,
-            strict_dirs: false,
-            partition_per_sec: 0.0,
-            partition_length: DurationRange::new(Duration::from_millis(200), Duration::from_secs(2)),
-            partition_groups: 2,
-            partition_oneway: 0.0,
-            net_latency: DurationRange::new(Duration::from_micros(50), Duration::from_millis(2)),
-            udp_loss: 0.0,
-            udp_dup: 0.0,
-            net_reset_per_sec: 0.0,
-            slow_per_sec: 0.0,
-            slow_length: DurationRange::new(Duration::from_secs(1), Duration::from_secs(5)),
-            slow_latency: DurationRange::new(Duration::from_millis(10), Duration::from_millis(200)),
-            clog_per_sec: 0.0,
-            clog_length: DurationRange::new(Duration::from_millis(100), Duration::from_secs(2)),
-            clogs: ClogForms::default(),
-            write_eio: 0.0,
-            write_enospc: 0.0,
-            read_eio: 0.0,
-            read_corrupt: 0.0,
-            lost_write: 0.0,
-            misdirected_write: 0.0,
-            corrupt_on_crash: 0.0,
-            disk_latency: DurationRange::new(Duration::ZERO, Duration::ZERO),
-            bitrot_per_sec: 0.0,
-            disk_bytes: seedfall_host::fs::DEFAULT_DISK_BYTES,
-            clock_skew: Duration::ZERO,
-            clock_jump_per_sec: 0.0,
-            clock_jump: Duration::from_secs(1),
-            pause_per_sec: 0.0,
-            pause_length: DurationRange::new(Duration::from_millis(100), Duration::from_secs(1)),
-            swarm: false,
-        }
-    }
 }
 
 /// What kind of mistake a `ConfigError` reports.

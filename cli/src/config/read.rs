@@ -5,13 +5,12 @@
 
 use super::json::{Json, quote};
 use super::suggest::nearest;
-use super::{
-    Config, ConfigError, DurationRange, ErrorKind, Faults, FinallySpec, NodeSpec, PatchSpec, Source, WorkloadSpec,
-};
+use super::{Config, ConfigError, ErrorKind, FinallySpec, NodeSpec, PatchSpec, Source, WorkloadSpec};
 use crate::duration::parse_duration;
-use seedfall_host::fs::FsModel;
+use seedfall_host::knob::{FaultConfig, Knob, KnobType, KnobValue};
 use seedfall_host::preempt::strategy::{PreemptConfig, Strategy};
-use seedfall_host::world::fault::clog::{self, ClogForms};
+use seedfall_host::world::fault;
+use seedfall_host::world::vtime::SimDuration;
 use seedfall_host::world::{RATE_PER_SEC_MAX, RATE_PER_SEC_MIN};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -25,21 +24,26 @@ struct Schema {
     /// How messages name this kind of object ("" for the top level).
     at: &'static str,
     /// Implemented by this build.
-    known: &'static [&'static str],
+    known: Vec<&'static str>,
     /// Named by DESIGN.md §1 but not implemented yet: an error, never ignored.
-    unsupported: &'static [&'static str],
+    unsupported: Vec<&'static str>,
 }
 
 impl Schema {
+    fn new(at: &'static str, known: &[&'static str]) -> Schema {
+        Schema { at, known: known.to_vec(), unsupported: Vec::new() }
+    }
+
     /// Every name this object may have, implemented or reserved.
     fn names(&self) -> impl Iterator<Item = &'static str> + Clone + '_ {
-        self.known.iter().chain(self.unsupported).copied()
+        self.known.iter().chain(&self.unsupported).copied()
     }
 }
 
-const TOP: Schema = Schema {
-    at: "",
-    known: &[
+/// The objects of a config, each with its fields; `faults`' come from the
+/// knob registry (`fault::knobs`), so a new fault kind needs nothing here.
+fn schemas() -> [Schema; 8] {
+    let top = [
         "nodes",
         "workload",
         "duration",
@@ -54,77 +58,35 @@ const TOP: Schema = Schema {
         "net_overlay",
         "compat_overlay",
         "patches",
-    ],
-    unsupported: &[],
-};
+    ];
+    let faults = Schema {
+        at: "faults",
+        known: fault::knobs().iter().map(|knob| knob.name).collect(),
+        unsupported: fault::RESERVED.to_vec(),
+    };
+    [
+        Schema::new("", &top),
+        Schema::new("nodes[]", &["name", "pkg", "wasm", "args", "env", "count", "supervise"]),
+        Schema::new("workload", &["name", "pkg", "wasm", "args", "env"]),
+        Schema::new("preempt", &["strategy", "depth", "steps", "loops", "every"]),
+        faults,
+        Schema::new("liveness", &["within"]),
+        Schema::new("finally", &["pkg", "args"]),
+        Schema::new("patches[]", &["module", "file"]),
+    ]
+}
 
-const NODE: Schema =
-    Schema { at: "nodes[]", known: &["name", "pkg", "wasm", "args", "env", "count", "supervise"], unsupported: &[] };
-
-const WORKLOAD: Schema = Schema { at: "workload", known: &["name", "pkg", "wasm", "args", "env"], unsupported: &[] };
-
-const PREEMPT: Schema =
-    Schema { at: "preempt", known: &["strategy", "depth", "steps", "loops", "every"], unsupported: &[] };
-
-const LIVENESS: Schema = Schema { at: "liveness", known: &["within"], unsupported: &[] };
-
-const FINALLY: Schema = Schema { at: "finally", known: &["pkg", "args"], unsupported: &[] };
-
-const PATCH: Schema = Schema { at: "patches[]", known: &["module", "file"], unsupported: &[] };
-
-/// In DESIGN.md §1's order, so "known fields" lists read like the design.
-const FAULTS: Schema = Schema {
-    at: "faults",
-    known: &[
-        "crash_per_sec",
-        "crash_downtime",
-        "crash_on_io",
-        "torn_writes",
-        "reorder_writes",
-        "fs_model",
-        "fsync_eio",
-        "strict_dirs",
-        "partition_per_sec",
-        "partition_length",
-        "partition_groups",
-        "partition_oneway",
-        "net_latency",
-        "udp_loss",
-        "udp_dup",
-        "net_reset_per_sec",
-        "slow_per_sec",
-        "slow_length",
-        "slow_latency",
-        "clog_per_sec",
-        "clog_length",
-        "clogs",
-        "write_eio",
-        "write_enospc",
-        "read_eio",
-        "read_corrupt",
-        "lost_write",
-        "misdirected_write",
-        "corrupt_on_crash",
-        "disk_latency",
-        "bitrot_per_sec",
-        "disk_bytes",
-        "clock_skew",
-        "clock_jump_per_sec",
-        "clock_jump",
-        "pause_per_sec",
-        "pause_length",
-        "swarm",
-    ],
-    unsupported: &[],
-};
-
-const SCHEMAS: [&Schema; 8] = [&TOP, &NODE, &WORKLOAD, &PREEMPT, &FAULTS, &LIVENESS, &FINALLY, &PATCH];
+/// The schema of the object `at`.
+fn schema(at: &str) -> Schema {
+    let mut all = schemas().into_iter();
+    all.find(|s| s.at == at).unwrap_or_else(|| Schema::new("", &[]))
+}
 
 /// (object, every field name it may have), for the test that holds the
 /// reader to DESIGN.md §1.
 #[cfg(test)]
 pub(super) fn field_names() -> Vec<(&'static str, Vec<&'static str>)> {
-    SCHEMAS.iter().map(|s| (s.at, s.names().collect())).collect()
+    schemas().iter().map(|s| (s.at, s.names().collect())).collect()
 }
 
 const STRATEGIES: [&str; 4] = ["none", "random", "pct", "calls"];
@@ -158,7 +120,7 @@ pub(super) fn config(text: &str, base_dir: &Path) -> Result<Config> {
             format!("the config must be a JSON object, found {}", json.found()),
         ));
     };
-    check_fields(top, "", &TOP)?;
+    check_fields(top, "", &schema(""))?;
 
     let mut names = Names::default();
     let mut nodes = Vec::new();
@@ -190,7 +152,7 @@ pub(super) fn config(text: &str, base_dir: &Path) -> Result<Config> {
     };
     let faults = match get(top, "faults") {
         Some(value) => faults(value)?,
-        None => Faults::default(),
+        None => FaultConfig::default(),
     };
     let liveness = optional(top, "", "liveness", liveness)?;
     let finally = optional(top, "", "finally", |v, _| finally(v, base_dir))?;
@@ -252,7 +214,7 @@ fn unknown_field(field: &str, name: &str, schema: &Schema) -> String {
     if let Some(best) = nearest(name, schema.names()) {
         return format!("unknown field `{field}`; did you mean `{best}`?");
     }
-    let elsewhere: Vec<String> = SCHEMAS
+    let elsewhere: Vec<String> = schemas()
         .iter()
         .filter(|s| s.at != schema.at)
         .filter(|s| s.names().any(|k| k.eq_ignore_ascii_case(name)))
@@ -262,7 +224,7 @@ fn unknown_field(field: &str, name: &str, schema: &Schema) -> String {
         return format!("unknown field `{field}`; `{name}` is a field of {}", elsewhere.join(" and "));
     }
     // An object none of whose fields is implemented yet lists its reserved ones.
-    let listed = if schema.known.is_empty() { schema.unsupported } else { schema.known };
+    let listed = if schema.known.is_empty() { &schema.unsupported } else { &schema.known };
     format!("unknown field `{field}`; known fields: {}", listed.join(", "))
 }
 
@@ -359,22 +321,6 @@ fn memory(value: &Json, field: &str) -> Result<u64> {
     Ok(bytes)
 }
 
-/// The smallest `faults.disk_bytes`: one 4 KiB page.
-const DISK_MIN: u64 = 4096;
-/// The largest: 1 TiB. The disk lives in the host's memory, and past this a
-/// budget no longer protects it.
-const DISK_MAX: u64 = 1 << 40;
-
-/// `faults.disk_bytes`: each node's disk size, in [DISK_MIN, DISK_MAX]
-/// (rounded down to whole 4 KiB pages).
-fn disk_bytes(value: &Json, field: &str) -> Result<u64> {
-    let bytes = whole(value, field, DISK_MIN)?;
-    if bytes > DISK_MAX {
-        return Err(invalid(field, format!("`{field}` must be at most {DISK_MAX} (1 TiB), found {}", value.found())));
-    }
-    Ok(bytes)
-}
-
 fn number(value: &Json, field: &str, expected: &str) -> Result<f64> {
     value.as_f64().ok_or_else(|| wrong_type(field, expected, value))
 }
@@ -441,7 +387,7 @@ fn positive_duration(value: &Json, field: &str) -> Result<Duration> {
 }
 
 /// `[min, max]`: two positive durations with min <= max.
-fn range(value: &Json, field: &str) -> Result<DurationRange> {
+fn range(value: &Json, field: &str) -> Result<(Duration, Duration)> {
     let expected = "a [min, max] pair of durations like [\"100ms\", \"1s\"]";
     let Json::Array(items) = value else {
         return Err(wrong_type(field, expected, value));
@@ -457,30 +403,41 @@ fn range(value: &Json, field: &str) -> Result<DurationRange> {
             format!("`{field}`: min {} is greater than max {}", min_json.found(), max_json.found()),
         ));
     }
-    Ok(DurationRange { min, max })
+    Ok((min, max))
 }
 
-/// `ext4_ordered`, `page_independent` or `dir_reorder`.
-fn fs_model(value: &Json, field: &str) -> Result<FsModel> {
+/// One of `names` (`faults.fs_model`): its index.
+fn one_of(value: &Json, field: &str, names: &[&str], noun: &str) -> Result<usize> {
     let name = string(value, field)?;
-    FsModel::from_name(&name).ok_or_else(|| {
-        invalid(field, format!("`{field}`: unknown model {name:?} (known: {})", FsModel::NAMES.join(", ")))
-    })
+    names
+        .iter()
+        .position(|n| *n == name)
+        .ok_or_else(|| invalid(field, format!("`{field}`: unknown {noun} {name:?} (known: {})", names.join(", "))))
 }
 
-/// A non-empty list of clog forms (`"stop"`, `"jam"`, `"slow"`).
-fn clog_forms(value: &Json, field: &str) -> Result<ClogForms> {
-    let mut forms = ClogForms::NONE;
+/// A non-empty list of `names` (`faults.clogs`): a bit per name.
+fn set_of(value: &Json, field: &str, names: &[&str], noun: &str) -> Result<u32> {
+    let mut bits = 0u32;
     for (i, name) in strings(value, field)?.iter().enumerate() {
-        if !forms.enable(name) {
-            let known = clog::FORMS.join(", ");
-            return Err(invalid(field, format!("`{field}[{i}]`: unknown clog {name:?} (known: {known})")));
-        }
+        let Some(at) = names.iter().position(|n| n == name) else {
+            let known = names.join(", ");
+            return Err(invalid(field, format!("`{field}[{i}]`: unknown {noun} {name:?} (known: {known})")));
+        };
+        bits |= 1 << at;
     }
-    if forms == ClogForms::NONE {
-        return Err(invalid(field, format!("`{field}` must name at least one of {}", clog::FORMS.join(", "))));
+    if bits == 0 {
+        return Err(invalid(field, format!("`{field}` must name at least one of {}", names.join(", "))));
     }
-    Ok(forms)
+    Ok(bits)
+}
+
+/// A whole number in [min, max]; `note` says what max is.
+fn bounded(value: &Json, field: &str, min: u64, max: u64, note: &str) -> Result<u64> {
+    let n = whole(value, field, min)?;
+    if n > max {
+        return Err(invalid(field, format!("`{field}` must be at most {max}{note}, found {}", value.found())));
+    }
+    Ok(n)
 }
 
 fn strings(value: &Json, field: &str) -> Result<Vec<String>> {
@@ -589,7 +546,7 @@ fn check_length(name: &str, field: &str) -> Result<()> {
 }
 
 fn node(value: &Json, path: &str, base_dir: &Path, names: &mut Names) -> Result<Vec<NodeSpec>> {
-    let fields = object(value, path, &NODE, "a node object")?;
+    let fields = object(value, path, &schema("nodes[]"), "a node object")?;
     let count = optional(fields, path, "count", |v, f| whole(v, f, 1))?;
     if let Some(count) = count.filter(|n| *n > MAX_COUNT) {
         let field = join(path, "count");
@@ -622,7 +579,8 @@ fn node(value: &Json, path: &str, base_dir: &Path, names: &mut Names) -> Result<
 
 fn workload(value: &Json, base_dir: &Path, names: &mut Names) -> Result<WorkloadSpec> {
     let path = "workload";
-    let fields = object(value, path, &WORKLOAD, "an object like {\"name\": \"client\", \"pkg\": \"./client\"}")?;
+    let fields =
+        object(value, path, &schema("workload"), "an object like {\"name\": \"client\", \"pkg\": \"./client\"}")?;
     let name = optional(fields, path, "name", |v, f| host_name(v, f, false))?.unwrap_or_else(|| "workload".into());
     check_length(&name, "workload.name")?;
     let source = source(fields, path, base_dir)?;
@@ -633,13 +591,13 @@ fn workload(value: &Json, base_dir: &Path, names: &mut Names) -> Result<Workload
 }
 
 fn liveness(value: &Json, path: &str) -> Result<Duration> {
-    let fields = object(value, path, &LIVENESS, "an object like {\"within\": \"30s\"}")?;
+    let fields = object(value, path, &schema("liveness"), "an object like {\"within\": \"30s\"}")?;
     Ok(optional(fields, path, "within", positive_duration)?.unwrap_or(super::DEFAULT_LIVENESS_WITHIN))
 }
 
 fn finally(value: &Json, base_dir: &Path) -> Result<FinallySpec> {
     let path = "finally";
-    let fields = object(value, path, &FINALLY, "an object like {\"pkg\": \"./check\"}")?;
+    let fields = object(value, path, &schema("finally"), "an object like {\"pkg\": \"./check\"}")?;
     let source = match get(fields, "pkg") {
         Some(pkg) => {
             let field = join(path, "pkg");
@@ -668,8 +626,12 @@ fn patches(value: &Json, field: &str, base_dir: &Path) -> Result<Vec<PatchSpec>>
     let mut patches: Vec<PatchSpec> = Vec::new();
     for (i, item) in items.iter().enumerate() {
         let path = format!("{field}[{i}]");
-        let fields =
-            object(item, &path, &PATCH, "an object like {\"module\": \"github.com/a/b\", \"file\": \"./fix.patch\"}")?;
+        let fields = object(
+            item,
+            &path,
+            &schema("patches[]"),
+            "an object like {\"module\": \"github.com/a/b\", \"file\": \"./fix.patch\"}",
+        )?;
         let text = |name: &str| -> Result<String> {
             let field = join(&path, name);
             let Some(value) = get(fields, name) else {
@@ -699,7 +661,7 @@ fn patches(value: &Json, field: &str, base_dir: &Path) -> Result<Vec<PatchSpec>>
 
 fn preempt(value: &Json) -> Result<PreemptConfig> {
     let path = "preempt";
-    let fields = object(value, path, &PREEMPT, "an object like {\"strategy\": \"pct\", \"depth\": 2}")?;
+    let fields = object(value, path, &schema("preempt"), "an object like {\"strategy\": \"pct\", \"depth\": 2}")?;
     let name = optional(fields, path, "strategy", string)?.unwrap_or_else(|| "none".into());
     let depth = optional(fields, path, "depth", |v, f| whole(v, f, 1))?;
     let steps = optional(fields, path, "steps", |v, f| whole(v, f, 1))?;
@@ -765,57 +727,35 @@ fn preempt(value: &Json) -> Result<PreemptConfig> {
     Ok(PreemptConfig { strategy, loops })
 }
 
-fn faults(value: &Json) -> Result<Faults> {
+/// `faults`: each field is a knob of the registry, read as its type says.
+fn faults(value: &Json) -> Result<FaultConfig> {
     let path = "faults";
-    let fields = object(value, path, &FAULTS, "an object of fault settings")?;
-    let defaults = Faults::default();
-    Ok(Faults {
-        crash_per_sec: optional(fields, path, "crash_per_sec", rate)?.unwrap_or(defaults.crash_per_sec),
-        crash_downtime: optional(fields, path, "crash_downtime", range)?.unwrap_or(defaults.crash_downtime),
-        crash_on_io: optional(fields, path, "crash_on_io", probability)?.unwrap_or(defaults.crash_on_io),
-        torn_writes: optional(fields, path, "torn_writes", boolean)?.unwrap_or(defaults.torn_writes),
-        reorder_writes: optional(fields, path, "reorder_writes", boolean)?.unwrap_or(defaults.reorder_writes),
-        fs_model: optional(fields, path, "fs_model", fs_model)?.unwrap_or(defaults.fs_model),
-        fsync_eio: optional(fields, path, "fsync_eio", probability)?.unwrap_or(defaults.fsync_eio),
-        strict_dirs: optional(fields, path, "strict_dirs", boolean)?.unwrap_or(defaults.strict_dirs),
-        partition_per_sec: optional(fields, path, "partition_per_sec", rate)?.unwrap_or(defaults.partition_per_sec),
-        partition_length: optional(fields, path, "partition_length", range)?.unwrap_or(defaults.partition_length),
-        partition_groups: optional(fields, path, "partition_groups", |v, f| {
-            let n = whole(v, f, 2)?;
-            u32::try_from(n)
-                .ok()
-                .filter(|&n| n <= MAX_COUNT as u32)
-                .ok_or_else(|| invalid(f, format!("`{f}` must be at most {MAX_COUNT}, found {n}")))
-        })?
-        .unwrap_or(defaults.partition_groups),
-        partition_oneway: optional(fields, path, "partition_oneway", probability)?.unwrap_or(defaults.partition_oneway),
-        net_latency: optional(fields, path, "net_latency", range)?.unwrap_or(defaults.net_latency),
-        udp_loss: optional(fields, path, "udp_loss", probability)?.unwrap_or(defaults.udp_loss),
-        udp_dup: optional(fields, path, "udp_dup", probability)?.unwrap_or(defaults.udp_dup),
-        net_reset_per_sec: optional(fields, path, "net_reset_per_sec", rate)?.unwrap_or(defaults.net_reset_per_sec),
-        slow_per_sec: optional(fields, path, "slow_per_sec", rate)?.unwrap_or(defaults.slow_per_sec),
-        slow_length: optional(fields, path, "slow_length", range)?.unwrap_or(defaults.slow_length),
-        slow_latency: optional(fields, path, "slow_latency", range)?.unwrap_or(defaults.slow_latency),
-        clog_per_sec: optional(fields, path, "clog_per_sec", rate)?.unwrap_or(defaults.clog_per_sec),
-        clog_length: optional(fields, path, "clog_length", range)?.unwrap_or(defaults.clog_length),
-        clogs: optional(fields, path, "clogs", clog_forms)?.unwrap_or(defaults.clogs),
-        write_eio: optional(fields, path, "write_eio", probability)?.unwrap_or(defaults.write_eio),
-        write_enospc: optional(fields, path, "write_enospc", probability)?.unwrap_or(defaults.write_enospc),
-        read_eio: optional(fields, path, "read_eio", probability)?.unwrap_or(defaults.read_eio),
-        read_corrupt: optional(fields, path, "read_corrupt", probability)?.unwrap_or(defaults.read_corrupt),
-        lost_write: optional(fields, path, "lost_write", probability)?.unwrap_or(defaults.lost_write),
-        misdirected_write: optional(fields, path, "misdirected_write", probability)?
-            .unwrap_or(defaults.misdirected_write),
-        corrupt_on_crash: optional(fields, path, "corrupt_on_crash", probability)?.unwrap_or(defaults.corrupt_on_crash),
-        disk_latency: optional(fields, path, "disk_latency", range)?.unwrap_or(defaults.disk_latency),
-        bitrot_per_sec: optional(fields, path, "bitrot_per_sec", rate)?.unwrap_or(defaults.bitrot_per_sec),
-        disk_bytes: optional(fields, path, "disk_bytes", disk_bytes)?.unwrap_or(defaults.disk_bytes),
-        clock_skew: optional(fields, path, "clock_skew", positive_duration)?.unwrap_or(defaults.clock_skew),
-        clock_jump_per_sec: optional(fields, path, "clock_jump_per_sec", rate)?.unwrap_or(defaults.clock_jump_per_sec),
-        clock_jump: optional(fields, path, "clock_jump", positive_duration)?.unwrap_or(defaults.clock_jump),
-        pause_per_sec: optional(fields, path, "pause_per_sec", rate)?.unwrap_or(defaults.pause_per_sec),
-        pause_length: optional(fields, path, "pause_length", range)?.unwrap_or(defaults.pause_length),
-        swarm: optional(fields, path, "swarm", boolean)?.unwrap_or(defaults.swarm),
+    let fields = object(value, path, &schema(path), "an object of fault settings")?;
+    let knobs = fault::knobs();
+    let mut config = FaultConfig::default();
+    for (name, value) in fields {
+        let Some(knob) = knobs.iter().find(|k| k.name == name) else { continue };
+        let field = join(path, name);
+        let read = knob_value(knob, value, &field)?;
+        config.set(knob, read).map_err(|e| invalid(&field, e))?;
+    }
+    Ok(config)
+}
+
+fn knob_value(knob: &Knob, value: &Json, field: &str) -> Result<KnobValue> {
+    let span = |d: Duration| SimDuration::from_ns(u64::try_from(d.as_nanos()).unwrap_or(u64::MAX));
+    Ok(match knob.ty {
+        KnobType::Rate => KnobValue::Number(rate(value, field)?),
+        KnobType::Probability => KnobValue::Number(probability(value, field)?),
+        KnobType::Switch => KnobValue::Switch(boolean(value, field)?),
+        KnobType::Duration => KnobValue::Duration(span(positive_duration(value, field)?)),
+        KnobType::Range => {
+            let (min, max) = range(value, field)?;
+            KnobValue::Range(span(min), span(max))
+        }
+        KnobType::Whole { min, max, max_note } => KnobValue::Whole(bounded(value, field, min, max, max_note)?),
+        KnobType::OneOf { names, noun } => KnobValue::OneOf(one_of(value, field, names, noun)?),
+        KnobType::SetOf { names, noun } => KnobValue::SetOf(set_of(value, field, names, noun)?),
     })
 }
 
@@ -828,7 +768,7 @@ mod tests {
     /// name is an error of its own, and a near miss of it is suggested.
     #[test]
     fn a_reserved_name_is_not_supported_yet_never_ignored() {
-        let schema = Schema { at: "faults", known: &["crash_per_sec"], unsupported: &["moon_phase"] };
+        let schema = Schema { at: "faults", known: vec!["crash_per_sec"], unsupported: vec!["moon_phase"] };
         let fields = |name: &str| vec![(name.to_string(), Json::Bool(true))];
         let e = check_fields(&fields("moon_phase"), "faults", &schema).unwrap_err();
         assert_eq!((e.kind, e.field.as_str()), (ErrorKind::Unsupported, "faults.moon_phase"));

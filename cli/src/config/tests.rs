@@ -1,5 +1,9 @@
 use super::*;
+use seedfall_host::fs::FsModel;
+use seedfall_host::knob::KnobValue;
 use seedfall_host::preempt::strategy::Strategy;
+use seedfall_host::world::fault;
+use seedfall_host::world::vtime::SimDuration;
 
 const BASE: &str = "/proj/kv";
 
@@ -26,6 +30,25 @@ fn with(extra: &str) -> String {
 
 fn ms(n: u64) -> Duration {
     Duration::from_millis(n)
+}
+
+/// The value of the `faults` knob named `name`.
+fn knob(faults: &FaultConfig, name: &str) -> KnobValue {
+    let knobs = fault::knobs();
+    faults.get(knobs.iter().find(|k| k.name == name).unwrap_or_else(|| panic!("no knob {name}")))
+}
+
+fn number(x: f64) -> KnobValue {
+    KnobValue::Number(x)
+}
+
+fn span(n: u64) -> SimDuration {
+    SimDuration::from_ns(n * 1_000_000)
+}
+
+/// A `[min, max]` range in milliseconds.
+fn range_ms(min: u64, max: u64) -> KnobValue {
+    KnobValue::Range(span(min), span(max))
 }
 
 /// DESIGN.md §1's example, verbatim.
@@ -85,20 +108,19 @@ fn the_design_example_parses() {
     assert_eq!(config.duration, Duration::from_secs(60));
     assert_eq!(config.watchdog, Duration::from_secs(10));
     assert_eq!(config.preempt, PreemptConfig { strategy: Strategy::Pct { depth: 2, steps: 400_000 }, loops: false });
-    assert_eq!(
-        config.faults,
-        Faults {
-            crash_per_sec: 0.5,
-            crash_downtime: DurationRange::new(ms(100), ms(1000)),
-            crash_on_io: 0.005,
-            torn_writes: true,
-            fsync_eio: 0.01,
-            strict_dirs: true,
-            partition_per_sec: 0.2,
-            partition_length: DurationRange::new(ms(200), ms(2000)),
-            ..Faults::default()
-        }
-    );
+    let given = [
+        ("crash_per_sec", number(0.5)),
+        ("crash_downtime", range_ms(100, 1000)),
+        ("crash_on_io", number(0.005)),
+        ("torn_writes", KnobValue::Switch(true)),
+        ("fsync_eio", number(0.01)),
+        ("strict_dirs", KnobValue::Switch(true)),
+        ("partition_per_sec", number(0.2)),
+        ("partition_length", range_ms(200, 2000)),
+    ];
+    for (name, value) in given {
+        assert_eq!(knob(&config.faults, name), value, "{name}");
+    }
 }
 
 #[test]
@@ -113,9 +135,9 @@ fn defaults_for_a_minimal_config() {
     assert_eq!(config.memory, 2 << 30, "DESIGN.md §1: 2 GiB per node");
     assert_eq!(config.preempt, PreemptConfig::default());
     assert_eq!(config.preempt.strategy, Strategy::None);
-    assert_eq!(config.faults, Faults::default());
-    assert_eq!(config.faults.crash_per_sec, 0.0);
-    assert_eq!(config.faults.crash_downtime, DurationRange::new(ms(100), ms(1000)));
+    assert_eq!(config.faults, FaultConfig::default());
+    assert_eq!(knob(&config.faults, "crash_per_sec"), number(0.0));
+    assert_eq!(knob(&config.faults, "crash_downtime"), range_ms(100, 1000));
 }
 
 #[test]
@@ -231,20 +253,21 @@ fn unknown_field_known_elsewhere_or_far_from_everything() {
     assert_eq!(message(r#", "name": "x""#), "unknown field `name`; `name` is a field of `nodes[]` and `workload`");
     assert_eq!(
         message(r#", "faults": {"bananas": 1}"#),
-        "unknown field `faults.bananas`; known fields: crash_per_sec, crash_downtime, crash_on_io, torn_writes, \
-         reorder_writes, fs_model, fsync_eio, strict_dirs, partition_per_sec, partition_length, partition_groups, \
-         partition_oneway, net_latency, udp_loss, udp_dup, net_reset_per_sec, slow_per_sec, slow_length, slow_latency, clog_per_sec, clog_length, clogs, write_eio, write_enospc, read_eio, read_corrupt, \
-         lost_write, misdirected_write, corrupt_on_crash, disk_latency, bitrot_per_sec, disk_bytes, clock_skew, clock_jump_per_sec, clock_jump, \
-         pause_per_sec, pause_length, swarm"
+        "unknown field `faults.bananas`; known fields: torn_writes, reorder_writes, fs_model, strict_dirs, \
+         corrupt_on_crash, disk_latency, disk_bytes, net_latency, partition_per_sec, partition_length, \
+         partition_groups, partition_oneway, crash_per_sec, crash_downtime, crash_on_io, fsync_eio, clock_skew, \
+         clock_jump_per_sec, clock_jump, pause_per_sec, pause_length, write_eio, write_enospc, read_eio, read_corrupt, \
+         lost_write, misdirected_write, net_reset_per_sec, slow_per_sec, slow_length, slow_latency, clog_per_sec, \
+         clog_length, clogs, bitrot_per_sec, udp_loss, udp_dup, swarm"
     );
 }
 
 #[test]
 fn udp_loss_and_dup_are_probabilities_per_datagram() {
     let config = parse_ok(&with(r#", "faults": {"udp_loss": 0.05, "udp_dup": 0.02}"#));
-    assert_eq!((config.faults.udp_loss, config.faults.udp_dup), (0.05, 0.02));
+    assert_eq!((knob(&config.faults, "udp_loss"), knob(&config.faults, "udp_dup")), (number(0.05), number(0.02)));
     let off = parse_ok(&with(r#", "faults": {}"#));
-    assert_eq!((off.faults.udp_loss, off.faults.udp_dup), (0.0, 0.0), "off by default");
+    assert_eq!((knob(&off.faults, "udp_loss"), knob(&off.faults, "udp_dup")), (number(0.0), number(0.0)), "off");
     let e = error(&with(r#", "faults": {"udp_los": 0.1}"#));
     assert_eq!(e.to_string(), "unknown field `faults.udp_los`; did you mean `udp_loss`?");
     assert_eq!((e.kind, e.field.as_str()), (ErrorKind::UnknownField, "faults.udp_los"));
@@ -262,33 +285,38 @@ fn time_faults_liveness_and_finally() {
            "liveness": {"within": "20s"}, "finally": {"pkg": "./check", "args": ["-v"]}"#,
     ));
     let f = &config.faults;
-    assert_eq!((f.clock_skew, f.clock_jump_per_sec, f.clock_jump), (ms(500), 0.05, ms(2000)));
-    assert_eq!((f.pause_per_sec, f.pause_length), (0.1, DurationRange::new(ms(100), ms(3000))));
+    assert_eq!(knob(f, "clock_skew"), KnobValue::Duration(span(500)));
+    assert_eq!((knob(f, "clock_jump_per_sec"), knob(f, "clock_jump")), (number(0.05), KnobValue::Duration(span(2000))));
+    assert_eq!((knob(f, "pause_per_sec"), knob(f, "pause_length")), (number(0.1), range_ms(100, 3000)));
     assert_eq!(config.liveness, Some(ms(20_000)));
     let net = parse_ok(&with(
         r#", "faults": {"partition_groups": 3, "partition_oneway": 0.3, "net_latency": ["1ms", "5ms"]}"#,
     ))
     .faults;
-    assert_eq!((net.partition_groups, net.partition_oneway), (3, 0.3));
-    assert_eq!(net.net_latency, DurationRange::new(ms(1), ms(5)));
+    assert_eq!((knob(&net, "partition_groups"), knob(&net, "partition_oneway")), (KnobValue::Whole(3), number(0.3)));
+    assert_eq!(knob(&net, "net_latency"), range_ms(1, 5));
     let disk = parse_ok(&with(r#", "faults": {"reorder_writes": true, "fs_model": "page_independent"}"#)).faults;
-    assert_eq!((disk.reorder_writes, disk.fs_model), (true, seedfall_host::fs::FsModel::PageIndependent));
-    assert_eq!(parse_ok(&with("")).faults.fs_model, seedfall_host::fs::FsModel::Ext4Ordered);
-    let dirs = parse_ok(&with(r#", "faults": {"fs_model": "dir_reorder"}"#)).faults.fs_model;
-    assert_eq!(dirs, seedfall_host::fs::FsModel::DirReorder);
+    let model = |faults: &FaultConfig| seedfall_host::fs::DiskConfig::conditions(faults).fs_model;
+    assert_eq!((knob(&disk, "reorder_writes"), model(&disk)), (KnobValue::Switch(true), FsModel::PageIndependent));
+    assert_eq!(model(&parse_ok(&with("")).faults), FsModel::Ext4Ordered);
+    let dirs = parse_ok(&with(r#", "faults": {"fs_model": "dir_reorder"}"#)).faults;
+    assert_eq!(model(&dirs), FsModel::DirReorder);
     assert_eq!(
         message(r#", "faults": {"fs_model": "ext3"}"#),
         "`faults.fs_model`: unknown model \"ext3\" (known: ext4_ordered, page_independent, dir_reorder)"
     );
-    assert_eq!(parse_ok(&with(r#", "faults": {"corrupt_on_crash": 0.25}"#)).faults.corrupt_on_crash, 0.25);
-    let latency = parse_ok(&with(r#", "faults": {"disk_latency": ["1ms", "20ms"]}"#)).faults.disk_latency;
-    assert_eq!(latency, DurationRange::new(ms(1), ms(20)));
-    assert_eq!(parse_ok(&with(r#", "faults": {"bitrot_per_sec": 0.01}"#)).faults.bitrot_per_sec, 0.01);
+    let corrupt = parse_ok(&with(r#", "faults": {"corrupt_on_crash": 0.25}"#)).faults;
+    assert_eq!(knob(&corrupt, "corrupt_on_crash"), number(0.25));
+    let latency = parse_ok(&with(r#", "faults": {"disk_latency": ["1ms", "20ms"]}"#)).faults;
+    assert_eq!(knob(&latency, "disk_latency"), range_ms(1, 20));
+    let bitrot = parse_ok(&with(r#", "faults": {"bitrot_per_sec": 0.01}"#)).faults;
+    assert_eq!(knob(&bitrot, "bitrot_per_sec"), number(0.01));
     let clogs =
         parse_ok(&with(r#", "faults": {"clog_per_sec": 0.5, "clog_length": ["10ms", "1s"], "clogs": ["jam"]}"#)).faults;
-    assert_eq!((clogs.clog_per_sec, clogs.clog_length), (0.5, DurationRange::new(ms(10), ms(1000))));
-    assert_eq!(clogs.clogs, ClogForms { jam: true, ..ClogForms::NONE });
-    assert_eq!(parse_ok(&with("")).faults.clogs, ClogForms::default(), "all three forms unless `clogs` says");
+    assert_eq!((knob(&clogs, "clog_per_sec"), knob(&clogs, "clog_length")), (number(0.5), range_ms(10, 1000)));
+    assert_eq!(knob(&clogs, "clogs"), KnobValue::SetOf(0b010), "jam, the second form");
+    let all = KnobValue::SetOf(0b111);
+    assert_eq!(knob(&parse_ok(&with("")).faults, "clogs"), all, "all three forms unless `clogs` says");
     assert_eq!(
         message(r#", "faults": {"clogs": ["stop", "plug"]}"#),
         "`faults.clogs[1]`: unknown clog \"plug\" (known: stop, jam, slow)"
@@ -324,9 +352,10 @@ fn time_faults_liveness_and_finally() {
 #[test]
 fn lost_and_misdirected_writes_are_probabilities_per_fsync() {
     let config = parse_ok(&with(r#", "faults": {"lost_write": 0.001, "misdirected_write": 0.25}"#));
-    assert_eq!((config.faults.lost_write, config.faults.misdirected_write), (0.001, 0.25));
+    let f = &config.faults;
+    assert_eq!((knob(f, "lost_write"), knob(f, "misdirected_write")), (number(0.001), number(0.25)));
     let off = parse_ok(&with(r#", "faults": {}"#));
-    assert_eq!((off.faults.lost_write, off.faults.misdirected_write), (0.0, 0.0), "off by default");
+    assert_eq!(off.faults, FaultConfig::default(), "off by default");
     // A typo still errors, naming the field and the nearest known one.
     let e = error(&with(r#", "faults": {"lost_writes": 0.1}"#));
     assert_eq!(e.to_string(), "unknown field `faults.lost_writes`; did you mean `lost_write`?");
@@ -492,9 +521,10 @@ fn probabilities_rates_and_ranges_are_checked() {
         assert!(text.ends_with(&format!("found {rate}")), "{text}");
     }
     let edges = parse_ok(&with(r#", "faults": {"crash_per_sec": 1e-6, "partition_per_sec": 1e6}"#)).faults;
-    assert_eq!((edges.crash_per_sec, edges.partition_per_sec), (1e-6, 1e6));
+    assert_eq!((knob(&edges, "crash_per_sec"), knob(&edges, "partition_per_sec")), (number(1e-6), number(1e6)));
     let faults = parse_ok(&with(r#", "faults": {"crash_on_io": 1, "fsync_eio": 0, "partition_per_sec": 3}"#)).faults;
-    assert_eq!((faults.crash_on_io, faults.fsync_eio, faults.partition_per_sec), (1.0, 0.0, 3.0));
+    let read = ["crash_on_io", "fsync_eio", "partition_per_sec"].map(|name| knob(&faults, name));
+    assert_eq!(read, [number(1.0), number(0.0), number(3.0)]);
 
     let e = error(&with(r#", "faults": {"crash_downtime": ["2s", "1s"]}"#));
     assert_eq!(e.to_string(), "`faults.crash_downtime`: min \"2s\" is greater than max \"1s\"");
@@ -508,7 +538,7 @@ fn probabilities_rates_and_ranges_are_checked() {
         "`faults.partition_length` must be a [min, max] pair of durations like [\"100ms\", \"1s\"], found \"1s\""
     );
     let faults = parse_ok(&with(r#", "faults": {"partition_length": ["1s", "1s"]}"#)).faults;
-    assert_eq!(faults.partition_length, DurationRange::new(ms(1000), ms(1000)));
+    assert_eq!(knob(&faults, "partition_length"), range_ms(1000, 1000));
 }
 
 #[test]
@@ -607,8 +637,9 @@ fn the_default_config_file() {
 /// 1 GiB, from one page to 1 TiB; anything else names the field.
 #[test]
 fn disk_bytes_is_a_bounded_byte_count() {
-    assert_eq!(parse_ok(&with("")).faults.disk_bytes, 1 << 30);
-    assert_eq!(parse_ok(&with(r#", "faults": {"disk_bytes": 1048576}"#)).faults.disk_bytes, 1 << 20);
+    assert_eq!(knob(&parse_ok(&with("")).faults, "disk_bytes"), KnobValue::Whole(1 << 30));
+    let mib = parse_ok(&with(r#", "faults": {"disk_bytes": 1048576}"#)).faults;
+    assert_eq!(knob(&mib, "disk_bytes"), KnobValue::Whole(1 << 20));
     assert_eq!(
         message(r#", "faults": {"disk_bytes": 1099511627777}"#),
         "`faults.disk_bytes` must be at most 1099511627776 (1 TiB), found 1099511627777"

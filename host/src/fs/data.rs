@@ -26,6 +26,14 @@ impl Fs {
         self.inodes.set_disk_bytes(disk_bytes);
     }
 
+    /// Makes the disk full for now, or gives its space back: while full, a
+    /// write that needs a new page and a create fail with ENOSPC (an
+    /// overwrite of pages a file holds, a read, an unlink, a rename and a
+    /// sync work, as on a full ext4). Survives a crash: it is the disk's.
+    pub fn set_full(&mut self, full: bool) {
+        self.inodes.set_full(full);
+    }
+
     /// The bytes the page cache of live files holds (whole pages, holes
     /// excluded): what counts against the budget.
     pub fn disk_bytes_used(&self) -> u64 {

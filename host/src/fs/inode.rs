@@ -139,11 +139,11 @@ impl Inodes {
     }
 
     /// ENOSPC once the disk's inodes are all in use (`Space::limit_inodes`),
-    /// like a full inode table. Checked before a create begins, so a create
+    /// like a full inode table, or while the disk is full. Checked before a create begins, so a create
     /// that cannot happen is not a disk operation (as a write that fits
     /// nothing is not).
     pub(super) fn has_free_inode(&self) -> Result<(), Errno> {
-        if self.map.len() as u64 >= self.space.limit_inodes() {
+        if self.space.full() || self.map.len() as u64 >= self.space.limit_inodes() {
             return Err(Errno::NOSPC);
         }
         Ok(())
@@ -153,7 +153,7 @@ impl Inodes {
     /// was, so no number is ever reused, and its pages counted anew.
     pub(super) fn rebuilt(&self, map: BTreeMap<Ino, Inode>) -> Inodes {
         debug_assert!(map.keys().all(|ino| ino.0 < self.next));
-        let mut space = Space::new(self.space.limit_bytes());
+        let mut space = self.space.emptied();
         for inode in map.values() {
             if let Node::File(data) = &inode.node {
                 space.charge(0, data.allocated());
@@ -169,8 +169,15 @@ impl Inodes {
     /// Sets the budget to `disk_bytes`; pages already held stay.
     pub(super) fn set_disk_bytes(&mut self, disk_bytes: u64) {
         let used = self.space.used_pages();
+        let full = self.space.full();
         self.space = Space::new(disk_bytes);
         self.space.charge(0, used);
+        self.space.set_full(full);
+    }
+
+    /// Makes the disk full, or gives its space back (`Fs::set_full`).
+    pub(super) fn set_full(&mut self, full: bool) {
+        self.space.set_full(full);
     }
 
     /// Runs `f` on the pages of regular file `ino` (to read or change them),

@@ -32,6 +32,7 @@ mod errno;
 mod faults;
 mod host_mount;
 mod inode;
+pub mod knobs;
 mod misplace;
 mod namespace;
 mod open;

@@ -38,16 +38,34 @@ const MIN_INODES: u64 = 1024;
 pub(super) struct Space {
     limit_pages: u64,
     used_pages: u64,
+    /// The disk is full for now (`Fs::set_full`): no page and no inode is free.
+    full: bool,
 }
 
 impl Space {
     /// A budget of `disk_bytes`, rounded down to whole pages.
     pub(super) fn new(disk_bytes: u64) -> Space {
-        Space { limit_pages: disk_bytes / PAGE_BYTES, used_pages: 0 }
+        Space { limit_pages: disk_bytes / PAGE_BYTES, used_pages: 0, full: false }
+    }
+
+    /// The same budget and condition, holding nothing yet.
+    pub(super) fn emptied(&self) -> Space {
+        Space { used_pages: 0, ..*self }
     }
 
     pub(super) fn free_pages(&self) -> u64 {
+        if self.full {
+            return 0;
+        }
         self.limit_pages.saturating_sub(self.used_pages)
+    }
+
+    pub(super) fn full(&self) -> bool {
+        self.full
+    }
+
+    pub(super) fn set_full(&mut self, full: bool) {
+        self.full = full;
     }
 
     pub(super) fn used_pages(&self) -> u64 {
@@ -156,6 +174,31 @@ mod tests {
         fs.crash(&mut RandomStream::new(0, Purpose::TornWrites, "n", 1));
         assert_eq!(fs.disk_bytes_used(), 2 * P, "the never-synced file is gone, and its pages");
         assert_eq!(read(&mut fs, "/tmp/kept"), vec![1; 2 * P as usize]);
+    }
+
+    /// `Fs::set_full`: appends and creates fail with NOSPC; reads,
+    /// overwrites, unlinks and syncs work; a crash keeps the condition; the
+    /// space comes back when it is cleared.
+    #[test]
+    fn a_disk_made_full_refuses_new_pages_and_inodes_until_cleared() {
+        let mut fs = Fs::new(T0);
+        fs.start_disk_model(DiskFaults::none());
+        let file = write(&mut fs, "/tmp/f", &[1; P as usize], T0);
+        write(&mut fs, "/tmp/old", b"gone soon", T0);
+        fs.set_full(true);
+        assert_eq!(fs.write_at(file, P, b"x", T0), Err(Errno::NOSPC), "an append needs a new page");
+        assert_eq!(fs.open(fs.root(), "/tmp/g", CREATE, true, T0), Err(Errno::NOSPC), "a create needs an inode");
+        assert_eq!(fs.mkdir(fs.root(), "/tmp/d", T0), Err(Errno::NOSPC));
+        assert_eq!(fs.write_at(file, 0, b"over", T0), Ok(4), "an overwrite of a held page fits");
+        assert_eq!(&read(&mut fs, "/tmp/f")[..5], b"over\x01");
+        assert_eq!(fs.sync(file), Ok(()));
+        assert_eq!(fs.unlink(fs.root(), "/tmp/old", T0), Ok(()));
+        fs.crash(&mut RandomStream::new(0, Purpose::TornWrites, "n", 1));
+        let file = fs.lookup(fs.root(), "/tmp/f", true).unwrap();
+        assert_eq!(fs.write_at(file, P, b"x", T0), Err(Errno::NOSPC), "still full after a crash");
+        fs.set_full(false);
+        assert_eq!(fs.write_at(file, P, b"x", T0), Ok(1));
+        assert!(fs.open(fs.root(), "/tmp/g", CREATE, true, T0).is_ok());
     }
 
     /// A guest writing until the disk is full gets NOSPC at the budget and

@@ -129,6 +129,7 @@ mod clog;
 mod event;
 mod fault;
 pub mod ip;
+pub mod knobs;
 mod pipe;
 mod ready;
 mod socket;

@@ -2,7 +2,7 @@
 //! place the phases are enforced for them: before faults start, inside a
 //! quiet window, in the liveness phase, an effect is refused. Crashing,
 //! pausing and resuming a node, cutting and healing the network, moving a
-//! node's wall clock are applied here; when and to whom is the kinds'
+//! node's wall clock, acting on a node's disk are applied here; when and to whom is the kinds'
 //! business.
 
 use super::event::Event;
@@ -10,6 +10,7 @@ use super::fault::{Effects, Fault};
 use super::slot::State;
 use super::vtime::{SimDuration, SimTime, go_duration, go_signed_duration};
 use super::{End, World};
+use crate::fs::Fs;
 use crate::net::{Clog, NodeId};
 
 impl Effects for World<'_> {
@@ -168,15 +169,21 @@ impl Effects for World<'_> {
         self.rec.say(World::now(self), &line);
     }
 
-    fn rot_disk(&mut self, slot: usize, fault: Fault) -> bool {
-        let Some(pick) = fault.amount else { return false };
+    fn on_disk(&mut self, slot: usize, fault: Option<Fault>, act: &mut dyn FnMut(&mut Fs) -> Option<String>) -> bool {
+        let now = World::now(self);
+        let Some(fault) = fault else {
+            // Ending a condition: the disk may be with a node that is down.
+            let Some(text) = self.slots[slot].fs_mut().and_then(act) else { return false };
+            let who = self.slots[slot].who(slot);
+            self.rec.say(now, &format!("{who}: {text}"));
+            return true;
+        };
         if !self.allowed() || !self.is_up_service(slot) {
             return false;
         }
-        let Some((path, offset, bit)) = self.slots[slot].node_mut().fs.rot(pick.unsigned_abs()) else { return false };
-        let who = self.slots[slot].who(slot);
-        let line = format!("bitrot {who}: bit {bit} of byte {offset} of {path} flipped on disk");
-        self.rec.emit(World::now(self), Event::Fault { fault, line: Some(line) });
+        let Some(text) = act(&mut self.slots[slot].node_mut().fs) else { return false };
+        let line = format!("{} {}: {text}", fault.kind.name(), self.slots[slot].who(slot));
+        self.rec.emit(now, Event::Fault { fault, line: Some(line) });
         true
     }
 

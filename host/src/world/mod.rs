@@ -47,8 +47,8 @@ mod udp_tests;
 pub mod verdict;
 pub mod vtime;
 
+pub use crate::knob::{FaultConfig, RATE_PER_SEC_MAX, RATE_PER_SEC_MIN};
 pub use fault::{Fault, Kind, Target};
-pub use plan::{FaultConfig, RATE_PER_SEC_MAX, RATE_PER_SEC_MIN};
 pub use verdict::{Class, Failure, Properties, PropertySeen, Verdict};
 
 use crate::clock::{MONOTONIC_START_NS, VirtualClock};
@@ -125,11 +125,11 @@ pub struct RunSpec {
     pub watchdog: Duration,
     /// Each node's linear-memory cap in bytes (config `memory`).
     pub memory_bytes: u64,
-    /// Each node's disk size in bytes (config `faults.disk_bytes`).
-    pub disk_bytes: u64,
     pub preempt: PreemptConfig,
+    /// The config's `faults`: every fault kind's and model's settings.
     pub faults: FaultConfig,
-    pub net: NetConfig,
+    /// `seedfall mutate`: the durability promise every service's disk breaks.
+    pub mutant: Option<crate::fs::Mutant>,
     /// Shrink's cap on `sim.Budget`.
     pub budget_cap: Option<u64>,
     /// Replay exactly these faults instead of drawing them from the seed.
@@ -272,7 +272,8 @@ pub(crate) fn linker(memory_bytes: u64) -> Linker<Node> {
 impl<'a> World<'a> {
     pub fn new(spec: &'a RunSpec, log: Option<&'a mut dyn Write>) -> World<'a> {
         let seed = spec.seed;
-        let mut net = Net::new(spec.net, RandomStream::new(seed, Purpose::NetLatency, "", 0));
+        let net_config = NetConfig::from_knobs(&spec.faults);
+        let mut net = Net::new(net_config, RandomStream::new(seed, Purpose::NetLatency, "", 0));
         let mut slots: Vec<Slot> = spec.programs.iter().map(|p| Slot::new(p, net.add_node(&p.name))).collect();
         let linker = linker(spec.memory_bytes);
         let names: Vec<&str> = spec.programs.iter().map(|p| p.name.as_str()).collect();
@@ -282,7 +283,7 @@ impl<'a> World<'a> {
             slot.replay_disk = injector.disk_replay(i);
             slot.replay_preempt = injector.preempt_points(i);
         }
-        let latency_ns = (spec.net.latency_ns_min, spec.net.latency_ns_max);
+        let latency_ns = (net_config.latency_ns_min, net_config.latency_ns_max);
         let datagrams = fault::udp::policy(seed, injector.config(), latency_ns, &names, spec.schedule.as_deref());
         net.set_datagram_faults(datagrams.gated(injector.gate()));
         let hash_log: Option<SharedLog> = spec.hash_log.then(|| Rc::new(RefCell::new(HashLog::default())));
@@ -609,9 +610,9 @@ impl<'a> World<'a> {
             history: &self.history,
             progress: &self.progress,
             preempt: &self.spec.preempt,
-            disk: self.injector.config().disk,
-            disk_latency: self.spec.faults.disk_latency,
-            disk_bytes: self.spec.disk_bytes,
+            disk: fault::disk_config(self.injector.config(), self.spec.mutant),
+            disk_latency: self.spec.faults.range(&crate::fs::knobs::DISK_LATENCY),
+            disk_bytes: self.spec.faults.whole(&crate::fs::knobs::DISK_BYTES),
             gate: &gate,
             budget_cap: self.spec.budget_cap,
             hash_log: self.hash_log.as_ref(),

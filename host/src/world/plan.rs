@@ -1,4 +1,4 @@
-//! The fault options of a run, and Poisson arrivals on virtual time for the
+//! Poisson arrivals on virtual time for the
 //! fault kinds planned by rate (`*_per_sec`). A kind draws its arrivals from
 //! its own seeded stream (DESIGN.md §5), whether or not they fire (a quiet
 //! window or a node already down skips one), so one fault never shifts the
@@ -6,50 +6,6 @@
 
 use super::vtime::{SimDuration, SimTime};
 use crate::random::RandomStream;
-
-/// The fault options of a run (the config's `faults`). Each field belongs to
-/// one fault kind (`world::fault`), except `swarm`.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct FaultConfig {
-    pub crash_per_sec: f64,
-    pub crash_downtime: (SimDuration, SimDuration),
-    pub partition_per_sec: f64,
-    pub partition_length: (SimDuration, SimDuration),
-    /// The most groups a drawn partition cuts the cluster into (2 when 0).
-    pub partition_groups: u32,
-    /// The probability that a drawn partition cuts one direction only.
-    pub partition_oneway: f64,
-    pub net_reset_per_sec: f64,
-    pub slow_per_sec: f64,
-    pub slow_length: (SimDuration, SimDuration),
-    pub slow_latency: (SimDuration, SimDuration),
-    pub clog_per_sec: f64,
-    pub clog_length: (SimDuration, SimDuration),
-    pub clogs: super::fault::clog::ClogForms,
-    /// Per datagram sent between two nodes: the probability it is lost.
-    pub udp_loss: f64,
-    /// Per datagram sent between two nodes: the probability it is sent
-    /// twice (the copy's latency uniform in the network's `net_latency`).
-    pub udp_dup: f64,
-    pub disk: crate::fs::DiskConfig,
-    pub bitrot_per_sec: f64,
-    /// How long each fsync of a service waits, uniform (zero: no wait).
-    pub disk_latency: (SimDuration, SimDuration),
-    /// The largest wall-clock offset of a node incarnation (0: none).
-    pub clock_skew: SimDuration,
-    pub clock_jump_per_sec: f64,
-    /// The largest jump, either way.
-    pub clock_jump: SimDuration,
-    pub pause_per_sec: f64,
-    pub pause_length: (SimDuration, SimDuration),
-    /// Each seed keeps a seeded subset of the enabled kinds (`fault::swarm`).
-    pub swarm: bool,
-}
-
-/// The rates a config accepts besides 0 (off): outside them the gaps are
-/// beyond any horizon or a fault every few nanoseconds.
-pub const RATE_PER_SEC_MIN: f64 = 1e-6;
-pub const RATE_PER_SEC_MAX: f64 = 1e6;
 
 /// A Poisson process on virtual time.
 pub struct Arrivals {
@@ -116,6 +72,7 @@ fn portable_ln(x: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::knob::{RATE_PER_SEC_MAX, RATE_PER_SEC_MIN};
     use crate::random::{Draw, Purpose};
 
     #[test]

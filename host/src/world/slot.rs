@@ -213,6 +213,14 @@ impl<'a> Slot<'a> {
         self.instance.as_mut().expect("an up node has an instance").data_mut()
     }
 
+    /// The node's disk, up or down (None: it never booted).
+    pub fn fs_mut(&mut self) -> Option<&mut Fs> {
+        match self.instance.as_mut() {
+            Some(instance) => Some(&mut instance.data_mut().fs),
+            None => self.disk.as_mut(),
+        }
+    }
+
     /// Takes the node's output since the last call, keeping the stderr tail.
     /// Also says how many bytes were dropped to keep the captured tails bounded.
     pub fn take_output(&mut self) -> (Vec<u8>, Vec<u8>, u64) {

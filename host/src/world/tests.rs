@@ -7,7 +7,7 @@
 use super::divergence::compare_runs;
 use super::vtime::{SimDuration, SimTime};
 use super::*;
-use crate::fs::DiskConfig;
+use crate::knob::KnobValue;
 
 /// A guest: `sleep(ns)` through poll_oneoff (absolute deadlines when
 /// `ABS` is set), `tick`, `print_u64(v)` (decimal and a newline),
@@ -117,10 +117,9 @@ pub(super) fn spec(seed: u64, programs: Vec<NodeProgram>) -> RunSpec {
         liveness: None,
         watchdog: Duration::from_secs(10),
         memory_bytes: crate::wasi::DEFAULT_MEMORY_BYTES,
-        disk_bytes: crate::fs::DEFAULT_DISK_BYTES,
         preempt: PreemptConfig::default(),
         faults: FaultConfig::default(),
-        net: NetConfig::default(),
+        mutant: None,
         budget_cap: None,
         schedule: None,
         hash_log: false,
@@ -221,8 +220,11 @@ fn drawn_crash_io_faults_replay_exactly_from_their_schedule() {
          (loop $l (call $append (local.get $fd)) (call $sleep (i64.const 10000000) (i32.const 0)) (br $l))",
     );
     let mut drawn = spec(7, vec![program("w", writer), workload(sleeper(1, 2000))]);
-    drawn.faults.disk = DiskConfig { crash_on_io: 0.2, torn_writes: true, ..DiskConfig::default() };
-    drawn.faults.crash_downtime = (SimDuration::from_ns(5_000_000), SimDuration::from_ns(50_000_000));
+    drawn.faults.put("crash_on_io", KnobValue::Number(0.2));
+    drawn.faults.put("torn_writes", KnobValue::Switch(true));
+    drawn
+        .faults
+        .put("crash_downtime", KnobValue::Range(SimDuration::from_ns(5_000_000), SimDuration::from_ns(50_000_000)));
     let (verdict, log, first) = run_logged(&drawn);
     assert_eq!(verdict, Verdict::Pass, "{log}");
     let crash_io = Kind::from_name("crash_io").expect("registered");
@@ -231,7 +233,7 @@ fn drawn_crash_io_faults_replay_exactly_from_their_schedule() {
     assert!(recorded.iter().all(|f| f.op.is_some() && f.applied.is_some() && f.until.is_some()));
 
     let mut replay = spec(7, drawn.programs.iter().map(clone_program).collect());
-    replay.faults.disk = DiskConfig { crash_on_io: 0.0, ..drawn.faults.disk };
+    replay.faults.put("torn_writes", KnobValue::Switch(true));
     replay.schedule = Some(first.faults.clone());
     let (_, replay_log, second) = run_logged(&replay);
     assert_eq!(second.faults, first.faults, "the same faults at the same ops");
@@ -247,7 +249,8 @@ fn drawn_write_errors_are_schedule_entries_that_replay_exactly() {
          (loop $l (call $append (local.get $fd)) (call $sleep (i64.const 10000000) (i32.const 0)) (br $l))",
     );
     let mut drawn = spec(5, vec![program("w", writer), workload(sleeper(1, 1000))]);
-    drawn.faults.disk = DiskConfig { write_eio: 0.2, write_enospc: 0.2, ..DiskConfig::default() };
+    drawn.faults.put("write_eio", KnobValue::Number(0.2));
+    drawn.faults.put("write_enospc", KnobValue::Number(0.2));
     let (verdict, log, first) = run_logged(&drawn);
     assert_eq!(verdict, Verdict::Pass, "{log}");
     for name in ["write_eio", "write_enospc"] {
@@ -275,7 +278,8 @@ fn drawn_lost_and_misdirected_writes_are_schedule_entries_at_their_fsync() {
          (loop $l (call $append (local.get $fd)) (call $sleep (i64.const 10000000) (i32.const 0)) (br $l))",
     );
     let mut drawn = spec(5, vec![program("w", writer), workload(sleeper(1, 1000))]);
-    drawn.faults.disk = DiskConfig { lost_write: 0.2, misdirected_write: 0.2, ..DiskConfig::default() };
+    drawn.faults.put("lost_write", KnobValue::Number(0.2));
+    drawn.faults.put("misdirected_write", KnobValue::Number(0.2));
     let (verdict, log, first) = run_logged(&drawn);
     assert_eq!(verdict, Verdict::Pass, "{log}");
     let of =
@@ -316,7 +320,8 @@ fn drawn_read_faults_are_schedule_entries_numbered_by_disk_read() {
         s
     };
     let mut drawn = cluster();
-    drawn.faults.disk = DiskConfig { read_eio: 0.2, read_corrupt: 0.3, ..DiskConfig::default() };
+    drawn.faults.put("read_eio", KnobValue::Number(0.2));
+    drawn.faults.put("read_corrupt", KnobValue::Number(0.3));
     let (verdict, log, first) = run_logged(&drawn);
     assert_eq!(verdict, Verdict::Pass, "{log}");
     let corrupt: Vec<&Fault> = first.faults.iter().filter(|f| f.kind.name() == "read_corrupt").collect();
@@ -363,9 +368,13 @@ fn drawn_partitions_cut_into_up_to_partition_groups_groups_one_way_as_often_as_p
     let shapes = |groups: u32, oneway: f64| {
         let programs = ["a", "b", "c", "d"].iter().map(|n| program(n, sleeper(200, 10))).collect::<Vec<_>>();
         let mut s = spec(3, programs.into_iter().chain([workload(sleeper(1, 2000))]).collect());
-        s.faults.partition_per_sec = 20.0;
-        s.faults.partition_length = (SimDuration::from_ns(5_000_000), SimDuration::from_ns(10_000_000));
-        (s.faults.partition_groups, s.faults.partition_oneway) = (groups, oneway);
+        s.faults.put("partition_per_sec", KnobValue::Number(20.0));
+        s.faults.put(
+            "partition_length",
+            KnobValue::Range(SimDuration::from_ns(5_000_000), SimDuration::from_ns(10_000_000)),
+        );
+        s.faults.put("partition_groups", KnobValue::Whole(u64::from(groups)));
+        s.faults.put("partition_oneway", KnobValue::Number(oneway));
         let (verdict, log, result) = run_logged(&s);
         assert_eq!(verdict, Verdict::Pass, "{log}");
         let shapes: Vec<(Vec<Vec<String>>, bool)> = result
@@ -420,9 +429,9 @@ fn a_start_function_that_traps_or_spins_is_a_verdict_not_an_engine_error() {
 #[test]
 fn drawn_slowdowns_are_recorded_with_their_latency_and_end_at_until() {
     let mut s = spec(8, vec![program("a", sleeper(200, 10)), workload(sleeper(1, 2000))]);
-    s.faults.slow_per_sec = 5.0;
-    s.faults.slow_length = (SimDuration::from_ns(50_000_000), SimDuration::from_ns(100_000_000));
-    s.faults.slow_latency = (SimDuration::from_ns(10_000_000), SimDuration::from_ns(20_000_000));
+    s.faults.put("slow_per_sec", KnobValue::Number(5.0));
+    s.faults.put("slow_length", KnobValue::Range(SimDuration::from_ns(50_000_000), SimDuration::from_ns(100_000_000)));
+    s.faults.put("slow_latency", KnobValue::Range(SimDuration::from_ns(10_000_000), SimDuration::from_ns(20_000_000)));
     let (verdict, log, result) = run_logged(&s);
     assert_eq!(verdict, Verdict::Pass, "{log}");
     let slow: Vec<&Fault> = result.faults.iter().filter(|f| f.kind.name() == "slow").collect();
@@ -538,7 +547,7 @@ fn a_service_filling_its_disk_gets_enospc_at_disk_bytes() {
          (call $print_u64 (i64.load (i32.const 3200)))",
     );
     let mut s = spec(1, vec![program("w", filler), workload(sleeper(1, 100))]);
-    s.disk_bytes = 2 * 4096;
+    s.faults.put("disk_bytes", KnobValue::Whole(2 * 4096));
     let (verdict, log, _) = run_logged(&s);
     assert_eq!(verdict, Verdict::Pass, "{log}");
     assert!(log.contains("w#1 | 51\n") && log.contains("w#1 | 8192\n"), "{log}");
@@ -548,10 +557,9 @@ fn a_service_filling_its_disk_gets_enospc_at_disk_bytes() {
 fn drawn_clogs_take_each_form_on_one_direction_of_a_link_end_at_until_and_replay_exactly() {
     let programs = || vec![program("a", sleeper(200, 10)), program("b", sleeper(200, 10)), workload(sleeper(1, 3000))];
     let mut s = spec(4, programs());
-    s.faults.clog_per_sec = 10.0;
-    s.faults.clog_length = (SimDuration::from_ns(20_000_000), SimDuration::from_ns(40_000_000));
-    s.faults.clogs = fault::clog::ClogForms::default();
-    s.faults.slow_latency = (SimDuration::from_ns(1_000_000), SimDuration::from_ns(2_000_000));
+    s.faults.put("clog_per_sec", KnobValue::Number(10.0));
+    s.faults.put("clog_length", KnobValue::Range(SimDuration::from_ns(20_000_000), SimDuration::from_ns(40_000_000)));
+    s.faults.put("slow_latency", KnobValue::Range(SimDuration::from_ns(1_000_000), SimDuration::from_ns(2_000_000)));
     let (verdict, log, result) = run_logged(&s);
     assert_eq!(verdict, Verdict::Pass, "{log}");
     let clogs: Vec<&Fault> = result.faults.iter().filter(|f| f.kind.name() == "clog").collect();
@@ -573,7 +581,7 @@ fn drawn_clogs_take_each_form_on_one_direction_of_a_link_end_at_until_and_replay
     let (_, replay_log, again) = run_logged(&replay);
     assert_eq!((again.faults, again.trace_hash), (result.faults.clone(), result.trace_hash), "replays exactly");
     assert_eq!(replay_log, log);
-    s.faults.clogs = fault::clog::ClogForms { jam: true, ..fault::clog::ClogForms::NONE };
+    s.faults.put("clogs", KnobValue::SetOf(0b010));
     let (_, _, jams) = run_logged(&s);
     assert!(jams.faults.iter().all(|f| f.form == Some("jam")), "`clogs` limits the forms: {:?}", jams.faults);
 }
@@ -585,8 +593,8 @@ fn a_quiet_window_ends_every_clog_and_none_starts_inside_it() {
          (call $sleep (i64.const 2000000000) (i32.const 0))",
     );
     let mut s = spec(2, vec![program("a", sleeper(200, 20)), workload(quiet_late)]);
-    s.faults.clog_per_sec = 20.0;
-    s.faults.clog_length = (SimDuration::from_ns(300_000_000), SimDuration::from_ns(600_000_000));
+    s.faults.put("clog_per_sec", KnobValue::Number(20.0));
+    s.faults.put("clog_length", KnobValue::Range(SimDuration::from_ns(300_000_000), SimDuration::from_ns(600_000_000)));
     let (verdict, log, result) = run_logged(&s);
     assert_eq!(verdict, Verdict::Pass, "{log}");
     let (begin, end) = (at(500), at(1500));
@@ -626,8 +634,13 @@ fn with_disk_latency_each_fsync_of_a_service_waits_a_seeded_time_in_its_range() 
     );
     let waits = |latency_ms: (u64, u64)| {
         let mut s = spec(3, vec![program("w", timed.clone()), workload(sleeper(1, 100))]);
-        s.faults.disk_latency =
-            (SimDuration::from_ns(latency_ms.0 * 1_000_000), SimDuration::from_ns(latency_ms.1 * 1_000_000));
+        s.faults.put(
+            "disk_latency",
+            KnobValue::Range(
+                SimDuration::from_ns(latency_ms.0 * 1_000_000),
+                SimDuration::from_ns(latency_ms.1 * 1_000_000),
+            ),
+        );
         let (verdict, log, result) = run_logged(&s);
         assert_eq!(verdict, Verdict::Pass, "{log}");
         let clocks: Vec<u64> = log.lines().filter_map(|l| l.split("w#1 | ").nth(1)?.parse().ok()).collect();
@@ -651,7 +664,7 @@ fn drawn_bitrot_is_recorded_with_its_pick_and_replays_exactly() {
     );
     let cluster = || spec(9, vec![program("w", writer.clone()), workload(sleeper(1, 1000))]);
     let mut drawn = cluster();
-    drawn.faults.bitrot_per_sec = 5.0;
+    drawn.faults.put("bitrot_per_sec", KnobValue::Number(5.0));
     let (verdict, log, first) = run_logged(&drawn);
     assert_eq!(verdict, Verdict::Pass, "{log}");
     let rot: Vec<&Fault> = first.faults.iter().filter(|f| f.kind.name() == "bitrot").collect();

@@ -8,6 +8,7 @@
 use super::tests::{at, clone_program, crash, guest, program, run_logged, sleeper, spec, workload};
 use super::vtime::SimDuration;
 use super::*;
+use crate::knob::KnobValue;
 
 /// Prints its wall clock and its monotonic clock `n` times, `ms` apart.
 fn clock_printer(n: u32, ms: u64) -> Arc<Code> {
@@ -50,7 +51,7 @@ fn a_clock_skew_moves_each_incarnations_wall_clock_and_never_the_monotonic_one()
     let cluster = |seed| spec(seed, vec![program("a", clock_printer(3, 10)), workload(clock_printer(3, 10))]);
     let (_, plain_log, _) = run_logged(&cluster(4));
     let mut skewed = cluster(4);
-    skewed.faults.clock_skew = ms(500);
+    skewed.faults.put("clock_skew", KnobValue::Duration(ms(500)));
     let (verdict, log, result) = run_logged(&skewed);
     assert_eq!(verdict, Verdict::Pass, "{log}");
     let skews: Vec<&Fault> = result.faults.iter().filter(|f| f.kind == kind("clock_skew")).collect();
@@ -79,12 +80,12 @@ fn a_clock_skew_moves_each_incarnations_wall_clock_and_never_the_monotonic_one()
 #[test]
 fn a_restarted_node_boots_with_a_skew_of_its_own() {
     let mut s = spec(2, vec![program("a", clock_printer(100, 10)), workload(sleeper(1, 300))]);
-    s.faults.clock_skew = ms(800);
+    s.faults.put("clock_skew", KnobValue::Duration(ms(800)));
     s.schedule = None;
     let drawn = run_logged(&s).2;
     let first: Vec<i64> = drawn.faults.iter().filter_map(|f| f.amount).collect();
     let mut with_crash = spec(2, s.programs.iter().map(clone_program).collect());
-    with_crash.faults.clock_skew = ms(800);
+    with_crash.faults.put("clock_skew", KnobValue::Duration(ms(800)));
     let mut schedule: Vec<Fault> = drawn.faults.clone();
     schedule.push(crash("a", 100, 150));
     let mut second_skew = Fault::on_node(at(150), kind("clock_skew"), "a");
@@ -119,8 +120,8 @@ fn a_clock_jump_moves_the_wall_clock_at_its_time_and_only_the_wall_clock() {
 
     // Drawn: seeded, within the largest jump, and the same run twice.
     let mut drawn = spec(9, s.programs.iter().map(clone_program).collect());
-    drawn.faults.clock_jump_per_sec = 40.0;
-    drawn.faults.clock_jump = ms(1000);
+    drawn.faults.put("clock_jump_per_sec", KnobValue::Number(40.0));
+    drawn.faults.put("clock_jump", KnobValue::Duration(ms(1000)));
     let (_, drawn_log, one) = run_logged(&drawn);
     let jumps: Vec<i64> = one.faults.iter().filter(|f| f.kind == kind("clock_jump")).filter_map(|f| f.amount).collect();
     assert!(!jumps.is_empty() && jumps.iter().all(|j| j.abs() <= 1_000_000_000), "{jumps:?}\n{drawn_log}");
@@ -147,8 +148,8 @@ fn a_paused_node_takes_no_steps_and_its_timers_fire_late() {
 
     // Drawn pauses are seeded and recorded with their length.
     let mut drawn = spec(3, s.programs.iter().map(clone_program).collect());
-    drawn.faults.pause_per_sec = 10.0;
-    drawn.faults.pause_length = (ms(20), ms(50));
+    drawn.faults.put("pause_per_sec", KnobValue::Number(10.0));
+    drawn.faults.put("pause_length", KnobValue::Range(ms(20), ms(50)));
     let (_, _, one) = run_logged(&drawn);
     let pauses: Vec<&Fault> = one.faults.iter().filter(|f| f.kind == kind("pause")).collect();
     assert!(!pauses.is_empty());
@@ -162,9 +163,9 @@ fn the_liveness_phase_stops_faults_heals_and_restarts_then_lets_the_workload_fin
         let mut s = spec(seed, vec![program("a", sleeper(1000, 10)), workload(sleeper(1, workload_ms))]);
         s.duration = ms(1000);
         s.liveness = Some(ms(3000));
-        s.faults.crash_per_sec = 20.0;
-        s.faults.crash_downtime = (ms(5000), ms(5000));
-        s.faults.pause_per_sec = 5.0;
+        s.faults.put("crash_per_sec", KnobValue::Number(20.0));
+        s.faults.put("crash_downtime", KnobValue::Range(ms(5000), ms(5000)));
+        s.faults.put("pause_per_sec", KnobValue::Number(5.0));
         s
     };
     let (verdict, log, result) = run_logged(&cluster(1, 2500));

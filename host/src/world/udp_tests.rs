@@ -7,6 +7,7 @@
 
 use super::tests::{clone_program, program, run_logged, sleeper, spec, workload};
 use super::*;
+use crate::knob::KnobValue;
 use crate::net::{NodeId, ip};
 
 /// A guest with `listen(network, port)`, `udp_sendto` and `udp_recvfrom`
@@ -78,7 +79,8 @@ fn received(log: &str) -> usize {
 fn drawn_udp_loss_and_dup_are_schedule_entries_that_replay_and_a_removed_one_does_not_fire() {
     let programs = || vec![program("a", sender()), program("b", receiver()), workload(sleeper(1, 1000))];
     let mut drawn = spec(3, programs());
-    (drawn.faults.udp_loss, drawn.faults.udp_dup) = (0.1, 0.1);
+    drawn.faults.put("udp_loss", KnobValue::Number(0.1));
+    drawn.faults.put("udp_dup", KnobValue::Number(0.1));
     let (verdict, log, first) = run_logged(&drawn);
     assert_eq!(verdict, Verdict::Pass, "{log}");
     let of = |faults: &[Fault], name: &str| faults.iter().filter(|f| f.kind.name() == name).count();
@@ -119,10 +121,12 @@ fn datagram_faults_wait_for_a_quiet_window_to_end() {
     // a window would not fire, so a window over the whole run records none.
     let programs = || vec![program("a", sender()), program("b", receiver()), workload(sleeper(1, 1000))];
     let mut drawn = spec(3, programs());
-    (drawn.faults.udp_loss, drawn.faults.udp_dup) = (0.1, 0.1);
+    drawn.faults.put("udp_loss", KnobValue::Number(0.1));
+    drawn.faults.put("udp_dup", KnobValue::Number(0.1));
     let (_, _, first) = run_logged(&drawn);
     let mut quiet = spec(3, programs());
-    (quiet.faults.udp_loss, quiet.faults.udp_dup) = (0.1, 0.1);
+    quiet.faults.put("udp_loss", KnobValue::Number(0.1));
+    quiet.faults.put("udp_dup", KnobValue::Number(0.1));
     quiet.programs[2] = workload(super::tests::guest(
         "(call $quiet (i64.const 2000000000)) (call $sleep (i64.const 1000000000) (i32.const 0))",
     ));

@@ -9,11 +9,14 @@
 //! its pick (`"bit"` in schedules); shrink moves it earlier.
 
 use super::timed::{Due, NodeSource, OnDue};
-use super::{Fault, FaultKind, Kind, PlanContext, Planned, Simplify, Trigger};
+use super::{Fault, FaultKind, Kind, Knob, PlanContext, Planned, Simplify, Trigger};
 use crate::random::Draw;
-use crate::world::plan::FaultConfig;
 
 pub struct Bitrot;
+
+pub static PER_SEC: Knob = Knob::rate("bitrot_per_sec", "planned flips of a durable bit per second, per service node");
+
+static KNOBS: &[&Knob] = &[&PER_SEC];
 
 impl FaultKind for Bitrot {
     fn name(&self) -> &'static str {
@@ -24,12 +27,16 @@ impl FaultKind for Bitrot {
         Trigger::Time
     }
 
-    fn intensity<'c>(&self, config: &'c mut FaultConfig) -> Option<&'c mut f64> {
-        Some(&mut config.bitrot_per_sec)
+    fn knobs(&self) -> &'static [&'static Knob] {
+        KNOBS
+    }
+
+    fn intensity(&self) -> Option<&'static Knob> {
+        Some(&PER_SEC)
     }
 
     fn plan(&self, ctx: &PlanContext, replay: Option<Vec<Fault>>) -> Box<dyn Planned> {
-        let source = NodeSource::new(ctx, self, ctx.faults.bitrot_per_sec, Draw::Amounts, replay);
+        let source = NodeSource::new(ctx, self, ctx.faults.number(&PER_SEC), Draw::Amounts, replay);
         OnDue::planned(source, |due, w| {
             let (slot, pick) = match due {
                 Due::Drawn { slot, draws } => (slot, (draws.next_u64() >> 1) as i64),
@@ -38,7 +45,11 @@ impl FaultKind for Bitrot {
             if w.allowed() && w.is_up_service(slot) {
                 let mut fault = Fault::on_node(w.now(), Kind::of(&Bitrot), w.slot_name(slot));
                 fault.amount = Some(pick);
-                w.rot_disk(slot, fault);
+                // A disk that holds no durable bytes has nothing to rot.
+                w.on_disk(slot, Some(fault), &mut |fs| {
+                    let (path, offset, bit) = fs.rot(pick.unsigned_abs())?;
+                    Some(format!("bit {bit} of byte {offset} of {path} flipped on disk"))
+                });
             }
         })
     }

@@ -9,11 +9,16 @@
 //! with its `jump`; shrink brings jumps toward zero.
 
 use super::timed::{Due, NodeSource, OnDue};
-use super::{Fault, FaultKind, Kind, PlanContext, Planned, Simplify, Trigger};
+use super::{Fault, FaultKind, Kind, Knob, PlanContext, Planned, Simplify, Trigger};
 use crate::random::Draw;
-use crate::world::plan::FaultConfig;
 
 pub struct ClockJump;
+
+pub static PER_SEC: Knob =
+    Knob::rate("clock_jump_per_sec", "planned wall-clock jumps per second of virtual time, per node");
+pub static LARGEST: Knob = Knob::duration("clock_jump", 1_000_000_000, "the largest jump, either way");
+
+static KNOBS: &[&Knob] = &[&PER_SEC, &LARGEST];
 
 impl FaultKind for ClockJump {
     fn name(&self) -> &'static str {
@@ -24,13 +29,17 @@ impl FaultKind for ClockJump {
         Trigger::Time
     }
 
-    fn intensity<'c>(&self, config: &'c mut FaultConfig) -> Option<&'c mut f64> {
-        Some(&mut config.clock_jump_per_sec)
+    fn knobs(&self) -> &'static [&'static Knob] {
+        KNOBS
+    }
+
+    fn intensity(&self) -> Option<&'static Knob> {
+        Some(&PER_SEC)
     }
 
     fn plan(&self, ctx: &PlanContext, replay: Option<Vec<Fault>>) -> Box<dyn Planned> {
-        let source = NodeSource::new(ctx, self, ctx.faults.clock_jump_per_sec, Draw::Amounts, replay);
-        let largest = ctx.faults.clock_jump.ns().min(i64::MAX as u64 / 2);
+        let source = NodeSource::new(ctx, self, ctx.faults.number(&PER_SEC), Draw::Amounts, replay);
+        let largest = ctx.faults.duration(&LARGEST).ns().min(i64::MAX as u64 / 2);
         OnDue::planned(source, move |due, w| {
             let (slot, jump) = match due {
                 Due::Drawn { slot, draws } => (slot, draws.between(0, 2 * largest) as i64 - largest as i64),

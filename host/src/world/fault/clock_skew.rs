@@ -12,12 +12,17 @@
 //! runs with a true clock). Shrink brings skews toward zero.
 
 use super::{Effects, Fault, FaultKind, Kind, PlanContext, Planned, Simplify, Trigger, stream};
+use super::{FaultConfig, Knob, KnobValue};
 use crate::random::{Draw, RandomStream};
-use crate::world::plan::FaultConfig;
 use crate::world::vtime::SimDuration;
 use std::collections::VecDeque;
 
 pub struct ClockSkew;
+
+pub static LARGEST: Knob =
+    Knob::duration("clock_skew", 0, "the largest wall-clock offset of a node incarnation, either way");
+
+static KNOBS: &[&Knob] = &[&LARGEST];
 
 impl FaultKind for ClockSkew {
     fn name(&self) -> &'static str {
@@ -28,17 +33,23 @@ impl FaultKind for ClockSkew {
         Trigger::Time
     }
 
+    fn knobs(&self) -> &'static [&'static Knob] {
+        KNOBS
+    }
+
     /// Governed by a duration, not a rate: `enabled` and `scale` say how.
-    fn intensity<'c>(&self, _config: &'c mut FaultConfig) -> Option<&'c mut f64> {
+    fn intensity(&self) -> Option<&'static Knob> {
         None
     }
 
     fn enabled(&self, config: &FaultConfig) -> bool {
-        config.clock_skew.ns() > 0
+        config.duration(&LARGEST).ns() > 0
     }
 
     fn scale(&self, config: &mut FaultConfig, factor: f64) {
-        config.clock_skew = SimDuration::from_ns((config.clock_skew.ns() as f64 * factor) as u64);
+        let scaled = SimDuration::from_ns((config.duration(&LARGEST).ns() as f64 * factor) as u64);
+        // A duration always fits the knob's type.
+        let _ = config.set(&LARGEST, KnobValue::Duration(scaled));
     }
 
     fn plan(&self, ctx: &PlanContext, replay: Option<Vec<Fault>>) -> Box<dyn Planned> {
@@ -53,7 +64,7 @@ impl FaultKind for ClockSkew {
                 Source::Replayed(per_node)
             }
             None => {
-                let largest = ctx.faults.clock_skew.ns().min(i64::MAX as u64 / 2);
+                let largest = ctx.faults.duration(&LARGEST).ns().min(i64::MAX as u64 / 2);
                 let streams = names.iter().map(|name| stream(ctx.seed, self, Draw::Amounts, name)).collect();
                 Source::Drawn { streams, largest }
             }

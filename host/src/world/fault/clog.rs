@@ -15,50 +15,29 @@
 //! a clog, moves it earlier and brings a slow clog's latency toward zero.
 
 use super::timed::{ClusterDue, ClusterSource};
-use super::{Effects, Fault, FaultKind, Kind, PlanContext, Planned, Simplify, Target, Trigger, json};
+use super::{
+    Effects, Fault, FaultKind, Kind, Knob, KnobType, KnobValue, PlanContext, Planned, Simplify, Target, Trigger, json,
+};
 use crate::net::Clog;
 use crate::random::RandomStream;
-use crate::world::plan::FaultConfig;
 use crate::world::vtime::{SimDuration, SimTime};
 use serde_json::{Map, Value, json};
 
 pub struct ClogKind;
 
-/// The forms a drawn clog may take (the config's `clogs`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ClogForms {
-    pub stop: bool,
-    pub jam: bool,
-    pub slow: bool,
-}
-
-impl Default for ClogForms {
-    fn default() -> ClogForms {
-        ClogForms { stop: true, jam: true, slow: true }
-    }
-}
-
 /// Every form's name, in the order `clogs` lists them.
 pub const FORMS: [&str; 3] = ["stop", "jam", "slow"];
 
-impl ClogForms {
-    pub const NONE: ClogForms = ClogForms { stop: false, jam: false, slow: false };
+pub static PER_SEC: Knob = Knob::rate("clog_per_sec", "planned clogs of one direction of a link per second");
+pub static LENGTH: Knob = Knob::range("clog_length", 100_000_000, 2_000_000_000, "how long a clog lasts");
+pub static FORMS_KNOB: Knob = Knob {
+    name: "clogs",
+    ty: KnobType::SetOf { names: &FORMS, noun: "clog" },
+    default: KnobValue::SetOf(0b111),
+    doc: "the forms a planned clog is drawn from",
+};
 
-    /// Switches form `name` on (false: not a form's name).
-    pub fn enable(&mut self, name: &str) -> bool {
-        match name {
-            "stop" => self.stop = true,
-            "jam" => self.jam = true,
-            "slow" => self.slow = true,
-            _ => return false,
-        }
-        true
-    }
-
-    fn enabled(self) -> Vec<&'static str> {
-        FORMS.into_iter().zip([self.stop, self.jam, self.slow]).filter_map(|(n, on)| on.then_some(n)).collect()
-    }
-}
+static KNOBS: &[&Knob] = &[&PER_SEC, &LENGTH, &FORMS_KNOB];
 
 impl FaultKind for ClogKind {
     fn name(&self) -> &'static str {
@@ -69,15 +48,21 @@ impl FaultKind for ClogKind {
         Trigger::Time
     }
 
-    fn intensity<'c>(&self, config: &'c mut FaultConfig) -> Option<&'c mut f64> {
-        Some(&mut config.clog_per_sec)
+    fn knobs(&self) -> &'static [&'static Knob] {
+        KNOBS
+    }
+
+    fn intensity(&self) -> Option<&'static Knob> {
+        Some(&PER_SEC)
     }
 
     fn plan(&self, ctx: &PlanContext, replay: Option<Vec<Fault>>) -> Box<dyn Planned> {
         let f = ctx.faults;
-        let shape = Shape { forms: f.clogs.enabled(), length: f.clog_length, latency: f.slow_latency };
-        let source = ClusterSource::new(ctx, self, f.clog_per_sec, shape, replay);
-        Box::new(Planner { source, ends: Vec::new(), default_length: f.clog_length.0 })
+        let chosen = f.set_of(&FORMS_KNOB);
+        let forms = FORMS.into_iter().enumerate().filter(|(i, _)| chosen >> i & 1 == 1).map(|(_, n)| n).collect();
+        let shape = Shape { forms, length: f.range(&LENGTH), latency: f.range(&super::slow::LATENCY) };
+        let source = ClusterSource::new(ctx, self, f.number(&PER_SEC), shape, replay);
+        Box::new(Planner { source, ends: Vec::new(), default_length: f.range(&LENGTH).0 })
     }
 
     fn detail(&self, fault: &Fault) -> String {

@@ -6,12 +6,17 @@
 //! Replayed by time: the node crashes at `at` and boots again at `until`.
 
 use super::timed::{Due, NodeSource, OnDue};
-use super::{Fault, FaultKind, Kind, PlanContext, Planned, Simplify, Trigger};
+use super::{Fault, FaultKind, Kind, Knob, PlanContext, Planned, Simplify, Trigger};
 use crate::random::Draw;
-use crate::world::plan::FaultConfig;
 use crate::world::vtime::SimDuration;
 
 pub struct Crash;
+
+pub static PER_SEC: Knob = Knob::rate("crash_per_sec", "planned crashes per second of virtual time, per node");
+pub static DOWNTIME: Knob =
+    Knob::range("crash_downtime", 100_000_000, 1_000_000_000, "how long a crashed node stays down before it restarts");
+
+static KNOBS: &[&Knob] = &[&PER_SEC, &DOWNTIME];
 
 impl FaultKind for Crash {
     fn name(&self) -> &'static str {
@@ -22,13 +27,17 @@ impl FaultKind for Crash {
         Trigger::Time
     }
 
-    fn intensity<'c>(&self, config: &'c mut FaultConfig) -> Option<&'c mut f64> {
-        Some(&mut config.crash_per_sec)
+    fn knobs(&self) -> &'static [&'static Knob] {
+        KNOBS
+    }
+
+    fn intensity(&self) -> Option<&'static Knob> {
+        Some(&PER_SEC)
     }
 
     fn plan(&self, ctx: &PlanContext, replay: Option<Vec<Fault>>) -> Box<dyn Planned> {
-        let source = NodeSource::new(ctx, self, ctx.faults.crash_per_sec, Draw::Lengths, replay);
-        let (min, max) = ctx.faults.crash_downtime;
+        let source = NodeSource::new(ctx, self, ctx.faults.number(&PER_SEC), Draw::Lengths, replay);
+        let (min, max) = ctx.faults.range(&DOWNTIME);
         OnDue::planned(source, move |due, w| {
             let (slot, downtime) = match due {
                 Due::Drawn { slot, draws } => {

@@ -7,9 +7,9 @@
 //! recorded downtime. Only the downtime shrinks: the op is the fault.
 
 use super::{Fault, FaultKind, Kind, PlanContext, Planned, Recorded, Simplify, Trigger, stream};
-use crate::fs::{DiskFault, DiskFaultKind, DiskOp, Prefix};
+use super::{FaultConfig, Knob};
+use crate::fs::{DiskConfig, DiskFault, DiskFaultKind, DiskOp, Prefix};
 use crate::random::{Draw, RandomStream};
-use crate::world::plan::FaultConfig;
 use crate::world::vtime::{SimDuration, SimTime};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
@@ -17,9 +17,15 @@ use std::collections::BTreeMap;
 pub struct CrashIo;
 
 /// The stream the disk model draws this kind from, per node.
+pub static PROBABILITY: Knob =
+    Knob::probability("crash_on_io", "per disk operation: the probability of crashing in the middle of it");
+
+/// The stream the disk model draws this kind from, per node.
 pub fn disk_stream(seed: u64, node: &str) -> RandomStream {
     stream(seed, &CrashIo, Draw::DiskOps, node)
 }
+
+static KNOBS: &[&Knob] = &[&PROBABILITY];
 
 impl FaultKind for CrashIo {
     fn name(&self) -> &'static str {
@@ -34,8 +40,16 @@ impl FaultKind for CrashIo {
         Trigger::DiskOp
     }
 
-    fn intensity<'c>(&self, config: &'c mut FaultConfig) -> Option<&'c mut f64> {
-        Some(&mut config.disk.crash_on_io)
+    fn knobs(&self) -> &'static [&'static Knob] {
+        KNOBS
+    }
+
+    fn intensity(&self) -> Option<&'static Knob> {
+        Some(&PROBABILITY)
+    }
+
+    fn configure_disk(&self, config: &FaultConfig, disk: &mut DiskConfig) {
+        disk.crash_on_io = config.number(&PROBABILITY);
     }
 
     fn plan(&self, ctx: &PlanContext, replay: Option<Vec<Fault>>) -> Box<dyn Planned> {
@@ -46,7 +60,7 @@ impl FaultKind for CrashIo {
             }
         }
         let downtimes = ctx.names.iter().map(|n| stream(ctx.seed, self, Draw::Lengths, n)).collect();
-        Box::new(Planner { recorded, downtimes, downtime: ctx.faults.crash_downtime })
+        Box::new(Planner { recorded, downtimes, downtime: ctx.faults.range(&super::crash::DOWNTIME) })
     }
 
     fn detail(&self, fault: &Fault) -> String {

@@ -9,10 +9,9 @@
 //! are handed back to the disk model to inject at the same numbers. Nothing
 //! to simplify beyond removal: the operation is the fault.
 
-use super::{Fault, FaultKind, Kind, PlanContext, Planned, Recorded, Simplify, Trigger, stream};
-use crate::fs::{DiskFault, DiskFaultKind, DiskOp};
+use super::{Fault, FaultConfig, FaultKind, Kind, Knob, PlanContext, Planned, Recorded, Simplify, Trigger, stream};
+use crate::fs::{DiskConfig, DiskFault, DiskFaultKind, DiskOp};
 use crate::random::{Draw, RandomStream};
-use crate::world::plan::FaultConfig;
 use crate::world::vtime::SimTime;
 use serde_json::{Map, Value, json};
 
@@ -23,34 +22,52 @@ pub struct DiskError {
     on: DiskOp,
     /// What the disk model injects (a corrupted read's bit is the run's).
     disk: DiskFaultKind,
-    intensity: fn(&mut FaultConfig) -> &mut f64,
+    /// Its one knob, its probability.
+    knobs: &'static [&'static Knob],
+    /// Where the disk model takes its probability from.
+    probability: fn(&mut DiskConfig) -> &mut f64,
 }
 
 pub static FSYNC_EIO: DiskError = DiskError {
     name: "fsync_eio",
     on: DiskOp::Sync,
     disk: DiskFaultKind::SyncEio,
-    intensity: |c| &mut c.disk.fsync_eio,
+    knobs: &[&Knob::probability("fsync_eio", "per fsync: the probability that it fails with EIO")],
+    probability: |d| &mut d.fsync_eio,
 };
 pub static WRITE_EIO: DiskError = DiskError {
     name: "write_eio",
     on: DiskOp::Write,
     disk: DiskFaultKind::WriteEio,
-    intensity: |c| &mut c.disk.write_eio,
+    knobs: &[&Knob::probability("write_eio", "per write: the probability that it fails with EIO and writes nothing")],
+    probability: |d| &mut d.write_eio,
 };
 pub static WRITE_ENOSPC: DiskError = DiskError {
     name: "write_enospc",
     on: DiskOp::Write,
     disk: DiskFaultKind::WriteEnospc,
-    intensity: |c| &mut c.disk.write_enospc,
+    knobs: &[&Knob::probability(
+        "write_enospc",
+        "per write: the probability that it fails with ENOSPC and writes nothing",
+    )],
+    probability: |d| &mut d.write_enospc,
 };
-pub static READ_EIO: DiskError =
-    DiskError { name: "read_eio", on: DiskOp::Read, disk: DiskFaultKind::ReadEio, intensity: |c| &mut c.disk.read_eio };
+pub static READ_EIO: DiskError = DiskError {
+    name: "read_eio",
+    on: DiskOp::Read,
+    disk: DiskFaultKind::ReadEio,
+    knobs: &[&Knob::probability("read_eio", "per read of a regular file: the probability that it fails with EIO")],
+    probability: |d| &mut d.read_eio,
+};
 pub static READ_CORRUPT: DiskError = DiskError {
     name: "read_corrupt",
     on: DiskOp::Read,
     disk: DiskFaultKind::ReadCorrupt { bit: 0 },
-    intensity: |c| &mut c.disk.read_corrupt,
+    knobs: &[&Knob::probability(
+        "read_corrupt",
+        "per read of a regular file: the probability that one bit it returns is flipped",
+    )],
+    probability: |d| &mut d.read_corrupt,
 };
 
 /// The stream the disk model draws `kind` from, per node.
@@ -73,8 +90,18 @@ impl FaultKind for DiskError {
         if self.on == DiskOp::Read { Trigger::DiskRead } else { Trigger::DiskOp }
     }
 
-    fn intensity<'c>(&self, config: &'c mut FaultConfig) -> Option<&'c mut f64> {
-        Some((self.intensity)(config))
+    fn knobs(&self) -> &'static [&'static Knob] {
+        self.knobs
+    }
+
+    fn intensity(&self) -> Option<&'static Knob> {
+        self.knobs.first().copied()
+    }
+
+    fn configure_disk(&self, config: &FaultConfig, disk: &mut DiskConfig) {
+        if let Some(knob) = self.knobs.first() {
+            *(self.probability)(disk) = config.number(knob);
+        }
     }
 
     fn plan(&self, _ctx: &PlanContext, _replay: Option<Vec<Fault>>) -> Box<dyn Planned> {

@@ -8,9 +8,8 @@
 //! taken out while it acts); this type decides nothing about nodes itself.
 
 use super::swarm::{self, Choice};
-use super::{Fault, Kind, PlanContext, Planned, Recorded};
+use super::{Fault, FaultConfig, Kind, PlanContext, Planned, Recorded};
 use crate::fs::{DiskFault, DiskOp};
-use crate::world::plan::FaultConfig;
 use crate::world::vtime::SimTime;
 use std::cell::Cell;
 use std::rc::Rc;
@@ -45,7 +44,7 @@ impl FaultInjector {
     ) -> FaultInjector {
         // A replayed schedule is exactly what happened: swarm already chose.
         let (config, swarm) = match schedule {
-            Some(_) => (*config, Vec::new()),
+            Some(_) => (config.clone(), Vec::new()),
             None => swarm::apply(seed, config),
         };
         let ctx = PlanContext { seed, faults: &config, names, faultable };

@@ -9,18 +9,23 @@
 //! fault.
 
 use super::{Fault, FaultKind, Kind, PlanContext, Planned, Recorded, Simplify, Trigger, stream};
-use crate::fs::{DiskFault, DiskFaultKind, DiskOp};
+use super::{FaultConfig, Knob};
+use crate::fs::{DiskConfig, DiskFault, DiskFaultKind, DiskOp};
 use crate::random::{Draw, RandomStream};
-use crate::world::plan::FaultConfig;
 use crate::world::vtime::SimTime;
 use serde_json::{Map, Value, json};
 
 pub struct LostWrite;
 
+pub static PROBABILITY: Knob =
+    Knob::probability("lost_write", "per successful fsync: one page it should have made durable keeps its old bytes");
+
 /// The stream the disk model draws this kind from, per node.
 pub fn disk_stream(seed: u64, node: &str) -> RandomStream {
     stream(seed, &LostWrite, Draw::DiskOps, node)
 }
+
+static KNOBS: &[&Knob] = &[&PROBABILITY];
 
 impl FaultKind for LostWrite {
     fn name(&self) -> &'static str {
@@ -31,8 +36,16 @@ impl FaultKind for LostWrite {
         Trigger::DiskOp
     }
 
-    fn intensity<'c>(&self, config: &'c mut FaultConfig) -> Option<&'c mut f64> {
-        Some(&mut config.disk.lost_write)
+    fn knobs(&self) -> &'static [&'static Knob] {
+        KNOBS
+    }
+
+    fn intensity(&self) -> Option<&'static Knob> {
+        Some(&PROBABILITY)
+    }
+
+    fn configure_disk(&self, config: &FaultConfig, disk: &mut DiskConfig) {
+        disk.lost_write = config.number(&PROBABILITY);
     }
 
     fn plan(&self, _ctx: &PlanContext, _replay: Option<Vec<Fault>>) -> Box<dyn Planned> {

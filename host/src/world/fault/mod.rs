@@ -19,7 +19,7 @@ mod bitrot;
 mod clock_jump;
 mod clock_skew;
 pub mod clog;
-mod crash;
+pub mod crash;
 pub(crate) mod crash_io;
 pub(crate) mod disk_error;
 pub mod injector;
@@ -30,6 +30,8 @@ mod net_reset;
 mod partition;
 mod pause;
 pub mod preempt;
+#[cfg(test)]
+mod registry_tests;
 mod slow;
 pub mod swarm;
 mod timed;
@@ -37,9 +39,9 @@ pub(crate) mod udp;
 
 pub use injector::FaultInjector;
 
-use super::plan::FaultConfig;
 use super::vtime::{self, SimDuration, SimTime};
-use crate::fs::{DiskFault, Prefix};
+use crate::fs::{DiskConfig, DiskFault, Fs, Mutant, Prefix};
+pub use crate::knob::{FaultConfig, Knob, KnobType, KnobValue};
 use crate::random::RandomStream;
 use serde_json::{Map, Value};
 use std::fmt;
@@ -68,6 +70,32 @@ pub static KINDS: &[&dyn FaultKind] = &[
     &udp::UDP_LOSS,
     &udp::UDP_DUP,
 ];
+
+/// `faults` names DESIGN.md §1 reserves for what this build does not do
+/// yet: the config reader refuses them as "not supported yet", never
+/// ignores them.
+pub const RESERVED: &[&str] = &["torn_sector", "disk_full_per_sec", "disk_full_length"];
+
+/// Every knob of a config's `faults`, each once: the disk and network
+/// models' conditions, then each kind's in registry order, then swarm's.
+pub fn knobs() -> Vec<&'static Knob> {
+    let mut all: Vec<&'static Knob> = crate::fs::knobs::KNOBS.iter().chain(crate::net::knobs::KNOBS).copied().collect();
+    all.extend(KINDS.iter().flat_map(|kind| kind.knobs()));
+    all.push(&swarm::SWARM);
+    all
+}
+
+/// What every service's disk model runs with: its conditions, each
+/// per-operation kind's probability (`FaultKind::configure_disk`), and the
+/// durability promise `seedfall mutate` breaks, if any.
+pub fn disk_config(config: &FaultConfig, mutant: Option<Mutant>) -> DiskConfig {
+    let mut disk = DiskConfig::conditions(config);
+    for kind in KINDS {
+        kind.configure_disk(config, &mut disk);
+    }
+    disk.mutant = mutant;
+    disk
+}
 
 /// How a kind's occurrences are placed, and so how a schedule replays them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -329,19 +357,27 @@ pub trait FaultKind: Sync {
         &[]
     }
     fn trigger(&self) -> Trigger;
-    /// Its intensity in the config (a rate or a probability; None: not
-    /// governed by `faults`, so swarm leaves it alone).
-    fn intensity<'c>(&self, config: &'c mut FaultConfig) -> Option<&'c mut f64>;
+    /// Its settings in the config's `faults` (registered through `knobs()`).
+    fn knobs(&self) -> &'static [&'static Knob] {
+        &[]
+    }
+    /// Which of its knobs is its intensity, a rate or a probability (None:
+    /// not governed by `faults`, so swarm leaves it alone).
+    fn intensity(&self) -> Option<&'static Knob>;
     /// Whether the config switches it on (swarm keeps a subset of these).
     fn enabled(&self, config: &FaultConfig) -> bool {
-        self.intensity(&mut config.clone()).is_some_and(|x| *x > 0.0)
+        self.intensity().is_some_and(|knob| config.number(knob) > 0.0)
     }
     /// Scales its intensity by `factor` in (0, 1] (swarm; 0 switches it off).
     fn scale(&self, config: &mut FaultConfig, factor: f64) {
-        if let Some(x) = self.intensity(config) {
-            *x *= factor;
+        if let Some(knob) = self.intensity() {
+            config.scale(knob, factor);
         }
     }
+    /// For kinds the disk model draws per operation: hands the disk model
+    /// this kind's probability (the disk model owns the draw, so that
+    /// switching one kind on never moves another's numbers).
+    fn configure_disk(&self, _config: &FaultConfig, _disk: &mut DiskConfig) {}
     /// This run's state: drawn from the seed, or (`replay`) exactly these
     /// faults of this kind.
     fn plan(&self, ctx: &PlanContext, replay: Option<Vec<Fault>>) -> Box<dyn Planned>;
@@ -442,9 +478,12 @@ pub trait Effects {
     fn clog(&mut self, from: usize, to: usize, clog: crate::net::Clog, fault: Fault) -> bool;
     /// Ends the clog on the link `from` → `to`.
     fn unclog(&mut self, from: usize, to: usize);
-    /// Flips the durable bit `fault.amount` picks on `slot`'s disk (refused
-    /// unless allowed and up, or when the disk holds no durable bytes).
-    fn rot_disk(&mut self, slot: usize, fault: Fault) -> bool;
+    /// Acts on `slot`'s disk: `act` does it and says what it did, in words
+    /// (None: nothing to do). With `fault`, a new fault: refused unless
+    /// allowed and `slot` is an up service, recorded with the line
+    /// "KIND NODE#K: WORDS". Without, the end of a condition a kind set: done
+    /// in any phase, up or down, and said as "NODE#K: WORDS".
+    fn on_disk(&mut self, slot: usize, fault: Option<Fault>, act: &mut dyn FnMut(&mut Fs) -> Option<String>) -> bool;
     /// Resets every established connection of `slot` (refused unless allowed and up).
     fn reset_connections(&mut self, slot: usize, fault: Fault) -> bool;
     /// Sets the wall clock of `slot`'s new incarnation off by `fault.amount`

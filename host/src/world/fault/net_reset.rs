@@ -7,11 +7,15 @@
 //! Replayed by time.
 
 use super::timed::{Due, NodeSource, OnDue};
-use super::{Fault, FaultKind, Kind, PlanContext, Planned, Simplify, Trigger};
+use super::{Fault, FaultKind, Kind, Knob, PlanContext, Planned, Simplify, Trigger};
 use crate::random::Draw;
-use crate::world::plan::FaultConfig;
 
 pub struct NetReset;
+
+pub static PER_SEC: Knob =
+    Knob::rate("net_reset_per_sec", "planned resets of a live node's connections per second, per node");
+
+static KNOBS: &[&Knob] = &[&PER_SEC];
 
 impl FaultKind for NetReset {
     fn name(&self) -> &'static str {
@@ -22,12 +26,16 @@ impl FaultKind for NetReset {
         Trigger::Time
     }
 
-    fn intensity<'c>(&self, config: &'c mut FaultConfig) -> Option<&'c mut f64> {
-        Some(&mut config.net_reset_per_sec)
+    fn knobs(&self) -> &'static [&'static Knob] {
+        KNOBS
+    }
+
+    fn intensity(&self) -> Option<&'static Knob> {
+        Some(&PER_SEC)
     }
 
     fn plan(&self, ctx: &PlanContext, replay: Option<Vec<Fault>>) -> Box<dyn Planned> {
-        let source = NodeSource::new(ctx, self, ctx.faults.net_reset_per_sec, Draw::Lengths, replay);
+        let source = NodeSource::new(ctx, self, ctx.faults.number(&PER_SEC), Draw::Lengths, replay);
         OnDue::planned(source, |due, w| {
             let (Due::Drawn { slot, .. } | Due::Replayed { slot, .. }) = due;
             if w.allowed() && w.is_up_service(slot) {

@@ -13,16 +13,30 @@
 //! (the cut side) is read too.
 
 use super::timed::{ClusterDue, ClusterSource};
-use super::{Effects, Fault, FaultKind, Kind, PlanContext, Planned, Simplify, Target, Trigger};
+use super::{
+    Effects, Fault, FaultKind, Kind, Knob, KnobType, KnobValue, PlanContext, Planned, Simplify, Target, Trigger,
+};
 use crate::random::RandomStream;
-use crate::world::plan::FaultConfig;
 use crate::world::vtime::{SimDuration, SimTime};
 use serde_json::{Map, Value, json};
 
 pub struct Partition;
 
+pub static PER_SEC: Knob = Knob::rate("partition_per_sec", "planned partitions per second of virtual time");
+pub static LENGTH: Knob = Knob::range("partition_length", 200_000_000, 2_000_000_000, "how long a partition lasts");
+pub static GROUPS: Knob = Knob {
+    name: "partition_groups",
+    ty: KnobType::Whole { min: 2, max: 1000, max_note: "" },
+    default: KnobValue::Whole(2),
+    doc: "the most groups a planned partition cuts the cluster into",
+};
+pub static ONEWAY: Knob =
+    Knob::probability("partition_oneway", "the probability that a planned partition cuts one direction only");
+
 /// The most nodes a drawn partition can split (the shape is a bit mask).
 const MAX_NODES: usize = 63;
+
+static KNOBS: &[&Knob] = &[&PER_SEC, &LENGTH, &GROUPS, &ONEWAY];
 
 impl FaultKind for Partition {
     fn name(&self) -> &'static str {
@@ -33,15 +47,21 @@ impl FaultKind for Partition {
         Trigger::Time
     }
 
-    fn intensity<'c>(&self, config: &'c mut FaultConfig) -> Option<&'c mut f64> {
-        Some(&mut config.partition_per_sec)
+    fn knobs(&self) -> &'static [&'static Knob] {
+        KNOBS
+    }
+
+    fn intensity(&self) -> Option<&'static Knob> {
+        Some(&PER_SEC)
     }
 
     fn plan(&self, ctx: &PlanContext, replay: Option<Vec<Fault>>) -> Box<dyn Planned> {
         let f = ctx.faults;
-        let shape = Shape { length: f.partition_length, groups: f.partition_groups.max(2), oneway: f.partition_oneway };
-        let source = ClusterSource::new(ctx, self, f.partition_per_sec, shape, replay);
-        Box::new(Planner { source, heal_at: None, default_length: ctx.faults.partition_length.0 })
+        // At most 1000 (`GROUPS`' range), so the narrowing is exact.
+        let groups = f.whole(&GROUPS).max(2) as u32;
+        let shape = Shape { length: f.range(&LENGTH), groups, oneway: f.number(&ONEWAY) };
+        let source = ClusterSource::new(ctx, self, f.number(&PER_SEC), shape, replay);
+        Box::new(Planner { source, heal_at: None, default_length: f.range(&LENGTH).0 })
     }
 
     fn detail(&self, fault: &Fault) -> String {

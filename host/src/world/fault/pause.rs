@@ -9,12 +9,16 @@
 //! paused node. Replayed by time: paused at `at`, resumed at `until`.
 
 use super::timed::{Due, NodeSource, OnDue};
-use super::{Effects, Fault, FaultKind, Kind, PlanContext, Planned, Simplify, Trigger};
+use super::{Effects, Fault, FaultKind, Kind, Knob, PlanContext, Planned, Simplify, Trigger};
 use crate::random::Draw;
-use crate::world::plan::FaultConfig;
 use crate::world::vtime::SimDuration;
 
 pub struct Pause;
+
+pub static PER_SEC: Knob = Knob::rate("pause_per_sec", "planned pauses per second of virtual time, per node");
+pub static LENGTH: Knob = Knob::range("pause_length", 100_000_000, 1_000_000_000, "how long a pause lasts");
+
+static KNOBS: &[&Knob] = &[&PER_SEC, &LENGTH];
 
 impl FaultKind for Pause {
     fn name(&self) -> &'static str {
@@ -25,13 +29,17 @@ impl FaultKind for Pause {
         Trigger::Time
     }
 
-    fn intensity<'c>(&self, config: &'c mut FaultConfig) -> Option<&'c mut f64> {
-        Some(&mut config.pause_per_sec)
+    fn knobs(&self) -> &'static [&'static Knob] {
+        KNOBS
+    }
+
+    fn intensity(&self) -> Option<&'static Knob> {
+        Some(&PER_SEC)
     }
 
     fn plan(&self, ctx: &PlanContext, replay: Option<Vec<Fault>>) -> Box<dyn Planned> {
-        let source = NodeSource::new(ctx, self, ctx.faults.pause_per_sec, Draw::Lengths, replay);
-        let (min, max) = ctx.faults.pause_length;
+        let source = NodeSource::new(ctx, self, ctx.faults.number(&PER_SEC), Draw::Lengths, replay);
+        let (min, max) = ctx.faults.range(&LENGTH);
         let act = move |due: Due<'_>, w: &mut dyn Effects| {
             let (slot, length) = match due {
                 Due::Drawn { slot, draws } => (slot, SimDuration::from_ns(draws.between(min.ns(), max.ns()))),

@@ -5,9 +5,9 @@
 //! schedule's points replace the drawn ones. Points are scheduling choices,
 //! not faults a phase holds off: they are neither gated nor shrunk in time.
 
+use super::Knob;
 use super::{Fault, FaultKind, Kind, PlanContext, Planned, Simplify, Trigger};
 use crate::random::{Draw, Purpose, RandomStream};
-use crate::world::plan::FaultConfig;
 use crate::world::vtime::SimTime;
 
 pub struct Preempt;
@@ -37,7 +37,7 @@ impl FaultKind for Preempt {
     }
 
     /// Governed by the config's `preempt` block, not by `faults`: swarm leaves it alone.
-    fn intensity<'c>(&self, _config: &'c mut FaultConfig) -> Option<&'c mut f64> {
+    fn intensity(&self) -> Option<&'static Knob> {
         None
     }
 

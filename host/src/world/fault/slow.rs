@@ -9,12 +9,19 @@
 //! shrink shortens it.
 
 use super::timed::{Due, NodeSource};
-use super::{Effects, Fault, FaultKind, Kind, PlanContext, Planned, Simplify, Trigger};
+use super::{Effects, Fault, FaultKind, Kind, Knob, PlanContext, Planned, Simplify, Trigger};
 use crate::random::Draw;
-use crate::world::plan::FaultConfig;
 use crate::world::vtime::{SimDuration, SimTime};
 
 pub struct Slow;
+
+pub static PER_SEC: Knob =
+    Knob::rate("slow_per_sec", "planned slowdowns of a node's network per second of virtual time, per node");
+pub static LENGTH: Knob = Knob::range("slow_length", 1_000_000_000, 5_000_000_000, "how long a slowdown lasts");
+/// Also the latency a clog of form `slow` adds.
+pub static LATENCY: Knob = Knob::range("slow_latency", 10_000_000, 200_000_000, "the latency a slowdown adds");
+
+static KNOBS: &[&Knob] = &[&PER_SEC, &LENGTH, &LATENCY];
 
 impl FaultKind for Slow {
     fn name(&self) -> &'static str {
@@ -25,14 +32,19 @@ impl FaultKind for Slow {
         Trigger::Time
     }
 
-    fn intensity<'c>(&self, config: &'c mut FaultConfig) -> Option<&'c mut f64> {
-        Some(&mut config.slow_per_sec)
+    fn knobs(&self) -> &'static [&'static Knob] {
+        KNOBS
+    }
+
+    fn intensity(&self) -> Option<&'static Knob> {
+        Some(&PER_SEC)
     }
 
     fn plan(&self, ctx: &PlanContext, replay: Option<Vec<Fault>>) -> Box<dyn Planned> {
         let f = ctx.faults;
-        let source = NodeSource::new(ctx, self, f.slow_per_sec, Draw::Lengths, replay);
-        Box::new(Planner { source, length: f.slow_length, latency: f.slow_latency, ends: vec![None; ctx.names.len()] })
+        let source = NodeSource::new(ctx, self, f.number(&PER_SEC), Draw::Lengths, replay);
+        let (length, latency) = (f.range(&LENGTH), f.range(&LATENCY));
+        Box::new(Planner { source, length, latency, ends: vec![None; ctx.names.len()] })
     }
 
     fn amount_field(&self) -> Option<&'static str> {

@@ -4,9 +4,11 @@
 //! rare. Drawn from its own stream, one draw pair per enabled kind in
 //! registry order; at least one enabled kind is always kept.
 
-use super::{FaultKind, KINDS};
+use super::{FaultConfig, FaultKind, KINDS, Knob};
 use crate::random::{Purpose, RandomStream};
-use crate::world::plan::FaultConfig;
+
+pub static SWARM: Knob =
+    Knob::switch("swarm", "each seed keeps a seeded subset of the enabled kinds at seeded intensities");
 
 /// The lowest intensity a kept kind runs at (a fraction of the config's).
 const MIN_FACTOR: f64 = 0.1;
@@ -22,8 +24,8 @@ pub struct Choice {
 /// The config this seed runs with, and the choices (empty when swarm is off
 /// or no kind is enabled).
 pub fn apply(seed: u64, config: &FaultConfig) -> (FaultConfig, Vec<Choice>) {
-    let mut out = *config;
-    if !config.swarm {
+    let mut out = config.clone();
+    if !config.switch(&SWARM) {
         return (out, Vec::new());
     }
     let mut stream = RandomStream::new(seed, Purpose::Swarm, "", 0);
@@ -56,17 +58,16 @@ pub fn describe(choices: &[Choice]) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::super::{KnobValue, crash, crash_io, disk_error, partition};
     use super::*;
-    use crate::fs::DiskConfig;
 
     fn config() -> FaultConfig {
-        FaultConfig {
-            crash_per_sec: 1.0,
-            partition_per_sec: 0.5,
-            disk: DiskConfig { crash_on_io: 0.01, fsync_eio: 0.02, ..DiskConfig::default() },
-            swarm: true,
-            ..FaultConfig::default()
-        }
+        FaultConfig::default()
+            .with(&crash::PER_SEC, KnobValue::Number(1.0))
+            .with(&partition::PER_SEC, KnobValue::Number(0.5))
+            .with(&crash_io::PROBABILITY, KnobValue::Number(0.01))
+            .with(disk_error::FSYNC_EIO.knobs()[0], KnobValue::Number(0.02))
+            .with(&SWARM, KnobValue::Switch(true))
     }
 
     #[test]
@@ -81,11 +82,11 @@ mod tests {
             for c in &choices {
                 assert!(c.factor == 0.0 || (MIN_FACTOR..=1.0).contains(&c.factor));
             }
-            assert_eq!(out.crash_per_sec, choices[1].factor, "crash's rate is scaled by its factor");
+            assert_eq!(out.number(&crash::PER_SEC), choices[1].factor, "crash's rate is scaled by its factor");
             subsets.insert(kept);
         }
         assert!(subsets.len() >= 12, "most of the 15 non-empty subsets occur: {}", subsets.len());
-        let off = FaultConfig { swarm: false, ..config() };
-        assert_eq!(apply(3, &off), (off, Vec::new()), "swarm off changes nothing");
+        let off = config().with(&SWARM, KnobValue::Switch(false));
+        assert_eq!(apply(3, &off), (off.clone(), Vec::new()), "swarm off changes nothing");
     }
 }

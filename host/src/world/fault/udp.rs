@@ -14,9 +14,8 @@
 //! simplify: the datagram is the fault). In schedules: `"node"` (the
 //! sender), `"to"`, `"op"`, and for `udp_dup` `"latency"`.
 
-use super::{Fault, FaultKind, Kind, PlanContext, Planned, Simplify, Target, Trigger};
+use super::{Fault, FaultConfig, FaultKind, Kind, Knob, PlanContext, Planned, Simplify, Target, Trigger};
 use crate::net::{DatagramFault, DatagramFaultKind, DatagramFaults, NodeId, udp_fault};
-use crate::world::plan::FaultConfig;
 use crate::world::vtime::SimTime;
 use serde_json::{Map, Value, json};
 
@@ -24,11 +23,15 @@ use serde_json::{Map, Value, json};
 pub struct Datagram {
     name: &'static str,
     dup: bool,
-    intensity: fn(&mut FaultConfig) -> &mut f64,
+    /// Its one knob, its probability.
+    knobs: &'static [&'static Knob],
 }
 
-pub static UDP_LOSS: Datagram = Datagram { name: udp_fault::LOSS, dup: false, intensity: |c| &mut c.udp_loss };
-pub static UDP_DUP: Datagram = Datagram { name: udp_fault::DUP, dup: true, intensity: |c| &mut c.udp_dup };
+pub static LOSS: Knob = Knob::probability("udp_loss", "per datagram between two nodes: the probability it is lost");
+pub static DUP: Knob = Knob::probability("udp_dup", "per datagram between two nodes: the probability it is sent twice");
+
+pub static UDP_LOSS: Datagram = Datagram { name: udp_fault::LOSS, dup: false, knobs: &[&LOSS] };
+pub static UDP_DUP: Datagram = Datagram { name: udp_fault::DUP, dup: true, knobs: &[&DUP] };
 
 /// Nothing to plan: the network draws, the world records (`recorded`).
 struct Drawn;
@@ -43,8 +46,12 @@ impl FaultKind for Datagram {
         Trigger::Datagram
     }
 
-    fn intensity<'c>(&self, config: &'c mut FaultConfig) -> Option<&'c mut f64> {
-        Some((self.intensity)(config))
+    fn knobs(&self) -> &'static [&'static Knob] {
+        self.knobs
+    }
+
+    fn intensity(&self) -> Option<&'static Knob> {
+        self.knobs.first().copied()
     }
 
     fn plan(&self, _ctx: &PlanContext, _replay: Option<Vec<Fault>>) -> Box<dyn Planned> {
@@ -108,8 +115,8 @@ pub fn policy(
     match schedule {
         Some(schedule) => DatagramFaults::replay(&replayed(schedule, names)),
         // Nothing to draw: skip the per-datagram draws altogether.
-        None if config.udp_loss == 0.0 && config.udp_dup == 0.0 => DatagramFaults::replay(&[]),
-        None => DatagramFaults::drawn(seed, config.udp_loss, config.udp_dup, latency_ns),
+        None if config.number(&LOSS) == 0.0 && config.number(&DUP) == 0.0 => DatagramFaults::replay(&[]),
+        None => DatagramFaults::drawn(seed, config.number(&LOSS), config.number(&DUP), latency_ns),
     }
 }
 
