@@ -251,15 +251,13 @@ fn unknown_field_known_elsewhere_or_far_from_everything() {
         "unknown field `workload.supervise`; `supervise` is a field of `nodes[]`"
     );
     assert_eq!(message(r#", "name": "x""#), "unknown field `name`; `name` is a field of `nodes[]` and `workload`");
+    // The list is the knob registry's, in its order: a new fault kind changes it, not this test.
+    let names: Vec<&str> = fault::knobs().iter().map(|k| k.name).collect();
     assert_eq!(
         message(r#", "faults": {"bananas": 1}"#),
-        "unknown field `faults.bananas`; known fields: torn_writes, reorder_writes, fs_model, strict_dirs, \
-         corrupt_on_crash, disk_latency, disk_bytes, net_latency, partition_per_sec, partition_length, \
-         partition_groups, partition_oneway, crash_per_sec, crash_downtime, crash_on_io, fsync_eio, clock_skew, \
-         clock_jump_per_sec, clock_jump, pause_per_sec, pause_length, write_eio, write_enospc, read_eio, read_corrupt, \
-         lost_write, misdirected_write, net_reset_per_sec, slow_per_sec, slow_length, slow_latency, clog_per_sec, \
-         clog_length, clogs, bitrot_per_sec, udp_loss, udp_dup, swarm"
+        format!("unknown field `faults.bananas`; known fields: {}", names.join(", "))
     );
+    assert!(names.starts_with(&["torn_writes", "reorder_writes", "fs_model"]) && names.ends_with(&["swarm"]));
 }
 
 #[test]
