@@ -22,6 +22,7 @@ pub mod clog;
 pub mod crash;
 pub(crate) mod crash_io;
 pub(crate) mod disk_error;
+mod disk_full;
 pub mod injector;
 mod json;
 pub(crate) mod lost_write;
@@ -67,6 +68,7 @@ pub static KINDS: &[&dyn FaultKind] = &[
     &slow::Slow,
     &clog::ClogKind,
     &bitrot::Bitrot,
+    &disk_full::DiskFull,
     &udp::UDP_LOSS,
     &udp::UDP_DUP,
 ];
@@ -74,7 +76,7 @@ pub static KINDS: &[&dyn FaultKind] = &[
 /// `faults` names DESIGN.md §1 reserves for what this build does not do
 /// yet: the config reader refuses them as "not supported yet", never
 /// ignores them.
-pub const RESERVED: &[&str] = &["torn_sector", "disk_full_per_sec", "disk_full_length"];
+pub const RESERVED: &[&str] = &["torn_sector"];
 
 /// Every knob of a config's `faults`, each once: the disk and network
 /// models' conditions, then each kind's in registry order, then swarm's.
