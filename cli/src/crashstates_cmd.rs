@@ -97,7 +97,7 @@ impl State<'_> {
 }
 
 pub fn run(args: CrashStatesArgs) -> ExitCode {
-    let interrupt = crate::interrupt::Interrupt::install();
+    let interrupt = seedfall::interrupt::Interrupt::install();
     let (cluster, _) = match setup(args.config.as_deref()) {
         Ok(ready) => ready,
         Err(code) => return code,

@@ -8,10 +8,10 @@
 //! different seedfall version, config, compiled programs, seed list or
 //! `-check`. It does not re-run anything.
 
-use crate::report::{Tally, fail_lines};
-use crate::seeds::parse_seeds;
-use crate::shard::Shard;
-use crate::summary::{Identity, Summary};
+use seedfall::report::{Tally, fail_lines};
+use seedfall::seeds::parse_seeds;
+use seedfall::shard::Shard;
+use seedfall::summary::{Identity, Summary};
 use seedfall_host::node::PropertyKind;
 use seedfall_host::world::{Class, Failure, RunTimings};
 use serde::Deserialize;
@@ -181,7 +181,7 @@ fn merge(args: &MergeArgs) -> Result<u8, String> {
 
 fn read_part(path: &Path) -> Result<Part, String> {
     let file = path.display().to_string();
-    let text = crate::input::read_file(path, crate::input::TEXT_MAX_BYTES).map_err(|e| format!("{file}: {e}"))?;
+    let text = seedfall::input::read_file(path, seedfall::input::TEXT_MAX_BYTES).map_err(|e| format!("{file}: {e}"))?;
     let doc: Doc = serde_json::from_slice(&text)
         .map_err(|e| format!("{file}: not a seedfall sweep report ({e}; written by `seedfall run --json`?)"))?;
     let Some(shard) = &doc.shard else {

@@ -9,10 +9,10 @@
 //! seed notices survives: a blind spot of the workload. Exit 0 when every
 //! mutant is killed, 1 when one survives, 2 on errors or Ctrl-C.
 
-use crate::report::Tally;
 use crate::run_cmd::{SweepArgs, setup};
-use crate::seeds::parse_seeds;
-use crate::sweep::sweep;
+use seedfall::report::Tally;
+use seedfall::seeds::parse_seeds;
+use seedfall::sweep::sweep;
 use seedfall_host::fs::Mutant;
 use seedfall_host::world::Verdict;
 use std::process::ExitCode;
@@ -27,14 +27,14 @@ pub fn run(args: SweepArgs) -> ExitCode {
         }
     };
     // Ctrl-C or SIGTERM: stop at the next seed, exit 2 (a partial sweep proves nothing).
-    let interrupted = crate::interrupt::Interrupt::install().stop;
+    let interrupted = seedfall::interrupt::Interrupt::install().stop;
     let (mut cluster, path) = match setup(args.config.as_deref()) {
         Ok(ready) => ready,
         Err(code) => return code,
     };
     let workers = args.workers();
     // One sweep; with `first_failure`, it stops taking seeds at the first.
-    let run_sweep = |cluster: &crate::cluster::Cluster, first_failure: bool| {
+    let run_sweep = |cluster: &seedfall::cluster::Cluster, first_failure: bool| {
         let stop = AtomicBool::new(false);
         let mut tally = Tally::default();
         sweep(cluster, &seeds, workers, false, &stop, |outcome| {

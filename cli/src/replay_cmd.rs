@@ -14,9 +14,9 @@
 //! the first event where they part (exit 1 if they do).
 //! Exit codes as for `run`.
 
-use crate::report::fail_block;
 use crate::run_cmd::setup;
-use crate::schedule::Schedule;
+use seedfall::report::fail_block;
+use seedfall::schedule::Schedule;
 use seedfall_host::world::divergence::{first_divergence, from_text, to_text};
 use seedfall_host::world::{self, Verdict, vtime::go_duration_ms};
 use std::io::Write;
@@ -112,8 +112,9 @@ pub fn run(args: ReplayArgs) -> ExitCode {
     }
     let _ = writeln!(stdout, "trace hash {}", result.trace_hash);
     if let Some(model) = spec.linearizable {
-        let path = crate::config::history_path(&config_path, args.seed);
-        let page = crate::timeline::render(args.seed, model.name(), &result.history, result.linearizability.as_ref());
+        let path = seedfall::config::history_path(&config_path, args.seed);
+        let page =
+            seedfall::timeline::render(args.seed, model.name(), &result.history, result.linearizability.as_ref());
         let written = path.parent().map_or(Ok(()), std::fs::create_dir_all).and_then(|()| std::fs::write(&path, page));
         if let Err(e) = written {
             return fail(format!("cannot write {}: {e}", path.display()));

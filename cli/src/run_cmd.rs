@@ -10,14 +10,14 @@
 //! signal does not wait for the seeds in progress (one may hang until the
 //! watchdog): it prints the same summary of what finished and exits.
 
-use crate::cluster::Cluster;
-use crate::config;
-use crate::progress::Progress;
-use crate::report::{Tally, fail_block};
-use crate::seeds::parse_seeds;
-use crate::shard::Shard;
-use crate::summary::{Identity, Summary, file_hash};
-use crate::sweep::sweep;
+use seedfall::cluster::Cluster;
+use seedfall::config;
+use seedfall::progress::Progress;
+use seedfall::report::{Tally, fail_block};
+use seedfall::seeds::parse_seeds;
+use seedfall::shard::Shard;
+use seedfall::summary::{Identity, Summary, file_hash};
+use seedfall::sweep::sweep;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::Ordering;
@@ -95,7 +95,7 @@ pub fn run(args: RunArgs) -> ExitCode {
     }
     // Before the build, so a signal while building still ends in a summary
     // (of no seeds) and the JSON CI waits for.
-    let interrupt = crate::interrupt::Interrupt::install();
+    let interrupt = seedfall::interrupt::Interrupt::install();
     let (cluster, path) = match setup(args.sweep.config.as_deref()) {
         Ok(ready) => ready,
         Err(code) => return code,

@@ -13,9 +13,9 @@
 //!   test an explanation; DELTA is in the fault's own unit (a duration for
 //!   timed faults, a count for faults recorded at a disk operation).
 
-use crate::duration::parse_duration;
 use crate::run_cmd::setup;
-use crate::schedule::Schedule;
+use seedfall::duration::parse_duration;
+use seedfall::schedule::Schedule;
 use seedfall_host::world::fault::{Target, Trigger};
 use seedfall_host::world::history_check::LinOutcome;
 use seedfall_host::world::vtime::{SimDuration, SimTime};
@@ -145,7 +145,7 @@ pub fn verify(args: VerifyArgs) -> ExitCode {
             ExitCode::SUCCESS
         }
         Verdict::Fail(_) => {
-            print!("{}", crate::report::fail_block(seed, &result));
+            print!("{}", seedfall::report::fail_block(seed, &result));
             println!("not verified: the schedule still fails over the full run ({full})");
             ExitCode::from(1)
         }

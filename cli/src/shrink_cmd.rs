@@ -7,11 +7,11 @@
 //! (it fails the same way, but may not be minimal); that exits 2, as the
 //! shrink did not finish.
 
-use crate::config;
-use crate::duration::parse_duration;
 use crate::run_cmd::setup;
-use crate::schedule::{Schedule, ShrunkFrom};
-use crate::shrink::{Budget, Candidate, Shrinker, signature};
+use seedfall::config;
+use seedfall::duration::parse_duration;
+use seedfall::schedule::{Schedule, ShrunkFrom};
+use seedfall::shrink::{Budget, Candidate, Shrinker, signature};
 use seedfall_host::world::fault::Trigger;
 use seedfall_host::world::{self, Verdict};
 use std::path::PathBuf;
@@ -56,7 +56,7 @@ pub fn run(args: ShrinkArgs) -> ExitCode {
         Ok(b) => b.unwrap_or(Budget::Unlimited),
         Err(e) => return fail(e),
     };
-    let interrupt = crate::interrupt::Interrupt::install();
+    let interrupt = seedfall::interrupt::Interrupt::install();
     let (cluster, path) = match setup(args.config.as_deref()) {
         Ok(ready) => ready,
         Err(code) => return code,

@@ -1,0 +1,29 @@
+//! The seedfall driver as a library: from a config to a prepared cluster
+//! (`config`, `cluster`), and what is done with it: sweeps of seeds on
+//! worker threads (`sweep`) tallied and summarised (`report`, `summary`),
+//! and `shrink`. The `seedfall` binary (`main.rs` and the `*_cmd.rs` files)
+//! is clap glue over it: arguments in, these calls, exit codes out; anything
+//! else that drives seedfall (an MCP server, `seedfall test`) calls the same
+//! functions. No simulation logic lives here (that is `seedfall-host`).
+
+#![forbid(unsafe_code)]
+
+pub mod argv;
+mod catalog;
+pub mod cluster;
+pub mod compiled;
+pub mod config;
+pub mod duration;
+pub mod input;
+pub mod interrupt;
+mod overlay;
+mod patches;
+pub mod progress;
+pub mod report;
+pub mod schedule;
+pub mod seeds;
+pub mod shard;
+pub mod shrink;
+pub mod summary;
+pub mod sweep;
+pub mod timeline;
