@@ -26,4 +26,6 @@ pub mod shard;
 pub mod shrink;
 pub mod summary;
 pub mod sweep;
+#[cfg(test)]
+mod test_runs;
 pub mod timeline;

@@ -12,7 +12,7 @@
 use crate::run_cmd::{SweepArgs, setup};
 use seedfall::report::Tally;
 use seedfall::seeds::parse_seeds;
-use seedfall::sweep::sweep;
+use seedfall::sweep::{self, SweepOptions};
 use seedfall_host::fs::Mutant;
 use seedfall_host::world::Verdict;
 use std::process::ExitCode;
@@ -32,12 +32,12 @@ pub fn run(args: SweepArgs) -> ExitCode {
         Ok(ready) => ready,
         Err(code) => return code,
     };
-    let workers = args.workers();
+    let options = SweepOptions { workers: sweep::workers(args.jobs), check: false };
     // One sweep; with `first_failure`, it stops taking seeds at the first.
     let run_sweep = |cluster: &seedfall::cluster::Cluster, first_failure: bool| {
         let stop = AtomicBool::new(false);
         let mut tally = Tally::default();
-        sweep(cluster, &seeds, workers, false, &stop, |outcome| {
+        sweep::run(cluster, &seeds, &options, &stop, |outcome| {
             tally.add(&outcome);
             let failed = outcome.result.as_ref().is_ok_and(|r| matches!(r.verdict, Verdict::Fail(_)));
             if interrupted.load(Ordering::Relaxed) || (first_failure && failed) {
