@@ -1,10 +1,11 @@
 //! The seedfall driver as a library: from a config to a prepared cluster
 //! (`config`, `cluster`), and what is done with it: sweeps of seeds on
 //! worker threads (`sweep`) tallied and summarised (`report`, `summary`),
-//! and `shrink`. The `seedfall` binary (`main.rs` and the `*_cmd.rs` files)
-//! is clap glue over it: arguments in, these calls, exit codes out; anything
-//! else that drives seedfall (an MCP server, `seedfall test`) calls the same
-//! functions. No simulation logic lives here (that is `seedfall-host`).
+//! `replay`, `shrink`, `verify` and schedule editing (`schedule_edit`). The
+//! `seedfall` binary (`main.rs` and the `*_cmd.rs` files) is clap glue over
+//! it: arguments in, these calls, exit codes out; anything else that drives
+//! seedfall (an MCP server, `seedfall test`) calls the same functions. No
+//! simulation logic lives here (that is `seedfall-host`).
 
 #![forbid(unsafe_code)]
 
@@ -19,8 +20,10 @@ pub mod interrupt;
 mod overlay;
 mod patches;
 pub mod progress;
+pub mod replay;
 pub mod report;
 pub mod schedule;
+pub mod schedule_edit;
 pub mod seeds;
 pub mod shard;
 pub mod shrink;
@@ -28,4 +31,5 @@ pub mod summary;
 pub mod sweep;
 #[cfg(test)]
 mod test_runs;
-pub mod timeline;
+mod timeline;
+pub mod verify;
