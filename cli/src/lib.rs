@@ -17,6 +17,7 @@ pub mod config;
 pub mod duration;
 pub mod input;
 pub mod interrupt;
+pub mod mutate;
 mod overlay;
 mod patches;
 pub mod progress;
