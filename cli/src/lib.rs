@@ -14,6 +14,7 @@ mod catalog;
 pub mod cluster;
 pub mod compiled;
 pub mod config;
+pub mod crashstates;
 pub mod duration;
 pub mod input;
 pub mod interrupt;
