@@ -1,7 +1,8 @@
 //! The seedfall driver as a library: from a config to a prepared cluster
 //! (`config`, `cluster`), and what is done with it: sweeps of seeds on
 //! worker threads (`sweep`) tallied and summarised (`report`, `summary`),
-//! `replay`, `shrink`, `verify` and schedule editing (`schedule_edit`). The
+//! `replay`, `shrink`, `verify`, schedule editing (`schedule_edit`),
+//! `mutate`, `crashstates` and the merging of shard reports (`merge`). The
 //! `seedfall` binary (`main.rs` and the `*_cmd.rs` files) is clap glue over
 //! it: arguments in, these calls, exit codes out; anything else that drives
 //! seedfall (an MCP server, `seedfall test`) calls the same functions. No
@@ -16,8 +17,9 @@ pub mod compiled;
 pub mod config;
 pub mod crashstates;
 pub mod duration;
-pub mod input;
+mod input;
 pub mod interrupt;
+pub mod merge;
 pub mod mutate;
 mod overlay;
 mod patches;
