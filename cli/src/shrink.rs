@@ -152,6 +152,7 @@ impl fmt::Display for Step {
     }
 }
 
+/// The passes over one failure, running candidates through `R`.
 pub struct Shrinker<R> {
     runner: R,
     signature: String,
