@@ -58,18 +58,19 @@ impl fmt::Display for ReplayError {
 pub fn replay(
     cluster: &Cluster,
     config_path: &Path,
-    options: &ReplayOptions,
+    options: ReplayOptions,
     out: &mut dyn Write,
 ) -> Result<u8, ReplayError> {
     let seed = options.seed;
     let mut spec = cluster.spec(seed);
     let full_duration = spec.duration;
-    if let Some(schedule) = &options.schedule {
+    // Moved, not copied: a schedule may hold a million faults.
+    if let Some(schedule) = options.schedule {
         let names: Vec<&str> = spec.programs.iter().map(|p| p.name.as_str()).collect();
         if let Some(problem) = unknown_nodes(&schedule.faults, &names) {
             let _ = writeln!(out, "note: {problem}: it cannot apply");
         }
-        spec.schedule = Some(schedule.faults.clone());
+        spec.schedule = Some(schedule.faults);
         spec.duration = schedule.duration.unwrap_or(spec.duration);
         spec.budget_cap = schedule.ops;
     }

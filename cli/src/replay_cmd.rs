@@ -40,7 +40,7 @@ pub fn run(args: ReplayArgs) -> ExitCode {
         Err(e) => return fail(e),
     };
     let options = ReplayOptions { seed: args.seed, schedule, save_trace: args.save_trace, against: args.against };
-    match replay(&cluster, &config_path, &options, &mut std::io::stdout().lock()) {
+    match replay(&cluster, &config_path, options, &mut std::io::stdout().lock()) {
         Ok(code) => ExitCode::from(code),
         Err(e @ ReplayError::Run { .. }) => {
             eprintln!("seedfall: {e}");
