@@ -4,8 +4,8 @@
 //! binary has no .wasm suffix, and with no `--dir` the current directory is
 //! mounted at its own path with PWD set to it.
 
-use crate::compiled::{self, LoadError};
-use crate::duration::parse_duration;
+use seedfall::compiled::{self, LoadError};
+use seedfall::duration::parse_duration;
 use seedfall_cache::Cache;
 use seedfall_engine::{CompileConfig, PinnedGlobal};
 use seedfall_host::exec::{self, Exit};

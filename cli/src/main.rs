@@ -1,40 +1,23 @@
 //! The `seedfall` command line. Parses arguments and dispatches to one module
-//! per command; holds no simulation logic. Exit codes follow DESIGN.md §1:
+//! per command (`*_cmd.rs`: clap glue over the `seedfall` library, which does
+//! the work); holds no simulation logic. Exit codes follow DESIGN.md §1:
 //! 0 pass, 1 a finding, 2 usage/config/build/internal error; `exec` exits with
 //! the guest's own code.
 
 #![forbid(unsafe_code)]
 
-mod argv;
 mod cache_cmd;
-mod catalog;
-mod cluster;
-mod compiled;
-mod config;
 mod crashstates_cmd;
-mod duration;
 mod exec_cmd;
-mod input;
-mod interrupt;
 mod merge_cmd;
 mod mutate_cmd;
-mod overlay;
-mod patches;
-mod progress;
 mod replay_cmd;
-mod report;
 mod run_cmd;
-mod schedule;
 mod schedule_cmd;
-mod seeds;
-mod shard;
-mod shrink;
 mod shrink_cmd;
-mod summary;
-mod sweep;
-mod timeline;
 
 use clap::{Parser, Subcommand};
+use seedfall::{argv, compiled};
 use std::process::ExitCode;
 
 #[derive(Parser)]

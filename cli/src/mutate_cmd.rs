@@ -1,82 +1,53 @@
-//! `seedfall mutate -c CONFIG -seeds 1-100 [-j N]`: does the workload notice
-//! when durability breaks? First the config's own sweep, which must pass
-//! (else exit 2: fix that first); then one sweep per mutant of the simulated
-//! OS (`fs::Mutant`: fsync does nothing, directory fsync does nothing,
-//! O_SYNC/O_DSYNC are ignored, a crash during a rename leaves the target
-//! missing). A mutant is killed when some seed fails, and the seed named is
-//! the lowest that does (seeds are taken in order and a sweep stops taking
-//! new ones at its first failure, so every lower seed has run); a mutant no
-//! seed notices survives: a blind spot of the workload. Exit 0 when every
-//! mutant is killed, 1 when one survives, 2 on errors or Ctrl-C.
+//! `seedfall mutate -c CONFIG -seeds 1-100 [-j N]`: the config's own sweep,
+//! which must pass (else exit 2: fix that first), then one sweep per mutant
+//! of the simulated OS (`mutate.rs`), each said to be killed (by the lowest
+//! seed that noticed it) or to have survived. Exit 0 when every mutant is
+//! killed, 1 when one survives, 2 on errors or Ctrl-C.
 
-use crate::report::Tally;
-use crate::run_cmd::{SweepArgs, setup};
-use crate::seeds::parse_seeds;
-use crate::sweep::sweep;
+use crate::run_cmd::{SweepArgs, seed_list, setup};
+use seedfall::interrupt::Interrupt;
+use seedfall::mutate::{Judged, Mutate, MutateError};
+use seedfall::sweep;
 use seedfall_host::fs::Mutant;
-use seedfall_host::world::Verdict;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 pub fn run(args: SweepArgs) -> ExitCode {
-    let seeds = match parse_seeds(&args.seeds) {
+    let seeds = match seed_list(&args.seeds) {
         Ok(seeds) => seeds,
-        Err(e) => {
-            eprintln!("seedfall: --seeds: {e}");
-            return ExitCode::from(2);
-        }
+        Err(code) => return code,
     };
     // Ctrl-C or SIGTERM: stop at the next seed, exit 2 (a partial sweep proves nothing).
-    let interrupted = crate::interrupt::Interrupt::install().stop;
+    let interrupted = Interrupt::install().stop;
     let (mut cluster, path) = match setup(args.config.as_deref()) {
         Ok(ready) => ready,
         Err(code) => return code,
     };
-    let workers = args.workers();
-    // One sweep; with `first_failure`, it stops taking seeds at the first.
-    let run_sweep = |cluster: &crate::cluster::Cluster, first_failure: bool| {
-        let stop = AtomicBool::new(false);
-        let mut tally = Tally::default();
-        sweep(cluster, &seeds, workers, false, &stop, |outcome| {
-            tally.add(&outcome);
-            let failed = outcome.result.as_ref().is_ok_and(|r| matches!(r.verdict, Verdict::Fail(_)));
-            if interrupted.load(Ordering::Relaxed) || (first_failure && failed) {
-                stop.store(true, Ordering::Relaxed);
-            }
-        });
-        tally
-    };
-
-    let baseline = run_sweep(&cluster, false);
-    if let Some(code) = stopped(&interrupted, &baseline) {
-        return code;
-    }
-    if baseline.found_something() {
-        let seed = baseline.lowest_failing().map_or(String::new(), |s| format!(" (seed {s})"));
-        eprintln!(
-            "seedfall: the unmutated sweep of {} already fails{seed}: fix that first (seedfall run -c {0} -seeds {})",
-            path.display(),
-            args.seeds
-        );
-        return ExitCode::from(2);
-    }
-    println!("unmutated: {} seeds pass", baseline.seeds);
+    let mutate = Mutate { seeds: &seeds, workers: sweep::workers(args.jobs), interrupted: &interrupted };
     let mut survived = 0;
-    for mutant in Mutant::ALL {
-        cluster.mutant = Some(mutant);
-        let tally = run_sweep(&cluster, true);
-        if let Some(code) = stopped(&interrupted, &tally) {
-            return code;
-        }
-        match tally.failed.iter().next() {
-            Some((seed, (failures, ..))) => {
-                let why = failures.first().map_or(String::new(), |f| format!(": {f}"));
-                println!("killed    {}: seed {seed}{why}", mutant.describe());
+    let judged = mutate.baseline(&cluster).and_then(|passed| {
+        println!("unmutated: {passed} seeds pass");
+        mutate.mutants(&mut cluster, |judged: &Judged| match &judged.killed_by {
+            Some((seed, failure)) => {
+                let why = failure.as_ref().map_or(String::new(), |f| format!(": {f}"));
+                println!("killed    {}: seed {seed}{why}", judged.mutant.describe());
             }
             None => {
                 survived += 1;
-                println!("SURVIVED  {}: no seed of {} noticed", mutant.describe(), args.seeds);
+                println!("SURVIVED  {}: no seed of {} noticed", judged.mutant.describe(), args.seeds);
             }
+        })
+    });
+    match judged {
+        Ok(()) => {}
+        Err(MutateError::Seed { seed, error }) => return stopped(format!("seed {seed}: {error}")),
+        Err(MutateError::Interrupted) => return stopped("interrupted".to_string()),
+        Err(MutateError::Unmutated { lowest_failing }) => {
+            let seed = lowest_failing.map_or(String::new(), |s| format!(" (seed {s})"));
+            return stopped(format!(
+                "the unmutated sweep of {} already fails{seed}: fix that first (seedfall run -c {0} -seeds {})",
+                path.display(),
+                args.seeds
+            ));
         }
     }
     let total = Mutant::ALL.len();
@@ -84,16 +55,7 @@ pub fn run(args: SweepArgs) -> ExitCode {
     ExitCode::from(if survived > 0 { 1 } else { 0 })
 }
 
-/// Exit 2 for an internal error or an interrupted sweep (a partial sweep
-/// proves nothing about a mutant).
-fn stopped(interrupted: &AtomicBool, tally: &Tally) -> Option<ExitCode> {
-    if let Some((seed, e)) = tally.errors.first_key_value() {
-        eprintln!("seedfall: seed {seed}: {e}");
-        return Some(ExitCode::from(2));
-    }
-    if interrupted.load(Ordering::Relaxed) {
-        eprintln!("seedfall: interrupted");
-        return Some(ExitCode::from(2));
-    }
-    None
+fn stopped(message: String) -> ExitCode {
+    eprintln!("seedfall: {message}");
+    ExitCode::from(2)
 }

@@ -32,6 +32,39 @@ pub fn fail_lines(seed: u64, failures: &[Failure], end_ns: u64, steps: u64, real
     out
 }
 
+/// What a sweep prints for one seed as it comes: its FAIL block, that
+/// `-check` found it not deterministic, or its internal error (nothing for
+/// a pass).
+pub fn outcome_text(outcome: &SeedOutcome) -> String {
+    let mut text = String::new();
+    if let Ok(run) = &outcome.result {
+        text.push_str(&fail_block(outcome.seed, run));
+    }
+    if let Some(divergence) = &outcome.divergence {
+        text.push_str(&format!("FAIL seed {} is not deterministic: {divergence}\n", outcome.seed));
+    }
+    if let Err(e) = &outcome.result {
+        text.push_str(&format!("ERROR seed {}: {e}\n", outcome.seed));
+    }
+    text
+}
+
+/// Where the real time went: building and loading the programs, then
+/// `runs` (one run's timings, or a sweep's summed).
+pub fn timing_line(build: Duration, load: Duration, runs: &RunTimings) -> String {
+    let scheduler = runs.total.saturating_sub(runs.boot + runs.guest);
+    format!(
+        "real time: build {}, compile/load {}, boot {} ({} boots), guest and host calls {} ({} host calls), scheduler {}",
+        go_duration_ms(build.as_nanos() as u64),
+        go_duration_ms(load.as_nanos() as u64),
+        go_duration_ms(runs.boot.as_nanos() as u64),
+        runs.boots,
+        go_duration_ms(runs.guest.as_nanos() as u64),
+        runs.host_calls,
+        go_duration_ms(scheduler.as_nanos() as u64),
+    )
+}
+
 /// Per property: kind, seeds that reached it, seeds where it was true.
 #[derive(Default)]
 pub struct PropertyTable {
@@ -211,20 +244,12 @@ impl Tally {
         hasher.finalize().to_hex().to_string()
     }
 
-    /// Where the real time went, summed over runs.
-    pub fn timing_line(&self, build: Duration, load: Duration) -> String {
-        let t = &self.timings;
-        let scheduler = t.total.saturating_sub(t.boot + t.guest);
-        format!(
-            "real time: build {}, compile/load {}, boot {} ({} boots), guest and host calls {} ({} host calls), scheduler {}",
-            go_duration_ms(build.as_nanos() as u64),
-            go_duration_ms(load.as_nanos() as u64),
-            go_duration_ms(t.boot.as_nanos() as u64),
-            t.boots,
-            go_duration_ms(t.guest.as_nanos() as u64),
-            t.host_calls,
-            go_duration_ms(scheduler.as_nanos() as u64),
-        )
+    /// Every failing seed's `fail_block`, in seed order.
+    pub fn fail_blocks(&self) -> String {
+        let blocks = self.failed.iter();
+        blocks
+            .map(|(seed, (failures, end_ns, steps, real))| fail_lines(*seed, failures, *end_ns, *steps, *real))
+            .collect()
     }
 
     pub fn json(&self, config: &str, exit_code: u8) -> Value {
@@ -287,25 +312,9 @@ fn add_timings(sum: &mut RunTimings, run: &RunTimings) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use seedfall_host::trace::TraceHash;
-    use seedfall_host::world::vtime::SimTime;
 
     fn outcome(seed: u64, linearizability: Option<LinOutcome>) -> SeedOutcome {
-        let run = RunResult {
-            verdict: Verdict::Pass,
-            end: SimTime::ZERO,
-            steps: 1,
-            trace_hash: TraceHash([seed as u8; 32]),
-            faults: vec![],
-            properties: Default::default(),
-            timings: RunTimings::default(),
-            budget_default: None,
-            swarm: vec![],
-            hash_log: None,
-            history: Default::default(),
-            linearizability,
-            crash_space: None,
-        };
+        let run = RunResult { linearizability, ..crate::test_runs::run(seed, 0, Verdict::Pass) };
         SeedOutcome { seed, result: Ok(run), divergence: None }
     }
 

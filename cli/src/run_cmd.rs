@@ -10,17 +10,17 @@
 //! signal does not wait for the seeds in progress (one may hang until the
 //! watchdog): it prints the same summary of what finished and exits.
 
-use crate::cluster::Cluster;
-use crate::config;
-use crate::progress::Progress;
-use crate::report::{Tally, fail_block};
-use crate::seeds::parse_seeds;
-use crate::shard::Shard;
-use crate::summary::{Identity, Summary, file_hash};
-use crate::sweep::sweep;
+use seedfall::cluster::Cluster;
+use seedfall::config;
+use seedfall::interrupt::Interrupt;
+use seedfall::progress::Progress;
+use seedfall::report::{Tally, outcome_text};
+use seedfall::seeds::parse_seeds;
+use seedfall::shard::Shard;
+use seedfall::summary::{Identity, Summary, file_hash};
+use seedfall::sweep::{self, SweepOptions};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -36,12 +36,6 @@ pub struct SweepArgs {
     /// Worker threads (default: all cores).
     #[arg(short = 'j', long = "jobs", value_name = "N")]
     pub jobs: Option<usize>,
-}
-
-impl SweepArgs {
-    pub fn workers(&self) -> usize {
-        self.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-    }
 }
 
 #[derive(clap::Args)]
@@ -75,13 +69,18 @@ pub fn setup(config_arg: Option<&Path>) -> Result<(Cluster, PathBuf), ExitCode> 
     Ok((cluster, path))
 }
 
+/// The seed list of `--seeds`, printing the error (exit 2).
+pub fn seed_list(text: &str) -> Result<Vec<u64>, ExitCode> {
+    parse_seeds(text).map_err(|e| {
+        eprintln!("seedfall: --seeds: {e}");
+        ExitCode::from(2)
+    })
+}
+
 pub fn run(args: RunArgs) -> ExitCode {
-    let mut seeds = match parse_seeds(&args.sweep.seeds) {
+    let mut seeds = match seed_list(&args.sweep.seeds) {
         Ok(seeds) => seeds,
-        Err(e) => {
-            eprintln!("seedfall: --seeds: {e}");
-            return ExitCode::from(2);
-        }
+        Err(code) => return code,
     };
     let shard = match args.shard.as_deref().map(Shard::parse).transpose() {
         Ok(shard) => shard,
@@ -95,7 +94,7 @@ pub fn run(args: RunArgs) -> ExitCode {
     }
     // Before the build, so a signal while building still ends in a summary
     // (of no seeds) and the JSON CI waits for.
-    let interrupt = crate::interrupt::Interrupt::install();
+    let interrupt = Interrupt::install();
     let (cluster, path) = match setup(args.sweep.config.as_deref()) {
         Ok(ready) => ready,
         Err(code) => return code,
@@ -107,11 +106,11 @@ pub fn run(args: RunArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let workers = args.sweep.workers();
+    let options = SweepOptions { workers: sweep::workers(args.sweep.jobs), check: args.check };
     let started = Instant::now();
     let summary = Summary {
         total: seeds.len() as u64,
-        workers,
+        workers: options.workers,
         config: path,
         json: args.json.clone(),
         build_time: cluster.build_time,
@@ -137,25 +136,14 @@ pub fn run(args: RunArgs) -> ExitCode {
         again.report(&tally, true, started.elapsed())
     });
     let mut progress = Progress::new(seeds.len() as u64);
-    sweep(&cluster, &seeds, workers, args.check, &interrupt.stop, |outcome| {
+    let swept = sweep::run(&cluster, &seeds, &options, &interrupt.stop, |outcome| {
         let mut tally = tally.lock().unwrap_or_else(|e| e.into_inner());
         tally.add(&outcome);
-        let mut found = String::new();
-        if let Ok(run) = &outcome.result {
-            found.push_str(&fail_block(outcome.seed, run));
-        }
-        if let Some(divergence) = &outcome.divergence {
-            found.push_str(&format!("FAIL seed {} is not deterministic: {divergence}\n", outcome.seed));
-        }
-        if let Err(e) = &outcome.result {
-            found.push_str(&format!("ERROR seed {}: {e}\n", outcome.seed));
-        }
         progress.clear();
-        print!("{found}");
+        print!("{}", outcome_text(&outcome));
         progress.update(tally.seeds, tally.failed.len() as u64);
     });
     progress.clear();
     let tally = tally.lock().unwrap_or_else(|e| e.into_inner());
-    let interrupted = interrupt.stop.load(Ordering::Relaxed) && tally.seeds < seeds.len() as u64;
-    ExitCode::from(summary.report(&tally, interrupted, started.elapsed()))
+    ExitCode::from(summary.report(&tally, swept.interrupted, started.elapsed()))
 }

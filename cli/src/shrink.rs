@@ -15,10 +15,19 @@
 //! workers; the first failing one in sequential order wins, and the run
 //! count is what a sequential shrinker would have spent, so the result and
 //! the count are the same for any worker count. Bisections are sequential.
+//!
+//! The passes run candidates through a `Runner` (a seed of a cluster,
+//! `SeedRunner`; a closure in tests). `failing` and `shrink` are the whole
+//! of `seedfall shrink` but its printing and the saving of the schedule:
+//! they find the failure, shrink it and return what to save.
 
 use crate::cluster::Cluster;
+use crate::duration::parse_duration;
+use crate::schedule::{Schedule, ShrunkFrom};
+use seedfall_host::world::fault::Trigger;
 use seedfall_host::world::vtime::{SimDuration, SimTime};
-use seedfall_host::world::{self, Fault, RunResult, Verdict};
+use seedfall_host::world::{self, Failure, Fault, RunResult, RunSpec, Verdict};
+use std::fmt;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -36,7 +45,7 @@ pub struct Candidate {
 }
 
 /// When to stop early.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Budget {
     Unlimited,
     /// Sequential-equivalent runs (reproducible).
@@ -45,9 +54,107 @@ pub enum Budget {
     Time(Duration),
 }
 
-pub struct Shrinker<'a> {
-    cluster: &'a Cluster,
-    seed: u64,
+impl Budget {
+    /// `300` (runs) or `10m` (wall time), as `--budget` takes it.
+    pub fn parse(text: &str) -> Result<Budget, String> {
+        if let Ok(runs) = text.parse::<u64>() {
+            return Ok(Budget::Runs(runs));
+        }
+        parse_duration(text).map(Budget::Time).map_err(|e| format!("--budget: {e} (or a number of runs)"))
+    }
+}
+
+/// What the passes need to know of a run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    /// The first failure's signature (None: the run passed).
+    pub signature: Option<String>,
+    /// Virtual time at which the run ended.
+    pub end: SimTime,
+}
+
+/// Runs candidates, from any worker thread.
+pub trait Runner: Sync {
+    fn run(&self, candidate: &Candidate) -> Result<Outcome, String>;
+}
+
+impl<F: Fn(&Candidate) -> Result<Outcome, String> + Sync> Runner for F {
+    fn run(&self, candidate: &Candidate) -> Result<Outcome, String> {
+        self(candidate)
+    }
+}
+
+/// One seed of a cluster, its drawn faults replaced by the candidate's.
+pub struct SeedRunner<'a> {
+    pub cluster: &'a Cluster,
+    pub seed: u64,
+}
+
+impl SeedRunner<'_> {
+    fn spec(&self, c: &Candidate) -> RunSpec {
+        let mut spec = self.cluster.spec(self.seed);
+        spec.schedule = Some(c.faults.clone());
+        spec.duration = c.duration;
+        spec.budget_cap = c.ops;
+        spec
+    }
+
+    /// The whole run of `c`, faults and all.
+    pub fn run_full(&self, c: &Candidate) -> Result<RunResult, String> {
+        world::run(&self.spec(c), None).map_err(|e| e.to_string())
+    }
+}
+
+impl Runner for SeedRunner<'_> {
+    fn run(&self, candidate: &Candidate) -> Result<Outcome, String> {
+        self.run_full(candidate).map(|run| Outcome { signature: signature(&run), end: run.end })
+    }
+}
+
+/// The first failure's signature, if the run failed.
+pub fn signature(run: &RunResult) -> Option<String> {
+    match &run.verdict {
+        Verdict::Fail(failures) => failures.first().map(|f| f.signature()),
+        _ => None,
+    }
+}
+
+/// An improvement one round of the passes made.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Change {
+    /// Faults removed; this many are left.
+    Removed(usize),
+    /// The workload capped at this many ops.
+    Capped(u64),
+    /// The duration trimmed to this.
+    Trimmed(SimDuration),
+    Simplified,
+}
+
+/// A `Change` with when it came: what `seedfall shrink` prints as it goes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Step {
+    pub round: u32,
+    pub change: Change,
+    /// Runs so far.
+    pub runs: u64,
+}
+
+impl fmt::Display for Step {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        let (round, runs) = (self.round, self.runs);
+        match &self.change {
+            Change::Removed(left) => write!(f, "round {round}: removed faults, {left} left (runs {runs})"),
+            Change::Capped(ops) => write!(f, "round {round}: workload capped at {ops} ops (runs {runs})"),
+            Change::Trimmed(duration) => write!(f, "round {round}: duration trimmed to {duration} (runs {runs})"),
+            Change::Simplified => write!(f, "round {round}: faults simplified (runs {runs})"),
+        }
+    }
+}
+
+/// The passes over one failure, running candidates through `R`.
+pub struct Shrinker<R> {
+    runner: R,
     signature: String,
     workers: usize,
     budget: Budget,
@@ -64,26 +171,12 @@ pub struct Shrinker<'a> {
     pub fail_at: SimTime,
 }
 
-/// The first failure's signature, if the run failed.
-pub fn signature(run: &RunResult) -> Option<String> {
-    match &run.verdict {
-        Verdict::Fail(failures) => failures.first().map(|f| f.signature()),
-        _ => None,
-    }
-}
-
-impl<'a> Shrinker<'a> {
-    pub fn new(
-        cluster: &'a Cluster,
-        seed: u64,
-        signature: String,
-        workers: usize,
-        budget: Budget,
-        fail_at: SimTime,
-    ) -> Self {
+impl<R: Runner> Shrinker<R> {
+    /// A shrinker keeping candidates that fail with `signature`; the one it
+    /// starts from fails at `fail_at`.
+    pub fn new(runner: R, signature: String, workers: usize, budget: Budget, fail_at: SimTime) -> Self {
         Shrinker {
-            cluster,
-            seed,
+            runner,
             signature,
             workers: workers.max(1),
             budget,
@@ -102,18 +195,47 @@ impl<'a> Shrinker<'a> {
         self.interrupt = Some(flag);
     }
 
-    /// Runs `c` (its faults replayed exactly).
-    pub fn run(&self, c: &Candidate) -> Result<RunResult, String> {
-        let mut spec = self.cluster.spec(self.seed);
-        spec.schedule = Some(c.faults.clone());
-        spec.duration = c.duration;
-        spec.budget_cap = c.ops;
-        world::run(&spec, None).map_err(|e| e.to_string())
+    /// Whether `c` fails the same way (one run, counted): the check that
+    /// replaying a drawn schedule reproduces the seed's failure.
+    pub fn replays(&mut self, c: &Candidate) -> Result<bool, String> {
+        let outcome = self.runner.run(c)?;
+        self.runs += 1;
+        Ok(outcome.signature.as_deref() == Some(self.signature.as_str()))
+    }
+
+    /// Runs the passes over `best`, round after round, until a round changes
+    /// nothing or the budget is spent; `on_step` hears each improvement.
+    /// `best` must fail the same way, and still does after.
+    pub fn minimize(&mut self, best: &mut Candidate, default_ops: Option<u64>, mut on_step: impl FnMut(&Step)) {
+        let mut round = 0;
+        loop {
+            round += 1;
+            let mut changed = false;
+            let mut step = |shrinker: &Shrinker<R>, change| {
+                changed = true;
+                on_step(&Step { round, change, runs: shrinker.runs });
+            };
+            if self.remove_faults(best) {
+                step(self, Change::Removed(best.faults.len()));
+            }
+            if self.cap_ops(best, default_ops) {
+                step(self, Change::Capped(best.ops.unwrap_or(0)));
+            }
+            if self.trim_duration(best) {
+                step(self, Change::Trimmed(best.duration));
+            }
+            if self.simplify(best) {
+                step(self, Change::Simplified);
+            }
+            if !changed || self.stopped_early {
+                break;
+            }
+        }
     }
 
     fn fails_same(&self, c: &Candidate) -> Option<SimTime> {
-        let run = self.run(c).ok()?;
-        (signature(&run).as_deref() == Some(self.signature.as_str())).then_some(run.end)
+        let outcome = self.runner.run(c).ok()?;
+        (outcome.signature.as_deref() == Some(self.signature.as_str())).then_some(outcome.end)
     }
 
     fn exhausted(&mut self) -> bool {
@@ -170,7 +292,7 @@ impl<'a> Shrinker<'a> {
 
     /// Pass 1: delta debugging over the faults (complements of chunks),
     /// ending 1-minimal: no single fault can be removed.
-    pub fn remove_faults(&mut self, best: &mut Candidate) -> bool {
+    fn remove_faults(&mut self, best: &mut Candidate) -> bool {
         let before = best.faults.len();
         let mut n = 2usize;
         while !best.faults.is_empty() {
@@ -199,7 +321,7 @@ impl<'a> Shrinker<'a> {
     }
 
     /// Pass 2: the smallest workload cap that still fails, by bisection.
-    pub fn cap_ops(&mut self, best: &mut Candidate, default: Option<u64>) -> bool {
+    fn cap_ops(&mut self, best: &mut Candidate, default: Option<u64>) -> bool {
         let Some(current) = best.ops.or(default) else { return false };
         self.bisect(best, current, 1, |c, ops| c.ops = Some(ops))
     }
@@ -225,13 +347,13 @@ impl<'a> Shrinker<'a> {
     }
 
     /// Pass 3: end the run just past the failure.
-    pub fn trim_duration(&mut self, best: &mut Candidate) -> bool {
+    fn trim_duration(&mut self, best: &mut Candidate) -> bool {
         let target = SimDuration::from_ns((self.fail_at.ns() / TIME_STEP_NS + 1) * TIME_STEP_NS);
         target < best.duration && self.try_one(best, Candidate { duration: target, ..best.clone() })
     }
 
     /// Pass 4: simplify each fault as its kind allows.
-    pub fn simplify(&mut self, best: &mut Candidate) -> bool {
+    fn simplify(&mut self, best: &mut Candidate) -> bool {
         let mut changed = false;
         for i in 0..best.faults.len() {
             let kind = best.faults[i].kind.imp();
@@ -299,3 +421,147 @@ impl<'a> Shrinker<'a> {
         changed
     }
 }
+
+/// A seed that fails as drawn: where shrinking starts.
+pub struct Failing {
+    pub seed: u64,
+    /// Its first failure, the one a shrunk run must repeat.
+    pub failure: Failure,
+    signature: String,
+    /// The drawn faults, over the config's duration.
+    pub start: Candidate,
+    /// The size the workload passed to `sim.Budget`, if it called it.
+    pub default_ops: Option<u64>,
+    fail_at: SimTime,
+    started: Instant,
+}
+
+/// Runs `seed` as drawn; an error unless it fails.
+pub fn failing(cluster: &Cluster, seed: u64) -> Result<Failing, String> {
+    let started = Instant::now();
+    let first = world::run(&cluster.spec(seed), None).map_err(|e| e.to_string())?;
+    let (Some(signature), Verdict::Fail(failures)) = (signature(&first), &first.verdict) else {
+        return Err(format!("seed {seed} passes: nothing to shrink"));
+    };
+    Ok(Failing {
+        seed,
+        failure: failures[0].clone(),
+        signature,
+        start: Candidate { faults: first.faults.clone(), duration: cluster.spec(seed).duration, ops: None },
+        default_ops: first.budget_default,
+        fail_at: first.end,
+        started,
+    })
+}
+
+/// How hard to shrink.
+#[derive(Debug, Clone, Copy)]
+pub struct ShrinkOptions {
+    pub workers: usize,
+    pub budget: Budget,
+}
+
+/// A finished (or stopped) shrink.
+pub struct Shrunk {
+    pub seed: u64,
+    pub before: Candidate,
+    /// The smallest candidate found; it fails the same way.
+    pub after: Candidate,
+    pub default_ops: Option<u64>,
+    pub runs: u64,
+    pub stopped_early: bool,
+    pub interrupted: bool,
+    /// From the first run to the end of the passes.
+    pub elapsed: Duration,
+}
+
+/// Shrinks `failing`'s schedule; `on_step` hears each improvement, and a
+/// set `interrupt` stops the passes with the best candidate so far.
+pub fn shrink(
+    cluster: &Cluster,
+    failing: &Failing,
+    options: &ShrinkOptions,
+    interrupt: Arc<AtomicBool>,
+    on_step: impl FnMut(&Step),
+) -> Result<Shrunk, String> {
+    let runner = SeedRunner { cluster, seed: failing.seed };
+    let mut shrinker =
+        Shrinker::new(runner, failing.signature.clone(), options.workers, options.budget, failing.fail_at);
+    shrinker.interrupt_on(interrupt);
+    if !shrinker.replays(&failing.start)? {
+        return Err(format!("seed {} does not fail the same way when its schedule is replayed", failing.seed));
+    }
+    let mut best = failing.start.clone();
+    shrinker.minimize(&mut best, failing.default_ops, on_step);
+    let elapsed = failing.started.elapsed();
+    // Faults recorded at a disk operation keep their op; their times are
+    // only for people, so take them from the final run.
+    if let Ok(last) = shrinker.runner.run_full(&best) {
+        for f in best.faults.iter_mut().filter(|f| f.kind.trigger().by_op()) {
+            if let Some(seen) = last.faults.iter().find(|g| g.kind == f.kind && g.target == f.target && g.op == f.op) {
+                let length = f.length();
+                f.at = seen.at;
+                // A preemption point's `until` is the reference's "0s" placeholder, not an end.
+                if f.kind.trigger() != Trigger::CountedCall {
+                    f.until = length.map(|l| seen.at.plus(l));
+                }
+            }
+        }
+    }
+    Ok(Shrunk {
+        seed: failing.seed,
+        before: failing.start.clone(),
+        after: best,
+        default_ops: failing.default_ops,
+        runs: shrinker.runs,
+        stopped_early: shrinker.stopped_early,
+        interrupted: shrinker.interrupted,
+        elapsed,
+    })
+}
+
+impl Shrunk {
+    /// The schedule to save: it replays the shrunk failure exactly.
+    pub fn schedule(&self) -> Schedule {
+        Schedule {
+            seed: Some(self.seed),
+            faults: self.after.faults.clone(),
+            duration: Some(self.after.duration),
+            ops: self.after.ops.or(self.default_ops),
+            shrunk_from: Some(ShrunkFrom {
+                faults: self.before.faults.len(),
+                duration: Some(self.before.duration),
+                ops: self.before.ops.or(self.default_ops),
+            }),
+            shrink_runs: Some(self.runs),
+        }
+    }
+
+    /// The sizes before and after, the runs it took, and why it stopped
+    /// if it did not finish: lines for people.
+    pub fn report(&self) -> String {
+        let sizes = |c: &Candidate| {
+            let ops = c.ops.or(self.default_ops).map_or("default".to_string(), |n| n.to_string());
+            format!("{} faults, duration {}, workload ops {ops}", c.faults.len(), c.duration)
+        };
+        let seconds = self.elapsed.as_secs_f64();
+        let mut out = format!("  before: {}\n  after:  {}\n", sizes(&self.before), sizes(&self.after));
+        out.push_str(&format!(
+            "  {} runs in {seconds:.1}s ({:.1} runs/s)\n",
+            self.runs,
+            self.runs as f64 / seconds.max(1e-9)
+        ));
+        if self.interrupted {
+            out.push_str(
+                "  interrupted: saving the best schedule found so far (it fails the same way, but may not be minimal)\n",
+            );
+        } else if self.stopped_early {
+            out.push_str("  stopped early (budget): the schedule may not be minimal\n");
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+#[path = "shrink_tests.rs"]
+mod tests;

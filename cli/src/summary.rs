@@ -5,7 +5,7 @@
 //! so `report merge` can tell shards of one sweep from anything else. Shared
 //! by `run` and `report merge`, which must print the same thing.
 
-use crate::report::Tally;
+use crate::report::{Tally, timing_line};
 use crate::shard::Shard;
 use serde_json::{Value, json};
 use std::path::PathBuf;
@@ -74,7 +74,7 @@ impl Summary {
             println!("lowest failing seed: {seed} (replay: seedfall replay -c {} -seed {seed})", self.config.display());
         }
         print!("{}", tally.properties.render());
-        println!("{}", tally.timing_line(self.build_time, self.load_time));
+        println!("{}", timing_line(self.build_time, self.load_time, &tally.timings));
         if let Some(json_path) = &self.json {
             let text = serde_json::to_string_pretty(&self.json(tally, code, interrupted, elapsed))
                 .expect("JSON values serialize");

@@ -1,10 +1,13 @@
 //! Running many seeds on worker threads. Each worker takes the next seed
 //! from a shared counter and runs it (twice with `check`; when the two
 //! differ, twice more with every event logged, so the divergence is named
-//! where it starts), sending the outcome back; the caller sees outcomes in completion order. A stop flag
-//! (Ctrl-C) makes workers finish the seed in hand and take no more. Every
-//! run builds its own world on its worker's thread; only the loaded code is
-//! shared, so the worker count never changes a seed's result.
+//! where it starts), sending the outcome back; the caller sees outcomes in
+//! completion order, on its own thread. A stop flag (Ctrl-C, or a caller
+//! that has seen enough) makes workers finish the seed in hand and take no
+//! more. Every run builds its own world on its worker's thread; only the
+//! loaded code is shared, so the worker count never changes a seed's result.
+//! What it does not do: count or order outcomes (`report::Tally` does, in
+//! seed order), print anything, or choose the seeds (`seeds.rs`, `shard.rs`).
 
 use crate::cluster::Cluster;
 use seedfall_host::world::divergence::compare_runs;
@@ -28,7 +31,30 @@ impl SeedOutcome {
     }
 }
 
-fn run_seed(cluster: &Cluster, seed: u64, check: bool) -> SeedOutcome {
+/// How a sweep runs its seeds.
+#[derive(Debug, Clone, Copy)]
+pub struct SweepOptions {
+    pub workers: usize,
+    /// Run every seed twice and compare the trace hashes.
+    pub check: bool,
+}
+
+/// How a sweep ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Swept {
+    /// Items whose outcome reached the caller: every item started.
+    pub finished: usize,
+    /// The stop flag left some items not started.
+    pub interrupted: bool,
+}
+
+/// `-j N`, or all cores.
+pub fn workers(jobs: Option<usize>) -> usize {
+    jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+/// Runs one seed of `cluster` (twice with `check`).
+pub fn run_seed(cluster: &Cluster, seed: u64, check: bool) -> SeedOutcome {
     let run = |hash_log: bool| {
         let mut spec = cluster.spec(seed);
         spec.hash_log = hash_log;
@@ -56,30 +82,44 @@ fn run_seed(cluster: &Cluster, seed: u64, check: bool) -> SeedOutcome {
     SeedOutcome { seed, result, divergence }
 }
 
-/// Runs `seeds` on `workers` threads, calling `each` on the calling thread
-/// for every outcome as it arrives.
-pub fn sweep(
+/// Runs `seeds` of `cluster`, calling `on_seed` on the calling thread for
+/// every outcome as it arrives.
+pub fn run(
     cluster: &Cluster,
     seeds: &[u64],
-    workers: usize,
-    check: bool,
+    options: &SweepOptions,
     stop: &AtomicBool,
-    mut each: impl FnMut(SeedOutcome),
-) {
+    on_seed: impl FnMut(SeedOutcome),
+) -> Swept {
+    each(seeds, options.workers, stop, |&seed| run_seed(cluster, seed, options.check), on_seed)
+}
+
+/// Runs `work` on each of `items` on `workers` threads, taking them in list
+/// order, and calls `done` on the calling thread with each result in
+/// completion order. Once `stop` is set no item starts; those started finish
+/// and are reported.
+pub fn each<I: Sync, O: Send>(
+    items: &[I],
+    workers: usize,
+    stop: &AtomicBool,
+    work: impl Fn(&I) -> O + Sync,
+    mut done: impl FnMut(O),
+) -> Swept {
     let next = AtomicUsize::new(0);
     let (send, receive) = mpsc::channel();
+    let mut finished = 0;
     std::thread::scope(|scope| {
-        for _ in 0..workers.max(1).min(seeds.len().max(1)) {
+        for _ in 0..workers.clamp(1, items.len().max(1)) {
             let send = send.clone();
-            let next = &next;
+            let (next, work) = (&next, &work);
             scope.spawn(move || {
                 loop {
                     if stop.load(Ordering::Relaxed) {
                         break;
                     }
                     let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(&seed) = seeds.get(i) else { break };
-                    if send.send(run_seed(cluster, seed, check)).is_err() {
+                    let Some(item) = items.get(i) else { break };
+                    if send.send(work(item)).is_err() {
                         break;
                     }
                 }
@@ -87,7 +127,13 @@ pub fn sweep(
         }
         drop(send);
         for outcome in receive {
-            each(outcome);
+            finished += 1;
+            done(outcome);
         }
     });
+    Swept { finished, interrupted: finished < items.len() }
 }
+
+#[cfg(test)]
+#[path = "sweep_tests.rs"]
+mod tests;

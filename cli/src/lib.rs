@@ -1,0 +1,39 @@
+//! The seedfall driver as a library: from a config to a prepared cluster
+//! (`config`, `cluster`), and what is done with it: sweeps of seeds on
+//! worker threads (`sweep`) tallied and summarised (`report`, `summary`),
+//! `replay`, `shrink`, `verify`, schedule editing (`schedule_edit`),
+//! `mutate`, `crashstates` and the merging of shard reports (`merge`). The
+//! `seedfall` binary (`main.rs` and the `*_cmd.rs` files) is clap glue over
+//! it: arguments in, these calls, exit codes out; anything else that drives
+//! seedfall (an MCP server, `seedfall test`) calls the same functions. No
+//! simulation logic lives here (that is `seedfall-host`).
+
+#![forbid(unsafe_code)]
+
+pub mod argv;
+mod catalog;
+pub mod cluster;
+pub mod compiled;
+pub mod config;
+pub mod crashstates;
+pub mod duration;
+mod input;
+pub mod interrupt;
+pub mod merge;
+pub mod mutate;
+mod overlay;
+mod patches;
+pub mod progress;
+pub mod replay;
+pub mod report;
+pub mod schedule;
+pub mod schedule_edit;
+pub mod seeds;
+pub mod shard;
+pub mod shrink;
+pub mod summary;
+pub mod sweep;
+#[cfg(test)]
+mod test_runs;
+mod timeline;
+pub mod verify;

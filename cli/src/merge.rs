@@ -1,0 +1,265 @@
+//! `report merge`: the shards of one sweep (`run --shard I/N --json …` on
+//! N machines) back into the summary the unsharded sweep would have
+//! printed: the same counts, failures, property table and trace digest;
+//! only real-time figures differ. Refuses (naming the file) anything that
+//! is not exactly the N shards of one sweep: a shard missing or given
+//! twice, an interrupted shard, or a different seedfall version, config,
+//! compiled programs, seed list or `-check`. It does not re-run anything,
+//! nor print: the caller prints the tally's FAIL blocks, then the summary.
+
+use crate::report::Tally;
+use crate::seeds::parse_seeds;
+use crate::shard::Shard;
+use crate::summary::{Identity, Summary};
+use seedfall_host::node::PropertyKind;
+use seedfall_host::world::{Class, Failure, RunTimings};
+use serde::Deserialize;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// What `run --json` wrote, as far as merging needs it.
+#[derive(Deserialize)]
+struct Doc {
+    seedfall_version: String,
+    config: String,
+    config_hash: String,
+    programs_hash: String,
+    seed_list: String,
+    check: bool,
+    shard: Option<ShardDoc>,
+    interrupted: bool,
+    seeds: u64,
+    passed: u64,
+    horizon: u64,
+    #[serde(default)]
+    linearizability_unknown: u64,
+    failures: Vec<FailedSeed>,
+    diverged: Vec<u64>,
+    errors: Vec<SeedError>,
+    properties: Vec<PropertyRow>,
+    trace_hashes: Vec<(u64, String)>,
+    totals: Totals,
+    workers: usize,
+    elapsed_ms: u64,
+}
+
+#[derive(Deserialize)]
+struct ShardDoc {
+    index: u64,
+    count: u64,
+}
+
+#[derive(Deserialize)]
+struct FailedSeed {
+    seed: u64,
+    virtual_ns: u64,
+    steps: u64,
+    real_ms: u64,
+    failures: Vec<FailureDoc>,
+}
+
+#[derive(Deserialize)]
+struct FailureDoc {
+    class: String,
+    node: String,
+    incarnation: u32,
+    property: Option<String>,
+    message: String,
+    #[serde(default)]
+    at_ns: Option<u64>,
+}
+
+#[derive(Deserialize)]
+struct SeedError {
+    seed: u64,
+    error: String,
+}
+
+#[derive(Deserialize)]
+struct PropertyRow {
+    kind: String,
+    message: String,
+    seeds_reached: u64,
+    seeds_true: u64,
+}
+
+#[derive(Deserialize)]
+struct Totals {
+    steps: u64,
+    virtual_ns: u64,
+    real_ms: u64,
+    boot_ms: u64,
+    boots: u32,
+    guest_ms: u64,
+    host_calls: u64,
+    build_ms: u64,
+    load_ms: u64,
+}
+
+/// One shard's file, read and checked on its own.
+struct Part {
+    file: String,
+    doc: Doc,
+    shard: Shard,
+}
+
+/// The shards' reports, merged.
+pub struct Merged {
+    pub tally: Tally,
+    /// What the unsharded sweep's summary says besides the tally.
+    pub summary: Summary,
+    /// The slowest shard's real time: the shards ran side by side.
+    pub elapsed: Duration,
+}
+
+/// Reads and checks the shards' `files` and merges them; the merged summary
+/// writes its JSON to `json`, if given, when reported.
+pub fn merge(files: &[PathBuf], json: Option<PathBuf>) -> Result<Merged, String> {
+    let parts = files.iter().map(|f| read_part(f)).collect::<Result<Vec<_>, _>>()?;
+    let first = parts.first().ok_or("no shards to merge")?;
+    for part in &parts[1..] {
+        same_sweep(first, part)?;
+    }
+    let all_seeds = parse_seeds(&first.doc.seed_list).map_err(|e| format!("{}: {e}", first.file))?;
+    let mut by_index: BTreeMap<u64, &Part> = BTreeMap::new();
+    for part in &parts {
+        if let Some(other) = by_index.insert(part.shard.index, part) {
+            return Err(format!("shard {} is given twice: {} and {}", part.shard, other.file, part.file));
+        }
+    }
+    let count = first.shard.count;
+    let missing: Vec<String> =
+        (0..count).filter(|i| !by_index.contains_key(i)).map(|i| format!("{i}/{count}")).collect();
+    if !missing.is_empty() {
+        return Err(format!("missing shard{} {}", if missing.len() > 1 { "s" } else { "" }, missing.join(", ")));
+    }
+    let mut tally = Tally::default();
+    for part in by_index.values() {
+        tally.absorb(part_tally(part, &all_seeds)?);
+    }
+    let max = |f: fn(&Doc) -> u64| Duration::from_millis(parts.iter().map(|p| f(&p.doc)).max().unwrap_or(0));
+    let summary = Summary {
+        total: all_seeds.len() as u64,
+        workers: parts.iter().map(|p| p.doc.workers).sum(),
+        config: PathBuf::from(&first.doc.config),
+        json,
+        // The shards ran side by side: the sweep took as long as the slowest.
+        build_time: max(|d| d.totals.build_ms),
+        load_time: max(|d| d.totals.load_ms),
+        identity: Identity { shard: None, ..identity(&first.doc) },
+    };
+    Ok(Merged { tally, summary, elapsed: max(|d| d.elapsed_ms) })
+}
+
+fn read_part(path: &Path) -> Result<Part, String> {
+    let file = path.display().to_string();
+    let text = crate::input::read_file(path, crate::input::TEXT_MAX_BYTES).map_err(|e| format!("{file}: {e}"))?;
+    let doc: Doc = serde_json::from_slice(&text)
+        .map_err(|e| format!("{file}: not a seedfall sweep report ({e}; written by `seedfall run --json`?)"))?;
+    let Some(shard) = &doc.shard else {
+        return Err(format!("{file}: not a shard (it was run without --shard I/N)"));
+    };
+    let shard = Shard::parse(&format!("{}/{}", shard.index, shard.count)).map_err(|e| format!("{file}: {e}"))?;
+    if doc.interrupted {
+        return Err(format!("{file}: shard {shard} was interrupted after {} seeds; run it again", doc.seeds));
+    }
+    Ok(Part { file, doc, shard })
+}
+
+fn identity(doc: &Doc) -> Identity {
+    Identity {
+        version: doc.seedfall_version.clone(),
+        config_hash: doc.config_hash.clone(),
+        programs_hash: doc.programs_hash.clone(),
+        seed_list: doc.seed_list.clone(),
+        check: doc.check,
+        shard: None,
+    }
+}
+
+/// Checks that `b` is another shard of `a`'s sweep, naming what differs.
+fn same_sweep(a: &Part, b: &Part) -> Result<(), String> {
+    let (x, y) = (identity(&a.doc), identity(&b.doc));
+    let differs = |what: &str, left: &str, right: &str| {
+        Err(format!("{} and {} are not shards of one sweep: {what} {left:?} vs {right:?}", a.file, b.file))
+    };
+    if x.version != y.version {
+        return differs("seedfall version", &x.version, &y.version);
+    }
+    if x.config_hash != y.config_hash {
+        return differs("config (its hash)", &x.config_hash, &y.config_hash);
+    }
+    if x.programs_hash != y.programs_hash {
+        return differs("compiled programs (other sources or toolchain)", &x.programs_hash, &y.programs_hash);
+    }
+    if x.seed_list != y.seed_list {
+        return differs("seed list", &x.seed_list, &y.seed_list);
+    }
+    if x.check != y.check {
+        return differs("-check", &x.check.to_string(), &y.check.to_string());
+    }
+    if a.shard.count != b.shard.count {
+        return differs("shard count", &a.shard.count.to_string(), &b.shard.count.to_string());
+    }
+    Ok(())
+}
+
+/// The shard's document as a tally, after checking that it holds exactly
+/// its share of the seed list.
+fn part_tally(part: &Part, all_seeds: &[u64]) -> Result<Tally, String> {
+    let (doc, file) = (&part.doc, &part.file);
+    let expected: BTreeSet<u64> = part.shard.select(all_seeds).into_iter().collect();
+    let ran: BTreeSet<u64> =
+        doc.trace_hashes.iter().map(|(s, _)| *s).chain(doc.errors.iter().map(|e| e.seed)).collect();
+    if ran != expected || doc.seeds != expected.len() as u64 {
+        return Err(format!(
+            "{file}: shard {} should hold its {} seeds of {:?}, it reports {} ({} with a result)",
+            part.shard,
+            expected.len(),
+            doc.seed_list,
+            doc.seeds,
+            ran.len()
+        ));
+    }
+    let mut tally = Tally {
+        seeds: doc.seeds,
+        passed: doc.passed,
+        horizon: doc.horizon,
+        lin_unknown: doc.linearizability_unknown,
+        diverged: doc.diverged.iter().copied().collect(),
+        errors: doc.errors.iter().map(|e| (e.seed, e.error.clone())).collect(),
+        trace_hashes: doc.trace_hashes.iter().cloned().collect(),
+        steps: doc.totals.steps,
+        virtual_ns: doc.totals.virtual_ns,
+        timings: RunTimings {
+            boot: Duration::from_millis(doc.totals.boot_ms),
+            guest: Duration::from_millis(doc.totals.guest_ms),
+            total: Duration::from_millis(doc.totals.real_ms),
+            boots: doc.totals.boots,
+            host_calls: doc.totals.host_calls,
+        },
+        ..Tally::default()
+    };
+    for seed in &doc.failures {
+        let failures = seed.failures.iter().map(|f| failure(f, file)).collect::<Result<Vec<_>, _>>()?;
+        let real = Duration::from_millis(seed.real_ms);
+        tally.failed.insert(seed.seed, (failures, seed.virtual_ns, seed.steps, real));
+    }
+    for row in &doc.properties {
+        let kind = property_kind(&row.kind, file)?;
+        tally.properties.add_counts(&row.message, kind, row.seeds_reached, row.seeds_true);
+    }
+    Ok(tally)
+}
+
+fn failure(f: &FailureDoc, file: &str) -> Result<Failure, String> {
+    let class = Class::from_name(&f.class).ok_or_else(|| format!("{file}: unknown failure class {:?}", f.class))?;
+    let property = f.property.as_deref().map(|p| property_kind(p, file)).transpose()?;
+    let (node, message) = (f.node.clone(), f.message.clone());
+    Ok(Failure { class, node, incarnation: f.incarnation, property, message, at_ns: f.at_ns })
+}
+
+fn property_kind(name: &str, file: &str) -> Result<PropertyKind, String> {
+    PropertyKind::from_name(name).ok_or_else(|| format!("{file}: unknown property kind {name:?}"))
+}
