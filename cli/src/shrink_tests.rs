@@ -126,6 +126,23 @@ fn faults_are_simplified_as_their_kind_allows() {
     assert_eq!(best.faults[2], fsync);
 }
 
+/// `disk_full` declares itself shortenable and movable like `pause`: the
+/// shrinker needs nothing of its own for it.
+#[test]
+fn a_full_disk_window_shrinks_shorter_and_earlier() {
+    let full_long_and_late = |c: &Candidate| {
+        let long = |f: &Fault| f.length() >= Some(SimDuration::from_ns(ms(100)));
+        c.faults.iter().any(|f| f.kind.name() == "disk_full" && f.at >= at(200) && long(f))
+    };
+    let mut s = shrinker(2, Budget::Unlimited, full_long_and_late);
+    let mut best = candidate(vec![fault("disk_full", "n1", 900, Some(800))]);
+    assert!(s.simplify(&mut best));
+    let window = &best.faults[0];
+    let length = window.length().expect("a window ends").ns();
+    assert!((ms(100)..=ms(102)).contains(&length), "shortened to within 2 ms: {length}");
+    assert!((ms(200)..=ms(202)).contains(&window.at.ns()), "moved earlier to within 2 ms: {}", window.at);
+}
+
 #[test]
 fn skews_shrink_toward_zero_and_partitions_narrow() {
     let mut skew = fault("clock_skew", "n1", 0, None);
