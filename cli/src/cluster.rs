@@ -10,7 +10,7 @@ use crate::config::{Config, Source};
 use seedfall_cache::Cache;
 use seedfall_engine::CompileConfig;
 use seedfall_host::net::NetConfig;
-use seedfall_host::world::vtime::SimDuration;
+use seedfall_host::vtime::SimDuration;
 use seedfall_host::world::{FaultConfig, RunSpec};
 use seedfall_host::{Guest, Role, antithesis};
 use std::collections::BTreeMap;

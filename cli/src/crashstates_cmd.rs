@@ -17,8 +17,8 @@
 use crate::run_cmd::setup;
 use seedfall_host::fs::{CrashSpace, DiskOp, Prefix};
 use seedfall_host::random::{Draw, Purpose, RandomStream};
+use seedfall_host::vtime::SimTime;
 use seedfall_host::world::fault::Trigger;
-use seedfall_host::world::vtime::SimTime;
 use seedfall_host::world::{self, CrashInto, Fault, Kind, RunResult, RunSpec, Verdict};
 use std::collections::BTreeSet;
 use std::path::PathBuf;

@@ -17,8 +17,9 @@
 use crate::report::fail_block;
 use crate::run_cmd::setup;
 use crate::schedule::Schedule;
+use seedfall_host::vtime::go_duration_ms;
 use seedfall_host::world::divergence::{first_divergence, from_text, to_text};
-use seedfall_host::world::{self, Verdict, vtime::go_duration_ms};
+use seedfall_host::world::{self, Verdict};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -5,9 +5,9 @@
 use crate::catalog::Catalogued;
 use crate::sweep::SeedOutcome;
 use seedfall_host::node::PropertyKind;
+use seedfall_host::vtime::{go_duration, go_duration_ms};
 use seedfall_host::world::history_check::LinOutcome;
 use seedfall_host::world::verdict::failed_at_ns;
-use seedfall_host::world::vtime::{go_duration, go_duration_ms};
 use seedfall_host::world::{Failure, RunResult, RunTimings, Verdict};
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
@@ -288,7 +288,7 @@ fn add_timings(sum: &mut RunTimings, run: &RunTimings) {
 mod tests {
     use super::*;
     use seedfall_host::trace::TraceHash;
-    use seedfall_host::world::vtime::SimTime;
+    use seedfall_host::vtime::SimTime;
 
     fn outcome(seed: u64, linearizability: Option<LinOutcome>) -> SeedOutcome {
         let run = RunResult {

@@ -16,9 +16,9 @@
 use crate::duration::parse_duration;
 use crate::run_cmd::setup;
 use crate::schedule::Schedule;
+use seedfall_host::vtime::{SimDuration, SimTime};
 use seedfall_host::world::fault::{Target, Trigger};
 use seedfall_host::world::history_check::LinOutcome;
-use seedfall_host::world::vtime::{SimDuration, SimTime};
 use seedfall_host::world::{self, Fault, Verdict};
 use std::collections::BTreeMap;
 use std::path::PathBuf;

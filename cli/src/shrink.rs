@@ -17,7 +17,7 @@
 //! the count are the same for any worker count. Bisections are sequential.
 
 use crate::cluster::Cluster;
-use seedfall_host::world::vtime::{SimDuration, SimTime};
+use seedfall_host::vtime::{SimDuration, SimTime};
 use seedfall_host::world::{self, Fault, RunResult, Verdict};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};

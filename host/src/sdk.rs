@@ -364,7 +364,7 @@ fn budget(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
 
 /// The virtual time of a history call, in ns since the run's start.
 fn history_now(c: &Caller<'_, Node>) -> u64 {
-    crate::world::vtime::SimTime::from_clock(c.data().clock.now_ns()).ns()
+    crate::vtime::SimTime::from_clock(c.data().clock.now_ns()).ns()
 }
 
 /// `op_invoke(client, kind, key, key_len, input, input_len) -> id`.

@@ -8,9 +8,9 @@
 use super::event::Event;
 use super::fault::{Effects, Fault};
 use super::slot::State;
-use super::vtime::{SimDuration, SimTime, go_duration, go_signed_duration};
 use super::{End, World};
 use crate::net::{Clog, NodeId};
+use crate::vtime::{SimDuration, SimTime, go_duration, go_signed_duration};
 
 impl Effects for World<'_> {
     fn now(&self) -> SimTime {

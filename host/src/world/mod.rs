@@ -45,7 +45,6 @@ mod time_tests;
 #[cfg(test)]
 mod udp_tests;
 pub mod verdict;
-pub mod vtime;
 
 pub use fault::{Fault, Kind, Target};
 pub use plan::{FaultConfig, RATE_PER_SEC_MAX, RATE_PER_SEC_MIN};
@@ -60,6 +59,7 @@ use crate::preempt::goruntime::GoOffsets;
 use crate::preempt::strategy::PreemptConfig;
 use crate::random::{Purpose, RandomStream};
 use crate::trace::{HashLog, LogEntry, Position, SharedLog, TraceHash};
+use crate::vtime::{self, SimDuration, SimTime};
 use crate::watchdog::{Progress, Watchdog};
 use crate::{preempt, sdk, wasi};
 use event::{Event, Recorder};
@@ -72,7 +72,6 @@ use std::io::Write;
 use std::rc::Rc;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use vtime::{SimDuration, SimTime};
 
 /// The status Go's runtime exits with after a panic or a fatal error.
 const GO_PANIC_STATUS: i32 = 2;

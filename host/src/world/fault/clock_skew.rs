@@ -13,8 +13,8 @@
 
 use super::{Effects, Fault, FaultKind, Kind, PlanContext, Planned, Simplify, Trigger, stream};
 use crate::random::{Draw, RandomStream};
+use crate::vtime::SimDuration;
 use crate::world::plan::FaultConfig;
-use crate::world::vtime::SimDuration;
 use std::collections::VecDeque;
 
 pub struct ClockSkew;

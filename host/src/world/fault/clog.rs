@@ -18,8 +18,8 @@ use super::timed::{ClusterDue, ClusterSource};
 use super::{Effects, Fault, FaultKind, Kind, PlanContext, Planned, Simplify, Target, Trigger, json};
 use crate::net::Clog;
 use crate::random::RandomStream;
+use crate::vtime::{SimDuration, SimTime};
 use crate::world::plan::FaultConfig;
-use crate::world::vtime::{SimDuration, SimTime};
 use serde_json::{Map, Value, json};
 
 pub struct ClogKind;
@@ -82,7 +82,7 @@ impl FaultKind for ClogKind {
 
     fn detail(&self, fault: &Fault) -> String {
         match (fault.form, fault.amount) {
-            (Some(form), Some(ns)) => format!("{form} +{}", crate::world::vtime::go_signed_duration(ns)),
+            (Some(form), Some(ns)) => format!("{form} +{}", crate::vtime::go_signed_duration(ns)),
             (Some(form), None) => form.to_string(),
             _ => String::new(),
         }

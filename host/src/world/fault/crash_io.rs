@@ -9,8 +9,8 @@
 use super::{Fault, FaultKind, Kind, PlanContext, Planned, Recorded, Simplify, Trigger, stream};
 use crate::fs::{DiskFault, DiskFaultKind, DiskOp, Prefix};
 use crate::random::{Draw, RandomStream};
+use crate::vtime::{SimDuration, SimTime};
 use crate::world::plan::FaultConfig;
-use crate::world::vtime::{SimDuration, SimTime};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
 

@@ -10,8 +10,8 @@
 use super::swarm::{self, Choice};
 use super::{Fault, Kind, PlanContext, Planned, Recorded};
 use crate::fs::{DiskFault, DiskOp};
+use crate::vtime::SimTime;
 use crate::world::plan::FaultConfig;
-use crate::world::vtime::SimTime;
 use std::cell::Cell;
 use std::rc::Rc;
 

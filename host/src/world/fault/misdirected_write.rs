@@ -13,8 +13,8 @@ use super::lost_write::page_field;
 use super::{Fault, FaultKind, Kind, PlanContext, Planned, Recorded, Simplify, Trigger, stream};
 use crate::fs::{DiskFault, DiskFaultKind, DiskOp};
 use crate::random::{Draw, RandomStream};
+use crate::vtime::SimTime;
 use crate::world::plan::FaultConfig;
-use crate::world::vtime::SimTime;
 use serde_json::{Map, Value, json};
 
 pub struct MisdirectedWrite;

@@ -38,9 +38,9 @@ pub(crate) mod udp;
 pub use injector::FaultInjector;
 
 use super::plan::FaultConfig;
-use super::vtime::{self, SimDuration, SimTime};
 use crate::fs::{DiskFault, Prefix};
 use crate::random::RandomStream;
+use crate::vtime::{self, SimDuration, SimTime};
 use serde_json::{Map, Value};
 use std::fmt;
 

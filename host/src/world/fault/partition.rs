@@ -15,8 +15,8 @@
 use super::timed::{ClusterDue, ClusterSource};
 use super::{Effects, Fault, FaultKind, Kind, PlanContext, Planned, Simplify, Target, Trigger};
 use crate::random::RandomStream;
+use crate::vtime::{SimDuration, SimTime};
 use crate::world::plan::FaultConfig;
-use crate::world::vtime::{SimDuration, SimTime};
 use serde_json::{Map, Value, json};
 
 pub struct Partition;

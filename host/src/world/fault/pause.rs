@@ -11,8 +11,8 @@
 use super::timed::{Due, NodeSource, OnDue};
 use super::{Effects, Fault, FaultKind, Kind, PlanContext, Planned, Simplify, Trigger};
 use crate::random::Draw;
+use crate::vtime::SimDuration;
 use crate::world::plan::FaultConfig;
-use crate::world::vtime::SimDuration;
 
 pub struct Pause;
 

@@ -7,8 +7,8 @@
 
 use super::{Fault, FaultKind, Kind, PlanContext, Planned, Simplify, Trigger};
 use crate::random::{Draw, Purpose, RandomStream};
+use crate::vtime::SimTime;
 use crate::world::plan::FaultConfig;
-use crate::world::vtime::SimTime;
 
 pub struct Preempt;
 

@@ -11,8 +11,8 @@
 use super::timed::{Due, NodeSource};
 use super::{Effects, Fault, FaultKind, Kind, PlanContext, Planned, Simplify, Trigger};
 use crate::random::Draw;
+use crate::vtime::{SimDuration, SimTime};
 use crate::world::plan::FaultConfig;
-use crate::world::vtime::{SimDuration, SimTime};
 
 pub struct Slow;
 

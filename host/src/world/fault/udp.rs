@@ -16,8 +16,8 @@
 
 use super::{Fault, FaultKind, Kind, PlanContext, Planned, Simplify, Target, Trigger};
 use crate::net::{DatagramFault, DatagramFaultKind, DatagramFaults, NodeId, udp_fault};
+use crate::vtime::SimTime;
 use crate::world::plan::FaultConfig;
-use crate::world::vtime::SimTime;
 use serde_json::{Map, Value, json};
 
 /// One datagram kind.
@@ -57,7 +57,7 @@ impl FaultKind for Datagram {
 
     fn detail(&self, fault: &Fault) -> String {
         match fault.amount {
-            Some(ns) if self.dup => format!("copy after {}", crate::world::vtime::go_signed_duration(ns)),
+            Some(ns) if self.dup => format!("copy after {}", crate::vtime::go_signed_duration(ns)),
             _ => String::new(),
         }
     }
@@ -118,7 +118,7 @@ pub fn effect(fault: &Fault) -> String {
     let n = fault.op.unwrap_or(0);
     match fault.amount {
         Some(ns) if fault.kind == Kind::of(&UDP_DUP) => {
-            format!("datagram {n} sent twice, the copy after {}", crate::world::vtime::go_signed_duration(ns))
+            format!("datagram {n} sent twice, the copy after {}", crate::vtime::go_signed_duration(ns))
         }
         _ => format!("datagram {n} lost"),
     }
