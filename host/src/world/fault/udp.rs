@@ -131,7 +131,7 @@ pub fn recorded(f: &DatagramFault, names: &[&str]) -> Fault {
         DatagramFaultKind::Loss => (Kind::of(&UDP_LOSS), None),
         DatagramFaultKind::Dup { latency_ns } => (Kind::of(&UDP_DUP), Some(latency_ns as i64)),
     };
-    let mut fault = Fault::on_node(SimTime::from_clock(f.at_ns), kind, "");
+    let mut fault = Fault::on_node(SimTime::from_ns(f.at_ns), kind, "");
     fault.target = Target::Link { from: names[f.from.0 as usize].into(), to: names[f.to.0 as usize].into() };
     fault.op = Some(f.n);
     fault.amount = amount;
@@ -151,7 +151,7 @@ pub fn replayed(schedule: &[Fault], names: &[&str]) -> Vec<DatagramFault> {
                 udp_fault::DUP => DatagramFaultKind::Dup { latency_ns: f.amount?.max(0) as u64 },
                 _ => return None,
             };
-            Some(DatagramFault { from: id(from)?, to: id(to)?, n: f.op?, at_ns: f.at.clock_ns(), kind })
+            Some(DatagramFault { from: id(from)?, to: id(to)?, n: f.op?, at_ns: f.at.ns(), kind })
         })
         .collect()
 }
@@ -164,8 +164,7 @@ mod tests {
     fn a_recorded_datagram_fault_round_trips_through_the_schedule_file() {
         let names = ["a", "b"];
         for kind in [DatagramFaultKind::Loss, DatagramFaultKind::Dup { latency_ns: 1_500_000 }] {
-            let f =
-                DatagramFault { from: NodeId(1), to: NodeId(0), n: 7, at_ns: crate::clock::MONOTONIC_START_NS, kind };
+            let f = DatagramFault { from: NodeId(1), to: NodeId(0), n: 7, at_ns: 1_000_000_000, kind };
             let fault = recorded(&f, &names);
             let back = Fault::from_json(&fault.to_json()).unwrap();
             assert_eq!(back, fault);
