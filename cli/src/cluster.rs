@@ -271,10 +271,7 @@ impl Cluster {
                 pause_length: (span(f.pause_length.min), span(f.pause_length.max)),
                 swarm: f.swarm,
             },
-            net: NetConfig {
-                latency_ns_min: span(f.net_latency.min).ns(),
-                latency_ns_max: span(f.net_latency.max).ns(),
-            },
+            net: NetConfig { latency_min: span(f.net_latency.min), latency_max: span(f.net_latency.max) },
             budget_cap: None,
             schedule: None,
             hash_log: false,

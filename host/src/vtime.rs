@@ -49,6 +49,11 @@ impl SimDuration {
     pub const fn ns(self) -> u64 {
         self.0
     }
+
+    /// Both lengths together, saturating as `SimTime::plus` does.
+    pub fn plus(self, d: SimDuration) -> SimDuration {
+        SimDuration(self.0.saturating_add(d.0))
+    }
 }
 
 impl fmt::Display for SimTime {

@@ -55,7 +55,7 @@ impl Effects for World<'_> {
             return false;
         }
         let ids: Vec<Vec<NodeId>> = groups.iter().map(|g| g.iter().map(|&s| self.slots[s].net_id).collect()).collect();
-        let now = World::now(self).ns();
+        let now = World::now(self);
         {
             let mut net = self.net.borrow_mut();
             for (a, from) in ids.iter().enumerate() {
@@ -77,7 +77,7 @@ impl Effects for World<'_> {
     }
 
     fn heal(&mut self) {
-        self.net.borrow_mut().heal_all(World::now(self).ns());
+        self.net.borrow_mut().heal_all(World::now(self));
         self.rec.emit(World::now(self), Event::Heal);
     }
 
@@ -143,7 +143,7 @@ impl Effects for World<'_> {
         if !self.allowed() || !self.is_up_service(slot) {
             return false;
         }
-        let reset = self.net.borrow_mut().reset(self.slots[slot].net_id, World::now(self).ns());
+        let reset = self.net.borrow_mut().reset(self.slots[slot].net_id, World::now(self));
         let line = format!("net reset {}: {reset} connections reset", self.slots[slot].who(slot));
         self.rec.emit(World::now(self), Event::Fault { fault, line: Some(line) });
         true
@@ -154,7 +154,7 @@ impl Effects for World<'_> {
             return false;
         }
         let (a, b) = (self.slots[from].net_id, self.slots[to].net_id);
-        self.net.borrow_mut().clog(a, b, clog, World::now(self).ns());
+        self.net.borrow_mut().clog(a, b, clog, World::now(self));
         let until = fault.until.unwrap_or(World::now(self));
         let line = format!("clog {} ({}) until {until}", fault.target, fault.kind.imp().detail(&fault));
         self.rec.emit(World::now(self), Event::Fault { fault, line: Some(line) });
@@ -163,7 +163,7 @@ impl Effects for World<'_> {
 
     fn unclog(&mut self, from: usize, to: usize) {
         let (a, b) = (self.slots[from].net_id, self.slots[to].net_id);
-        self.net.borrow_mut().unclog(a, b, World::now(self).ns());
+        self.net.borrow_mut().unclog(a, b, World::now(self));
         let line = format!("clog {} -> {} ends", self.slots[from].name(), self.slots[to].name());
         self.rec.say(World::now(self), &line);
     }
@@ -180,10 +180,10 @@ impl Effects for World<'_> {
         true
     }
 
-    fn slow_node(&mut self, slot: usize, extra_ns: u64, fault: Option<Fault>) -> bool {
+    fn slow_node(&mut self, slot: usize, extra: SimDuration, fault: Option<Fault>) -> bool {
         let now = World::now(self);
         let Some(fault) = fault else {
-            self.net.borrow_mut().set_slow(self.slots[slot].net_id, 0, World::now(self).ns());
+            self.net.borrow_mut().set_slow(self.slots[slot].net_id, SimDuration::ZERO, World::now(self));
             let who = self.slots[slot].who(slot);
             self.rec.say(now, &format!("{who}'s network is back to normal"));
             return true;
@@ -191,9 +191,9 @@ impl Effects for World<'_> {
         if !self.allowed() || !self.is_up_service(slot) {
             return false;
         }
-        self.net.borrow_mut().set_slow(self.slots[slot].net_id, extra_ns, World::now(self).ns());
+        self.net.borrow_mut().set_slow(self.slots[slot].net_id, extra, World::now(self));
         let until = fault.until.unwrap_or(now);
-        let line = format!("slow {}: +{} latency until {until}", self.slots[slot].who(slot), go_duration(extra_ns));
+        let line = format!("slow {}: +{} latency until {until}", self.slots[slot].who(slot), go_duration(extra.ns()));
         self.rec.emit(now, Event::Fault { fault, line: Some(line) });
         true
     }

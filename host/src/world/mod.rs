@@ -281,8 +281,8 @@ impl<'a> World<'a> {
             slot.replay_disk = injector.disk_replay(i);
             slot.replay_preempt = injector.preempt_points(i);
         }
-        let latency_ns = (spec.net.latency_ns_min, spec.net.latency_ns_max);
-        let datagrams = fault::udp::policy(seed, injector.config(), latency_ns, &names, spec.schedule.as_deref());
+        let latency = (spec.net.latency_min, spec.net.latency_max);
+        let datagrams = fault::udp::policy(seed, injector.config(), latency, &names, spec.schedule.as_deref());
         net.set_datagram_faults(datagrams.gated(injector.gate()));
         let hash_log: Option<SharedLog> = spec.hash_log.then(|| Rc::new(RefCell::new(HashLog::default())));
         let mut rec = Recorder::new(log);
@@ -380,7 +380,7 @@ impl<'a> World<'a> {
             }
         }
         self.clock.advance_to(at);
-        self.net.borrow_mut().advance(self.now().ns());
+        self.net.borrow_mut().advance(self.now());
         match next {
             Next::Step(i) => self.step_node(i),
             Next::Boot(i) => match self.boot(i) {
@@ -546,11 +546,11 @@ impl<'a> World<'a> {
         }
         let Some(at) = earliest else {
             // Nothing can wake a node now; something in flight may change that.
-            let in_flight = self.net.borrow_mut().next_event_ns_any(now.ns()).map(SimTime::from_ns);
+            let in_flight = self.net.borrow_mut().next_event_any(now);
             return match in_flight {
                 Some(t) => {
                     self.clock.advance_to(t);
-                    self.net.borrow_mut().advance(t.ns());
+                    self.net.borrow_mut().advance(t);
                     self.next()
                 }
                 None => None,
@@ -650,7 +650,7 @@ impl<'a> World<'a> {
         self.timings.guest += started_at.elapsed();
         // The world's clock is true time: only the monotonic reading comes back.
         self.clock.advance_to(instance.data().clock.now());
-        self.net.borrow_mut().advance(self.now().ns());
+        self.net.borrow_mut().advance(self.now());
 
         // Points fired before whatever the node printed in this step.
         self.record_preemptions(i);

@@ -278,7 +278,7 @@ impl<'a> Slot<'a> {
         given: Option<&[crate::fs::Prefix]>,
     ) -> (TraceHash, CrashReport) {
         let hash = self.retire();
-        net.crash(self.net_id, now.ns());
+        net.crash(self.net_id, now);
         let disk = self.disk.as_mut().expect("retired above");
         // Reordered writeback draws from a stream keyed by the crash itself,
         // so removing other faults leaves it as it was.

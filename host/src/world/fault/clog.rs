@@ -201,7 +201,7 @@ impl Planned for Planner {
         }
         let clog = match fault.form {
             Some("jam") => Clog::Jam,
-            Some("slow") => Clog::Slow(fault.amount.map_or(0, i64::unsigned_abs)),
+            Some("slow") => Clog::Slow(SimDuration::from_ns(fault.amount.map_or(0, i64::unsigned_abs))),
             _ => Clog::Stop,
         };
         let length = fault.length().unwrap_or(self.default_length);
