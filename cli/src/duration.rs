@@ -1,11 +1,11 @@
 //! Go-style durations ("500ms", "1m30s", "10s", "1.5h"), as the config and
 //! the CLI write them; the parser is the host's (schedules use it too).
 
-pub use seedfall_host::world::vtime::DurationError;
+pub use seedfall_host::vtime::DurationError;
 use std::time::Duration;
 
 pub fn parse_duration(text: &str) -> Result<Duration, DurationError> {
-    seedfall_host::world::vtime::parse_go_duration(text).map(Duration::from_nanos)
+    seedfall_host::vtime::parse_go_duration(text).map(Duration::from_nanos)
 }
 
 #[cfg(test)]

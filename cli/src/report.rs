@@ -5,9 +5,9 @@
 use crate::catalog::Catalogued;
 use crate::sweep::SeedOutcome;
 use seedfall_host::node::PropertyKind;
+use seedfall_host::vtime::{go_duration, go_duration_ms};
 use seedfall_host::world::history_check::LinOutcome;
 use seedfall_host::world::verdict::failed_at_ns;
-use seedfall_host::world::vtime::{go_duration, go_duration_ms};
 use seedfall_host::world::{Failure, RunResult, RunTimings, Verdict};
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};

@@ -6,8 +6,8 @@
 //! faults, `shrunk_from` as a count, kind `crash_on_io`, partitions as
 //! `"node": "a,b"`) are read too. Errors name the file and the fault.
 
+use seedfall_host::vtime::{SimDuration, go_duration, parse_go_duration};
 use seedfall_host::world::Fault;
-use seedfall_host::world::vtime::{SimDuration, go_duration, parse_go_duration};
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value, json};
 use std::path::Path;

@@ -7,8 +7,8 @@
 
 use crate::duration::parse_duration;
 use crate::schedule::Schedule;
+use seedfall_host::vtime::{SimDuration, SimTime};
 use seedfall_host::world::fault::Trigger;
-use seedfall_host::world::vtime::{SimDuration, SimTime};
 
 /// The schedule readably: a line of what it is, then one per fault.
 pub fn inspect(schedule: &Schedule) -> String {

@@ -24,8 +24,8 @@
 use crate::cluster::Cluster;
 use crate::duration::parse_duration;
 use crate::schedule::{Schedule, ShrunkFrom};
+use seedfall_host::vtime::{SimDuration, SimTime};
 use seedfall_host::world::fault::Trigger;
-use seedfall_host::world::vtime::{SimDuration, SimTime};
 use seedfall_host::world::{self, Failure, Fault, RunResult, RunSpec, Verdict};
 use std::fmt;
 use std::sync::Arc;

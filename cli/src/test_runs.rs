@@ -2,7 +2,7 @@
 //! a `RunResult` without a world, so no Go toolchain or compiled guest.
 
 use seedfall_host::trace::TraceHash;
-use seedfall_host::world::vtime::SimTime;
+use seedfall_host::vtime::SimTime;
 use seedfall_host::world::{Class, Failure, RunResult, RunTimings, Verdict};
 
 /// A run of `seed` ending at `end_ms` with `verdict`; its trace hash is

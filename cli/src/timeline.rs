@@ -12,8 +12,8 @@
 //! nothing.
 
 use seedfall_host::history::{Completion, History};
+use seedfall_host::vtime::go_duration;
 use seedfall_host::world::history_check::LinOutcome;
-use seedfall_host::world::vtime::go_duration;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 

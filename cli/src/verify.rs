@@ -11,9 +11,9 @@
 use crate::cluster::Cluster;
 use crate::report::fail_block;
 use crate::schedule::Schedule;
+use seedfall_host::vtime::SimDuration;
 use seedfall_host::world::fault::Target;
 use seedfall_host::world::history_check::LinOutcome;
-use seedfall_host::world::vtime::SimDuration;
 use seedfall_host::world::{self, Fault, RunResult, Verdict};
 use std::collections::BTreeMap;
 use std::fmt;

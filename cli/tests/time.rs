@@ -28,11 +28,11 @@ fn text(out: &Output) -> String {
 }
 
 fn ns(go: &str) -> u64 {
-    seedfall_host::world::vtime::parse_go_duration(go).unwrap_or_else(|e| panic!("{go}: {e}"))
+    seedfall_host::vtime::parse_go_duration(go).unwrap_or_else(|e| panic!("{go}: {e}"))
 }
 
 fn signed_ns(go: &str) -> i64 {
-    seedfall_host::world::vtime::parse_signed_go_duration(go).unwrap_or_else(|e| panic!("{go}: {e}"))
+    seedfall_host::vtime::parse_signed_go_duration(go).unwrap_or_else(|e| panic!("{go}: {e}"))
 }
 
 /// The `[t]` of a trace line, in ns.

@@ -4,11 +4,28 @@
 //! guest waits. A node's wall clock may be off by a signed offset (clock
 //! skew and jumps, `wall_offset_ns`); the monotonic clock never is, so Go's
 //! timers and `time.Since` behave while `time.Now()` lies.
+//!
+//! The rest of the host sees the clock as a `SimTime` (time since the run
+//! started). Absolute monotonic readings, offset by `MONOTONIC_START_NS`,
+//! exist only here and at the WASI boundary, where guests read and wait on
+//! them as u64 by ABI; `instant` and `reading` convert between the two.
+
+use crate::vtime::SimTime;
 
 /// 2025-01-01T00:00:00Z: the wall-clock time at virtual monotonic zero.
 pub const EPOCH_UNIX_NS: u64 = 1_735_689_600_000_000_000;
 /// Monotonic time starts here, not at 0: Go's runtime throws if nanotime() is 0.
 pub const MONOTONIC_START_NS: u64 = 1_000_000_000;
+
+/// The instant of an absolute monotonic reading (one before the start is the start).
+pub fn instant(monotonic_ns: u64) -> SimTime {
+    SimTime::from_ns(monotonic_ns.saturating_sub(MONOTONIC_START_NS))
+}
+
+/// The absolute monotonic reading of an instant, saturating at u64::MAX.
+pub fn reading(at: SimTime) -> u64 {
+    MONOTONIC_START_NS.saturating_add(at.ns())
+}
 
 #[derive(Debug, Clone)]
 pub struct VirtualClock {
@@ -24,8 +41,14 @@ impl Default for VirtualClock {
 }
 
 impl VirtualClock {
-    /// The current monotonic time, without advancing it.
-    pub fn now_ns(&self) -> u64 {
+    /// The current instant, without advancing the clock.
+    pub fn now(&self) -> SimTime {
+        instant(self.monotonic_ns)
+    }
+
+    /// The current monotonic reading, without advancing the clock (what the
+    /// trace hashes at a resumption).
+    pub fn monotonic_ns(&self) -> u64 {
         self.monotonic_ns
     }
 
@@ -59,9 +82,9 @@ impl VirtualClock {
         truth.saturating_add_signed(self.wall_offset_ns)
     }
 
-    /// Jump forward to `deadline_ns` (never backwards).
-    pub fn advance_to(&mut self, deadline_ns: u64) {
-        self.monotonic_ns = self.monotonic_ns.max(deadline_ns);
+    /// Jump forward to `deadline` (never backwards).
+    pub fn advance_to(&mut self, deadline: SimTime) {
+        self.monotonic_ns = self.monotonic_ns.max(reading(deadline));
     }
 }
 
@@ -75,10 +98,10 @@ mod tests {
         let a = clock.read_monotonic();
         let b = clock.read_monotonic();
         assert_eq!(b, a + 1);
-        clock.advance_to(a + 10_000_000_000);
+        clock.advance_to(instant(a + 10_000_000_000));
         assert_eq!(clock.read_monotonic(), a + 10_000_000_000);
-        clock.advance_to(0);
-        assert!(clock.now_ns() > a, "never goes backwards");
+        clock.advance_to(SimTime::ZERO);
+        assert!(clock.monotonic_ns() > a, "never goes backwards");
         assert!(clock.read_realtime() > EPOCH_UNIX_NS);
     }
 
@@ -87,9 +110,9 @@ mod tests {
         let clock = VirtualClock::default();
         let mut skewed = clock.with_wall_offset(-2_000_000_000);
         assert_eq!(skewed.realtime_now(), clock.realtime_now() - 2_000_000_000);
-        assert_eq!(skewed.now_ns(), clock.now_ns(), "monotonic untouched");
+        assert_eq!(skewed.now(), clock.now(), "monotonic untouched");
         let (mono, wall) = (skewed.read_monotonic(), skewed.read_realtime());
-        assert_eq!(mono + 1, skewed.now_ns() - 1);
+        assert_eq!(mono + 1, skewed.monotonic_ns() - 1);
         assert_eq!(wall, clock.realtime_now() - 2_000_000_000 + 1);
         assert_eq!(clock.with_wall_offset(i64::MIN).realtime_now(), 0, "saturates at 1970");
     }

@@ -7,22 +7,23 @@
 //! reads or O_SYNC writes.
 
 use crate::random::{Purpose, RandomStream};
+use crate::vtime::SimDuration;
 
 pub struct DiskLatency {
-    min_ns: u64,
-    max_ns: u64,
+    min: SimDuration,
+    max: SimDuration,
     stream: RandomStream,
 }
 
 impl DiskLatency {
     /// None when the range is zero (no latency).
-    pub fn new(seed: u64, node: &str, incarnation: u32, (min_ns, max_ns): (u64, u64)) -> Option<DiskLatency> {
+    pub fn new(seed: u64, node: &str, incarnation: u32, (min, max): (SimDuration, SimDuration)) -> Option<DiskLatency> {
         let stream = RandomStream::new(seed, Purpose::DiskLatency, node, incarnation);
-        (max_ns > 0).then_some(DiskLatency { min_ns, max_ns, stream })
+        (max > SimDuration::ZERO).then_some(DiskLatency { min, max, stream })
     }
 
-    /// The next fsync's wait, in nanoseconds.
-    pub fn draw(&mut self) -> u64 {
-        self.stream.between(self.min_ns, self.max_ns)
+    /// The next fsync's wait.
+    pub fn draw(&mut self) -> SimDuration {
+        SimDuration::from_ns(self.stream.between(self.min.ns(), self.max.ns()))
     }
 }

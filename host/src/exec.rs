@@ -6,6 +6,7 @@
 //! too long without any host call or while it ignores preemption requests.
 
 use crate::node::Node;
+use crate::vtime::SimTime;
 use crate::watchdog::Watchdog;
 use crate::{preempt, wasi};
 use seedfall_engine::{Code, Instance, Run, Trap, TrapKind};
@@ -40,10 +41,12 @@ pub fn run(code: Arc<Code>, node: Node, watchdog: Duration) -> Result<(Exit, Ins
     let mut run = instance.call("_start", &[])?;
     let exit = loop {
         match run {
-            Run::Suspended(deadline_ns) => {
+            Run::Suspended(parked) => {
                 let node = instance.data_mut();
-                node.clock.advance_to(deadline_ns);
-                node.trace.resume(node.clock.now_ns());
+                // Nothing else can wake it: a timer that never fires (its
+                // deadline saturated) takes the clock to its end.
+                node.clock.advance_to(crate::node::woken_at(parked).unwrap_or(SimTime::MAX));
+                node.trace.resume(node.clock.monotonic_ns());
                 run = instance.resume(0)?;
             }
             Run::Returned(_) => break Exit::Code(0),

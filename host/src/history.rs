@@ -7,7 +7,7 @@
 //! depends on the model (`register` writes `write v` where `kv` writes `put v`): `checked_ops` writes it.
 
 use crate::fs::Errno;
-use crate::world::vtime::go_duration;
+use crate::vtime::go_duration;
 use seedfall_check::txn::{MicroOp, Status, Txn};
 use seedfall_check::{Model, Op, Output};
 

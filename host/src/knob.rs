@@ -13,7 +13,7 @@
 //! Not here: the JSON syntax and the wording of config errors (the CLI's
 //! `config/read.rs`), what a value does (its module).
 
-use crate::world::vtime::SimDuration;
+use crate::vtime::SimDuration;
 use std::collections::BTreeMap;
 
 /// The rates a config accepts besides 0 (off): outside them the gaps are

@@ -22,6 +22,7 @@ pub mod preempt;
 pub mod random;
 pub mod sdk;
 pub mod trace;
+pub mod vtime;
 pub mod wasi;
 pub mod watchdog;
 pub mod world;

@@ -4,13 +4,15 @@
 //! step and back after it (exactly one node runs at a time), and the node
 //! reaches the shared network and reports to the world through `SimLink`.
 
-use crate::clock::VirtualClock;
+use crate::clock::{self, VirtualClock};
 use crate::fdtable::{FdKind, FdTable};
 use crate::fs::Fs;
 use crate::net::{EndpointId, Net, NodeId};
 use crate::preempt::Preemption;
 use crate::random::{Purpose, RandomStream};
 use crate::trace::Trace;
+use crate::vtime::SimTime;
+use seedfall_engine::Caller;
 use std::cell::RefCell;
 use std::io::Write;
 use std::rc::Rc;
@@ -76,8 +78,24 @@ impl Output {
     }
 }
 
-/// What a parked node waits for besides its timer (the value it suspended
-/// with). The world turns these into a wake-up time with the network model.
+/// Parks the calling node until `timer` (None: until something it waits
+/// on, `Node::waits`, wakes it). The engine carries the timer as its
+/// suspend value, the absolute monotonic reading (`woken_at` reads it back).
+pub fn park(c: &mut Caller<'_, Node>, timer: Option<SimTime>) {
+    c.suspend(timer.map_or(NO_TIMER, clock::reading));
+}
+
+/// The timer a node parked with (`Run::Suspended`'s value). A reading that
+/// saturated the clock is no timer: it could never fire.
+pub fn woken_at(suspended: u64) -> Option<SimTime> {
+    (suspended != NO_TIMER).then(|| clock::instant(suspended))
+}
+
+/// The suspend value of a node parked without a timer.
+const NO_TIMER: u64 = u64::MAX;
+
+/// What a parked node waits for besides its timer (`park`). The world
+/// turns these into a wake-up time with the network model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Wait {
     /// poll_oneoff FD_READ, or a blocking read or accept.

@@ -36,6 +36,8 @@ pub enum Purpose {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CrashKey {
     DiskOp(u64),
+    /// The crash's absolute monotonic clock reading: streams were keyed
+    /// by it first, and a key must not change.
     Time(u64),
 }
 

@@ -17,7 +17,8 @@ use crate::fdtable::FdKind;
 use crate::fs::Errno;
 use crate::history::{Call, Completion};
 use crate::net::{ConnectStatus, SockAddr, ip};
-use crate::node::{Node, PropertyKind, Report, SimLink, Wait};
+use crate::node::{Node, PropertyKind, Report, SimLink, Wait, park};
+use crate::vtime::SimTime;
 use crate::wasi::sock::FDFLAG_NONBLOCK;
 use seedfall_check::txn::{MicroOp, Status};
 use seedfall_engine::{Caller, HostError, Linker, ValType, ValType::*};
@@ -98,7 +99,7 @@ fn listen(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
     if let Err(e) = c.data().fds.room() {
         return Ok(failed(e));
     }
-    let now = c.data().clock.now_ns();
+    let now = c.data().clock.now();
     let sim = link(c);
     if v[0] == NETWORK_UDP {
         let bound = sim.net.borrow_mut().udp_bind(sim.net_node, port, now);
@@ -124,7 +125,7 @@ fn dial(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
     if let Err(e) = c.data().fds.room() {
         return Ok(failed(e));
     }
-    let now = c.data().clock.now_ns();
+    let now = c.data().clock.now();
     let sim = link(c);
     if v[0] == NETWORK_UDP {
         return Ok(dial_udp(c, host, port, now));
@@ -135,12 +136,12 @@ fn dial(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
         Err(e) => return Ok(failed(e)),
     };
     loop {
-        let now = c.data().clock.now_ns();
+        let now = c.data().clock.now();
         let status = net.borrow_mut().connect_status(ep, now);
         match status {
             Ok(ConnectStatus::Pending) => {
                 c.data_mut().waits = vec![Wait::Connect(ep)];
-                c.suspend(u64::MAX);
+                park(c, None);
                 c.data_mut().waits.clear();
             }
             Ok(ConnectStatus::Connected) => {
@@ -156,7 +157,7 @@ fn dial(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
 
 /// `dial(1, "node:port")`: a UDP socket on an ephemeral port connected to
 /// the named node's port; nothing travels, so it never blocks.
-fn dial_udp(c: &mut Caller<'_, Node>, host: &str, port: u16, now: u64) -> i64 {
+fn dial_udp(c: &mut Caller<'_, Node>, host: &str, port: u16, now: SimTime) -> i64 {
     let sim = link(c);
     let mut net = sim.net.borrow_mut();
     let Some(to) = net.resolve(host) else { return failed(Errno::HOSTUNREACH) };
@@ -191,7 +192,7 @@ fn udp_connect(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
         Ok(sock) => sock,
         Err(e) => return Ok(failed(e)),
     };
-    let now = c.data().clock.now_ns();
+    let now = c.data().clock.now();
     let done = link(c).net.borrow_mut().udp_connect(sock, v[1] as u32, port, now);
     Ok(done.map_or_else(failed, |()| 0))
 }
@@ -209,7 +210,7 @@ fn udp_sendto(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
         return Ok(failed(Errno::MSGSIZE));
     }
     let Ok(data) = c.read(v[3] as u32, v[4] as u32).map(<[u8]>::to_vec) else { return Ok(failed(Errno::FAULT)) };
-    let now = c.data().clock.now_ns();
+    let now = c.data().clock.now();
     let sent = link(c).net.borrow_mut().udp_send_to(sock, v[1] as u32, port, &data, now);
     Ok(sent.map_or_else(failed, |n| n as i64))
 }
@@ -229,7 +230,7 @@ fn udp_recvfrom(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
     if c.read(ptr, len).is_err() || c.read(addr_out, 8).is_err() {
         return Ok(failed(Errno::FAULT));
     }
-    let now = c.data().clock.now_ns();
+    let now = c.data().clock.now();
     let mut buf = vec![0u8; len as usize];
     let received = link(c).net.borrow_mut().udp_recv_from(sock, &mut buf, now);
     let (n, from) = match received {
@@ -251,7 +252,7 @@ fn connect(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
     if let Err(e) = c.data().fds.room() {
         return Ok(failed(e));
     }
-    let now = c.data().clock.now_ns();
+    let now = c.data().clock.now();
     let sim = link(c);
     let started = sim.net.borrow_mut().connect_ip(sim.net_node, v[0] as u32, port, now);
     Ok(match started {
@@ -266,7 +267,7 @@ fn connect_status(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError>
     let Some(FdKind::Socket(ep)) = c.data().fds.get(v[0] as u32).map(|e| e.kind.clone()) else {
         return Ok(failed(Errno::BADF));
     };
-    let now = c.data().clock.now_ns();
+    let now = c.data().clock.now();
     let status = link(c).net.borrow_mut().connect_status(ep, now);
     Ok(match status {
         Ok(ConnectStatus::Connected) => 0,
@@ -347,8 +348,8 @@ fn property(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
         read_string(c, v[2], v[3]).ok_or_else(|| HostError::Fail("seedfall.property: message out of bounds".into()))?;
     link(c).reports.push(Report::Property { kind, cond, message });
     if kind.fails(cond) {
-        let now = c.data().clock.now_ns();
-        c.suspend(now);
+        let now = c.data().clock.now();
+        park(c, Some(now));
     }
     Ok(0)
 }
@@ -364,7 +365,7 @@ fn budget(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
 
 /// The virtual time of a history call, in ns since the run's start.
 fn history_now(c: &Caller<'_, Node>) -> u64 {
-    crate::world::vtime::SimTime::from_clock(c.data().clock.now_ns()).ns()
+    c.data().clock.now().ns()
 }
 
 /// `op_invoke(client, kind, key, key_len, input, input_len) -> id`.

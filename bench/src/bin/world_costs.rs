@@ -48,7 +48,7 @@ fn boot(dir: PathBuf, iterations: usize, file: PathBuf, args: Vec<String>) -> Re
         let spec = RunSpec {
             seed: i as u64 + 1,
             programs: vec![guest.node_program("node", args.clone(), Vec::new(), Role::Workload)],
-            duration: seedfall_host::world::vtime::SimDuration::from_ns(60_000_000_000),
+            duration: seedfall_host::vtime::SimDuration::from_ns(60_000_000_000),
             liveness: None,
             watchdog: Duration::from_secs(10),
             memory_bytes: seedfall_host::wasi::DEFAULT_MEMORY_BYTES,

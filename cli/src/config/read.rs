@@ -9,8 +9,8 @@ use super::{Config, ConfigError, ErrorKind, FinallySpec, NodeSpec, PatchSpec, So
 use crate::duration::parse_duration;
 use seedfall_host::knob::{FaultConfig, Knob, KnobType, KnobValue};
 use seedfall_host::preempt::strategy::{PreemptConfig, Strategy};
+use seedfall_host::vtime::SimDuration;
 use seedfall_host::world::fault;
-use seedfall_host::world::vtime::SimDuration;
 use seedfall_host::world::{RATE_PER_SEC_MAX, RATE_PER_SEC_MIN};
 use std::collections::BTreeMap;
 use std::path::Path;

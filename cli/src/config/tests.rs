@@ -2,8 +2,8 @@ use super::*;
 use seedfall_host::fs::FsModel;
 use seedfall_host::knob::KnobValue;
 use seedfall_host::preempt::strategy::Strategy;
+use seedfall_host::vtime::SimDuration;
 use seedfall_host::world::fault;
-use seedfall_host::world::vtime::SimDuration;
 
 const BASE: &str = "/proj/kv";
 

@@ -1,9 +1,11 @@
 //! The network's event log (contract rule 15). `Display` is the stable,
-//! hashable form: one line per event, numbers only (node ids, not names), so
-//! it does not depend on anything but the model.
+//! hashable form: one line per event, numbers only (node ids, not names;
+//! times in nanoseconds since the start), so it does not depend on
+//! anything but the model.
 
 use super::udp::{UdpDrop, UdpId};
 use super::{ConnId, ListenerId, NodeId, ShutdownHow, Side, SockAddr};
+use crate::vtime::{SimDuration, SimTime};
 use std::fmt;
 
 /// What a segment carries (data by length only: the bytes come from guest
@@ -37,40 +39,40 @@ pub enum Delivery {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum NetEvent {
     Listen {
-        at_ns: u64,
+        at: SimTime,
         listener: ListenerId,
         addr: SockAddr,
     },
     /// A listener closed (by the guest or a crash); `reset` queued
     /// connections were reset.
     ListenerClosed {
-        at_ns: u64,
+        at: SimTime,
         listener: ListenerId,
         reset: u32,
     },
     Connect {
-        at_ns: u64,
+        at: SimTime,
         conn: ConnId,
         from: SockAddr,
         to: SockAddr,
     },
     Accept {
-        at_ns: u64,
+        at: SimTime,
         listener: ListenerId,
         conn: ConnId,
     },
-    /// A segment left towards `to`; `deliver_ns` is `None` when it is held
+    /// A segment left towards `to`; `deliver_at` is `None` when it is held
     /// by a partition.
     Send {
-        at_ns: u64,
+        at: SimTime,
         conn: ConnId,
         to: Side,
         kind: SegmentKind,
-        latency_ns: u64,
-        deliver_ns: Option<u64>,
+        latency: SimDuration,
+        deliver_at: Option<SimTime>,
     },
     Deliver {
-        at_ns: u64,
+        at: SimTime,
         conn: ConnId,
         to: Side,
         kind: SegmentKind,
@@ -78,52 +80,52 @@ pub enum NetEvent {
     },
     /// A read consumed `bytes` (> 0) bytes.
     Read {
-        at_ns: u64,
+        at: SimTime,
         conn: ConnId,
         side: Side,
         bytes: u64,
     },
     Shutdown {
-        at_ns: u64,
+        at: SimTime,
         conn: ConnId,
         side: Side,
         how: ShutdownHow,
     },
     Close {
-        at_ns: u64,
+        at: SimTime,
         conn: ConnId,
         side: Side,
     },
     /// `reset` connection ends and `listeners` listeners of `node` went away.
     Crash {
-        at_ns: u64,
+        at: SimTime,
         node: NodeId,
         reset: u32,
         listeners: u32,
     },
     /// `reset` established connections of live `node` were reset.
     Reset {
-        at_ns: u64,
+        at: SimTime,
         node: NodeId,
         reset: u32,
     },
     /// The link started holding traffic; `held` segments in flight were held.
     Block {
-        at_ns: u64,
+        at: SimTime,
         from: NodeId,
         to: NodeId,
         held: u32,
     },
     /// The link was healed; `released` held segments were rescheduled.
     Heal {
-        at_ns: u64,
+        at: SimTime,
         from: NodeId,
         to: NodeId,
         released: u32,
     },
     /// A clog started on the link; `held` segments in flight were held.
     Clog {
-        at_ns: u64,
+        at: SimTime,
         from: NodeId,
         to: NodeId,
         clog: super::Clog,
@@ -131,81 +133,81 @@ pub enum NetEvent {
     },
     /// The clog on the link ended; `released` held segments were rescheduled.
     Unclog {
-        at_ns: u64,
+        at: SimTime,
         from: NodeId,
         to: NodeId,
         released: u32,
     },
     UdpBind {
-        at_ns: u64,
+        at: SimTime,
         sock: UdpId,
         addr: SockAddr,
     },
     UdpConnect {
-        at_ns: u64,
+        at: SimTime,
         sock: UdpId,
         peer: SockAddr,
     },
-    /// A datagram (`dup`: the copy `udp_dup` made) left; `deliver_ns` is
+    /// A datagram (`dup`: the copy `udp_dup` made) left; `deliver_at` is
     /// `None` when it was dropped at once, for `drop`.
     UdpSend {
-        at_ns: u64,
+        at: SimTime,
         seq: u64,
         from: SockAddr,
         to: SockAddr,
         len: u64,
-        latency_ns: u64,
-        deliver_ns: Option<u64>,
+        latency: SimDuration,
+        deliver_at: Option<SimTime>,
         drop: Option<UdpDrop>,
         dup: bool,
     },
     /// Datagram `seq` arrived: queued at a socket, or dropped.
     UdpDeliver {
-        at_ns: u64,
+        at: SimTime,
         seq: u64,
         to: SockAddr,
         outcome: Result<UdpId, UdpDrop>,
     },
     /// A receive took a datagram of `len` bytes and copied `copied` of them.
     UdpRecv {
-        at_ns: u64,
+        at: SimTime,
         sock: UdpId,
         len: u64,
         copied: u64,
     },
     /// `count` datagrams in flight on the link vanished.
     UdpDrop {
-        at_ns: u64,
+        at: SimTime,
         from: NodeId,
         to: NodeId,
         count: u32,
         why: UdpDrop,
     },
     /// Datagram `seq` found no socket at `from`: a port-unreachable goes
-    /// back to `to` (`deliver_ns` `None`: the way back is held).
+    /// back to `to` (`deliver_at` `None`: the way back is held).
     UdpUnreachable {
-        at_ns: u64,
+        at: SimTime,
         seq: u64,
         from: SockAddr,
         to: SockAddr,
-        deliver_ns: Option<u64>,
+        deliver_at: Option<SimTime>,
     },
     /// Port-unreachable `seq` arrived; `refused` is the connected socket
     /// it set ECONNREFUSED on, if any.
     UdpUnreachableArrive {
-        at_ns: u64,
+        at: SimTime,
         seq: u64,
         to: SockAddr,
         refused: Option<UdpId>,
     },
     /// A receive or send returned the pending ECONNREFUSED.
     UdpRefused {
-        at_ns: u64,
+        at: SimTime,
         sock: UdpId,
     },
     /// A socket closed (by the guest or a crash) with `discarded` datagrams unread.
     UdpClose {
-        at_ns: u64,
+        at: SimTime,
         sock: UdpId,
         discarded: u32,
     },
@@ -239,77 +241,77 @@ impl fmt::Display for Delivery {
 impl fmt::Display for NetEvent {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            NetEvent::Listen { at_ns, listener, addr } => write!(f, "{at_ns} listen l{} {addr}", listener.0),
-            NetEvent::ListenerClosed { at_ns, listener, reset } => {
-                write!(f, "{at_ns} close-listener l{} reset={reset}", listener.0)
+            NetEvent::Listen { at, listener, addr } => write!(f, "{} listen l{} {addr}", at.ns(), listener.0),
+            NetEvent::ListenerClosed { at, listener, reset } => {
+                write!(f, "{} close-listener l{} reset={reset}", at.ns(), listener.0)
             }
-            NetEvent::Connect { at_ns, conn, from, to } => write!(f, "{at_ns} connect c{} {from}->{to}", conn.0),
-            NetEvent::Accept { at_ns, listener, conn } => write!(f, "{at_ns} accept l{} c{}", listener.0, conn.0),
-            NetEvent::Send { at_ns, conn, to, kind, latency_ns, deliver_ns } => {
-                write!(f, "{at_ns} send c{}->{} {kind} latency={latency_ns} ", conn.0, to.name())?;
-                match deliver_ns {
-                    Some(t) => write!(f, "deliver={t}"),
+            NetEvent::Connect { at, conn, from, to } => write!(f, "{} connect c{} {from}->{to}", at.ns(), conn.0),
+            NetEvent::Accept { at, listener, conn } => write!(f, "{} accept l{} c{}", at.ns(), listener.0, conn.0),
+            NetEvent::Send { at, conn, to, kind, latency, deliver_at } => {
+                write!(f, "{} send c{}->{} {kind} latency={} ", at.ns(), conn.0, to.name(), latency.ns())?;
+                match deliver_at {
+                    Some(t) => write!(f, "deliver={}", t.ns()),
                     None => write!(f, "held"),
                 }
             }
-            NetEvent::Deliver { at_ns, conn, to, kind, outcome } => {
-                write!(f, "{at_ns} deliver c{}->{} {kind} {outcome}", conn.0, to.name())
+            NetEvent::Deliver { at, conn, to, kind, outcome } => {
+                write!(f, "{} deliver c{}->{} {kind} {outcome}", at.ns(), conn.0, to.name())
             }
-            NetEvent::Read { at_ns, conn, side, bytes } => {
-                write!(f, "{at_ns} read c{}/{} {bytes}", conn.0, side.name())
+            NetEvent::Read { at, conn, side, bytes } => {
+                write!(f, "{} read c{}/{} {bytes}", at.ns(), conn.0, side.name())
             }
-            NetEvent::Shutdown { at_ns, conn, side, how } => {
-                write!(f, "{at_ns} shutdown c{}/{} {how:?}", conn.0, side.name())
+            NetEvent::Shutdown { at, conn, side, how } => {
+                write!(f, "{} shutdown c{}/{} {how:?}", at.ns(), conn.0, side.name())
             }
-            NetEvent::Close { at_ns, conn, side } => write!(f, "{at_ns} close c{}/{}", conn.0, side.name()),
-            NetEvent::Crash { at_ns, node, reset, listeners } => {
-                write!(f, "{at_ns} crash {node} reset={reset} listeners={listeners}")
+            NetEvent::Close { at, conn, side } => write!(f, "{} close c{}/{}", at.ns(), conn.0, side.name()),
+            NetEvent::Crash { at, node, reset, listeners } => {
+                write!(f, "{} crash {node} reset={reset} listeners={listeners}", at.ns())
             }
-            NetEvent::Reset { at_ns, node, reset } => write!(f, "{at_ns} reset {node} connections={reset}"),
-            NetEvent::Block { at_ns, from, to, held } => write!(f, "{at_ns} block {from}->{to} held={held}"),
-            NetEvent::Clog { at_ns, from, to, clog, held } => {
-                write!(f, "{at_ns} clog {from}->{to} {clog:?} held={held}")
+            NetEvent::Reset { at, node, reset } => write!(f, "{} reset {node} connections={reset}", at.ns()),
+            NetEvent::Block { at, from, to, held } => write!(f, "{} block {from}->{to} held={held}", at.ns()),
+            NetEvent::Clog { at, from, to, clog, held } => {
+                write!(f, "{} clog {from}->{to} {clog:?} held={held}", at.ns())
             }
-            NetEvent::Unclog { at_ns, from, to, released } => {
-                write!(f, "{at_ns} unclog {from}->{to} released={released}")
+            NetEvent::Unclog { at, from, to, released } => {
+                write!(f, "{} unclog {from}->{to} released={released}", at.ns())
             }
-            NetEvent::Heal { at_ns, from, to, released } => {
-                write!(f, "{at_ns} heal {from}->{to} released={released}")
+            NetEvent::Heal { at, from, to, released } => {
+                write!(f, "{} heal {from}->{to} released={released}", at.ns())
             }
-            NetEvent::UdpBind { at_ns, sock, addr } => write!(f, "{at_ns} udp-bind u{} {addr}", sock.0),
-            NetEvent::UdpConnect { at_ns, sock, peer } => write!(f, "{at_ns} udp-connect u{} {peer}", sock.0),
-            NetEvent::UdpSend { at_ns, seq, from, to, len, latency_ns, deliver_ns, drop, dup } => {
+            NetEvent::UdpBind { at, sock, addr } => write!(f, "{} udp-bind u{} {addr}", at.ns(), sock.0),
+            NetEvent::UdpConnect { at, sock, peer } => write!(f, "{} udp-connect u{} {peer}", at.ns(), sock.0),
+            NetEvent::UdpSend { at, seq, from, to, len, latency, deliver_at, drop, dup } => {
                 let copy = if *dup { " dup" } else { "" };
-                write!(f, "{at_ns} udp-send d{seq}{copy} {from}->{to} len={len} latency={latency_ns} ")?;
-                match (deliver_ns, drop) {
-                    (Some(t), _) => write!(f, "deliver={t}"),
+                write!(f, "{} udp-send d{seq}{copy} {from}->{to} len={len} latency={} ", at.ns(), latency.ns())?;
+                match (deliver_at, drop) {
+                    (Some(t), _) => write!(f, "deliver={}", t.ns()),
                     (None, why) => write!(f, "dropped {why:?}"),
                 }
             }
-            NetEvent::UdpDeliver { at_ns, seq, to, outcome } => match outcome {
-                Ok(sock) => write!(f, "{at_ns} udp-deliver d{seq} {to} queued u{}", sock.0),
-                Err(why) => write!(f, "{at_ns} udp-deliver d{seq} {to} dropped {why:?}"),
+            NetEvent::UdpDeliver { at, seq, to, outcome } => match outcome {
+                Ok(sock) => write!(f, "{} udp-deliver d{seq} {to} queued u{}", at.ns(), sock.0),
+                Err(why) => write!(f, "{} udp-deliver d{seq} {to} dropped {why:?}", at.ns()),
             },
-            NetEvent::UdpRecv { at_ns, sock, len, copied } => {
-                write!(f, "{at_ns} udp-recv u{} {copied}/{len}", sock.0)
+            NetEvent::UdpRecv { at, sock, len, copied } => {
+                write!(f, "{} udp-recv u{} {copied}/{len}", at.ns(), sock.0)
             }
-            NetEvent::UdpDrop { at_ns, from, to, count, why } => {
-                write!(f, "{at_ns} udp-drop {from}->{to} {count} {why:?}")
+            NetEvent::UdpDrop { at, from, to, count, why } => {
+                write!(f, "{} udp-drop {from}->{to} {count} {why:?}", at.ns())
             }
-            NetEvent::UdpUnreachable { at_ns, seq, from, to, deliver_ns } => {
-                write!(f, "{at_ns} udp-unreachable i{seq} {from}->{to} ")?;
-                match deliver_ns {
-                    Some(t) => write!(f, "deliver={t}"),
+            NetEvent::UdpUnreachable { at, seq, from, to, deliver_at } => {
+                write!(f, "{} udp-unreachable i{seq} {from}->{to} ", at.ns())?;
+                match deliver_at {
+                    Some(t) => write!(f, "deliver={}", t.ns()),
                     None => write!(f, "dropped Held"),
                 }
             }
-            NetEvent::UdpUnreachableArrive { at_ns, seq, to, refused } => match refused {
-                Some(sock) => write!(f, "{at_ns} udp-unreachable-arrive i{seq} {to} refused u{}", sock.0),
-                None => write!(f, "{at_ns} udp-unreachable-arrive i{seq} {to} ignored"),
+            NetEvent::UdpUnreachableArrive { at, seq, to, refused } => match refused {
+                Some(sock) => write!(f, "{} udp-unreachable-arrive i{seq} {to} refused u{}", at.ns(), sock.0),
+                None => write!(f, "{} udp-unreachable-arrive i{seq} {to} ignored", at.ns()),
             },
-            NetEvent::UdpRefused { at_ns, sock } => write!(f, "{at_ns} udp-refused u{}", sock.0),
-            NetEvent::UdpClose { at_ns, sock, discarded } => {
-                write!(f, "{at_ns} udp-close u{} discarded={discarded}", sock.0)
+            NetEvent::UdpRefused { at, sock } => write!(f, "{} udp-refused u{}", at.ns(), sock.0),
+            NetEvent::UdpClose { at, sock, discarded } => {
+                write!(f, "{} udp-close u{} discarded={discarded}", at.ns(), sock.0)
             }
         }
     }

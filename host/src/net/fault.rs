@@ -5,12 +5,13 @@
 
 use super::pipe::Payload;
 use super::{Binding, ConnId, Life, Net, NetEvent, NodeId, Phase, Side};
+use crate::vtime::{SimDuration, SimTime};
 
 impl Net {
-    /// The node crashed at `now_ns`: its listeners vanish, every connection
+    /// The node crashed at `now`: its listeners vanish, every connection
     /// it has an end of is reset, all its ports are free.
-    pub fn crash(&mut self, node: NodeId, now_ns: u64) {
-        self.advance(now_ns);
+    pub fn crash(&mut self, node: NodeId, now: SimTime) {
+        self.advance(now);
         let _ = self.node(node);
         let listeners: Vec<_> = self.listeners.iter().filter(|(_, l)| l.addr.node == node).map(|(&id, _)| id).collect();
         let listener_count = listeners.len() as u32;
@@ -21,7 +22,7 @@ impl Net {
             let l = self.listeners.remove(&id).expect("listed above");
             let removed = self.bindings.remove(&l.addr);
             assert_eq!(removed, Some(Binding::Listener(id)), "listener binding out of step");
-            self.events.push(NetEvent::ListenerClosed { at_ns: now_ns, listener: id, reset: 0 });
+            self.events.push(NetEvent::ListenerClosed { at: now, listener: id, reset: 0 });
         }
         let ends: Vec<(ConnId, Side)> = self
             .conns
@@ -46,10 +47,10 @@ impl Net {
                 rsts.push((conn, side));
             }
         }
-        self.events.push(NetEvent::Crash { at_ns: now_ns, node, reset, listeners: listener_count });
-        self.udp_crash(node, now_ns);
+        self.events.push(NetEvent::Crash { at: now, node, reset, listeners: listener_count });
+        self.udp_crash(node, now);
         for (conn, side) in rsts {
-            self.send(conn, side.peer(), Payload::Rst, now_ns);
+            self.send(conn, side.peer(), Payload::Rst, now);
         }
         for (conn, _) in ends {
             self.collect(conn);
@@ -57,12 +58,12 @@ impl Net {
         assert!(self.bindings.keys().all(|a| a.node != node), "a crashed node kept a port");
     }
 
-    /// Every established connection of live `node` is reset at `now_ns`
+    /// Every established connection of live `node` is reset at `now`
     /// (contract rule 13): its own end reads ECONNRESET at once, as if an RST
     /// had just arrived, and an RST goes to the peer. Listeners, connections
     /// still connecting and ports stay; the node's sockets stay open.
-    pub fn reset(&mut self, node: NodeId, now_ns: u64) -> u32 {
-        self.advance(now_ns);
+    pub fn reset(&mut self, node: NodeId, now: SimTime) -> u32 {
+        self.advance(now);
         let ends: Vec<(ConnId, Side)> = self
             .conns
             .iter()
@@ -83,49 +84,49 @@ impl Net {
             }
         }
         let reset = ends.len() as u32;
-        self.events.push(NetEvent::Reset { at_ns: now_ns, node, reset });
+        self.events.push(NetEvent::Reset { at: now, node, reset });
         for (conn, side) in rsts {
-            self.send(conn, side.peer(), Payload::Rst, now_ns);
+            self.send(conn, side.peer(), Payload::Rst, now);
         }
         reset
     }
 
-    /// Node `node` is slow from now on: `extra_ns` more latency on every
-    /// segment sent from or to it (0: no longer slow). What is in flight
+    /// Node `node` is slow from now on: `extra` more latency on every
+    /// segment sent from or to it (zero: no longer slow). What is in flight
     /// keeps its delivery time (contract rule 3).
-    pub fn set_slow(&mut self, node: NodeId, extra_ns: u64, now_ns: u64) {
-        self.advance(now_ns);
-        if extra_ns == 0 {
+    pub fn set_slow(&mut self, node: NodeId, extra: SimDuration, now: SimTime) {
+        self.advance(now);
+        if extra == SimDuration::ZERO {
             self.slow.remove(&node);
         } else {
-            self.slow.insert(node, extra_ns);
+            self.slow.insert(node, extra);
         }
     }
 
     /// Starts holding everything sent from `from` to `to`, including what
     /// is already in flight (contract rule 5). Blocking a blocked link does
     /// nothing.
-    pub fn block(&mut self, from: NodeId, to: NodeId, now_ns: u64) {
-        self.advance(now_ns);
+    pub fn block(&mut self, from: NodeId, to: NodeId, now: SimTime) {
+        self.advance(now);
         let was_held = self.holds((from, to));
         if !self.blocked.insert((from, to)) {
             return;
         }
-        let held = if was_held { 0 } else { self.hold_link(from, to, now_ns) };
-        self.events.push(NetEvent::Block { at_ns: now_ns, from, to, held });
+        let held = if was_held { 0 } else { self.hold_link(from, to, now) };
+        self.events.push(NetEvent::Block { at: now, from, to, held });
     }
 
     /// Stops holding traffic from `from` to `to`: held segments are
-    /// delivered in order from `now_ns` plus their latency (contract rule
+    /// delivered in order from `now` plus their latency (contract rule
     /// 6), unless a clog still holds the link. Healing an open link does
     /// nothing.
-    pub fn heal(&mut self, from: NodeId, to: NodeId, now_ns: u64) {
-        self.advance(now_ns);
+    pub fn heal(&mut self, from: NodeId, to: NodeId, now: SimTime) {
+        self.advance(now);
         if !self.blocked.remove(&(from, to)) {
             return;
         }
-        let released = if self.holds((from, to)) { 0 } else { self.release_link(from, to, now_ns, false) };
-        self.events.push(NetEvent::Heal { at_ns: now_ns, from, to, released });
+        let released = if self.holds((from, to)) { 0 } else { self.release_link(from, to, now, false) };
+        self.events.push(NetEvent::Heal { at: now, from, to, released });
     }
 
     /// Whether anything holds the link: a partition or a holding clog.
@@ -135,8 +136,8 @@ impl Net {
 
     /// Untimes every segment on the link (it starts being held); returns
     /// how many. Datagrams in flight on it are dropped instead (UDP rule U5).
-    pub(super) fn hold_link(&mut self, from: NodeId, to: NodeId, now_ns: u64) -> u32 {
-        self.udp_link_held(from, to, now_ns);
+    pub(super) fn hold_link(&mut self, from: NodeId, to: NodeId, now: SimTime) -> u32 {
+        self.udp_link_held(from, to, now);
         let mut held = 0;
         for (&id, c) in self.conns.iter_mut() {
             for side in [Side::Client, Side::Server] {
@@ -145,12 +146,12 @@ impl Net {
                 }
                 let pipe = &mut c.inbox[side.index()];
                 if let Some(front) = pipe.segments.front() {
-                    let at_ns = front.deliver_ns.expect("an open link's pipe is timed");
-                    assert!(at_ns > now_ns, "advance left a due segment");
-                    assert!(self.heads.remove(&(at_ns, id, side)), "a timed pipe has a head");
+                    let at = front.deliver_at.expect("an open link's pipe is timed");
+                    assert!(at > now, "advance left a due segment");
+                    assert!(self.heads.remove(&(at, id, side)), "a timed pipe has a head");
                 }
                 for segment in pipe.segments.iter_mut() {
-                    segment.deliver_ns = None;
+                    segment.deliver_at = None;
                     held += 1;
                 }
             }
@@ -158,9 +159,9 @@ impl Net {
         held
     }
 
-    /// Times every held segment on the link again, from `now_ns` plus its
-    /// own latency, or all at `now_ns` for a `burst`; returns how many.
-    pub(super) fn release_link(&mut self, from: NodeId, to: NodeId, now_ns: u64, burst: bool) -> u32 {
+    /// Times every held segment on the link again, from `now` plus its
+    /// own latency, or all at `now` for a `burst`; returns how many.
+    pub(super) fn release_link(&mut self, from: NodeId, to: NodeId, now: SimTime, burst: bool) -> u32 {
         let mut released = 0;
         for (&id, c) in self.conns.iter_mut() {
             for side in [Side::Client, Side::Server] {
@@ -169,15 +170,15 @@ impl Net {
                 }
                 let pipe = &mut c.inbox[side.index()];
                 assert!(pipe.segments.is_empty() || pipe.is_held(), "a held link's pipe is held");
-                let mut tail_ns = pipe.last_delivered_ns;
+                let mut tail = pipe.last_delivered;
                 for segment in pipe.segments.iter_mut() {
-                    let latency_ns = if burst { 0 } else { segment.latency_ns };
-                    tail_ns = tail_ns.max(now_ns.saturating_add(latency_ns));
-                    segment.deliver_ns = Some(tail_ns);
+                    let latency = if burst { SimDuration::ZERO } else { segment.latency };
+                    tail = tail.max(now.plus(latency));
+                    segment.deliver_at = Some(tail);
                     released += 1;
                 }
                 if let Some(front) = pipe.segments.front() {
-                    self.heads.insert((front.deliver_ns.expect("just timed"), id, side));
+                    self.heads.insert((front.deliver_at.expect("just timed"), id, side));
                 }
             }
         }
@@ -195,21 +196,21 @@ impl Net {
 
     /// A symmetric partition: blocks both directions of every link between
     /// a node of `side` and a node not in it.
-    pub fn partition(&mut self, side: &[NodeId], now_ns: u64) {
+    pub fn partition(&mut self, side: &[NodeId], now: SimTime) {
         let others: Vec<NodeId> = (0..self.nodes.len() as u32).map(NodeId).filter(|n| !side.contains(n)).collect();
         for &a in side {
             for &b in &others {
-                self.block(a, b, now_ns);
-                self.block(b, a, now_ns);
+                self.block(a, b, now);
+                self.block(b, a, now);
             }
         }
     }
 
     /// Heals every blocked link, in order (for `QuietFor` and the end of a
     /// partition).
-    pub fn heal_all(&mut self, now_ns: u64) {
+    pub fn heal_all(&mut self, now: SimTime) {
         for (from, to) in self.blocked_links() {
-            self.heal(from, to, now_ns);
+            self.heal(from, to, now);
         }
     }
 }

@@ -15,6 +15,6 @@ impl NetConfig {
     /// The network options `config` sets.
     pub fn from_knobs(config: &FaultConfig) -> NetConfig {
         let (min, max) = config.range(&NET_LATENCY);
-        NetConfig { latency_ns_min: min.ns(), latency_ns_max: max.ns() }
+        NetConfig { latency_min: min, latency_max: max }
     }
 }

@@ -1,16 +1,16 @@
 //! The simulated network: TCP-like connections and UDP datagrams
 //! (`udp.rs`, its own rules U1-U9) between nodes on one virtual clock, with
 //! seeded latency, partitions on directed links and resets on crash. A pure data structure: no real sockets, no real clock; time is the
-//! `now_ns` every call passes, randomness is the one latency stream handed to
+//! `SimTime` every call passes, randomness is the one latency stream handed to
 //! `Net::new`. It knows nothing of WASI, fds or memory layouts; the WASI layer
 //! maps fds onto `EndpointId`/`ListenerId` (see "Wiring" below).
 //!
 //! # Fault-model contract
 //!
 //! Time.
-//! 1. Every call that takes `now_ns` first *advances* the model to `now_ns`:
-//!    every segment whose delivery time is `<= now_ns` is delivered, in order
-//!    of (delivery time, connection id, receiving side). `now_ns` must never
+//! 1. Every call that takes `now` first *advances* the model to `now`:
+//!    every segment whose delivery time is `<= now` is delivered, in order
+//!    of (delivery time, connection id, receiving side). `now` must never
 //!    go backwards (asserted). Work caused by a delivery (a SYN's answer, the
 //!    RST for data sent to a closed socket) happens at the delivery time, not
 //!    at the time of the call that noticed it, so how often a caller polls
@@ -21,11 +21,11 @@
 //!    SYN-ACK, refusal, data, FIN, RST) from one node to another in FIFO order:
 //!    nothing overtakes anything on the same pipe, ever.
 //! 3. One write is one data segment (the chunk it was written as; reads may
-//!    coalesce or split chunks, as TCP does). A segment sent at `now_ns` gets
+//!    coalesce or split chunks, as TCP does). A segment sent at `now` gets
 //!    a latency drawn *once, when it is sent*, uniformly in
-//!    `[latency_ns_min, latency_ns_max]` from the latency stream, and is
+//!    `[latency_min, latency_max]` from the latency stream, and is
 //!    delivered at `max(delivery time of the previous segment on its pipe,
-//!    now_ns + latency)`. Two exceptions, both still one draw per segment:
+//!    now + latency)`. Two exceptions, both still one draw per segment:
 //!    a SYN's answer has its latency drawn together with the SYN (so a
 //!    dialer's wake-up time is exact while the SYN flies), and the RST that
 //!    answers data reaching a closed socket is drawn when that data arrives.
@@ -41,7 +41,7 @@
 //!    segments already in flight when the block starts, and segments sent
 //!    during it, are held at the link in order. The other direction is
 //!    unaffected (asymmetric partitions are the default case).
-//! 6. `heal(from, to, now_ns)` releases the held segments in order: each is
+//! 6. `heal(from, to, now)` releases the held segments in order: each is
 //!    delivered at `max(previous delivery on its pipe, heal time + its own
 //!    latency drawn at send time)`. Healing draws nothing, so adding or
 //!    removing a partition never shifts the latencies of other traffic.
@@ -79,7 +79,7 @@
 //!     after one's own shutdown(write) returns EPIPE.
 //!
 //! Crashes.
-//! 13. `crash(node, now_ns)` closes every listener of the node (later SYNs to
+//! 13. `crash(node, now)` closes every listener of the node (later SYNs to
 //!     those ports are refused; queued connections are reset), and sends an
 //!     RST on every connection the node has an end of (including pending
 //!     connects and sockets closed but lingering), unless that end already
@@ -88,7 +88,7 @@
 //!     dropped silently. All its ports are free at once. A new incarnation
 //!     reuses the `NodeId`; a SYN still in flight to it is accepted if the
 //!     new incarnation listens on the port before the SYN arrives.
-//!     `reset(node, now_ns)` (a live node's connections reset, the
+//!     `reset(node, now)` (a live node's connections reset, the
 //!     `net_reset` fault) resets every established connection the node has
 //!     an open end of: its own end reads ECONNRESET at once, an RST goes to
 //!     the peer; listeners, pending connects and ports stay.
@@ -119,10 +119,10 @@
 //! `fd_write` = `write` (EAGAIN only while a connect is pending);
 //! `sock_shutdown` = `shutdown`; `fd_close` = `close`/`close_listener`.
 //! `poll_oneoff` asks `readable`/`writable`/`acceptable` for what is ready
-//! now and `readable_at_ns`/`writable_at_ns`/`acceptable_at_ns` for when a
+//! now and `readable_at`/`writable_at`/`acceptable_at` for when a
 //! subscription would become ready; the scheduler wakes a node at the minimum
 //! of those and its timers, and calls `advance` whenever virtual time jumps.
-//! `next_event_ns_any` is the next time the network changes at all (so the
+//! `next_event_any` is the next time the network changes at all (so the
 //! scheduler never declares deadlock while something is in flight).
 
 mod clog;
@@ -147,6 +147,7 @@ pub use udp::{UdpDrop, UdpId};
 pub use udp_fault::{DatagramFault, DatagramFaultKind, DatagramFaults};
 
 use crate::random::RandomStream;
+use crate::vtime::{SimDuration, SimTime};
 use pipe::{Payload, Pipe, Segment};
 use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -228,14 +229,14 @@ pub enum ShutdownHow {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct NetConfig {
     /// Smallest one-way latency of a segment.
-    pub latency_ns_min: u64,
+    pub latency_min: SimDuration,
     /// Largest one-way latency of a segment (inclusive).
-    pub latency_ns_max: u64,
+    pub latency_max: SimDuration,
 }
 
 impl Default for NetConfig {
     fn default() -> NetConfig {
-        NetConfig { latency_ns_min: 50_000, latency_ns_max: 2_000_000 }
+        NetConfig { latency_min: SimDuration::from_ns(50_000), latency_max: SimDuration::from_ns(2_000_000) }
     }
 }
 
@@ -344,7 +345,7 @@ struct NodeState {
 pub struct Net {
     config: NetConfig,
     latency_rng: RandomStream,
-    now_ns: u64,
+    now: SimTime,
     nodes: Vec<NodeState>,
     names: BTreeMap<String, NodeId>,
     conns: BTreeMap<ConnId, Conn>,
@@ -356,10 +357,10 @@ pub struct Net {
     /// partition or a holding clog is on it.
     clogged: BTreeMap<(NodeId, NodeId), Clog>,
     /// Slow nodes: latency added to every segment sent from or to them.
-    slow: BTreeMap<NodeId, u64>,
+    slow: BTreeMap<NodeId, SimDuration>,
     /// The delivery time of the first segment of every pipe whose segments
     /// are timed (not held): the agenda `advance` works through.
-    heads: BTreeSet<(u64, ConnId, Side)>,
+    heads: BTreeSet<(SimTime, ConnId, Side)>,
     next_conn: u64,
     next_listener: u64,
     events: Vec<NetEvent>,
@@ -371,11 +372,11 @@ impl Net {
     /// An empty network. `latency_rng` is the run's latency stream (e.g.
     /// `RandomStream::new(seed, Purpose::NetLatency, "", 0)`).
     pub fn new(config: NetConfig, latency_rng: RandomStream) -> Net {
-        assert!(config.latency_ns_min <= config.latency_ns_max, "latency_ns_min > latency_ns_max: {config:?}");
+        assert!(config.latency_min <= config.latency_max, "latency_min > latency_max: {config:?}");
         Net {
             config,
             latency_rng,
-            now_ns: 0,
+            now: SimTime::ZERO,
             nodes: Vec::new(),
             names: BTreeMap::new(),
             conns: BTreeMap::new(),
@@ -420,8 +421,8 @@ impl Net {
     }
 
     /// The virtual time the model has advanced to.
-    pub fn now_ns(&self) -> u64 {
-        self.now_ns
+    pub fn now(&self) -> SimTime {
+        self.now
     }
 
     /// Every event so far, in order.
@@ -435,15 +436,15 @@ impl Net {
         std::mem::take(&mut self.events)
     }
 
-    /// Delivers everything due at or before `now_ns` (contract rule 1):
+    /// Delivers everything due at or before `now` (contract rule 1):
     /// segments and datagrams in time order, a segment first on a tie.
-    pub fn advance(&mut self, now_ns: u64) {
-        assert!(now_ns >= self.now_ns, "network time went backwards: {now_ns} < {}", self.now_ns);
-        self.now_ns = now_ns;
+    pub fn advance(&mut self, now: SimTime) {
+        assert!(now >= self.now, "network time went backwards: {now} < {}", self.now);
+        self.now = now;
         loop {
-            let segment_ns = self.heads.first().map(|&(at_ns, _, _)| at_ns).filter(|&t| t <= now_ns);
-            let datagram_ns = self.udp.next_ns().filter(|&t| t <= now_ns);
-            match (segment_ns, datagram_ns) {
+            let segment = self.heads.first().map(|&(at, _, _)| at).filter(|&t| t <= now);
+            let datagram = self.udp.next_due().filter(|&t| t <= now);
+            match (segment, datagram) {
                 (Some(s), d) if d.is_none_or(|d| s <= d) => self.deliver_next_segment(),
                 (_, Some(_)) => self.udp_deliver_next(),
                 _ => break,
@@ -453,79 +454,80 @@ impl Net {
 
     /// Delivers the segment at the head of the agenda.
     fn deliver_next_segment(&mut self) {
-        let (at_ns, conn, side) = self.heads.pop_first().expect("a segment is due");
+        let (at, conn, side) = self.heads.pop_first().expect("a segment is due");
         let c = self.conns.get_mut(&conn).expect("a head belongs to a live connection");
         let pipe = &mut c.inbox[side.index()];
         let segment = pipe.segments.pop_front().expect("a head has a segment");
-        assert_eq!(segment.deliver_ns, Some(at_ns), "head out of step with its pipe");
-        pipe.last_delivered_ns = at_ns;
+        assert_eq!(segment.deliver_at, Some(at), "head out of step with its pipe");
+        pipe.last_delivered = at;
         if let Some(next) = pipe.segments.front() {
-            let next_ns = next.deliver_ns.expect("a timed pipe is timed throughout");
-            assert!(next_ns >= at_ns, "FIFO order broken on {conn:?}/{side:?}");
-            self.heads.insert((next_ns, conn, side));
+            let next_at = next.deliver_at.expect("a timed pipe is timed throughout");
+            assert!(next_at >= at, "FIFO order broken on {conn:?}/{side:?}");
+            self.heads.insert((next_at, conn, side));
         }
-        self.deliver(conn, side, segment.payload, at_ns);
+        self.deliver(conn, side, segment.payload, at);
     }
 
     fn node(&self, node: NodeId) -> &NodeState {
         self.nodes.get(node.0 as usize).unwrap_or_else(|| panic!("unknown node {node:?}"))
     }
 
-    fn draw_latency_ns(&mut self) -> u64 {
-        self.latency_rng.between(self.config.latency_ns_min, self.config.latency_ns_max)
+    fn draw_latency(&mut self) -> SimDuration {
+        SimDuration::from_ns(self.latency_rng.between(self.config.latency_min.ns(), self.config.latency_max.ns()))
     }
 
-    /// Sends `payload` from the peer of `to` towards `to` at `now_ns`
+    /// Sends `payload` from the peer of `to` towards `to` at `now`
     /// (contract rules 3 and 5).
-    fn send(&mut self, conn: ConnId, to: Side, payload: Payload, now_ns: u64) {
-        let latency_ns = self.draw_latency_ns();
-        self.send_with_latency(conn, to, payload, now_ns, latency_ns);
+    fn send(&mut self, conn: ConnId, to: Side, payload: Payload, now: SimTime) {
+        let latency = self.draw_latency();
+        self.send_with_latency(conn, to, payload, now, latency);
     }
 
     /// `send` with a latency drawn earlier (a SYN's answer, rule 8).
-    fn send_with_latency(&mut self, conn: ConnId, to: Side, payload: Payload, now_ns: u64, latency_ns: u64) {
+    fn send_with_latency(&mut self, conn: ConnId, to: Side, payload: Payload, now: SimTime, latency: SimDuration) {
         let c = self.conns.get_mut(&conn).expect("send on a live connection");
         let link = (c.end(to.peer()).addr.node, c.end(to).addr.node);
-        let slowed = [link.0, link.1].iter().filter_map(|n| self.slow.get(n)).fold(0u64, |a, b| a.saturating_add(*b));
-        let latency_ns = latency_ns.saturating_add(slowed).saturating_add(self.clog_latency_ns(link));
+        let slowed =
+            [link.0, link.1].iter().filter_map(|n| self.slow.get(n)).fold(SimDuration::ZERO, |a, b| a.plus(*b));
+        let latency = latency.plus(slowed).plus(self.clog_latency(link));
         let held = self.holds(link);
         let c = self.conns.get_mut(&conn).expect("send on a live connection");
         let pipe = &mut c.inbox[to.index()];
         let kind = payload.kind();
-        let deliver_ns = if held {
-            assert!(pipe.segments.back().is_none_or(|s| s.deliver_ns.is_none()), "a blocked link has timed segments");
+        let deliver_at = if held {
+            assert!(pipe.segments.back().is_none_or(|s| s.deliver_at.is_none()), "a blocked link has timed segments");
             None
         } else {
-            assert!(pipe.segments.back().is_none_or(|s| s.deliver_ns.is_some()), "an open link has held segments");
-            let at_ns = pipe.tail_ns().max(now_ns.saturating_add(latency_ns));
+            assert!(pipe.segments.back().is_none_or(|s| s.deliver_at.is_some()), "an open link has held segments");
+            let at = pipe.tail().max(now.plus(latency));
             if pipe.segments.is_empty() {
-                self.heads.insert((at_ns, conn, to));
+                self.heads.insert((at, conn, to));
             }
-            Some(at_ns)
+            Some(at)
         };
-        pipe.segments.push_back(Segment { payload, latency_ns, deliver_ns });
-        self.events.push(NetEvent::Send { at_ns: now_ns, conn, to, kind, latency_ns, deliver_ns });
+        pipe.segments.push_back(Segment { payload, latency, deliver_at });
+        self.events.push(NetEvent::Send { at: now, conn, to, kind, latency, deliver_at });
     }
 
-    /// A segment reached `to` at `at_ns`: apply it (contract rules 8-13).
-    fn deliver(&mut self, conn: ConnId, to: Side, payload: Payload, at_ns: u64) {
+    /// A segment reached `to` at `at`: apply it (contract rules 8-13).
+    fn deliver(&mut self, conn: ConnId, to: Side, payload: Payload, at: SimTime) {
         let kind = payload.kind();
         let c = self.conns.get_mut(&conn).expect("deliver to a live connection");
         let end = &mut c.ends[to.index()];
         let mut answer = None;
         let outcome = match (end.life, payload) {
-            (Life::Unborn, Payload::Syn { reply_latency_ns }) => {
+            (Life::Unborn, Payload::Syn { reply_latency }) => {
                 let addr = end.addr;
                 match self.bindings.get(&addr) {
                     Some(&Binding::Listener(listener)) => {
                         end.life = Life::Open;
                         self.listeners.get_mut(&listener).expect("a bound listener exists").queue.push_back(conn);
-                        answer = Some((Payload::SynAck, Some(reply_latency_ns)));
+                        answer = Some((Payload::SynAck, Some(reply_latency)));
                         Delivery::Queued(listener)
                     }
                     _ => {
                         end.life = Life::Dead;
-                        answer = Some((Payload::Refuse, Some(reply_latency_ns)));
+                        answer = Some((Payload::Refuse, Some(reply_latency)));
                         Delivery::Refused
                     }
                 }
@@ -559,10 +561,10 @@ impl Net {
             }
             _ => Delivery::Dropped,
         };
-        self.events.push(NetEvent::Deliver { at_ns, conn, to, kind, outcome });
-        if let Some((payload, latency_ns)) = answer {
-            let latency_ns = latency_ns.unwrap_or_else(|| self.draw_latency_ns());
-            self.send_with_latency(conn, to.peer(), payload, at_ns, latency_ns);
+        self.events.push(NetEvent::Deliver { at, conn, to, kind, outcome });
+        if let Some((payload, latency)) = answer {
+            let latency = latency.unwrap_or_else(|| self.draw_latency());
+            self.send_with_latency(conn, to.peer(), payload, at, latency);
         }
         self.collect(conn);
     }

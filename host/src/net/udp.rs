@@ -44,7 +44,7 @@
 //!     it is lost (dropped when sent) or duplicated (a second copy with its
 //!     own latency, delivered on its own). A node's datagrams to itself are
 //!     never numbered or faulted.
-//! U8. Readiness. Readable while the queue is not empty; `udp_readable_at_ns`
+//! U8. Readiness. Readable while the queue is not empty; `udp_readable_at`
 //!     is the delivery time of the first datagram in flight that the socket
 //!     would queue if nothing else happens. Always writable.
 //! U9. Trace. Every change appends one `NetEvent` (binds, connects, sends
@@ -71,6 +71,7 @@
 
 use super::udp_fault::{DatagramFaultKind, DatagramFaults};
 use super::{Errno, Net, NetEvent, NodeId, SockAddr, ip};
+use crate::vtime::{SimDuration, SimTime};
 use std::collections::{BTreeMap, VecDeque};
 
 /// The largest IPv4 UDP payload (65,535 - 8 - 20).
@@ -109,7 +110,7 @@ pub(super) struct Flight {
 enum Carried {
     Datagram {
         bytes: Vec<u8>,
-        latency_ns: u64,
+        latency: SimDuration,
     },
     /// ICMP port unreachable: `from` had no socket (rule U10).
     Unreachable,
@@ -135,7 +136,7 @@ pub(super) struct Udp {
     sockets: BTreeMap<UdpId, UdpSocket>,
     bindings: BTreeMap<SockAddr, UdpId>,
     /// Datagrams in flight by (delivery time, send sequence).
-    flights: BTreeMap<(u64, u64), Flight>,
+    flights: BTreeMap<(SimTime, u64), Flight>,
     /// Each node's next ephemeral port, as an offset (rule U1).
     cursors: BTreeMap<NodeId, u32>,
     next_socket: u64,
@@ -145,8 +146,8 @@ pub(super) struct Udp {
 
 impl Udp {
     /// When the next datagram is delivered.
-    pub(super) fn next_ns(&self) -> Option<u64> {
-        self.flights.keys().next().map(|&(at_ns, _)| at_ns)
+    pub(super) fn next_due(&self) -> Option<SimTime> {
+        self.flights.keys().next().map(|&(at, _)| at)
     }
 }
 
@@ -161,8 +162,8 @@ impl Net {
     }
 
     /// Binds a UDP socket to `port` of `node` (0: an ephemeral port).
-    pub fn udp_bind(&mut self, node: NodeId, port: u16, now_ns: u64) -> Result<UdpId, Errno> {
-        self.advance(now_ns);
+    pub fn udp_bind(&mut self, node: NodeId, port: u16, now: SimTime) -> Result<UdpId, Errno> {
+        self.advance(now);
         let _ = self.node(node);
         let port = if port == 0 { self.udp_ephemeral(node)? } else { port };
         let addr = SockAddr { node, port };
@@ -175,7 +176,7 @@ impl Net {
         self.udp
             .sockets
             .insert(id, UdpSocket { addr, peer: None, queue: VecDeque::new(), queued_bytes: 0, refused: false });
-        self.events.push(NetEvent::UdpBind { at_ns: now_ns, sock: id, addr });
+        self.events.push(NetEvent::UdpBind { at: now, sock: id, addr });
         Ok(id)
     }
 
@@ -199,43 +200,43 @@ impl Net {
     }
 
     /// Connects `sock` to a simulated IP and port (rule U1); port 0 is EINVAL.
-    pub fn udp_connect(&mut self, sock: UdpId, ip: u32, port: u16, now_ns: u64) -> Result<(), Errno> {
-        self.advance(now_ns);
+    pub fn udp_connect(&mut self, sock: UdpId, ip: u32, port: u16, now: SimTime) -> Result<(), Errno> {
+        self.advance(now);
         let node = self.udp_socket(sock)?.addr.node;
         if port == 0 {
             return Err(Errno::INVAL);
         }
         let peer = self.udp_dest(node, ip, port)?;
         self.udp.sockets.get_mut(&sock).expect("checked above").peer = Some(peer);
-        self.events.push(NetEvent::UdpConnect { at_ns: now_ns, sock, peer });
+        self.events.push(NetEvent::UdpConnect { at: now, sock, peer });
         Ok(())
     }
 
     /// Sends `data` as one datagram to a simulated IP and port (rules U2,
     /// U5, U7).
-    pub fn udp_send_to(&mut self, sock: UdpId, ip: u32, port: u16, data: &[u8], now_ns: u64) -> Result<usize, Errno> {
-        self.advance(now_ns);
+    pub fn udp_send_to(&mut self, sock: UdpId, ip: u32, port: u16, data: &[u8], now: SimTime) -> Result<usize, Errno> {
+        self.advance(now);
         let node = self.udp_socket(sock)?.addr.node;
         let to = self.udp_dest(node, ip, port)?;
-        self.udp_send(sock, to, data, now_ns)
+        self.udp_send(sock, to, data, now)
     }
 
     /// Sends `data` to the connected peer (`fd_write`); EDESTADDRREQ when
     /// not connected, as on Linux.
-    pub fn udp_send(&mut self, sock: UdpId, to: SockAddr, data: &[u8], now_ns: u64) -> Result<usize, Errno> {
-        self.advance(now_ns);
+    pub fn udp_send(&mut self, sock: UdpId, to: SockAddr, data: &[u8], now: SimTime) -> Result<usize, Errno> {
+        self.advance(now);
         let from = self.udp_socket(sock)?.addr;
         if data.len() > MAX_DATAGRAM_BYTES {
             return Err(Errno::MSGSIZE);
         }
         self.udp_take_refused(sock)?;
-        let latency_ns = self.draw_latency_ns();
+        let latency = self.draw_latency();
         let link = (from.node, to.node);
         let fault = if link.0 == link.1 {
             None
         } else {
             let names = (self.node(link.0).name.clone(), self.node(link.1).name.clone());
-            self.udp.faults.decide((link.0, &names.0), (link.1, &names.1), now_ns)
+            self.udp.faults.decide((link.0, &names.0), (link.1, &names.1), now)
         };
         let drop = if self.holds(link) {
             Some(UdpDrop::Held)
@@ -244,9 +245,9 @@ impl Net {
         } else {
             None
         };
-        self.udp_launch(from, to, data, now_ns, latency_ns, drop, false);
-        if let (None, Some(DatagramFaultKind::Dup { latency_ns })) = (drop, fault) {
-            self.udp_launch(from, to, data, now_ns, latency_ns, None, true);
+        self.udp_launch(from, to, data, now, latency, drop, false);
+        if let (None, Some(DatagramFaultKind::Dup { latency })) = (drop, fault) {
+            self.udp_launch(from, to, data, now, latency, None, true);
         }
         Ok(data.len())
     }
@@ -263,39 +264,40 @@ impl Net {
         from: SockAddr,
         to: SockAddr,
         data: &[u8],
-        now_ns: u64,
-        latency_ns: u64,
+        now: SimTime,
+        latency: SimDuration,
         drop: Option<UdpDrop>,
         dup: bool,
     ) {
         let link = (from.node, to.node);
-        let slowed = [link.0, link.1].iter().filter_map(|n| self.slow.get(n)).fold(0u64, |a, b| a.saturating_add(*b));
-        let latency_ns = latency_ns.saturating_add(slowed).saturating_add(self.clog_latency_ns(link));
+        let slowed =
+            [link.0, link.1].iter().filter_map(|n| self.slow.get(n)).fold(SimDuration::ZERO, |a, b| a.plus(*b));
+        let latency = latency.plus(slowed).plus(self.clog_latency(link));
         let seq = self.udp.next_seq;
         self.udp.next_seq += 1;
-        let deliver_ns = match drop {
+        let deliver_at = match drop {
             Some(_) => None,
             None => {
-                let at_ns = now_ns.saturating_add(latency_ns);
-                let what = Carried::Datagram { bytes: data.to_vec(), latency_ns };
-                self.udp.flights.insert((at_ns, seq), Flight { from, to, what });
-                Some(at_ns)
+                let at = now.plus(latency);
+                let what = Carried::Datagram { bytes: data.to_vec(), latency };
+                self.udp.flights.insert((at, seq), Flight { from, to, what });
+                Some(at)
             }
         };
         let len = data.len() as u64;
-        self.events.push(NetEvent::UdpSend { at_ns: now_ns, seq, from, to, len, latency_ns, deliver_ns, drop, dup });
+        self.events.push(NetEvent::UdpSend { at: now, seq, from, to, len, latency, deliver_at, drop, dup });
     }
 
     /// Delivers the first datagram or port-unreachable in flight (due by
     /// now, rules U3 and U10).
     pub(super) fn udp_deliver_next(&mut self) {
-        let ((at_ns, seq), flight) = self.udp.flights.pop_first().expect("a datagram is due");
-        let Carried::Datagram { bytes, latency_ns } = flight.what else {
+        let ((at, seq), flight) = self.udp.flights.pop_first().expect("a datagram is due");
+        let Carried::Datagram { bytes, latency } = flight.what else {
             let refused = self.udp.bindings.get(&flight.to).copied().filter(|&id| self.udp_wants(id, &flight));
             if let Some(id) = refused {
                 self.udp.sockets.get_mut(&id).expect("a bound socket exists").refused = true;
             }
-            self.events.push(NetEvent::UdpUnreachableArrive { at_ns, seq, to: flight.to, refused });
+            self.events.push(NetEvent::UdpUnreachableArrive { at, seq, to: flight.to, refused });
             return;
         };
         let outcome = match self.udp.bindings.get(&flight.to) {
@@ -313,23 +315,23 @@ impl Net {
                 }
             }
         };
-        self.events.push(NetEvent::UdpDeliver { at_ns, seq, to: flight.to, outcome });
+        self.events.push(NetEvent::UdpDeliver { at, seq, to: flight.to, outcome });
         if outcome == Err(UdpDrop::NoSocket) {
-            self.udp_port_unreachable(flight.to, flight.from, at_ns, latency_ns);
+            self.udp_port_unreachable(flight.to, flight.from, at, latency);
         }
     }
 
     /// Sends the port-unreachable for a datagram `about` found no socket at
     /// (rule U10): back to `source` with the datagram's latency, unless the
     /// way back is held.
-    fn udp_port_unreachable(&mut self, about: SockAddr, source: SockAddr, now_ns: u64, latency_ns: u64) {
+    fn udp_port_unreachable(&mut self, about: SockAddr, source: SockAddr, now: SimTime, latency: SimDuration) {
         let seq = self.udp.next_seq;
         self.udp.next_seq += 1;
-        let deliver_ns = (!self.holds((about.node, source.node))).then(|| now_ns.saturating_add(latency_ns));
-        if let Some(at_ns) = deliver_ns {
-            self.udp.flights.insert((at_ns, seq), Flight { from: about, to: source, what: Carried::Unreachable });
+        let deliver_at = (!self.holds((about.node, source.node))).then(|| now.plus(latency));
+        if let Some(at) = deliver_at {
+            self.udp.flights.insert((at, seq), Flight { from: about, to: source, what: Carried::Unreachable });
         }
-        self.events.push(NetEvent::UdpUnreachable { at_ns: now_ns, seq, from: about, to: source, deliver_ns });
+        self.events.push(NetEvent::UdpUnreachable { at: now, seq, from: about, to: source, deliver_at });
     }
 
     /// Whether socket `id` takes `flight` (rules U3, U10): a datagram when
@@ -347,7 +349,7 @@ impl Net {
     fn udp_take_refused(&mut self, sock: UdpId) -> Result<(), Errno> {
         let s = self.udp.sockets.get_mut(&sock).ok_or(Errno::BADF)?;
         if std::mem::take(&mut s.refused) {
-            self.events.push(NetEvent::UdpRefused { at_ns: self.now_ns, sock });
+            self.events.push(NetEvent::UdpRefused { at: self.now, sock });
             return Err(Errno::CONNREFUSED);
         }
         Ok(())
@@ -355,35 +357,35 @@ impl Net {
 
     /// Receives one datagram into `buf` (rule U4): the bytes copied and
     /// where it came from; EAGAIN when none is queued.
-    pub fn udp_recv_from(&mut self, sock: UdpId, buf: &mut [u8], now_ns: u64) -> Result<(usize, SockAddr), Errno> {
-        self.advance(now_ns);
+    pub fn udp_recv_from(&mut self, sock: UdpId, buf: &mut [u8], now: SimTime) -> Result<(usize, SockAddr), Errno> {
+        self.advance(now);
         self.udp_take_refused(sock)?;
         let s = self.udp.sockets.get_mut(&sock).ok_or(Errno::BADF)?;
         let d = s.queue.pop_front().ok_or(Errno::AGAIN)?;
         s.queued_bytes -= d.bytes.len();
         let n = buf.len().min(d.bytes.len());
         buf[..n].copy_from_slice(&d.bytes[..n]);
-        self.events.push(NetEvent::UdpRecv { at_ns: now_ns, sock, len: d.bytes.len() as u64, copied: n as u64 });
+        self.events.push(NetEvent::UdpRecv { at: now, sock, len: d.bytes.len() as u64, copied: n as u64 });
         Ok((n, d.from))
     }
 
     /// Closes `sock`: its port is free at once, its queue discarded.
-    pub fn udp_close(&mut self, sock: UdpId, now_ns: u64) -> Result<(), Errno> {
-        self.advance(now_ns);
-        self.udp_remove(sock, now_ns).ok_or(Errno::BADF)
+    pub fn udp_close(&mut self, sock: UdpId, now: SimTime) -> Result<(), Errno> {
+        self.advance(now);
+        self.udp_remove(sock, now).ok_or(Errno::BADF)
     }
 
-    fn udp_remove(&mut self, sock: UdpId, now_ns: u64) -> Option<()> {
+    fn udp_remove(&mut self, sock: UdpId, now: SimTime) -> Option<()> {
         let s = self.udp.sockets.remove(&sock)?;
         let removed = self.udp.bindings.remove(&s.addr);
         assert_eq!(removed, Some(sock), "UDP binding out of step");
-        self.events.push(NetEvent::UdpClose { at_ns: now_ns, sock, discarded: s.queue.len() as u32 });
+        self.events.push(NetEvent::UdpClose { at: now, sock, discarded: s.queue.len() as u32 });
         Some(())
     }
 
     /// Drops every datagram in flight for which `doomed(from, to)` holds;
     /// logs one event per link with how many (rules U5, U6).
-    fn udp_drop_flying(&mut self, now_ns: u64, why: UdpDrop, doomed: impl Fn(SockAddr, SockAddr) -> bool) {
+    fn udp_drop_flying(&mut self, now: SimTime, why: UdpDrop, doomed: impl Fn(SockAddr, SockAddr) -> bool) {
         let mut dropped: BTreeMap<(NodeId, NodeId), u32> = BTreeMap::new();
         self.udp.flights.retain(|_, f| {
             let gone = doomed(f.from, f.to);
@@ -393,23 +395,23 @@ impl Net {
             !gone
         });
         for ((from, to), count) in dropped {
-            self.events.push(NetEvent::UdpDrop { at_ns: now_ns, from, to, count, why });
+            self.events.push(NetEvent::UdpDrop { at: now, from, to, count, why });
         }
     }
 
     /// The link `from` → `to` started being held (rule U5).
-    pub(super) fn udp_link_held(&mut self, from: NodeId, to: NodeId, now_ns: u64) {
-        self.udp_drop_flying(now_ns, UdpDrop::Held, |a, b| (a.node, b.node) == (from, to));
+    pub(super) fn udp_link_held(&mut self, from: NodeId, to: NodeId, now: SimTime) {
+        self.udp_drop_flying(now, UdpDrop::Held, |a, b| (a.node, b.node) == (from, to));
     }
 
     /// `node` crashed (rule U6).
-    pub(super) fn udp_crash(&mut self, node: NodeId, now_ns: u64) {
+    pub(super) fn udp_crash(&mut self, node: NodeId, now: SimTime) {
         let mine: Vec<UdpId> =
             self.udp.sockets.iter().filter(|(_, s)| s.addr.node == node).map(|(&id, _)| id).collect();
         for id in mine {
-            self.udp_remove(id, now_ns);
+            self.udp_remove(id, now);
         }
-        self.udp_drop_flying(now_ns, UdpDrop::Crashed, |_, to| to.node == node);
+        self.udp_drop_flying(now, UdpDrop::Crashed, |_, to| to.node == node);
     }
 
     fn udp_socket(&self, sock: UdpId) -> Result<&UdpSocket, Errno> {
@@ -421,8 +423,8 @@ impl Net {
     }
 
     /// A receive would not return EAGAIN (rule U8).
-    pub fn udp_readable(&mut self, sock: UdpId, now_ns: u64) -> Result<bool, Errno> {
-        self.advance(now_ns);
+    pub fn udp_readable(&mut self, sock: UdpId, now: SimTime) -> Result<bool, Errno> {
+        self.advance(now);
         let s = self.udp_socket(sock)?;
         Ok(s.refused || !s.queue.is_empty())
     }
@@ -431,38 +433,38 @@ impl Net {
     /// the first datagram in flight to the socket's address that it would
     /// queue, or the first port-unreachable it would take (U10). A full
     /// queue is readable already, so fullness never matters.
-    pub fn udp_readable_at_ns(&mut self, sock: UdpId, now_ns: u64) -> Result<Option<u64>, Errno> {
-        self.advance(now_ns);
+    pub fn udp_readable_at(&mut self, sock: UdpId, now: SimTime) -> Result<Option<SimTime>, Errno> {
+        self.advance(now);
         let s = self.udp_socket(sock)?;
         if s.refused || !s.queue.is_empty() {
-            return Ok(Some(now_ns));
+            return Ok(Some(now));
         }
         let wanted = |f: &Flight| f.to == s.addr && self.udp_wants(sock, f);
-        let arriving = self.udp.flights.iter().find(|(_, f)| wanted(f)).map(|(&(at_ns, _), _)| at_ns);
-        Ok(arriving.into_iter().chain(self.udp_refusal_ns(sock)).min())
+        let arriving = self.udp.flights.iter().find(|(_, f)| wanted(f)).map(|(&(at, _), _)| at);
+        Ok(arriving.into_iter().chain(self.udp_refusal(sock)).min())
     }
 
     /// When a port-unreachable for a datagram `sock` sent and still in
     /// flight would set its error, if nothing binds the destination first
     /// (rule U10: the error is not in flight until the datagram arrives).
-    fn udp_refusal_ns(&self, sock: UdpId) -> Option<u64> {
+    fn udp_refusal(&self, sock: UdpId) -> Option<SimTime> {
         let s = self.udp.sockets.get(&sock)?;
         let peer = s.peer?;
         let unanswered = |f: &Flight| f.from == s.addr && f.to == peer && !self.udp.bindings.contains_key(&f.to);
         let back_open = !self.holds((peer.node, s.addr.node));
-        self.udp.flights.iter().filter(|(_, f)| back_open && unanswered(f)).find_map(|(&(at_ns, _), f)| match f.what {
-            Carried::Datagram { latency_ns, .. } => Some(at_ns.saturating_add(latency_ns)),
+        self.udp.flights.iter().filter(|(_, f)| back_open && unanswered(f)).find_map(|(&(at, _), f)| match f.what {
+            Carried::Datagram { latency, .. } => Some(at.plus(latency)),
             Carried::Unreachable => None,
         })
     }
 
     /// The first delivery to one of `node`'s UDP sockets that it takes (for
-    /// `next_event_ns`).
-    pub(super) fn udp_next_event_ns(&self, node: NodeId) -> Option<u64> {
+    /// `next_event`).
+    pub(super) fn udp_next_event(&self, node: NodeId) -> Option<SimTime> {
         let taken =
             |f: &Flight| f.to.node == node && self.udp.bindings.get(&f.to).is_some_and(|&id| self.udp_wants(id, f));
-        let arriving = self.udp.flights.iter().find(|(_, f)| taken(f)).map(|(&(at_ns, _), _)| at_ns);
+        let arriving = self.udp.flights.iter().find(|(_, f)| taken(f)).map(|(&(at, _), _)| at);
         let mine = self.udp.sockets.iter().filter(|(_, s)| s.addr.node == node);
-        arriving.into_iter().chain(mine.filter_map(|(&id, _)| self.udp_refusal_ns(id))).min()
+        arriving.into_iter().chain(mine.filter_map(|(&id, _)| self.udp_refusal(id))).min()
     }
 }

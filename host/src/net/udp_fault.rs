@@ -17,6 +17,7 @@
 
 use super::NodeId;
 use crate::random::{Draw, Purpose, RandomStream};
+use crate::vtime::{SimDuration, SimTime};
 use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -30,9 +31,9 @@ pub const DUP: &str = "udp_dup";
 pub enum DatagramFaultKind {
     /// Dropped when sent.
     Loss,
-    /// Sent twice; the copy is delivered `latency_ns` after the send (plus
+    /// Sent twice; the copy is delivered `latency` after the send (plus
     /// whatever a slow node or a slow clog adds), independently of the first.
-    Dup { latency_ns: u64 },
+    Dup { latency: SimDuration },
 }
 
 /// One injected fault: the datagram it hit, by link and number.
@@ -43,7 +44,7 @@ pub struct DatagramFault {
     /// The datagram's number on its link, from 1.
     pub n: u64,
     /// When it was sent (for people: replay looks at the link and `n`).
-    pub at_ns: u64,
+    pub at: SimTime,
     pub kind: DatagramFaultKind,
 }
 
@@ -56,7 +57,13 @@ struct LinkStreams {
 
 enum Source {
     /// Drawn with these probabilities; streams made per link on first use.
-    Drawn { seed: u64, loss: f64, dup: f64, latency_ns: (u64, u64), links: BTreeMap<(NodeId, NodeId), LinkStreams> },
+    Drawn {
+        seed: u64,
+        loss: f64,
+        dup: f64,
+        latency: (SimDuration, SimDuration),
+        links: BTreeMap<(NodeId, NodeId), LinkStreams>,
+    },
     /// Exactly these, by (from, to, n).
     Replay(BTreeMap<(NodeId, NodeId, u64), DatagramFaultKind>),
 }
@@ -80,9 +87,9 @@ impl Default for DatagramFaults {
 
 impl DatagramFaults {
     /// Drawn: loss with probability `loss`, duplication with `dup`, a
-    /// duplicate's latency uniform in `latency_ns`; streams of `seed`.
-    pub fn drawn(seed: u64, loss: f64, dup: f64, latency_ns: (u64, u64)) -> DatagramFaults {
-        DatagramFaults::with(Source::Drawn { seed, loss, dup, latency_ns, links: BTreeMap::new() })
+    /// duplicate's latency uniform in `latency`; streams of `seed`.
+    pub fn drawn(seed: u64, loss: f64, dup: f64, latency: (SimDuration, SimDuration)) -> DatagramFaults {
+        DatagramFaults::with(Source::Drawn { seed, loss, dup, latency, links: BTreeMap::new() })
     }
 
     /// Exactly `faults` (a log from an earlier run, or a shrunk schedule);
@@ -113,14 +120,14 @@ impl DatagramFaults {
         &self.log
     }
 
-    /// Numbers one datagram sent on `(from, to)` at `now_ns` and decides
+    /// Numbers one datagram sent on `(from, to)` at `now` and decides
     /// its fate (None: delivered as usual). Each end comes with its node's
     /// name, the label of the link's streams.
     pub(super) fn decide(
         &mut self,
         from: (NodeId, &str),
         to: (NodeId, &str),
-        now_ns: u64,
+        now: SimTime,
     ) -> Option<DatagramFaultKind> {
         let link = (from.0, to.0);
         let n = {
@@ -129,7 +136,7 @@ impl DatagramFaults {
             *count
         };
         let kind = match &mut self.source {
-            Source::Drawn { seed, loss, dup, latency_ns, links } => {
+            Source::Drawn { seed, loss, dup, latency, links } => {
                 let streams = links.entry(link).or_insert_with(|| {
                     let label = format!("{}->{}", from.1, to.1);
                     let stream = |kind| RandomStream::new(*seed, Purpose::Fault(kind, Draw::Datagrams), &label, 0);
@@ -144,7 +151,10 @@ impl DatagramFaults {
                 if lost {
                     Some(DatagramFaultKind::Loss)
                 } else if doubled {
-                    Some(DatagramFaultKind::Dup { latency_ns: streams.dup_latency.between(latency_ns.0, latency_ns.1) })
+                    {
+                        let drawn = streams.dup_latency.between(latency.0.ns(), latency.1.ns());
+                        Some(DatagramFaultKind::Dup { latency: SimDuration::from_ns(drawn) })
+                    }
                 } else {
                     None
                 }
@@ -152,7 +162,7 @@ impl DatagramFaults {
             Source::Replay(faults) => faults.get(&(link.0, link.1, n)).copied(),
         };
         let kind = kind.filter(|_| self.gate.as_ref().is_none_or(|g| g.get()))?;
-        self.log.push(DatagramFault { from: link.0, to: link.1, n, at_ns: now_ns, kind });
+        self.log.push(DatagramFault { from: link.0, to: link.1, n, at: now, kind });
         Some(kind)
     }
 }
@@ -165,16 +175,23 @@ mod tests {
     const B: (NodeId, &str) = (NodeId(1), "b");
 
     fn fates(faults: &mut DatagramFaults, count: usize) -> Vec<Option<DatagramFaultKind>> {
-        (0..count).map(|i| faults.decide(A, B, i as u64)).collect()
+        (0..count).map(|i| faults.decide(A, B, SimTime::from_ns(i as u64))).collect()
     }
 
     #[test]
     fn drawn_decisions_are_per_link_and_number_and_replay_exactly() {
-        let mut drawn = DatagramFaults::drawn(4, 0.2, 0.2, (10, 20));
+        let mut drawn = DatagramFaults::drawn(4, 0.2, 0.2, (SimDuration::from_ns(10), SimDuration::from_ns(20)));
         let seen = fates(&mut drawn, 200);
         assert!(seen.contains(&Some(DatagramFaultKind::Loss)));
-        assert!(seen.iter().any(|f| matches!(f, Some(DatagramFaultKind::Dup { latency_ns: 10..=20 }))));
-        assert_eq!(fates(&mut DatagramFaults::drawn(4, 0.2, 0.2, (10, 20)), 200), seen, "same seed, same fates");
+        assert!(
+            seen.iter()
+                .any(|f| matches!(f, Some(DatagramFaultKind::Dup { latency }) if (10..=20).contains(&latency.ns())))
+        );
+        assert_eq!(
+            fates(&mut DatagramFaults::drawn(4, 0.2, 0.2, (SimDuration::from_ns(10), SimDuration::from_ns(20))), 200),
+            seen,
+            "same seed, same fates"
+        );
         let mut replayed = DatagramFaults::replay(drawn.log());
         assert_eq!(fates(&mut replayed, 200), seen, "the log replays exactly");
         assert_eq!(replayed.log(), drawn.log());
@@ -183,7 +200,7 @@ mod tests {
     #[test]
     fn switching_duplication_off_leaves_every_loss_where_it_was() {
         let losses = |dup| {
-            let mut f = DatagramFaults::drawn(9, 0.3, dup, (1, 1));
+            let mut f = DatagramFaults::drawn(9, 0.3, dup, (SimDuration::from_ns(1), SimDuration::from_ns(1)));
             fates(&mut f, 100).iter().map(|k| *k == Some(DatagramFaultKind::Loss)).collect::<Vec<_>>()
         };
         assert_eq!(losses(0.0), losses(0.5));
@@ -192,10 +209,10 @@ mod tests {
     #[test]
     fn a_closed_gate_injects_nothing_but_keeps_counting() {
         let gate = Rc::new(Cell::new(false));
-        let loss = DatagramFault { from: A.0, to: B.0, n: 2, at_ns: 0, kind: DatagramFaultKind::Loss };
+        let loss = DatagramFault { from: A.0, to: B.0, n: 2, at: SimTime::ZERO, kind: DatagramFaultKind::Loss };
         let mut f = DatagramFaults::replay(&[loss]).gated(gate.clone());
-        assert_eq!(f.decide(A, B, 0), None);
-        assert_eq!(f.decide(A, B, 0), None, "datagram 2 falls in the closed gate");
+        assert_eq!(f.decide(A, B, SimTime::ZERO), None);
+        assert_eq!(f.decide(A, B, SimTime::ZERO), None, "datagram 2 falls in the closed gate");
         gate.set(true);
         let mut f = DatagramFaults::replay(&[loss]).gated(gate);
         assert_eq!(fates(&mut f, 3), [None, Some(DatagramFaultKind::Loss), None]);

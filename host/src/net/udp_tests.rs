@@ -1,6 +1,7 @@
 //! Unit tests of the UDP model, one or more per rule of `udp.rs` (U1-U9),
 //! each asserting through the event log or the data that the rule fired.
 
+use super::tests::{ns, when};
 use super::udp::{MAX_DATAGRAM_BYTES, RCVBUF_BYTES};
 use super::*;
 
@@ -21,7 +22,7 @@ fn ip_of(node: NodeId) -> u32 {
 fn drain(net: &mut Net, sock: UdpId, now_ns: u64) -> Vec<(String, SockAddr)> {
     let mut out = Vec::new();
     let mut buf = [0u8; 64];
-    while let Ok((n, from)) = net.udp_recv_from(sock, &mut buf, now_ns) {
+    while let Ok((n, from)) = net.udp_recv_from(sock, &mut buf, when(now_ns)) {
         out.push((String::from_utf8_lossy(&buf[..n]).into_owned(), from));
     }
     out
@@ -46,37 +47,37 @@ fn drops(net: &Net, why: UdpDrop) -> usize {
 #[test]
 fn u1_a_datagram_between_two_nodes_arrives_with_its_source_address() {
     let (mut net, a, b) = net(1);
-    let rx = net.udp_bind(b, 7000, 0).unwrap();
-    let tx = net.udp_bind(a, 0, 0).unwrap();
+    let rx = net.udp_bind(b, 7000, when(0)).unwrap();
+    let tx = net.udp_bind(a, 0, when(0)).unwrap();
     let tx_addr = net.udp_local_addr(tx).unwrap();
     assert_eq!(tx_addr.port, EPHEMERAL_PORT_FIRST, "port 0 is the first ephemeral port");
-    assert_eq!(net.udp_send_to(tx, ip_of(b), 7000, b"hello", 0), Ok(5));
-    assert_eq!(net.udp_recv_from(rx, &mut [0; 8], 0), Err(Errno::AGAIN), "in flight: not there yet");
-    let at = net.udp_readable_at_ns(rx, 0).unwrap().expect("in flight to rx");
-    assert!(at >= NetConfig::default().latency_ns_min, "{at}");
-    assert!(!net.udp_readable(rx, at - 1).unwrap());
-    assert!(net.udp_readable(rx, at).unwrap());
+    assert_eq!(net.udp_send_to(tx, ip_of(b), 7000, b"hello", when(0)), Ok(5));
+    assert_eq!(net.udp_recv_from(rx, &mut [0; 8], when(0)), Err(Errno::AGAIN), "in flight: not there yet");
+    let at = net.udp_readable_at(rx, when(0)).map(ns).unwrap().expect("in flight to rx");
+    assert!(at >= NetConfig::default().latency_min.ns(), "{at}");
+    assert!(!net.udp_readable(rx, when(at - 1)).unwrap());
+    assert!(net.udp_readable(rx, when(at)).unwrap());
     assert_eq!(drain(&mut net, rx, at), [("hello".to_string(), tx_addr)]);
 }
 
 #[test]
 fn u1_udp_ports_are_apart_from_tcp_ports_and_a_bound_one_is_in_use() {
     let (mut net, a, _) = net(1);
-    net.listen(a, 7000, 0).unwrap();
-    let s = net.udp_bind(a, 7000, 0).expect("TCP's 7000 is not UDP's");
-    assert_eq!(net.udp_bind(a, 7000, 0), Err(Errno::ADDRINUSE));
-    net.udp_close(s, 0).unwrap();
-    net.udp_bind(a, 7000, 0).expect("free again after close");
+    net.listen(a, 7000, when(0)).unwrap();
+    let s = net.udp_bind(a, 7000, when(0)).expect("TCP's 7000 is not UDP's");
+    assert_eq!(net.udp_bind(a, 7000, when(0)), Err(Errno::ADDRINUSE));
+    net.udp_close(s, when(0)).unwrap();
+    net.udp_bind(a, 7000, when(0)).expect("free again after close");
 }
 
 #[test]
 fn u2_datagrams_reorder_under_some_seed_and_not_under_others() {
     let order = |seed| {
         let (mut net, a, b) = net(seed);
-        let rx = net.udp_bind(b, 7000, 0).unwrap();
-        let tx = net.udp_bind(a, 0, 0).unwrap();
-        net.udp_send_to(tx, ip_of(b), 7000, b"first", 0).unwrap();
-        net.udp_send_to(tx, ip_of(b), 7000, b"second", 1).unwrap();
+        let rx = net.udp_bind(b, 7000, when(0)).unwrap();
+        let tx = net.udp_bind(a, 0, when(0)).unwrap();
+        net.udp_send_to(tx, ip_of(b), 7000, b"first", when(0)).unwrap();
+        net.udp_send_to(tx, ip_of(b), 7000, b"second", when(1)).unwrap();
         texts(&drain(&mut net, rx, 100 * MS)).join(",")
     };
     let seen: Vec<String> = (1..=20).map(order).collect();
@@ -88,23 +89,23 @@ fn u2_datagrams_reorder_under_some_seed_and_not_under_others() {
 #[test]
 fn u2_oversized_datagrams_and_unknown_ips_are_refused() {
     let (mut net, a, _) = net(1);
-    let tx = net.udp_bind(a, 0, 0).unwrap();
+    let tx = net.udp_bind(a, 0, when(0)).unwrap();
     let big = vec![0u8; MAX_DATAGRAM_BYTES + 1];
-    assert_eq!(net.udp_send_to(tx, ip_of(a), 1, &big, 0), Err(Errno::MSGSIZE));
-    assert_eq!(net.udp_send_to(tx, ip_of(NodeId(9)), 1, b"x", 0), Err(Errno::HOSTUNREACH));
-    assert_eq!(net.udp_send_to(tx, ip_of(a), 1, &big[1..], 0), Ok(MAX_DATAGRAM_BYTES));
+    assert_eq!(net.udp_send_to(tx, ip_of(a), 1, &big, when(0)), Err(Errno::MSGSIZE));
+    assert_eq!(net.udp_send_to(tx, ip_of(NodeId(9)), 1, b"x", when(0)), Err(Errno::HOSTUNREACH));
+    assert_eq!(net.udp_send_to(tx, ip_of(a), 1, &big[1..], when(0)), Ok(MAX_DATAGRAM_BYTES));
 }
 
 #[test]
 fn u3_no_socket_drops_silently_and_a_connected_socket_hears_only_its_peer() {
     let (mut net, a, b) = net(1);
-    let tx = net.udp_bind(a, 0, 0).unwrap();
-    assert_eq!(net.udp_send_to(tx, ip_of(b), 7000, b"nobody", 0), Ok(6));
-    let rx = net.udp_bind(b, 7001, 5 * MS).unwrap();
-    let other = net.udp_bind(a, 0, 5 * MS).unwrap();
-    net.udp_connect(rx, ip_of(a), net.udp_local_addr(tx).unwrap().port, 5 * MS).unwrap();
-    net.udp_send_to(other, ip_of(b), 7001, b"stranger", 5 * MS).unwrap();
-    net.udp_send_to(tx, ip_of(b), 7001, b"peer", 5 * MS).unwrap();
+    let tx = net.udp_bind(a, 0, when(0)).unwrap();
+    assert_eq!(net.udp_send_to(tx, ip_of(b), 7000, b"nobody", when(0)), Ok(6));
+    let rx = net.udp_bind(b, 7001, when(5 * MS)).unwrap();
+    let other = net.udp_bind(a, 0, when(5 * MS)).unwrap();
+    net.udp_connect(rx, ip_of(a), net.udp_local_addr(tx).unwrap().port, when(5 * MS)).unwrap();
+    net.udp_send_to(other, ip_of(b), 7001, b"stranger", when(5 * MS)).unwrap();
+    net.udp_send_to(tx, ip_of(b), 7001, b"peer", when(5 * MS)).unwrap();
     assert_eq!(texts(&drain(&mut net, rx, 20 * MS)), ["peer"]);
     assert_eq!((drops(&net, UdpDrop::NoSocket), drops(&net, UdpDrop::NotFromPeer)), (1, 1));
     assert_eq!(net.udp_peer(rx).unwrap().node, a);
@@ -114,16 +115,16 @@ fn u3_no_socket_drops_silently_and_a_connected_socket_hears_only_its_peer() {
 #[test]
 fn u3_a_full_receive_queue_drops() {
     let (mut net, a, b) = net(1);
-    let rx = net.udp_bind(b, 7000, 0).unwrap();
-    let tx = net.udp_bind(a, 0, 0).unwrap();
+    let rx = net.udp_bind(b, 7000, when(0)).unwrap();
+    let tx = net.udp_bind(a, 0, when(0)).unwrap();
     let chunk = vec![7u8; 60_000];
     let sent = RCVBUF_BYTES / chunk.len() + 2;
     for _ in 0..sent {
-        net.udp_send_to(tx, ip_of(b), 7000, &chunk, 0).unwrap();
+        net.udp_send_to(tx, ip_of(b), 7000, &chunk, when(0)).unwrap();
     }
     let mut got = 0;
     let mut buf = vec![0u8; chunk.len()];
-    while net.udp_recv_from(rx, &mut buf, 100 * MS).is_ok() {
+    while net.udp_recv_from(rx, &mut buf, when(100 * MS)).is_ok() {
         got += 1;
     }
     assert_eq!(got, RCVBUF_BYTES.div_ceil(chunk.len()), "queued until the buffer held RCVBUF_BYTES");
@@ -133,14 +134,14 @@ fn u3_a_full_receive_queue_drops() {
 #[test]
 fn u4_a_receive_truncates_to_the_buffer_and_discards_the_rest() {
     let (mut net, a, b) = net(1);
-    let rx = net.udp_bind(b, 7000, 0).unwrap();
-    let tx = net.udp_bind(a, 0, 0).unwrap();
-    net.udp_send_to(tx, ip_of(b), 7000, b"abcdefgh", 0).unwrap();
-    net.udp_send_to(tx, ip_of(b), 7000, b"", 0).unwrap();
+    let rx = net.udp_bind(b, 7000, when(0)).unwrap();
+    let tx = net.udp_bind(a, 0, when(0)).unwrap();
+    net.udp_send_to(tx, ip_of(b), 7000, b"abcdefgh", when(0)).unwrap();
+    net.udp_send_to(tx, ip_of(b), 7000, b"", when(0)).unwrap();
     let mut small = [0u8; 3];
     let later = 100 * MS;
     let mut got = Vec::new();
-    while let Ok((n, _)) = net.udp_recv_from(rx, &mut small, later) {
+    while let Ok((n, _)) = net.udp_recv_from(rx, &mut small, when(later)) {
         got.push(small[..n].to_vec());
     }
     got.sort();
@@ -151,26 +152,26 @@ fn u4_a_receive_truncates_to_the_buffer_and_discards_the_rest() {
 #[test]
 fn u5_a_partitioned_link_drops_and_a_heal_never_delivers_the_old_datagrams() {
     let (mut net, a, b) = net(1);
-    let rx = net.udp_bind(b, 7000, 0).unwrap();
-    let tx = net.udp_bind(a, 0, 0).unwrap();
-    net.udp_send_to(tx, ip_of(b), 7000, b"in flight", 0).unwrap();
-    net.block(a, b, 1);
-    net.udp_send_to(tx, ip_of(b), 7000, b"during", 2).unwrap();
-    net.heal(a, b, 3);
+    let rx = net.udp_bind(b, 7000, when(0)).unwrap();
+    let tx = net.udp_bind(a, 0, when(0)).unwrap();
+    net.udp_send_to(tx, ip_of(b), 7000, b"in flight", when(0)).unwrap();
+    net.block(a, b, when(1));
+    net.udp_send_to(tx, ip_of(b), 7000, b"during", when(2)).unwrap();
+    net.heal(a, b, when(3));
     assert_eq!(drain(&mut net, rx, 100 * MS), [], "neither arrives after the heal");
     assert_eq!(drops(&net, UdpDrop::Held), 2);
-    net.udp_send_to(tx, ip_of(b), 7000, b"after", 100 * MS).unwrap();
+    net.udp_send_to(tx, ip_of(b), 7000, b"after", when(100 * MS)).unwrap();
     assert_eq!(texts(&drain(&mut net, rx, 200 * MS)), ["after"]);
 }
 
 #[test]
 fn u5_a_one_way_partition_drops_a_to_b_and_delivers_b_to_a() {
     let (mut net, a, b) = net(1);
-    let on_a = net.udp_bind(a, 7000, 0).unwrap();
-    let on_b = net.udp_bind(b, 7000, 0).unwrap();
-    net.block(a, b, 0);
-    net.udp_send_to(on_a, ip_of(b), 7000, b"a->b", 0).unwrap();
-    net.udp_send_to(on_b, ip_of(a), 7000, b"b->a", 0).unwrap();
+    let on_a = net.udp_bind(a, 7000, when(0)).unwrap();
+    let on_b = net.udp_bind(b, 7000, when(0)).unwrap();
+    net.block(a, b, when(0));
+    net.udp_send_to(on_a, ip_of(b), 7000, b"a->b", when(0)).unwrap();
+    net.udp_send_to(on_b, ip_of(a), 7000, b"b->a", when(0)).unwrap();
     assert_eq!(drain(&mut net, on_b, 100 * MS), []);
     assert_eq!(texts(&drain(&mut net, on_a, 100 * MS)), ["b->a"]);
 }
@@ -179,31 +180,31 @@ fn u5_a_one_way_partition_drops_a_to_b_and_delivers_b_to_a() {
 fn u5_stop_and_jam_clogs_drop_and_a_slow_clog_delays() {
     for clog in [Clog::Stop, Clog::Jam] {
         let (mut net, a, b) = net(1);
-        let rx = net.udp_bind(b, 7000, 0).unwrap();
-        let tx = net.udp_bind(a, 0, 0).unwrap();
-        net.udp_send_to(tx, ip_of(b), 7000, b"x", 0).unwrap();
-        net.clog(a, b, clog, 1);
-        net.unclog(a, b, 2);
+        let rx = net.udp_bind(b, 7000, when(0)).unwrap();
+        let tx = net.udp_bind(a, 0, when(0)).unwrap();
+        net.udp_send_to(tx, ip_of(b), 7000, b"x", when(0)).unwrap();
+        net.clog(a, b, clog, when(1));
+        net.unclog(a, b, when(2));
         assert_eq!(drain(&mut net, rx, 100 * MS), [], "{clog:?}");
     }
     let (mut net, a, b) = net(1);
-    let rx = net.udp_bind(b, 7000, 0).unwrap();
-    let tx = net.udp_bind(a, 0, 0).unwrap();
-    net.clog(a, b, Clog::Slow(50 * MS), 0);
-    net.udp_send_to(tx, ip_of(b), 7000, b"slow", 0).unwrap();
-    assert!(net.udp_readable_at_ns(rx, 0).unwrap().unwrap() > 50 * MS);
+    let rx = net.udp_bind(b, 7000, when(0)).unwrap();
+    let tx = net.udp_bind(a, 0, when(0)).unwrap();
+    net.clog(a, b, Clog::Slow(SimDuration::from_ns(50 * MS)), when(0));
+    net.udp_send_to(tx, ip_of(b), 7000, b"slow", when(0)).unwrap();
+    assert!(net.udp_readable_at(rx, when(0)).map(ns).unwrap().unwrap() > 50 * MS);
 }
 
 #[test]
 fn u6_a_crash_closes_the_nodes_sockets_and_drops_what_flies_to_it() {
     let (mut net, a, b) = net(1);
-    let on_a = net.udp_bind(a, 7000, 0).unwrap();
-    let on_b = net.udp_bind(b, 7000, 0).unwrap();
-    net.udp_send_to(on_a, ip_of(b), 7000, b"to the crashed", 0).unwrap();
-    net.udp_send_to(on_b, ip_of(a), 7000, b"from the crashed", 0).unwrap();
-    net.crash(b, 1);
-    assert_eq!(net.udp_readable(on_b, 1), Err(Errno::BADF), "its socket is gone");
-    let again = net.udp_bind(b, 7000, 2).expect("its port is free at once");
+    let on_a = net.udp_bind(a, 7000, when(0)).unwrap();
+    let on_b = net.udp_bind(b, 7000, when(0)).unwrap();
+    net.udp_send_to(on_a, ip_of(b), 7000, b"to the crashed", when(0)).unwrap();
+    net.udp_send_to(on_b, ip_of(a), 7000, b"from the crashed", when(0)).unwrap();
+    net.crash(b, when(1));
+    assert_eq!(net.udp_readable(on_b, when(1)), Err(Errno::BADF), "its socket is gone");
+    let again = net.udp_bind(b, 7000, when(2)).expect("its port is free at once");
     assert_eq!(drain(&mut net, again, 100 * MS), [], "the new incarnation never sees the old datagram");
     assert_eq!(texts(&drain(&mut net, on_a, 100 * MS)), ["from the crashed"], "already on the wire");
     assert_eq!(drops(&net, UdpDrop::Crashed), 1);
@@ -212,10 +213,10 @@ fn u6_a_crash_closes_the_nodes_sockets_and_drops_what_flies_to_it() {
 fn faulted(seed: u64, faults: DatagramFaults) -> (Vec<String>, Net) {
     let (mut net, a, b) = net(seed);
     net.set_datagram_faults(faults);
-    let rx = net.udp_bind(b, 7000, 0).unwrap();
-    let tx = net.udp_bind(a, 0, 0).unwrap();
+    let rx = net.udp_bind(b, 7000, when(0)).unwrap();
+    let tx = net.udp_bind(a, 0, when(0)).unwrap();
     for i in 0..40 {
-        net.udp_send_to(tx, ip_of(b), 7000, format!("{i}").as_bytes(), i * MS).unwrap();
+        net.udp_send_to(tx, ip_of(b), 7000, format!("{i}").as_bytes(), when(i * MS)).unwrap();
     }
     let mut got: Vec<String> = texts(&drain(&mut net, rx, 200 * MS)).into_iter().map(String::from).collect();
     got.sort_by_key(|t| t.parse::<u32>().unwrap());
@@ -224,7 +225,7 @@ fn faulted(seed: u64, faults: DatagramFaults) -> (Vec<String>, Net) {
 
 #[test]
 fn u7_udp_loss_drops_is_logged_and_the_log_replays_it_exactly() {
-    let (got, net) = faulted(5, DatagramFaults::drawn(5, 0.3, 0.0, (0, 0)));
+    let (got, net) = faulted(5, DatagramFaults::drawn(5, 0.3, 0.0, (SimDuration::from_ns(0), SimDuration::from_ns(0))));
     let log = net.datagram_faults().log().to_vec();
     assert!(!log.is_empty() && log.iter().all(|f| f.kind == DatagramFaultKind::Loss));
     assert_eq!(got.len(), 40 - log.len(), "each logged loss is a datagram missing");
@@ -239,7 +240,7 @@ fn u7_udp_loss_drops_is_logged_and_the_log_replays_it_exactly() {
     assert_eq!(unfaulted.len(), 40);
     let latencies = |n: &Net| {
         let sends = n.events().iter().filter_map(|e| match e {
-            NetEvent::UdpSend { latency_ns, .. } => Some(*latency_ns),
+            NetEvent::UdpSend { latency, .. } => Some(latency.ns()),
             _ => None,
         });
         sends.collect::<Vec<_>>()
@@ -249,16 +250,17 @@ fn u7_udp_loss_drops_is_logged_and_the_log_replays_it_exactly() {
 
 #[test]
 fn u7_udp_dup_delivers_a_datagram_twice_and_loopback_is_never_faulted() {
-    let (got, net) = faulted(2, DatagramFaults::drawn(2, 0.0, 1.0, (MS, 2 * MS)));
+    let (got, net) =
+        faulted(2, DatagramFaults::drawn(2, 0.0, 1.0, (SimDuration::from_ns(MS), SimDuration::from_ns(2 * MS))));
     assert_eq!(got.len(), 80, "every datagram twice");
     assert_eq!(got.iter().filter(|t| *t == "7").count(), 2);
     assert_eq!(net.datagram_faults().log().len(), 40);
     assert!(net.events().iter().any(|e| matches!(e, NetEvent::UdpSend { dup: true, .. })));
 
     let (mut net, a, _) = self::net(2);
-    net.set_datagram_faults(DatagramFaults::drawn(2, 1.0, 1.0, (0, 0)));
-    let s = net.udp_bind(a, 7000, 0).unwrap();
-    net.udp_send_to(s, 0x7F00_0001, 7000, b"self", 0).unwrap();
+    net.set_datagram_faults(DatagramFaults::drawn(2, 1.0, 1.0, (SimDuration::from_ns(0), SimDuration::from_ns(0))));
+    let s = net.udp_bind(a, 7000, when(0)).unwrap();
+    net.udp_send_to(s, 0x7F00_0001, 7000, b"self", when(0)).unwrap();
     assert_eq!(texts(&drain(&mut net, s, 100 * MS)), ["self"]);
     assert!(net.datagram_faults().log().is_empty());
 }
@@ -266,27 +268,27 @@ fn u7_udp_dup_delivers_a_datagram_twice_and_loopback_is_never_faulted() {
 #[test]
 fn u8_readiness_follows_the_first_datagram_the_socket_would_queue() {
     let (mut net, a, b) = net(1);
-    let rx = net.udp_bind(b, 7000, 0).unwrap();
-    let tx = net.udp_bind(a, 0, 0).unwrap();
-    assert_eq!(net.udp_readable_at_ns(rx, 0), Ok(None), "nothing in flight");
-    net.udp_send_to(tx, ip_of(b), 7001, b"elsewhere", 0).unwrap();
-    assert_eq!(net.udp_readable_at_ns(rx, 0), Ok(None), "not for this socket");
-    net.udp_send_to(tx, ip_of(b), 7000, b"mine", 0).unwrap();
-    let at = net.udp_readable_at_ns(rx, 0).unwrap().unwrap();
-    assert_eq!(net.next_event_ns(b, 0).map(|t| t <= at), Some(true));
-    assert_eq!(net.next_event_ns_any(0).map(|t| t <= at), Some(true));
-    assert_eq!(net.udp_readable_at_ns(rx, at), Ok(Some(at)));
+    let rx = net.udp_bind(b, 7000, when(0)).unwrap();
+    let tx = net.udp_bind(a, 0, when(0)).unwrap();
+    assert_eq!(net.udp_readable_at(rx, when(0)).map(ns), Ok(None), "nothing in flight");
+    net.udp_send_to(tx, ip_of(b), 7001, b"elsewhere", when(0)).unwrap();
+    assert_eq!(net.udp_readable_at(rx, when(0)).map(ns), Ok(None), "not for this socket");
+    net.udp_send_to(tx, ip_of(b), 7000, b"mine", when(0)).unwrap();
+    let at = net.udp_readable_at(rx, when(0)).map(ns).unwrap().unwrap();
+    assert_eq!(net.next_event(b, when(0)).map(SimTime::ns).map(|t| t <= at), Some(true));
+    assert_eq!(net.next_event_any(when(0)).map(SimTime::ns).map(|t| t <= at), Some(true));
+    assert_eq!(net.udp_readable_at(rx, when(at)).map(ns), Ok(Some(at)));
 }
 
 #[test]
 fn u9_every_change_is_logged_in_its_stable_form() {
     let (mut net, a, b) = net(1);
-    let rx = net.udp_bind(b, 7000, 0).unwrap();
-    let tx = net.udp_bind(a, 0, 0).unwrap();
-    net.udp_connect(tx, ip_of(b), 7000, 0).unwrap();
-    net.udp_send(tx, net.udp_peer(tx).unwrap(), b"hi", 0).unwrap();
+    let rx = net.udp_bind(b, 7000, when(0)).unwrap();
+    let tx = net.udp_bind(a, 0, when(0)).unwrap();
+    net.udp_connect(tx, ip_of(b), 7000, when(0)).unwrap();
+    net.udp_send(tx, net.udp_peer(tx).unwrap(), b"hi", when(0)).unwrap();
     drain(&mut net, rx, 100 * MS);
-    net.udp_close(rx, 100 * MS).unwrap();
+    net.udp_close(rx, when(100 * MS)).unwrap();
     let lines: Vec<String> = net.events().iter().map(|e| e.to_string()).collect();
     let kinds: Vec<&str> = lines.iter().map(|l| l.split(' ').nth(1).unwrap()).collect();
     assert_eq!(kinds, ["udp-bind", "udp-bind", "udp-connect", "udp-send", "udp-deliver", "udp-recv", "udp-close"]);
@@ -297,41 +299,49 @@ fn u9_every_change_is_logged_in_its_stable_form() {
 #[test]
 fn u10_a_connected_socket_reads_econnrefused_once_after_sending_to_a_closed_port() {
     let (mut net, a, b) = net(1);
-    let tx = net.udp_bind(a, 0, 0).unwrap();
-    net.udp_connect(tx, ip_of(b), 53, 0).unwrap();
-    net.udp_send(tx, net.udp_peer(tx).unwrap(), b"query", 0).unwrap();
-    assert_eq!(net.udp_recv_from(tx, &mut [0; 8], 0), Err(Errno::AGAIN), "the error is not back yet");
-    let at = net.udp_readable_at_ns(tx, 0).unwrap().expect("the port-unreachable error wakes the reader");
-    assert!(at >= 2 * NetConfig::default().latency_ns_min, "there and back: {at}");
-    assert!(!net.udp_readable(tx, at - 1).unwrap());
-    assert!(net.udp_readable(tx, at).unwrap(), "an error pending reads as ready, as poll(2) says");
-    assert_eq!(net.udp_recv_from(tx, &mut [0; 8], at), Err(Errno::CONNREFUSED));
-    assert_eq!(net.udp_recv_from(tx, &mut [0; 8], at), Err(Errno::AGAIN), "reported once");
+    let tx = net.udp_bind(a, 0, when(0)).unwrap();
+    net.udp_connect(tx, ip_of(b), 53, when(0)).unwrap();
+    net.udp_send(tx, net.udp_peer(tx).unwrap(), b"query", when(0)).unwrap();
+    assert_eq!(net.udp_recv_from(tx, &mut [0; 8], when(0)), Err(Errno::AGAIN), "the error is not back yet");
+    let at = net.udp_readable_at(tx, when(0)).map(ns).unwrap().expect("the port-unreachable error wakes the reader");
+    assert!(at >= 2 * NetConfig::default().latency_min.ns(), "there and back: {at}");
+    assert!(!net.udp_readable(tx, when(at - 1)).unwrap());
+    assert!(net.udp_readable(tx, when(at)).unwrap(), "an error pending reads as ready, as poll(2) says");
+    assert_eq!(net.udp_recv_from(tx, &mut [0; 8], when(at)), Err(Errno::CONNREFUSED));
+    assert_eq!(net.udp_recv_from(tx, &mut [0; 8], when(at)), Err(Errno::AGAIN), "reported once");
     assert!(net.events().iter().any(|e| e.to_string().contains("udp-unreachable")));
 
-    net.udp_send(tx, net.udp_peer(tx).unwrap(), b"again", at).unwrap();
-    let back = net.udp_readable_at_ns(tx, at).unwrap().unwrap();
-    assert_eq!(net.udp_send(tx, net.udp_peer(tx).unwrap(), b"x", back), Err(Errno::CONNREFUSED), "a send takes it too");
-    assert_eq!(net.udp_recv_from(tx, &mut [0; 8], back), Err(Errno::AGAIN));
+    net.udp_send(tx, net.udp_peer(tx).unwrap(), b"again", when(at)).unwrap();
+    let back = net.udp_readable_at(tx, when(at)).map(ns).unwrap().unwrap();
+    assert_eq!(
+        net.udp_send(tx, net.udp_peer(tx).unwrap(), b"x", when(back)),
+        Err(Errno::CONNREFUSED),
+        "a send takes it too"
+    );
+    assert_eq!(net.udp_recv_from(tx, &mut [0; 8], when(back)), Err(Errno::AGAIN));
 }
 
 #[test]
 fn u10_loopback_refuses_too_and_unconnected_sockets_or_held_links_never_see_the_error() {
     let (mut net, a, b) = net(1);
-    let own = net.udp_bind(a, 0, 0).unwrap();
-    net.udp_connect(own, 0x7F00_0001, 53, 0).unwrap();
-    net.udp_send(own, net.udp_peer(own).unwrap(), b"q", 0).unwrap();
-    assert_eq!(net.udp_recv_from(own, &mut [0; 8], 100 * MS), Err(Errno::CONNREFUSED), "no nameserver on 127.0.0.1:53");
+    let own = net.udp_bind(a, 0, when(0)).unwrap();
+    net.udp_connect(own, 0x7F00_0001, 53, when(0)).unwrap();
+    net.udp_send(own, net.udp_peer(own).unwrap(), b"q", when(0)).unwrap();
+    assert_eq!(
+        net.udp_recv_from(own, &mut [0; 8], when(100 * MS)),
+        Err(Errno::CONNREFUSED),
+        "no nameserver on 127.0.0.1:53"
+    );
 
-    let loose = net.udp_bind(a, 0, 100 * MS).unwrap();
-    net.udp_send_to(loose, ip_of(b), 53, b"q", 100 * MS).unwrap();
-    assert_eq!(net.udp_readable_at_ns(loose, 100 * MS), Ok(None), "only a connected socket learns of it");
-    assert_eq!(net.udp_recv_from(loose, &mut [0; 8], 200 * MS), Err(Errno::AGAIN));
+    let loose = net.udp_bind(a, 0, when(100 * MS)).unwrap();
+    net.udp_send_to(loose, ip_of(b), 53, b"q", when(100 * MS)).unwrap();
+    assert_eq!(net.udp_readable_at(loose, when(100 * MS)).map(ns), Ok(None), "only a connected socket learns of it");
+    assert_eq!(net.udp_recv_from(loose, &mut [0; 8], when(200 * MS)), Err(Errno::AGAIN));
 
     let (mut net, a, b) = self::net(1);
-    let tx = net.udp_bind(a, 0, 0).unwrap();
-    net.udp_connect(tx, ip_of(b), 53, 0).unwrap();
-    net.udp_send(tx, net.udp_peer(tx).unwrap(), b"q", 0).unwrap();
-    net.block(b, a, 1);
-    assert_eq!(net.udp_recv_from(tx, &mut [0; 8], 100 * MS), Err(Errno::AGAIN), "the way back is partitioned");
+    let tx = net.udp_bind(a, 0, when(0)).unwrap();
+    net.udp_connect(tx, ip_of(b), 53, when(0)).unwrap();
+    net.udp_send(tx, net.udp_peer(tx).unwrap(), b"q", when(0)).unwrap();
+    net.block(b, a, when(1));
+    assert_eq!(net.udp_recv_from(tx, &mut [0; 8], when(100 * MS)), Err(Errno::AGAIN), "the way back is partitioned");
 }

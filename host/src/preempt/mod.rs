@@ -6,7 +6,7 @@
 //! At each hook the host accounts the calls run since the last one and decides:
 //! - the end of a full slice (`SLICE_CALLS` counted calls without blocking): ask
 //!   Go's runtime to preempt the running goroutine and park the node for
-//!   `SLICE_PARK_NS` of virtual time, so other nodes run and timers fire;
+//!   `SLICE_PARK` of virtual time, so other nodes run and timers fire;
 //! - a point of the strategy (`strategy`): only ask for the preemption, which
 //!   sends the goroutine to the back of Go's run queue.
 //!
@@ -26,13 +26,14 @@
 pub mod goruntime;
 pub mod strategy;
 
-use crate::node::Node;
+use crate::node::{Node, park};
+use crate::vtime::{SimDuration, SimTime};
 use goruntime::{GoOffsets, Request};
 use seedfall_engine::{Caller, HostError, Linker};
 use strategy::Schedule;
 
 pub const SLICE_CALLS: u64 = 4_194_304;
-pub const SLICE_PARK_NS: u64 = 10_000_000;
+pub const SLICE_PARK: SimDuration = SimDuration::from_ns(10_000_000);
 pub const MIN_QUANTUM: u64 = 256;
 pub const BUSY_SLICES: u32 = 100;
 pub const HOOK_MODULE: &str = "seedfall";
@@ -58,7 +59,7 @@ pub struct Preemption {
     /// (counted calls, virtual time) of each point at which the strategy
     /// preempted and that the world has not taken yet: the `preempt`
     /// faults of a run.
-    pub fired: Vec<(u64, u64)>,
+    pub fired: Vec<(u64, SimTime)>,
 }
 
 impl Preemption {
@@ -131,13 +132,13 @@ struct Decision {
 }
 
 fn decide(node: &mut Node, memory: &mut [u8], g: u64, counter: i64) -> Decision {
-    let now_ns = node.clock.now_ns();
+    let now = node.clock.now();
     let p = node.preempt.as_mut().expect("hook only bound with preemption");
     p.counted = p.counted_now(counter);
     let slice_end = p.counted - p.slice_start >= SLICE_CALLS;
     let strategy_point = p.schedule.reached(p.counted);
     if strategy_point && p.records {
-        p.fired.push((p.counted, now_ns));
+        p.fired.push((p.counted, now));
     }
     let quantum_ok = p.last_request.is_none_or(|last| p.counted - last >= MIN_QUANTUM);
     let mut busy = false;
@@ -200,8 +201,8 @@ fn hook(c: &mut Caller<'_, Node>) -> Result<(), HostError> {
         return Ok(());
     }
     if decision.park {
-        let deadline = c.data().clock.now_ns() + SLICE_PARK_NS;
-        c.suspend(deadline);
+        let deadline = c.data().clock.now().plus(SLICE_PARK);
+        park(c, Some(deadline));
     }
     Ok(())
 }

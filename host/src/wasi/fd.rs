@@ -6,7 +6,7 @@ use super::abi::*;
 use super::{bind, sock};
 use crate::fdtable::{FdEntry, FdKind};
 use crate::fs::Stat;
-use crate::node::{Node, Report};
+use crate::node::{Node, Report, park};
 use seedfall_engine::{Caller, Linker, ValType::*};
 
 const WHENCE_SET: u8 = 0;
@@ -135,8 +135,8 @@ fn antithesis_write(c: &mut Caller<'_, Node>, iovecs: &[(u32, u32)]) -> usize {
     if let Some(sim) = node.sim.as_mut() {
         sim.reports.extend(reports);
         if fails {
-            let now = node.clock.now_ns();
-            c.suspend(now);
+            let now = node.clock.now();
+            park(c, Some(now));
         }
     }
     iovecs.iter().map(|(_, len)| *len as usize).sum()
@@ -151,8 +151,8 @@ fn fd_sync(c: &mut Caller<'_, Node>, v: &[u64]) -> WasiResult {
     // A crash in the middle of the sync ends the incarnation instead.
     let crashing = node.fs.crash_requested().is_some();
     if let Some(wait) = node.disk_latency.as_mut().filter(|_| !crashing).map(|l| l.draw()) {
-        let until = node.clock.now_ns().saturating_add(wait);
-        c.suspend(until);
+        let until = node.clock.now().plus(wait);
+        park(c, Some(until));
     }
     Ok(result?)
 }

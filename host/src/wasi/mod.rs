@@ -15,7 +15,7 @@ pub(crate) mod sock;
 pub use abi::write_bytes as write_guest;
 pub use sock::close as close_socket;
 
-use crate::node::Node;
+use crate::node::{Node, park};
 use abi::WasiResult;
 use seedfall_engine::{Caller, Linker, ValType};
 
@@ -41,8 +41,8 @@ fn bind(
         if caller.data().fs.crash_requested().is_some() {
             // Crashed in the middle of a disk operation (crash_on_io): the
             // guest must not run again; the world sees the request and crashes it.
-            let now = caller.data().clock.now_ns();
-            caller.suspend(now);
+            let now = caller.data().clock.now();
+            park(caller, Some(now));
         }
         Ok(())
     });

@@ -10,8 +10,10 @@
 
 use super::abi::*;
 use super::sock;
+use crate::clock;
 use crate::fdtable::FdKind;
-use crate::node::{Node, Wait as ParkedOn};
+use crate::node::{Node, Wait as ParkedOn, park};
+use crate::vtime::{SimDuration, SimTime};
 use seedfall_engine::{Caller, HostError, Linker, ValType::*};
 
 const SUBSCRIPTION_SIZE: u32 = 48;
@@ -22,11 +24,8 @@ const TAG_FD_WRITE: u8 = 2;
 const SUBCLOCK_ABSTIME: u16 = 1;
 
 enum Wait {
-    /// Monotonic deadline in ns.
-    Clock(u64),
-    Fd {
-        fd: u32,
-    },
+    Clock(SimTime),
+    Fd { fd: u32 },
 }
 
 struct Subscription {
@@ -48,11 +47,13 @@ fn read_subscriptions(c: &mut Caller<'_, Node>, ptr: u32, count: u32) -> Result<
             TAG_CLOCK => {
                 let (clock_id, timeout) = (u32_at(16), u64_at(24));
                 let flags = u16::from_le_bytes([raw[40], raw[41]]);
-                let now = c.data().clock.now_ns();
+                let now = c.data().clock.now();
                 let deadline = match (clock_id, flags & SUBCLOCK_ABSTIME != 0) {
-                    (_, false) => now.saturating_add(timeout),
-                    (CLOCK_MONOTONIC, true) => timeout,
-                    (CLOCK_REALTIME, true) => now.saturating_add(timeout.saturating_sub(c.data().clock.realtime_now())),
+                    (_, false) => now.plus(SimDuration::from_ns(timeout)),
+                    (CLOCK_MONOTONIC, true) => clock::instant(timeout),
+                    (CLOCK_REALTIME, true) => {
+                        now.plus(SimDuration::from_ns(timeout.saturating_sub(c.data().clock.realtime_now())))
+                    }
                     _ => return Err(EINVAL),
                 };
                 Wait::Clock(deadline)
@@ -102,7 +103,7 @@ fn poll_oneoff(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<Errno, HostError> 
         Err(errno) => return Ok(errno),
     };
     loop {
-        let now = c.data().clock.now_ns();
+        let now = c.data().clock.now();
         let mut ready = Vec::new();
         for sub in &subs {
             let status = match sub.wait {
@@ -144,7 +145,7 @@ fn poll_oneoff(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<Errno, HostError> 
                 Wait::Clock(_) => None,
             })
             .collect();
-        c.suspend(earliest.unwrap_or(u64::MAX));
+        park(c, earliest);
         c.data_mut().waits.clear();
     }
 }

@@ -14,7 +14,8 @@
 use super::abi::*;
 use crate::fdtable::{FdEntry, FdKind};
 use crate::net::{EndpointId, Net, ShutdownHow};
-use crate::node::{Node, Wait};
+use crate::node::{Node, Wait, park};
+use crate::vtime::SimTime;
 use seedfall_engine::Caller;
 use std::cell::RefMut;
 
@@ -41,7 +42,7 @@ fn blocking<R>(
         match attempt(c) {
             Err(EAGAIN) if entry.flags & FDFLAG_NONBLOCK == 0 => {
                 c.data_mut().waits = vec![wait];
-                c.suspend(u64::MAX);
+                park(c, None);
                 c.data_mut().waits.clear();
             }
             other => return other,
@@ -59,7 +60,7 @@ pub fn read(c: &mut Caller<'_, Node>, fd: u32, entry: &FdEntry, wanted: usize) -
         return blocking(c, entry, Wait::Readable(fd), |c| {
             let node = c.data();
             let mut buf = vec![0u8; wanted];
-            let (n, _) = net(node).udp_recv_from(sock, &mut buf, node.clock.now_ns()).map_err(errno)?;
+            let (n, _) = net(node).udp_recv_from(sock, &mut buf, node.clock.now()).map_err(errno)?;
             buf.truncate(n);
             Ok(buf)
         });
@@ -68,7 +69,7 @@ pub fn read(c: &mut Caller<'_, Node>, fd: u32, entry: &FdEntry, wanted: usize) -
     blocking(c, entry, Wait::Readable(fd), |c| {
         let node = c.data();
         let mut buf = vec![0u8; wanted];
-        let n = net(node).read(ep, &mut buf, node.clock.now_ns()).map_err(errno)?;
+        let n = net(node).read(ep, &mut buf, node.clock.now()).map_err(errno)?;
         buf.truncate(n);
         Ok(buf)
     })
@@ -80,12 +81,12 @@ pub fn write(c: &mut Caller<'_, Node>, fd: u32, entry: &FdEntry, data: &[u8]) ->
         let node = c.data();
         let mut net = net(node);
         let peer = net.udp_peer(sock).map_err(|_| EDESTADDRREQ)?;
-        return net.udp_send(sock, peer, data, node.clock.now_ns()).map_err(errno);
+        return net.udp_send(sock, peer, data, node.clock.now()).map_err(errno);
     }
     let FdKind::Socket(ep) = entry.kind else { return Err(ENOTCONN) };
     blocking(c, entry, Wait::Writable(fd), |c| {
         let node = c.data();
-        net(node).write(ep, data, node.clock.now_ns()).map_err(errno)
+        net(node).write(ep, data, node.clock.now()).map_err(errno)
     })
 }
 
@@ -104,7 +105,7 @@ pub fn accept(c: &mut Caller<'_, Node>, v: &[u64]) -> WasiResult {
     c.data().fds.room()?;
     let ep = blocking(c, &entry, Wait::Readable(fd), |c| {
         let node = c.data();
-        net(node).accept(listener, node.clock.now_ns()).map_err(errno)
+        net(node).accept(listener, node.clock.now()).map_err(errno)
     })?;
     let new_fd = c.data_mut().fds.insert(FdKind::Socket(ep), flags & FDFLAG_NONBLOCK)?;
     write_u32(c, result_ptr, new_fd)
@@ -120,7 +121,7 @@ pub fn shutdown(c: &mut Caller<'_, Node>, v: &[u64]) -> WasiResult {
         _ => return Err(EINVAL),
     };
     let node = c.data();
-    net(node).shutdown(ep, how, node.clock.now_ns()).map_err(errno)
+    net(node).shutdown(ep, how, node.clock.now()).map_err(errno)
 }
 
 fn endpoint(node: &Node, fd: u32) -> Result<EndpointId, Errno> {
@@ -135,7 +136,7 @@ fn endpoint(node: &Node, fd: u32) -> Result<EndpointId, Errno> {
 
 /// Closes the network side of a removed descriptor (nothing for non-sockets).
 pub fn close(node: &Node, kind: &FdKind) {
-    let now = node.clock.now_ns();
+    let now = node.clock.now();
     // A socket the network already forgot (its node crashed and came back
     // cannot hold it) answers EBADF; closing is then a no-op.
     let _ = match kind {
@@ -149,7 +150,7 @@ pub fn close(node: &Node, kind: &FdKind) {
 /// poll_oneoff readiness of a socket descriptor: `Some((error, hangup))` when
 /// ready now, `None` when not yet. `write` is the FD_WRITE subscription.
 pub fn ready(node: &Node, kind: &FdKind, write: bool) -> Option<(Errno, bool)> {
-    let now = node.clock.now_ns();
+    let now = node.clock.now();
     let mut net = net(node);
     let answer = match (kind, write) {
         (FdKind::Listener(l), false) => net.acceptable(*l, now).map(|r| (r, false)),
@@ -172,15 +173,15 @@ pub fn ready(node: &Node, kind: &FdKind, write: bool) -> Option<(Errno, bool)> {
 /// When a parked node's wait on a socket would end, if nothing else
 /// happens: now, a delivery time, or `None` (only another node's action or a
 /// heal can end it). A descriptor that is gone or not a socket is ready now.
-pub fn ready_at_ns(node: &Node, wait: Wait, now: u64) -> Option<u64> {
+pub fn ready_at(node: &Node, wait: Wait, now: SimTime) -> Option<SimTime> {
     let mut net = net(node);
     let at = match wait {
-        Wait::Connect(ep) => net.writable_at_ns(ep, now),
+        Wait::Connect(ep) => net.writable_at(ep, now),
         Wait::Readable(fd) | Wait::Writable(fd) => match node.fds.get(fd).map(|e| &e.kind) {
-            Some(FdKind::Listener(l)) if matches!(wait, Wait::Readable(_)) => net.acceptable_at_ns(*l, now),
-            Some(FdKind::Socket(ep)) if matches!(wait, Wait::Readable(_)) => net.readable_at_ns(*ep, now),
-            Some(FdKind::Socket(ep)) => net.writable_at_ns(*ep, now),
-            Some(FdKind::Udp(s)) if matches!(wait, Wait::Readable(_)) => net.udp_readable_at_ns(*s, now),
+            Some(FdKind::Listener(l)) if matches!(wait, Wait::Readable(_)) => net.acceptable_at(*l, now),
+            Some(FdKind::Socket(ep)) if matches!(wait, Wait::Readable(_)) => net.readable_at(*ep, now),
+            Some(FdKind::Socket(ep)) => net.writable_at(*ep, now),
+            Some(FdKind::Udp(s)) if matches!(wait, Wait::Readable(_)) => net.udp_readable_at(*s, now),
             _ => Ok(Some(now)),
         },
     };

@@ -7,8 +7,8 @@
 //! per event, so logs from two machines compare with `replay --against`.
 
 use super::RunResult;
-use super::vtime::go_duration;
 use crate::trace::{LogEntry, Position};
+use crate::vtime::go_duration;
 use std::fmt;
 
 /// The first event at which two logs differ.

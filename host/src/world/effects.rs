@@ -8,10 +8,10 @@
 use super::event::Event;
 use super::fault::{Effects, Fault};
 use super::slot::State;
-use super::vtime::{SimDuration, SimTime, go_duration, go_signed_duration};
 use super::{End, World};
 use crate::fs::Fs;
 use crate::net::{Clog, NodeId};
+use crate::vtime::{SimDuration, SimTime, go_duration, go_signed_duration};
 
 impl Effects for World<'_> {
     fn now(&self) -> SimTime {
@@ -56,7 +56,7 @@ impl Effects for World<'_> {
             return false;
         }
         let ids: Vec<Vec<NodeId>> = groups.iter().map(|g| g.iter().map(|&s| self.slots[s].net_id).collect()).collect();
-        let now = self.clock.now_ns();
+        let now = World::now(self);
         {
             let mut net = self.net.borrow_mut();
             for (a, from) in ids.iter().enumerate() {
@@ -78,12 +78,12 @@ impl Effects for World<'_> {
     }
 
     fn heal(&mut self) {
-        self.net.borrow_mut().heal_all(self.clock.now_ns());
+        self.net.borrow_mut().heal_all(World::now(self));
         self.rec.emit(World::now(self), Event::Heal);
     }
 
     fn paused(&self, slot: usize) -> bool {
-        self.slots[slot].paused_until_ns > self.clock.now_ns()
+        self.slots[slot].paused_until > World::now(self)
     }
 
     fn pause(&mut self, slot: usize, fault: Fault) -> bool {
@@ -91,17 +91,17 @@ impl Effects for World<'_> {
         if !self.allowed() || !self.is_up_service(slot) {
             return false;
         }
-        self.slots[slot].paused_until_ns = until.clock_ns();
+        self.slots[slot].paused_until = until;
         let line = format!("pause {} until {until}", self.slots[slot].who(slot));
         self.rec.emit(World::now(self), Event::Fault { fault, line: Some(line) });
         true
     }
 
     fn resume_all(&mut self) {
-        let now = self.clock.now_ns();
+        let now = World::now(self);
         for i in 0..self.slots.len() {
-            if self.slots[i].paused_until_ns > now {
-                self.slots[i].paused_until_ns = 0;
+            if self.slots[i].paused_until > now {
+                self.slots[i].paused_until = SimTime::ZERO;
                 let who = self.slots[i].who(i);
                 self.rec.emit(World::now(self), Event::Resume(&who));
             }
@@ -144,7 +144,7 @@ impl Effects for World<'_> {
         if !self.allowed() || !self.is_up_service(slot) {
             return false;
         }
-        let reset = self.net.borrow_mut().reset(self.slots[slot].net_id, self.clock.now_ns());
+        let reset = self.net.borrow_mut().reset(self.slots[slot].net_id, World::now(self));
         let line = format!("net reset {}: {reset} connections reset", self.slots[slot].who(slot));
         self.rec.emit(World::now(self), Event::Fault { fault, line: Some(line) });
         true
@@ -155,7 +155,7 @@ impl Effects for World<'_> {
             return false;
         }
         let (a, b) = (self.slots[from].net_id, self.slots[to].net_id);
-        self.net.borrow_mut().clog(a, b, clog, self.clock.now_ns());
+        self.net.borrow_mut().clog(a, b, clog, World::now(self));
         let until = fault.until.unwrap_or(World::now(self));
         let line = format!("clog {} ({}) until {until}", fault.target, fault.kind.imp().detail(&fault));
         self.rec.emit(World::now(self), Event::Fault { fault, line: Some(line) });
@@ -164,7 +164,7 @@ impl Effects for World<'_> {
 
     fn unclog(&mut self, from: usize, to: usize) {
         let (a, b) = (self.slots[from].net_id, self.slots[to].net_id);
-        self.net.borrow_mut().unclog(a, b, self.clock.now_ns());
+        self.net.borrow_mut().unclog(a, b, World::now(self));
         let line = format!("clog {} -> {} ends", self.slots[from].name(), self.slots[to].name());
         self.rec.say(World::now(self), &line);
     }
@@ -187,10 +187,10 @@ impl Effects for World<'_> {
         true
     }
 
-    fn slow_node(&mut self, slot: usize, extra_ns: u64, fault: Option<Fault>) -> bool {
+    fn slow_node(&mut self, slot: usize, extra: SimDuration, fault: Option<Fault>) -> bool {
         let now = World::now(self);
         let Some(fault) = fault else {
-            self.net.borrow_mut().set_slow(self.slots[slot].net_id, 0, self.clock.now_ns());
+            self.net.borrow_mut().set_slow(self.slots[slot].net_id, SimDuration::ZERO, World::now(self));
             let who = self.slots[slot].who(slot);
             self.rec.say(now, &format!("{who}'s network is back to normal"));
             return true;
@@ -198,9 +198,9 @@ impl Effects for World<'_> {
         if !self.allowed() || !self.is_up_service(slot) {
             return false;
         }
-        self.net.borrow_mut().set_slow(self.slots[slot].net_id, extra_ns, self.clock.now_ns());
+        self.net.borrow_mut().set_slow(self.slots[slot].net_id, extra, World::now(self));
         let until = fault.until.unwrap_or(now);
-        let line = format!("slow {}: +{} latency until {until}", self.slots[slot].who(slot), go_duration(extra_ns));
+        let line = format!("slow {}: +{} latency until {until}", self.slots[slot].who(slot), go_duration(extra.ns()));
         self.rec.emit(now, Event::Fault { fault, line: Some(line) });
         true
     }

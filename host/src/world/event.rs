@@ -6,10 +6,10 @@
 
 use super::fault::Fault;
 use super::verdict::Verdict;
-use super::vtime::{SimDuration, SimTime};
 use crate::fs::CrashReport;
 use crate::node::PropertyKind;
 use crate::trace::{Trace, TraceHash};
+use crate::vtime::{SimDuration, SimTime};
 use std::io::Write;
 
 /// A node incarnation, as events name it.

@@ -45,21 +45,21 @@ mod time_tests;
 #[cfg(test)]
 mod udp_tests;
 pub mod verdict;
-pub mod vtime;
 
 pub use crate::knob::{FaultConfig, RATE_PER_SEC_MAX, RATE_PER_SEC_MIN};
 pub use fault::{Fault, Kind, Target};
 pub use verdict::{Class, Failure, Properties, PropertySeen, Verdict};
 
-use crate::clock::{MONOTONIC_START_NS, VirtualClock};
+use crate::clock::VirtualClock;
 use crate::guest::Role;
 use crate::history::History;
 use crate::net::{Net, NetConfig, ip};
-use crate::node::{Node, Perturb, Report};
+use crate::node::{self, Node, Perturb, Report};
 use crate::preempt::goruntime::GoOffsets;
 use crate::preempt::strategy::PreemptConfig;
 use crate::random::{Purpose, RandomStream};
 use crate::trace::{HashLog, LogEntry, Position, SharedLog, TraceHash};
+use crate::vtime::{self, SimDuration, SimTime};
 use crate::watchdog::{Progress, Watchdog};
 use crate::{preempt, sdk, wasi};
 use event::{Event, Recorder};
@@ -72,7 +72,6 @@ use std::io::Write;
 use std::rc::Rc;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use vtime::{SimDuration, SimTime};
 
 /// The status Go's runtime exits with after a panic or a fatal error.
 const GO_PANIC_STATUS: i32 = 2;
@@ -283,8 +282,8 @@ impl<'a> World<'a> {
             slot.replay_disk = injector.disk_replay(i);
             slot.replay_preempt = injector.preempt_points(i);
         }
-        let latency_ns = (net_config.latency_ns_min, net_config.latency_ns_max);
-        let datagrams = fault::udp::policy(seed, injector.config(), latency_ns, &names, spec.schedule.as_deref());
+        let latency = (net_config.latency_min, net_config.latency_max);
+        let datagrams = fault::udp::policy(seed, injector.config(), latency, &names, spec.schedule.as_deref());
         net.set_datagram_faults(datagrams.gated(injector.gate()));
         let hash_log: Option<SharedLog> = spec.hash_log.then(|| Rc::new(RefCell::new(HashLog::default())));
         let mut rec = Recorder::new(log);
@@ -330,7 +329,7 @@ impl<'a> World<'a> {
     }
 
     fn now(&self) -> SimTime {
-        SimTime::from_clock(self.clock.now_ns())
+        self.clock.now()
     }
 
     /// Runs to the end.
@@ -352,7 +351,7 @@ impl<'a> World<'a> {
         if !self.failures.is_empty() {
             return Ok(Some(Verdict::Fail(std::mem::take(&mut self.failures))));
         }
-        let Some((at_ns, next)) = self.next() else {
+        let Some((at, next)) = self.next() else {
             let message =
                 format!("deadlock: every node is blocked and nothing is pending ({})", self.blocked_summary());
             let failure = Failure {
@@ -366,23 +365,23 @@ impl<'a> World<'a> {
             return Ok(Some(Verdict::Fail(vec![failure])));
         };
         match self.recovery {
-            Some(recovery) if at_ns > recovery.deadline.clock_ns() => {
-                self.clock.advance_to(recovery.deadline.clock_ns());
+            Some(recovery) if at > recovery.deadline => {
+                self.clock.advance_to(recovery.deadline);
                 return Ok(Some(self.too_late(recovery)));
             }
             Some(_) => {}
             None => {
-                let horizon_ns = MONOTONIC_START_NS + self.spec.duration.ns();
-                if at_ns > horizon_ns {
-                    self.clock.advance_to(horizon_ns);
+                let horizon = SimTime::ZERO.plus(self.spec.duration);
+                if at > horizon {
+                    self.clock.advance_to(horizon);
                     let Some(within) = self.spec.liveness else { return Ok(Some(Verdict::Horizon)) };
                     self.begin_recovery(within);
                     return Ok(None);
                 }
             }
         }
-        self.clock.advance_to(at_ns);
-        self.net.borrow_mut().advance(self.clock.now_ns());
+        self.clock.advance_to(at);
+        self.net.borrow_mut().advance(self.now());
         match next {
             Next::Step(i) => self.step_node(i),
             Next::Boot(i) => match self.boot(i) {
@@ -422,8 +421,8 @@ impl<'a> World<'a> {
         self.injector.stop(now);
         self.each_kind(|planned, world| planned.quiet(world));
         for slot in &mut self.slots {
-            if let State::Down { boot_at_ns } = &mut slot.state {
-                *boot_at_ns = (*boot_at_ns).min(now.clock_ns());
+            if let State::Down { boot_at } = &mut slot.state {
+                *boot_at = (*boot_at).min(now);
             }
         }
     }
@@ -525,15 +524,15 @@ impl<'a> World<'a> {
         (lin, verdict)
     }
 
-    /// The earliest thing to happen (absolute clock ns), or None in deadlock.
-    fn next(&mut self) -> Option<(u64, Next)> {
-        let now = self.clock.now_ns();
+    /// The earliest thing to happen, or None in deadlock.
+    fn next(&mut self) -> Option<(SimTime, Next)> {
+        let now = self.now();
         // Faults first: on a tie they happen before any node runs.
-        let fault = self.injector.next().map(|(at, k)| (at.clock_ns().max(now), Next::Fault(k)));
-        let mut earliest: Option<u64> = None;
+        let fault = self.injector.next().map(|(at, k)| (at.max(now), Next::Fault(k)));
+        let mut earliest: Option<SimTime> = None;
         let mut tied: Vec<usize> = Vec::new();
         for i in 0..self.slots.len() {
-            let Some(at) = self.wake_ns(i, now) else { continue };
+            let Some(at) = self.wake(i, now) else { continue };
             match earliest {
                 Some(t) if at > t => {}
                 Some(t) if at == t => tied.push(i),
@@ -548,7 +547,7 @@ impl<'a> World<'a> {
         }
         let Some(at) = earliest else {
             // Nothing can wake a node now; something in flight may change that.
-            let in_flight = self.net.borrow_mut().next_event_ns_any(now);
+            let in_flight = self.net.borrow_mut().next_event_any(now);
             return match in_flight {
                 Some(t) => {
                     self.clock.advance_to(t);
@@ -566,17 +565,17 @@ impl<'a> World<'a> {
 
     /// When slot `i` can next run: its boot time, or the earliest of its
     /// timer and the readiness of what it waits on.
-    fn wake_ns(&self, i: usize, now: u64) -> Option<u64> {
+    fn wake(&self, i: usize, now: SimTime) -> Option<SimTime> {
         let slot = &self.slots[i];
         match slot.state {
             State::Stopped => None,
-            State::Down { boot_at_ns } => Some(boot_at_ns.max(now)),
-            State::Up { timer_ns, .. } => {
+            State::Down { boot_at } => Some(boot_at.max(now)),
+            State::Up { timer, .. } => {
                 let node = slot.node();
-                let timer = (timer_ns != u64::MAX).then(|| timer_ns.max(now));
-                let wake = node.waits.iter().filter_map(|w| wasi::sock::ready_at_ns(node, *w, now)).chain(timer).min();
+                let timer = timer.map(|t| t.max(now));
+                let wake = node.waits.iter().filter_map(|w| wasi::sock::ready_at(node, *w, now)).chain(timer).min();
                 // A paused node wakes no earlier than its pause's end.
-                wake.map(|at| at.max(slot.paused_until_ns))
+                wake.map(|at| at.max(slot.paused_until))
             }
         }
     }
@@ -651,8 +650,8 @@ impl<'a> World<'a> {
         self.progress.clear_stop();
         self.timings.guest += started_at.elapsed();
         // The world's clock is true time: only the monotonic reading comes back.
-        self.clock.advance_to(instance.data().clock.now_ns());
-        self.net.borrow_mut().advance(self.clock.now_ns());
+        self.clock.advance_to(instance.data().clock.now());
+        self.net.borrow_mut().advance(self.now());
 
         // Points fired before whatever the node printed in this step.
         self.record_preemptions(i);
@@ -666,8 +665,8 @@ impl<'a> World<'a> {
             return Ok(None);
         }
         match run {
-            Run::Suspended(timer_ns) => {
-                self.slots[i].state = State::Up { timer_ns, started: true };
+            Run::Suspended(parked) => {
+                self.slots[i].state = State::Up { timer: node::woken_at(parked), started: true };
                 Ok(None)
             }
             Run::Returned(_) => Ok(self.exited(i, 0)),
@@ -839,7 +838,7 @@ impl<'a> World<'a> {
                     if self.recovery.is_none() {
                         self.begin_recovery(self.spec.liveness.unwrap_or(FINALLY_WITHIN));
                     }
-                    self.slots[f].state = State::Down { boot_at_ns: self.clock.now_ns() };
+                    self.slots[f].state = State::Down { boot_at: self.now() };
                     None
                 }
                 _ => Some(Verdict::Pass),
@@ -867,7 +866,7 @@ impl<'a> World<'a> {
             let boot_at = self.now().plus(SUPERVISE_RESTART);
             let line = format!("{message}; supervised: restart at {boot_at}");
             self.rec.emit(self.now(), Event::Exit { who: &who, code, line });
-            self.end_incarnation(i, End::Exit(State::Down { boot_at_ns: boot_at.clock_ns() }));
+            self.end_incarnation(i, End::Exit(State::Down { boot_at }));
             return None;
         }
         self.rec.emit(self.now(), Event::Exit { who: &who, code, line: message.clone() });
@@ -903,14 +902,14 @@ impl<'a> World<'a> {
                     let mut net = self.net.borrow_mut();
                     let prefixes = given.map(|c| c.prefixes.as_slice());
                     let op = fault.op.filter(|_| fault.kind.trigger() == Trigger::DiskOp);
-                    self.slots[i].crash(self.spec.seed, self.clock.now_ns(), op, &mut net, prefixes)
+                    self.slots[i].crash(self.spec.seed, now, op, &mut net, prefixes)
                 };
                 if given.is_some()
                     && let Some(during) = &report.during
                 {
                     self.crash_space = Some((during.on, crate::fs::CrashSpace::of(&report.choices)));
                 }
-                self.slots[i].state = State::Down { boot_at_ns: now.plus(downtime).clock_ns() };
+                self.slots[i].state = State::Down { boot_at: now.plus(downtime) };
                 self.slots[i].disk_faults_seen = self.slots[i].disk.as_ref().map_or(0, |fs| fs.disk_faults().len());
                 self.rec.emit(now, Event::Crash { who: &who, fault, how, report: &report });
                 hash
@@ -934,7 +933,6 @@ impl<'a> World<'a> {
         slot.points_fired += fired.len() as u64;
         for (op, at) in fired {
             let op = base + op;
-            let at = SimTime::from_clock(at);
             let fault = fault::preempt::recorded(&who.name, op, at);
             let line = format!("fault preempt {who}'s running goroutine at counted call {op}");
             self.rec.emit(at, Event::Fault { fault, line: Some(line) });

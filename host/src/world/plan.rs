@@ -4,8 +4,8 @@
 //! window or a node already down skips one), so one fault never shifts the
 //! timing of another.
 
-use super::vtime::{SimDuration, SimTime};
 use crate::random::RandomStream;
+use crate::vtime::{SimDuration, SimTime};
 
 /// A Poisson process on virtual time.
 pub struct Arrivals {

@@ -8,8 +8,7 @@ use super::NodeProgram;
 use super::event::Who;
 use super::fault::disk_error::{FSYNC_EIO, READ_CORRUPT, READ_EIO, WRITE_EIO, WRITE_ENOSPC, disk_stream};
 use super::fault::{crash_io, lost_write, misdirected_write, preempt};
-use super::vtime::SimDuration;
-use crate::clock::{EPOCH_UNIX_NS, VirtualClock};
+use crate::clock::{self, EPOCH_UNIX_NS, VirtualClock};
 use crate::disk_latency::DiskLatency;
 use crate::fs::{CrashReport, DiskFaults, DiskStreams, Fs};
 use crate::guest::Role;
@@ -19,17 +18,18 @@ use crate::preempt::Preemption;
 use crate::preempt::strategy::{PreemptConfig, Schedule};
 use crate::random::{CrashKey, Purpose, RandomStream};
 use crate::trace::{SharedLog, TraceHash};
+use crate::vtime::{SimDuration, SimTime};
 use crate::watchdog::Progress;
 use seedfall_engine::{Instance, Linker};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 pub enum State {
-    /// Running or parked; `timer_ns` is the time it asked to be woken at
-    /// (u64::MAX: only by I/O), `started` whether `_start` was called.
-    Up { timer_ns: u64, started: bool },
+    /// Running or parked; `timer` is the time it asked to be woken at
+    /// (None: only by I/O), `started` whether `_start` was called.
+    Up { timer: Option<SimTime>, started: bool },
     /// Crashed, exited under supervision, or not booted yet.
-    Down { boot_at_ns: u64 },
+    Down { boot_at: SimTime },
     /// Exited for good (a service that exited 0).
     Stopped,
 }
@@ -59,8 +59,8 @@ pub struct Slot<'a> {
     pub counted_base: u64,
     /// What this incarnation's wall clock adds to true time (skew and jumps).
     pub wall_offset_ns: i64,
-    /// Paused until then (monotonic ns; 0: not paused).
-    pub paused_until_ns: u64,
+    /// Paused until then (ZERO: never paused).
+    pub paused_until: SimTime,
     /// Recorded preemption points (pct change points) across incarnations.
     pub points_fired: u64,
     /// Counted calls of the ended incarnations up to their very end, for
@@ -102,7 +102,7 @@ impl<'a> Slot<'a> {
             net_id,
             incarnation: 0,
             // The finally check boots only when the workload is done.
-            state: if program.role == Role::Finally { State::Stopped } else { State::Down { boot_at_ns: 0 } },
+            state: if program.role == Role::Finally { State::Stopped } else { State::Down { boot_at: SimTime::ZERO } },
             instance: None,
             disk: None,
             disk_faults_seen: 0,
@@ -112,7 +112,7 @@ impl<'a> Slot<'a> {
             replay_preempt: None,
             counted_base: 0,
             wall_offset_ns: 0,
-            paused_until_ns: 0,
+            paused_until: SimTime::ZERO,
             points_fired: 0,
             counted_ran: 0,
         }
@@ -165,9 +165,8 @@ impl<'a> Slot<'a> {
         argv.extend(p.args.iter().cloned());
         let mut node = Node::new(&p.name, ctx.seed, argv, p.env.clone(), fs);
         node.random = RandomStream::new(ctx.seed, Purpose::RandomGet, &p.name, self.incarnation);
-        let (min, max) = ctx.disk_latency;
         node.disk_latency =
-            DiskLatency::new(ctx.seed, &p.name, self.incarnation, (min.ns(), max.ns())).filter(|_| p.is_service());
+            DiskLatency::new(ctx.seed, &p.name, self.incarnation, ctx.disk_latency).filter(|_| p.is_service());
         node.clock = clock.clone();
         node.stdout = Output::Capture(Vec::new());
         node.stderr = Output::Capture(Vec::new());
@@ -196,11 +195,11 @@ impl<'a> Slot<'a> {
             history: ctx.history.clone(),
         });
         self.instance = Some(Instance::new(p.code.clone(), ctx.linker, node)?);
-        self.state = State::Up { timer_ns: clock.now_ns(), started: false };
+        self.state = State::Up { timer: Some(clock.now()), started: false };
         self.stderr_tail.clear();
         self.stderr_fatal = None;
         self.wall_offset_ns = 0;
-        self.paused_until_ns = 0;
+        self.paused_until = SimTime::ZERO;
         Ok(())
     }
 
@@ -281,18 +280,18 @@ impl<'a> Slot<'a> {
     pub fn crash(
         &mut self,
         seed: u64,
-        now_ns: u64,
+        now: SimTime,
         op: Option<u64>,
         net: &mut Net,
         given: Option<&[crate::fs::Prefix]>,
     ) -> (TraceHash, CrashReport) {
         let hash = self.retire();
-        net.crash(self.net_id, now_ns);
+        net.crash(self.net_id, now);
         let disk = self.disk.as_mut().expect("retired above");
         // Reordered writeback draws from a stream keyed by the crash itself,
         // so removing other faults leaves it as it was.
         let mut torn = if disk.reorders_writes() {
-            let key = op.map_or(CrashKey::Time(now_ns), CrashKey::DiskOp);
+            let key = op.map_or(CrashKey::Time(clock::reading(now)), CrashKey::DiskOp);
             RandomStream::new(seed, Purpose::Crash(key), &self.program.name, 0)
         } else {
             RandomStream::new(seed, Purpose::TornWrites, &self.program.name, self.incarnation)

@@ -5,9 +5,9 @@
 //! must be named).
 
 use super::divergence::compare_runs;
-use super::vtime::{SimDuration, SimTime};
 use super::*;
 use crate::knob::KnobValue;
+use crate::vtime::{SimDuration, SimTime};
 
 /// A guest: `sleep(ns)` through poll_oneoff (absolute deadlines when
 /// `ABS` is set), `tick`, `print_u64(v)` (decimal and a newline),

@@ -6,9 +6,9 @@
 //! workload on the healed cluster and its exit code counts.
 
 use super::tests::{at, clone_program, crash, guest, program, run_logged, sleeper, spec, workload};
-use super::vtime::SimDuration;
 use super::*;
 use crate::knob::KnobValue;
+use crate::vtime::SimDuration;
 
 /// Prints its wall clock and its monotonic clock `n` times, `ms` apart.
 fn clock_printer(n: u32, ms: u64) -> Arc<Code> {
@@ -140,7 +140,7 @@ fn a_paused_node_takes_no_steps_and_its_timers_fire_late() {
     let ticks: Vec<u64> = log
         .lines()
         .filter(|l| l.contains("a#1 | tick"))
-        .map(|l| vtime::parse_go_duration(&l[1..l.find(']').unwrap()]).unwrap() / 1_000_000)
+        .map(|l| crate::vtime::parse_go_duration(&l[1..l.find(']').unwrap()]).unwrap() / 1_000_000)
         .collect();
     assert!(ticks.iter().all(|&t| !(56..255).contains(&t)), "no steps while paused: {ticks:?}");
     assert!(ticks.contains(&255), "the timer due at 60ms fires when the pause ends: {ticks:?}");

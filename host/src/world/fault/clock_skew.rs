@@ -14,7 +14,7 @@
 use super::{Effects, Fault, FaultKind, Kind, PlanContext, Planned, Simplify, Trigger, stream};
 use super::{FaultConfig, Knob, KnobValue};
 use crate::random::{Draw, RandomStream};
-use crate::world::vtime::SimDuration;
+use crate::vtime::SimDuration;
 use std::collections::VecDeque;
 
 pub struct ClockSkew;

@@ -20,7 +20,7 @@ use super::{
 };
 use crate::net::Clog;
 use crate::random::RandomStream;
-use crate::world::vtime::{SimDuration, SimTime};
+use crate::vtime::{SimDuration, SimTime};
 use serde_json::{Map, Value, json};
 
 pub struct ClogKind;
@@ -67,7 +67,7 @@ impl FaultKind for ClogKind {
 
     fn detail(&self, fault: &Fault) -> String {
         match (fault.form, fault.amount) {
-            (Some(form), Some(ns)) => format!("{form} +{}", crate::world::vtime::go_signed_duration(ns)),
+            (Some(form), Some(ns)) => format!("{form} +{}", crate::vtime::go_signed_duration(ns)),
             (Some(form), None) => form.to_string(),
             _ => String::new(),
         }
@@ -186,7 +186,7 @@ impl Planned for Planner {
         }
         let clog = match fault.form {
             Some("jam") => Clog::Jam,
-            Some("slow") => Clog::Slow(fault.amount.map_or(0, i64::unsigned_abs)),
+            Some("slow") => Clog::Slow(SimDuration::from_ns(fault.amount.map_or(0, i64::unsigned_abs))),
             _ => Clog::Stop,
         };
         let length = fault.length().unwrap_or(self.default_length);

@@ -8,7 +8,7 @@
 use super::timed::{Due, NodeSource, OnDue};
 use super::{Fault, FaultKind, Kind, Knob, PlanContext, Planned, Simplify, Trigger};
 use crate::random::Draw;
-use crate::world::vtime::SimDuration;
+use crate::vtime::SimDuration;
 
 pub struct Crash;
 

@@ -10,7 +10,7 @@ use super::{Fault, FaultKind, Kind, PlanContext, Planned, Recorded, Simplify, Tr
 use super::{FaultConfig, Knob};
 use crate::fs::{DiskConfig, DiskFault, DiskFaultKind, DiskOp, Prefix};
 use crate::random::{Draw, RandomStream};
-use crate::world::vtime::{SimDuration, SimTime};
+use crate::vtime::{SimDuration, SimTime};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
 

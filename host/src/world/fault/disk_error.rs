@@ -12,7 +12,7 @@
 use super::{Fault, FaultConfig, FaultKind, Kind, Knob, PlanContext, Planned, Recorded, Simplify, Trigger, stream};
 use crate::fs::{DiskConfig, DiskFault, DiskFaultKind, DiskOp};
 use crate::random::{Draw, RandomStream};
-use crate::world::vtime::SimTime;
+use crate::vtime::SimTime;
 use serde_json::{Map, Value, json};
 
 /// One disk-error kind.

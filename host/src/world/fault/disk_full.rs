@@ -14,7 +14,7 @@
 use super::timed::{Due, NodeSource};
 use super::{Effects, Fault, FaultKind, Kind, Knob, PlanContext, Planned, Simplify, Trigger};
 use crate::random::Draw;
-use crate::world::vtime::{SimDuration, SimTime};
+use crate::vtime::{SimDuration, SimTime};
 
 pub struct DiskFull;
 

@@ -4,8 +4,8 @@
 
 use super::super::Fault;
 use crate::knob::KnobValue;
+use crate::vtime::{SimDuration, SimTime};
 use crate::world::tests::{clone_program, guest, program, run_logged, sleeper, spec, workload};
-use crate::world::vtime::{SimDuration, SimTime};
 use crate::world::{RunSpec, Verdict};
 
 /// WASI's ENOSPC.
@@ -43,7 +43,7 @@ fn ms(n: u64) -> SimDuration {
 fn rounds(log: &str) -> Vec<(SimTime, u64, u64)> {
     let numbers: Vec<u64> =
         log.lines().filter_map(|line| line.split_once("] w#1 | ")).map(|(_, n)| n.parse().expect("a number")).collect();
-    numbers.chunks_exact(3).map(|r| (SimTime::from_clock(r[0]), r[1], r[2])).collect()
+    numbers.chunks_exact(3).map(|r| (crate::clock::instant(r[0]), r[1], r[2])).collect()
 }
 
 fn windows(faults: &[Fault]) -> Vec<(SimTime, SimTime)> {

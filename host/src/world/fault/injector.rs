@@ -10,7 +10,7 @@
 use super::swarm::{self, Choice};
 use super::{Fault, FaultConfig, Kind, PlanContext, Planned, Recorded};
 use crate::fs::{DiskFault, DiskOp};
-use crate::world::vtime::SimTime;
+use crate::vtime::SimTime;
 use std::cell::Cell;
 use std::rc::Rc;
 

@@ -3,7 +3,7 @@
 //! A kind's own fields are its module's (`FaultKind::write_json`).
 
 use super::{Fault, Kind, Target};
-use crate::world::vtime::{SimTime, go_signed_duration, parse_go_duration, parse_signed_go_duration};
+use crate::vtime::{SimTime, go_signed_duration, parse_go_duration, parse_signed_go_duration};
 use serde_json::{Map, Value, json};
 
 pub const COMMON_FIELDS: &[&str] = &["at", "kind", "node", "until", "op"];

@@ -14,7 +14,7 @@ use super::{Fault, FaultKind, Kind, PlanContext, Planned, Recorded, Simplify, Tr
 use super::{FaultConfig, Knob};
 use crate::fs::{DiskConfig, DiskFault, DiskFaultKind, DiskOp};
 use crate::random::{Draw, RandomStream};
-use crate::world::vtime::SimTime;
+use crate::vtime::SimTime;
 use serde_json::{Map, Value, json};
 
 pub struct MisdirectedWrite;

@@ -40,10 +40,10 @@ pub(crate) mod udp;
 
 pub use injector::FaultInjector;
 
-use super::vtime::{self, SimDuration, SimTime};
 use crate::fs::{DiskConfig, DiskFault, Fs, Mutant, Prefix};
 pub use crate::knob::{FaultConfig, Knob, KnobType, KnobValue};
 use crate::random::RandomStream;
+use crate::vtime::{self, SimDuration, SimTime};
 use serde_json::{Map, Value};
 use std::fmt;
 
@@ -472,10 +472,10 @@ pub trait Effects {
     fn resume_all(&mut self);
     /// Moves `slot`'s wall clock by `fault.amount` (refused unless allowed and up).
     fn jump_clock(&mut self, slot: usize, fault: Fault) -> bool;
-    /// Makes `slot`'s network slower by `extra_ns` (0: back to normal;
+    /// Makes `slot`'s network slower by `extra` (zero: back to normal;
     /// `fault`, what the schedule records, only for a new slowdown, refused
     /// unless allowed and up).
-    fn slow_node(&mut self, slot: usize, extra_ns: u64, fault: Option<Fault>) -> bool;
+    fn slow_node(&mut self, slot: usize, extra: SimDuration, fault: Option<Fault>) -> bool;
     /// Clogs the link `from` → `to` until `fault.until` (refused unless allowed).
     fn clog(&mut self, from: usize, to: usize, clog: crate::net::Clog, fault: Fault) -> bool;
     /// Ends the clog on the link `from` → `to`.

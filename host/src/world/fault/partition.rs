@@ -17,7 +17,7 @@ use super::{
     Effects, Fault, FaultKind, Kind, Knob, KnobType, KnobValue, PlanContext, Planned, Simplify, Target, Trigger,
 };
 use crate::random::RandomStream;
-use crate::world::vtime::{SimDuration, SimTime};
+use crate::vtime::{SimDuration, SimTime};
 use serde_json::{Map, Value, json};
 
 pub struct Partition;

@@ -11,7 +11,7 @@
 use super::timed::{Due, NodeSource, OnDue};
 use super::{Effects, Fault, FaultKind, Kind, Knob, PlanContext, Planned, Simplify, Trigger};
 use crate::random::Draw;
-use crate::world::vtime::SimDuration;
+use crate::vtime::SimDuration;
 
 pub struct Pause;
 

@@ -8,7 +8,7 @@
 use super::Knob;
 use super::{Fault, FaultKind, Kind, PlanContext, Planned, Simplify, Trigger};
 use crate::random::{Draw, Purpose, RandomStream};
-use crate::world::vtime::SimTime;
+use crate::vtime::SimTime;
 
 pub struct Preempt;
 

@@ -11,7 +11,7 @@
 use super::timed::{Due, NodeSource};
 use super::{Effects, Fault, FaultKind, Kind, Knob, PlanContext, Planned, Simplify, Trigger};
 use crate::random::Draw;
-use crate::world::vtime::{SimDuration, SimTime};
+use crate::vtime::{SimDuration, SimTime};
 
 pub struct Slow;
 
@@ -83,7 +83,7 @@ impl Planned for Planner {
         let starts = self.source.next_at();
         if let Some((_, slot)) = self.next_end().filter(|(end, _)| starts.is_none_or(|s| *end <= s)) {
             self.ends[slot] = None;
-            w.slow_node(slot, 0, None);
+            w.slow_node(slot, SimDuration::ZERO, None);
             return;
         }
         let (slot, length, latency) = match self.source.take_due(w) {
@@ -104,13 +104,13 @@ impl Planned for Planner {
         fault.until = Some(w.now().plus(length));
         fault.amount = Some(latency.min(i64::MAX as u64) as i64);
         self.ends[slot] = fault.until;
-        w.slow_node(slot, latency, Some(fault));
+        w.slow_node(slot, SimDuration::from_ns(latency), Some(fault));
     }
 
     fn quiet(&mut self, w: &mut dyn Effects) {
         for slot in 0..self.ends.len() {
             if self.ends[slot].take().is_some() {
-                w.slow_node(slot, 0, None);
+                w.slow_node(slot, SimDuration::ZERO, None);
             }
         }
     }

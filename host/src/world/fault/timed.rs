@@ -8,8 +8,8 @@
 
 use super::{Effects, Fault, FaultKind, PlanContext, Planned, stream};
 use crate::random::{Draw, RandomStream};
+use crate::vtime::SimTime;
 use crate::world::plan::Arrivals;
-use crate::world::vtime::SimTime;
 use std::collections::VecDeque;
 
 /// Drawn: per slot, the arrivals and the stream each arrival draws from.

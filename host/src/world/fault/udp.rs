@@ -16,7 +16,7 @@
 
 use super::{Fault, FaultConfig, FaultKind, Kind, Knob, PlanContext, Planned, Simplify, Target, Trigger};
 use crate::net::{DatagramFault, DatagramFaultKind, DatagramFaults, NodeId, udp_fault};
-use crate::world::vtime::SimTime;
+use crate::vtime::SimDuration;
 use serde_json::{Map, Value, json};
 
 /// One datagram kind.
@@ -64,7 +64,7 @@ impl FaultKind for Datagram {
 
     fn detail(&self, fault: &Fault) -> String {
         match fault.amount {
-            Some(ns) if self.dup => format!("copy after {}", crate::world::vtime::go_signed_duration(ns)),
+            Some(ns) if self.dup => format!("copy after {}", crate::vtime::go_signed_duration(ns)),
             _ => String::new(),
         }
     }
@@ -103,12 +103,12 @@ impl FaultKind for Datagram {
 
 /// The network's datagram fault policy for one run: exactly the
 /// schedule's entries when replaying, else drawn with the (post-swarm)
-/// probabilities, a duplicate's latency uniform in `latency_ns` (the
+/// probabilities, a duplicate's latency uniform in `latency` (the
 /// network's `net_latency`, so a copy travels like any datagram).
 pub fn policy(
     seed: u64,
     config: &FaultConfig,
-    latency_ns: (u64, u64),
+    latency: (SimDuration, SimDuration),
     names: &[&str],
     schedule: Option<&[Fault]>,
 ) -> DatagramFaults {
@@ -116,7 +116,7 @@ pub fn policy(
         Some(schedule) => DatagramFaults::replay(&replayed(schedule, names)),
         // Nothing to draw: skip the per-datagram draws altogether.
         None if config.number(&LOSS) == 0.0 && config.number(&DUP) == 0.0 => DatagramFaults::replay(&[]),
-        None => DatagramFaults::drawn(seed, config.number(&LOSS), config.number(&DUP), latency_ns),
+        None => DatagramFaults::drawn(seed, config.number(&LOSS), config.number(&DUP), latency),
     }
 }
 
@@ -125,7 +125,7 @@ pub fn effect(fault: &Fault) -> String {
     let n = fault.op.unwrap_or(0);
     match fault.amount {
         Some(ns) if fault.kind == Kind::of(&UDP_DUP) => {
-            format!("datagram {n} sent twice, the copy after {}", crate::world::vtime::go_signed_duration(ns))
+            format!("datagram {n} sent twice, the copy after {}", crate::vtime::go_signed_duration(ns))
         }
         _ => format!("datagram {n} lost"),
     }
@@ -136,9 +136,9 @@ pub fn effect(fault: &Fault) -> String {
 pub fn recorded(f: &DatagramFault, names: &[&str]) -> Fault {
     let (kind, amount) = match f.kind {
         DatagramFaultKind::Loss => (Kind::of(&UDP_LOSS), None),
-        DatagramFaultKind::Dup { latency_ns } => (Kind::of(&UDP_DUP), Some(latency_ns as i64)),
+        DatagramFaultKind::Dup { latency } => (Kind::of(&UDP_DUP), Some(latency.ns() as i64)),
     };
-    let mut fault = Fault::on_node(SimTime::from_clock(f.at_ns), kind, "");
+    let mut fault = Fault::on_node(f.at, kind, "");
     fault.target = Target::Link { from: names[f.from.0 as usize].into(), to: names[f.to.0 as usize].into() };
     fault.op = Some(f.n);
     fault.amount = amount;
@@ -155,10 +155,10 @@ pub fn replayed(schedule: &[Fault], names: &[&str]) -> Vec<DatagramFault> {
             let Target::Link { from, to } = &f.target else { return None };
             let kind = match f.kind.name() {
                 udp_fault::LOSS => DatagramFaultKind::Loss,
-                udp_fault::DUP => DatagramFaultKind::Dup { latency_ns: f.amount?.max(0) as u64 },
+                udp_fault::DUP => DatagramFaultKind::Dup { latency: SimDuration::from_ns(f.amount?.max(0) as u64) },
                 _ => return None,
             };
-            Some(DatagramFault { from: id(from)?, to: id(to)?, n: f.op?, at_ns: f.at.clock_ns(), kind })
+            Some(DatagramFault { from: id(from)?, to: id(to)?, n: f.op?, at: f.at, kind })
         })
         .collect()
 }
@@ -166,20 +166,20 @@ pub fn replayed(schedule: &[Fault], names: &[&str]) -> Vec<DatagramFault> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::vtime::SimTime;
 
     #[test]
     fn a_recorded_datagram_fault_round_trips_through_the_schedule_file() {
         let names = ["a", "b"];
-        for kind in [DatagramFaultKind::Loss, DatagramFaultKind::Dup { latency_ns: 1_500_000 }] {
-            let f =
-                DatagramFault { from: NodeId(1), to: NodeId(0), n: 7, at_ns: crate::clock::MONOTONIC_START_NS, kind };
+        for kind in [DatagramFaultKind::Loss, DatagramFaultKind::Dup { latency: SimDuration::from_ns(1_500_000) }] {
+            let f = DatagramFault { from: NodeId(1), to: NodeId(0), n: 7, at: SimTime::from_ns(1_000_000_000), kind };
             let fault = recorded(&f, &names);
             let back = Fault::from_json(&fault.to_json()).unwrap();
             assert_eq!(back, fault);
             assert_eq!(replayed(&[back], &names), [f]);
         }
         let line = recorded(
-            &DatagramFault { from: NodeId(0), to: NodeId(1), n: 3, at_ns: 0, kind: DatagramFaultKind::Loss },
+            &DatagramFault { from: NodeId(0), to: NodeId(1), n: 3, at: SimTime::ZERO, kind: DatagramFaultKind::Loss },
             &names,
         )
         .describe();

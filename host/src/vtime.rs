@@ -1,10 +1,10 @@
-//! Virtual time: `SimTime`, an instant as time since the run started (what
-//! schedules and traces show), and `SimDuration`, a length of virtual time;
-//! both distinct from the clock's absolute monotonic nanoseconds, which
-//! only `clock.rs` and the scheduler's internals use. Also the Go
-//! `time.Duration` string form people read ("427.268419ms", "1m2.5s").
+//! Virtual time, at the bottom of the host: `SimTime`, an instant as time
+//! since the run started (what the scheduler, the network, schedules and
+//! traces use), and `SimDuration`, a length of virtual time. Both are
+//! distinct from the clock's absolute monotonic readings, which only
+//! `clock.rs` and the WASI boundary see. Also the Go `time.Duration` string
+//! form people read ("427.268419ms", "1m2.5s").
 
-use crate::clock::MONOTONIC_START_NS;
 use std::fmt;
 
 /// An instant of virtual time, measured from the start of the run.
@@ -17,6 +17,8 @@ pub struct SimDuration(u64);
 
 impl SimTime {
     pub const ZERO: SimTime = SimTime(0);
+    /// The end of time: every reading the clock can hold is before it.
+    pub const MAX: SimTime = SimTime(u64::MAX);
 
     pub const fn from_ns(ns: u64) -> SimTime {
         SimTime(ns)
@@ -25,16 +27,6 @@ impl SimTime {
     /// Nanoseconds since the start of the run.
     pub const fn ns(self) -> u64 {
         self.0
-    }
-
-    /// The instant of an absolute monotonic clock reading.
-    pub fn from_clock(monotonic_ns: u64) -> SimTime {
-        SimTime(since_start_ns(monotonic_ns))
-    }
-
-    /// The absolute monotonic clock reading of this instant.
-    pub fn clock_ns(self) -> u64 {
-        MONOTONIC_START_NS.saturating_add(self.0)
     }
 
     /// The time from `earlier` to this instant (zero if `earlier` is later).
@@ -57,6 +49,11 @@ impl SimDuration {
     pub const fn ns(self) -> u64 {
         self.0
     }
+
+    /// Both lengths together, saturating as `SimTime::plus` does.
+    pub fn plus(self, d: SimDuration) -> SimDuration {
+        SimDuration(self.0.saturating_add(d.0))
+    }
 }
 
 impl fmt::Display for SimTime {
@@ -69,11 +66,6 @@ impl fmt::Display for SimDuration {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&go_duration(self.0))
     }
-}
-
-/// Virtual time since the run started, from a monotonic clock reading.
-pub fn since_start_ns(monotonic_ns: u64) -> u64 {
-    monotonic_ns.saturating_sub(MONOTONIC_START_NS)
 }
 
 /// Formats like Go's `time.Duration.String`.
