@@ -7,7 +7,8 @@
 use crate::clock::{self, VirtualClock};
 use crate::fdtable::{FdKind, FdTable};
 use crate::fs::Fs;
-use crate::net::{EndpointId, Net, NodeId};
+use crate::net::{EndpointId, Net};
+use crate::node_id::NodeId;
 use crate::preempt::Preemption;
 use crate::random::{Purpose, RandomStream};
 use crate::trace::Trace;

@@ -10,7 +10,8 @@ use super::fault::{Effects, Fault};
 use super::slot::State;
 use super::{End, World};
 use crate::fs::Fs;
-use crate::net::{Clog, NodeId};
+use crate::net::Clog;
+use crate::node_id::NodeId;
 use crate::vtime::{SimDuration, SimTime, go_duration, go_signed_duration};
 
 impl Effects for World<'_> {

@@ -15,7 +15,8 @@
 //! sender), `"to"`, `"op"`, and for `udp_dup` `"latency"`.
 
 use super::{Fault, FaultConfig, FaultKind, Kind, Knob, PlanContext, Planned, Simplify, Target, Trigger};
-use crate::net::{DatagramFault, DatagramFaultKind, DatagramFaults, NodeId, udp_fault};
+use crate::net::{DatagramFault, DatagramFaultKind, DatagramFaults, udp_fault};
+use crate::node_id::NodeId;
 use crate::vtime::SimDuration;
 use serde_json::{Map, Value, json};
 
@@ -139,7 +140,7 @@ pub fn recorded(f: &DatagramFault, names: &[&str]) -> Fault {
         DatagramFaultKind::Dup { latency } => (Kind::of(&UDP_DUP), Some(latency.ns() as i64)),
     };
     let mut fault = Fault::on_node(f.at, kind, "");
-    fault.target = Target::Link { from: names[f.from.0 as usize].into(), to: names[f.to.0 as usize].into() };
+    fault.target = Target::Link { from: names[f.from.index()].into(), to: names[f.to.index()].into() };
     fault.op = Some(f.n);
     fault.amount = amount;
     fault
@@ -148,7 +149,7 @@ pub fn recorded(f: &DatagramFault, names: &[&str]) -> Fault {
 /// What a schedule's datagram faults are to the network: each with its
 /// link by `NodeId` (a name the cluster lacks drops the entry).
 pub fn replayed(schedule: &[Fault], names: &[&str]) -> Vec<DatagramFault> {
-    let id = |name: &str| names.iter().position(|n| *n == name).map(|k| NodeId(k as u32));
+    let id = |name: &str| names.iter().position(|n| *n == name).map(NodeId::new);
     schedule
         .iter()
         .filter_map(|f| {
@@ -172,14 +173,26 @@ mod tests {
     fn a_recorded_datagram_fault_round_trips_through_the_schedule_file() {
         let names = ["a", "b"];
         for kind in [DatagramFaultKind::Loss, DatagramFaultKind::Dup { latency: SimDuration::from_ns(1_500_000) }] {
-            let f = DatagramFault { from: NodeId(1), to: NodeId(0), n: 7, at: SimTime::from_ns(1_000_000_000), kind };
+            let f = DatagramFault {
+                from: NodeId::new(1),
+                to: NodeId::new(0),
+                n: 7,
+                at: SimTime::from_ns(1_000_000_000),
+                kind,
+            };
             let fault = recorded(&f, &names);
             let back = Fault::from_json(&fault.to_json()).unwrap();
             assert_eq!(back, fault);
             assert_eq!(replayed(&[back], &names), [f]);
         }
         let line = recorded(
-            &DatagramFault { from: NodeId(0), to: NodeId(1), n: 3, at: SimTime::ZERO, kind: DatagramFaultKind::Loss },
+            &DatagramFault {
+                from: NodeId::new(0),
+                to: NodeId::new(1),
+                n: 3,
+                at: SimTime::ZERO,
+                kind: DatagramFaultKind::Loss,
+            },
             &names,
         )
         .describe();
