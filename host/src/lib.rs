@@ -18,6 +18,7 @@ pub mod history;
 pub mod knob;
 pub mod net;
 pub mod node;
+pub mod node_id;
 pub mod preempt;
 pub mod random;
 pub mod sdk;

@@ -7,7 +7,8 @@
 use crate::clock::{self, VirtualClock};
 use crate::fdtable::{FdKind, FdTable};
 use crate::fs::Fs;
-use crate::net::{EndpointId, Net, NodeId};
+use crate::net::{EndpointId, Net};
+use crate::node_id::NodeId;
 use crate::preempt::Preemption;
 use crate::random::{Purpose, RandomStream};
 use crate::trace::Trace;
@@ -182,7 +183,7 @@ pub enum Report {
 /// A node's link to the simulated world (absent under `seedfall exec`).
 pub struct SimLink {
     pub net: Rc<RefCell<Net>>,
-    pub net_node: NodeId,
+    pub id: NodeId,
     pub incarnation: u32,
     /// The cap shrink puts on `sim.Budget` (None: the guest's default).
     pub budget_cap: Option<u64>,

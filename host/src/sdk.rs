@@ -102,13 +102,13 @@ fn listen(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
     let now = c.data().clock.now();
     let sim = link(c);
     if v[0] == NETWORK_UDP {
-        let bound = sim.net.borrow_mut().udp_bind(sim.net_node, port, now);
+        let bound = sim.net.borrow_mut().udp_bind(sim.id, port, now);
         return Ok(match bound {
             Ok(sock) => fd_or_failed(c.data_mut().fds.insert(FdKind::Udp(sock), FDFLAG_NONBLOCK)),
             Err(e) => failed(e),
         });
     }
-    let listened = sim.net.borrow_mut().listen(sim.net_node, port, now);
+    let listened = sim.net.borrow_mut().listen(sim.id, port, now);
     Ok(match listened {
         Ok(listener) => fd_or_failed(c.data_mut().fds.insert(FdKind::Listener(listener), FDFLAG_NONBLOCK)),
         Err(e) => failed(e),
@@ -131,7 +131,7 @@ fn dial(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
         return Ok(dial_udp(c, host, port, now));
     }
     let net = sim.net.clone();
-    let ep = match net.borrow_mut().connect(sim.net_node, host, port, now) {
+    let ep = match net.borrow_mut().connect(sim.id, host, port, now) {
         Ok(ep) => ep,
         Err(e) => return Ok(failed(e)),
     };
@@ -161,7 +161,7 @@ fn dial_udp(c: &mut Caller<'_, Node>, host: &str, port: u16, now: SimTime) -> i6
     let sim = link(c);
     let mut net = sim.net.borrow_mut();
     let Some(to) = net.resolve(host) else { return failed(Errno::HOSTUNREACH) };
-    let connected = net.udp_bind(sim.net_node, 0, now).and_then(|sock| {
+    let connected = net.udp_bind(sim.id, 0, now).and_then(|sock| {
         let result = net.udp_connect(sock, ip::node_ip(to), port, now);
         if result.is_err() {
             let _ = net.udp_close(sock, now);
@@ -254,7 +254,7 @@ fn connect(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
     }
     let now = c.data().clock.now();
     let sim = link(c);
-    let started = sim.net.borrow_mut().connect_ip(sim.net_node, v[0] as u32, port, now);
+    let started = sim.net.borrow_mut().connect_ip(sim.id, v[0] as u32, port, now);
     Ok(match started {
         Ok(ep) => fd_or_failed(c.data_mut().fds.insert(FdKind::Socket(ep), FDFLAG_NONBLOCK)),
         Err(e) => failed(e),

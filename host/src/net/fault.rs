@@ -197,7 +197,7 @@ impl Net {
     /// A symmetric partition: blocks both directions of every link between
     /// a node of `side` and a node not in it.
     pub fn partition(&mut self, side: &[NodeId], now: SimTime) {
-        let others: Vec<NodeId> = (0..self.nodes.len() as u32).map(NodeId).filter(|n| !side.contains(n)).collect();
+        let others: Vec<NodeId> = NodeId::all(self.nodes.len()).filter(|n| !side.contains(n)).collect();
         for &a in side {
             for &b in &others {
                 self.block(a, b, now);

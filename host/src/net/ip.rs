@@ -15,7 +15,7 @@ const LOOPBACK_NET: u32 = 0x7F00_0000;
 
 /// The simulated IP of `node`, as a host-order u32 (10.0.0.1 for node 0).
 pub fn node_ip(node: NodeId) -> u32 {
-    BASE + node.0 + 1
+    BASE + node.index() as u32 + 1
 }
 
 /// The node an IP names: `from` itself for a loopback or unspecified
@@ -24,8 +24,8 @@ pub fn ip_node(ip: u32, from: NodeId, nodes: usize) -> Option<NodeId> {
     if ip == 0 || ip & 0xFF00_0000 == LOOPBACK_NET {
         return Some(from);
     }
-    let k = ip.checked_sub(BASE + 1)?;
-    (usize::try_from(k).ok()? < nodes).then_some(NodeId(k))
+    let k = usize::try_from(ip.checked_sub(BASE + 1)?).ok()?;
+    (k < nodes).then(|| NodeId::new(k))
 }
 
 /// Dotted-quad form, as the trace and `/etc/hosts` print it.
@@ -35,7 +35,7 @@ pub fn ip_string(ip: u32) -> String {
 
 /// Each node's IP in dotted-quad form with its name, in the config's order.
 fn named_ips<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<(String, &'a str)> {
-    let ip_of = |k: usize| ip_string(node_ip(NodeId(u32::try_from(k).expect("fewer than 2^32 nodes"))));
+    let ip_of = |k: usize| ip_string(node_ip(NodeId::new(k)));
     names.into_iter().enumerate().map(|(k, name)| (ip_of(k), name)).collect()
 }
 
@@ -66,17 +66,17 @@ mod tests {
 
     #[test]
     fn nodes_count_up_from_10_0_0_1() {
-        assert_eq!(ip_string(node_ip(NodeId(0))), "10.0.0.1");
-        assert_eq!(ip_string(node_ip(NodeId(300))), "10.0.1.45");
+        assert_eq!(ip_string(node_ip(NodeId::new(0))), "10.0.0.1");
+        assert_eq!(ip_string(node_ip(NodeId::new(300))), "10.0.1.45");
     }
 
     #[test]
     fn ips_map_back_to_nodes_and_loopback_to_the_dialler() {
-        let me = NodeId(2);
-        assert_eq!(ip_node(node_ip(NodeId(1)), me, 3), Some(NodeId(1)));
+        let me = NodeId::new(2);
+        assert_eq!(ip_node(node_ip(NodeId::new(1)), me, 3), Some(NodeId::new(1)));
         assert_eq!(ip_node(0x7F00_0001, me, 3), Some(me));
         assert_eq!(ip_node(0, me, 3), Some(me));
-        assert_eq!(ip_node(node_ip(NodeId(3)), me, 3), None, "past the last node");
+        assert_eq!(ip_node(node_ip(NodeId::new(3)), me, 3), None, "past the last node");
         assert_eq!(ip_node(0x0A00_0000, me, 3), None, "the network address names no node");
         assert_eq!(ip_node(0xC0A8_0001, me, 3), None);
     }

@@ -146,16 +146,13 @@ pub use event::{Delivery, NetEvent, SegmentKind};
 pub use udp::{UdpDrop, UdpId};
 pub use udp_fault::{DatagramFault, DatagramFaultKind, DatagramFaults};
 
+use crate::node_id::NodeId;
 use crate::random::RandomStream;
 use crate::vtime::{SimDuration, SimTime};
 use pipe::{Payload, Pipe, Segment};
 use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::fmt;
-
-/// A node, by its index in the order nodes were added.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct NodeId(pub u32);
 
 /// A socket address: a node and a port on it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -400,7 +397,7 @@ impl Net {
     /// Adds a node named `name` (unique); ids follow the order of calls.
     pub fn add_node(&mut self, name: &str) -> NodeId {
         assert!(!self.names.contains_key(name), "duplicate node name {name:?}");
-        let id = NodeId(u32::try_from(self.nodes.len()).expect("fewer than 2^32 nodes"));
+        let id = NodeId::new(self.nodes.len());
         self.nodes.push(NodeState { name: name.to_string(), ephemeral_cursor: 0 });
         self.names.insert(name.to_string(), id);
         id
@@ -469,7 +466,7 @@ impl Net {
     }
 
     fn node(&self, node: NodeId) -> &NodeState {
-        self.nodes.get(node.0 as usize).unwrap_or_else(|| panic!("unknown node {node:?}"))
+        self.nodes.get(node.index()).unwrap_or_else(|| panic!("unknown node {node:?}"))
     }
 
     fn draw_latency(&mut self) -> SimDuration {
@@ -585,7 +582,7 @@ impl Net {
             let addr = SockAddr { node, port };
             if let Entry::Vacant(vacant) = self.bindings.entry(addr) {
                 vacant.insert(binding);
-                self.nodes[node.0 as usize].ephemeral_cursor = (offset + 1) % EPHEMERAL_PORT_COUNT;
+                self.nodes[node.index()].ephemeral_cursor = (offset + 1) % EPHEMERAL_PORT_COUNT;
                 return Ok(port);
             }
         }
@@ -601,12 +598,6 @@ impl Net {
     fn open_end_mut(&mut self, ep: EndpointId) -> Result<&mut End, Errno> {
         let end = self.conns.get_mut(&ep.conn).ok_or(Errno::BADF)?.end_mut(ep.side);
         if end.life == Life::Open { Ok(end) } else { Err(Errno::BADF) }
-    }
-}
-
-impl fmt::Display for NodeId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "node{}", self.0)
     }
 }
 

@@ -289,7 +289,7 @@ fn ephemeral_ports_are_deterministic() {
     let c = net.connect(client, "server", port, when(0)).unwrap();
     assert_eq!(net.local_addr(c).unwrap().port, 49154);
     net.listen(client, EPHEMERAL_PORT_LAST, when(0)).unwrap();
-    net.nodes[client.0 as usize].ephemeral_cursor = EPHEMERAL_PORT_COUNT - 1;
+    net.nodes[client.index()].ephemeral_cursor = EPHEMERAL_PORT_COUNT - 1;
     let d = net.connect(client, "server", port, when(0)).unwrap();
     assert_eq!(net.local_addr(d).unwrap().port, 49152, "65535 is bound: wrapped to the freed 49152");
     let e = net.connect(client, "server", port, when(0)).unwrap();

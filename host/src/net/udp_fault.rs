@@ -171,8 +171,8 @@ impl DatagramFaults {
 mod tests {
     use super::*;
 
-    const A: (NodeId, &str) = (NodeId(0), "a");
-    const B: (NodeId, &str) = (NodeId(1), "b");
+    const A: (NodeId, &str) = (NodeId::new(0), "a");
+    const B: (NodeId, &str) = (NodeId::new(1), "b");
 
     fn fates(faults: &mut DatagramFaults, count: usize) -> Vec<Option<DatagramFaultKind>> {
         (0..count).map(|i| faults.decide(A, B, SimTime::from_ns(i as u64))).collect()

@@ -92,7 +92,7 @@ fn u2_oversized_datagrams_and_unknown_ips_are_refused() {
     let tx = net.udp_bind(a, 0, when(0)).unwrap();
     let big = vec![0u8; MAX_DATAGRAM_BYTES + 1];
     assert_eq!(net.udp_send_to(tx, ip_of(a), 1, &big, when(0)), Err(Errno::MSGSIZE));
-    assert_eq!(net.udp_send_to(tx, ip_of(NodeId(9)), 1, b"x", when(0)), Err(Errno::HOSTUNREACH));
+    assert_eq!(net.udp_send_to(tx, ip_of(NodeId::new(9)), 1, b"x", when(0)), Err(Errno::HOSTUNREACH));
     assert_eq!(net.udp_send_to(tx, ip_of(a), 1, &big[1..], when(0)), Ok(MAX_DATAGRAM_BYTES));
 }
 

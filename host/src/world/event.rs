@@ -8,6 +8,7 @@ use super::fault::Fault;
 use super::verdict::Verdict;
 use crate::fs::CrashReport;
 use crate::node::PropertyKind;
+use crate::node_id::NodeId;
 use crate::trace::{Trace, TraceHash};
 use crate::vtime::{SimDuration, SimTime};
 use std::io::Write;
@@ -15,7 +16,7 @@ use std::io::Write;
 /// A node incarnation, as events name it.
 #[derive(Clone, Debug)]
 pub struct Who {
-    pub slot: usize,
+    pub id: NodeId,
     pub name: String,
     pub incarnation: u32,
 }
@@ -114,16 +115,16 @@ impl<'a> Recorder<'a> {
         let t = at.ns();
         let line = match event {
             Event::Boot(who) => {
-                self.trace.record(b"boot", &[], &[who.slot as u64, who.incarnation as u64, t]);
+                self.trace.record(b"boot", &[], &[who.id.index() as u64, who.incarnation as u64, t]);
                 Some(format!("boot {who}"))
             }
             Event::Step(who, step) => {
-                self.trace.record(b"step", &[], &[who.slot as u64, who.incarnation as u64, t, step]);
+                self.trace.record(b"step", &[], &[who.id.index() as u64, who.incarnation as u64, t, step]);
                 None
             }
             Event::Crash { who, fault, how, report } => {
                 self.hash_fault(&fault);
-                self.trace.record(b"crashed", &[], &[who.slot as u64, t]);
+                self.trace.record(b"crashed", &[], &[who.id.index() as u64, t]);
                 for file in &report.files {
                     let kept = [file.kept.ops as u64, file.kept.bytes as u64, file.pending as u64];
                     self.trace.record(b"kept", file.path.as_bytes(), &kept);
@@ -170,7 +171,7 @@ impl<'a> Recorder<'a> {
                 Some("heal the network".into())
             }
             Event::Resume(who) => {
-                self.trace.record(b"resume", &[], &[who.slot as u64, t]);
+                self.trace.record(b"resume", &[], &[who.id.index() as u64, t]);
                 Some(format!("resume {who}"))
             }
             Event::Recovery { deadline } => {
@@ -185,7 +186,7 @@ impl<'a> Recorder<'a> {
                 line.map(|l| format!("{who}: {l}"))
             }
             Event::SetupComplete(who) => {
-                self.trace.record(b"setup", &[], &[who.slot as u64, t]);
+                self.trace.record(b"setup", &[], &[who.id.index() as u64, t]);
                 Some(format!("{who}: setup complete, faults start"))
             }
             Event::Quiet { who, length } => {
@@ -193,7 +194,7 @@ impl<'a> Recorder<'a> {
                 Some(format!("{who}: quiet for {length}"))
             }
             Event::Exit { who, code, line } => {
-                self.trace.record(b"exit", &[], &[who.slot as u64, code as u32 as u64]);
+                self.trace.record(b"exit", &[], &[who.id.index() as u64, code as u32 as u64]);
                 Some(format!("{who} {line}"))
             }
             Event::Incarnation(hash) => {

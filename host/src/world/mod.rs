@@ -55,6 +55,7 @@ use crate::guest::Role;
 use crate::history::History;
 use crate::net::{Net, NetConfig, ip};
 use crate::node::{self, Node, Perturb, Report};
+use crate::node_id::{NodeId, PerNode};
 use crate::preempt::goruntime::GoOffsets;
 use crate::preempt::strategy::PreemptConfig;
 use crate::random::{Purpose, RandomStream};
@@ -213,7 +214,7 @@ pub struct World<'a> {
     history: Rc<RefCell<History>>,
     linker: seedfall_engine::Linker<crate::node::Node>,
     progress: Progress,
-    slots: Vec<Slot<'a>>,
+    slots: PerNode<Slot<'a>>,
     injector: FaultInjector,
     budget_default: Option<u64>,
     /// Ties between nodes due at the same instant.
@@ -241,8 +242,8 @@ struct Recovery {
 
 /// What the world does next.
 enum Next {
-    Step(usize),
-    Boot(usize),
+    Step(NodeId),
+    Boot(NodeId),
     /// Fault kind number `k` acts.
     Fault(usize),
 }
@@ -273,14 +274,17 @@ impl<'a> World<'a> {
         let seed = spec.seed;
         let net_config = NetConfig::from_knobs(&spec.faults);
         let mut net = Net::new(net_config, RandomStream::new(seed, Purpose::NetLatency, "", 0));
-        let mut slots: Vec<Slot> = spec.programs.iter().map(|p| Slot::new(p, net.add_node(&p.name))).collect();
+        let mut slots: PerNode<Slot> = spec.programs.iter().map(Slot::new).collect();
+        for (id, p) in slots.ids().zip(&spec.programs) {
+            assert_eq!(net.add_node(&p.name), id, "the network numbers nodes in the slots' order");
+        }
         let linker = linker(spec.memory_bytes);
-        let names: Vec<&str> = spec.programs.iter().map(|p| p.name.as_str()).collect();
-        let faultable: Vec<bool> = spec.programs.iter().map(NodeProgram::is_service).collect();
+        let names: PerNode<&str> = spec.programs.iter().map(|p| p.name.as_str()).collect();
+        let faultable: PerNode<bool> = spec.programs.iter().map(NodeProgram::is_service).collect();
         let injector = FaultInjector::new(seed, &spec.faults, &names, &faultable, spec.schedule.as_deref());
-        for (i, slot) in slots.iter_mut().enumerate() {
-            slot.replay_disk = injector.disk_replay(i);
-            slot.replay_preempt = injector.preempt_points(i);
+        for id in slots.ids() {
+            slots[id].replay_disk = injector.disk_replay(id);
+            slots[id].replay_preempt = injector.preempt_points(id);
         }
         let latency = (net_config.latency_min, net_config.latency_max);
         let datagrams = fault::udp::policy(seed, injector.config(), latency, &names, spec.schedule.as_deref());
@@ -383,11 +387,11 @@ impl<'a> World<'a> {
         self.clock.advance_to(at);
         self.net.borrow_mut().advance(self.now());
         match next {
-            Next::Step(i) => self.step_node(i),
-            Next::Boot(i) => match self.boot(i) {
-                Ok(()) => self.step_node(i),
+            Next::Step(id) => self.step_node(id),
+            Next::Boot(id) => match self.boot(id) {
+                Ok(()) => self.step_node(id),
                 // A start function that traps or spins is the guest's failure, not the engine's.
-                Err(seedfall_engine::Error::Trap(trap)) => Ok(Some(self.start_failed(i, &trap))),
+                Err(seedfall_engine::Error::Trap(trap)) => Ok(Some(self.start_failed(id, &trap))),
                 Err(e) => Err(e),
             },
             Next::Fault(k) => {
@@ -430,14 +434,14 @@ impl<'a> World<'a> {
     /// The liveness verdict: the workload or the finally check was not
     /// done by the deadline.
     fn too_late(&self, recovery: Recovery) -> Verdict {
-        let finally = self.slots.iter().position(|s| s.program.role == Role::Finally && s.incarnation > 0);
-        let workload = self.slots.iter().position(|s| s.program.role == Role::Workload);
-        let i = finally.or(workload).expect("a run has a workload");
+        let finally = self.slots.position(|s| s.program.role == Role::Finally && s.incarnation > 0);
+        let workload = self.slots.position(|s| s.program.role == Role::Workload);
+        let id = finally.or(workload).expect("a run has a workload");
         let what = if finally.is_some() { "the finally check" } else { "the workload" };
         let within = recovery.deadline.since(recovery.began);
         let message =
             format!("{what} did not finish within {within} of the liveness phase (which began at {})", recovery.began);
-        self.failure(i, Class::Liveness, message)
+        self.failure(id, Class::Liveness, message)
     }
 
     /// Ends the run with `verdict`, after the history checks: every
@@ -450,9 +454,9 @@ impl<'a> World<'a> {
         let history = std::mem::take(&mut *self.history.borrow_mut());
         let (linearizability, verdict) = self.check_history(&history, verdict);
         self.rec.emit(end, Event::End(&verdict));
-        for i in 0..self.slots.len() {
-            if self.slots[i].instance.is_some() {
-                self.end_incarnation(i, End::Retired);
+        for id in self.slots.ids() {
+            if self.slots[id].instance.is_some() {
+                self.end_incarnation(id, End::Retired);
             }
         }
         if self.spec.preempt.records_points() {
@@ -530,15 +534,15 @@ impl<'a> World<'a> {
         // Faults first: on a tie they happen before any node runs.
         let fault = self.injector.next().map(|(at, k)| (at.max(now), Next::Fault(k)));
         let mut earliest: Option<SimTime> = None;
-        let mut tied: Vec<usize> = Vec::new();
-        for i in 0..self.slots.len() {
-            let Some(at) = self.wake(i, now) else { continue };
+        let mut tied: Vec<NodeId> = Vec::new();
+        for id in self.slots.ids() {
+            let Some(at) = self.wake(id, now) else { continue };
             match earliest {
                 Some(t) if at > t => {}
-                Some(t) if at == t => tied.push(i),
+                Some(t) if at == t => tied.push(id),
                 _ => {
                     earliest = Some(at);
-                    tied = vec![i];
+                    tied = vec![id];
                 }
             }
         }
@@ -563,10 +567,10 @@ impl<'a> World<'a> {
         Some((at, next))
     }
 
-    /// When slot `i` can next run: its boot time, or the earliest of its
+    /// When node `id` can next run: its boot time, or the earliest of its
     /// timer and the readiness of what it waits on.
-    fn wake(&self, i: usize, now: SimTime) -> Option<SimTime> {
-        let slot = &self.slots[i];
+    fn wake(&self, id: NodeId, now: SimTime) -> Option<SimTime> {
+        let slot = &self.slots[id];
         match slot.state {
             State::Stopped => None,
             State::Down { boot_at } => Some(boot_at.max(now)),
@@ -591,16 +595,16 @@ impl<'a> World<'a> {
     }
 
     /// Where the events logged from now on happen (`None`: the world's own).
-    fn position(&mut self, slot: Option<usize>) {
+    fn position(&mut self, node: Option<NodeId>) {
         let Some(log) = &self.hash_log else { return };
-        let node = match slot {
-            Some(i) => format!("{}#{}", self.slots[i].name(), self.slots[i].incarnation),
+        let node = match node {
+            Some(id) => format!("{}#{}", self.slots[id].name(), self.slots[id].incarnation),
             None => "world".into(),
         };
         log.borrow_mut().position = Position { step: self.steps, at_ns: self.now().ns(), node };
     }
 
-    fn boot(&mut self, i: usize) -> Result<(), seedfall_engine::Error> {
+    fn boot(&mut self, id: NodeId) -> Result<(), seedfall_engine::Error> {
         let gate = self.injector.gate();
         let ctx = BootContext {
             seed: self.spec.seed,
@@ -619,26 +623,26 @@ impl<'a> World<'a> {
             hosts: self.spec.net_overlay.then(|| ip::hosts_file(self.spec.programs.iter().map(|p| p.name.as_str()))),
         };
         let started = now();
-        self.slots[i].boot(&ctx, &self.clock)?;
+        self.slots[id].boot(id, &ctx, &self.clock)?;
         self.timings.boot += started.elapsed();
         self.timings.boots += 1;
-        self.position(Some(i));
-        let who = self.slots[i].who(i);
+        self.position(Some(id));
+        let who = self.slots[id].who(id);
         self.rec.emit(self.now(), Event::Boot(&who));
-        self.each_kind(|planned, world| planned.boot(i, world));
+        self.each_kind(|planned, world| planned.boot(id, world));
         Ok(())
     }
 
-    /// Resumes slot `i` until it parks or ends, then deals with what it did.
-    fn step_node(&mut self, i: usize) -> Result<Option<Verdict>, seedfall_engine::Error> {
+    /// Resumes node `id` until it parks or ends, then deals with what it did.
+    fn step_node(&mut self, id: NodeId) -> Result<Option<Verdict>, seedfall_engine::Error> {
         self.steps += 1;
         self.injector.update_gate(self.now());
-        self.position(Some(i));
-        let who = self.slots[i].who(i);
+        self.position(Some(id));
+        let who = self.slots[id].who(id);
         self.rec.emit(self.now(), Event::Step(&who, self.steps));
-        let State::Up { started, .. } = self.slots[i].state else { unreachable!("only up nodes step") };
-        let clock = self.clock.with_wall_offset(self.slots[i].wall_offset_ns);
-        let instance = self.slots[i].instance.as_mut().expect("up");
+        let State::Up { started, .. } = self.slots[id].state else { unreachable!("only up nodes step") };
+        let clock = self.clock.with_wall_offset(self.slots[id].wall_offset_ns);
+        let instance = self.slots[id].instance.as_mut().expect("up");
         instance.data_mut().clock = clock;
         if let Some(index) = instance.data().preempt.as_ref().map(|p| p.counter_global()) {
             // SAFETY: the instance stays in its slot until it is retired,
@@ -654,25 +658,25 @@ impl<'a> World<'a> {
         self.net.borrow_mut().advance(self.now());
 
         // Points fired before whatever the node printed in this step.
-        self.record_preemptions(i);
+        self.record_preemptions(id);
         self.record_datagram_faults();
-        self.forward_output(i);
-        self.take_reports(i);
+        self.forward_output(id);
+        self.take_reports(id);
         if !self.failures.is_empty() {
             return Ok(None);
         }
-        if self.record_disk_faults(i) {
+        if self.record_disk_faults(id) {
             return Ok(None);
         }
         match run {
             Run::Suspended(parked) => {
-                self.slots[i].state = State::Up { timer: node::woken_at(parked), started: true };
+                self.slots[id].state = State::Up { timer: node::woken_at(parked), started: true };
                 Ok(None)
             }
-            Run::Returned(_) => Ok(self.exited(i, 0)),
-            Run::Exited(code) => Ok(self.exited(i, code)),
+            Run::Returned(_) => Ok(self.exited(id, 0)),
+            Run::Exited(code) => Ok(self.exited(id, code)),
             Run::Trapped(trap) => {
-                let busy = self.slots[i].node_mut().busy_loop.take();
+                let busy = self.slots[id].node_mut().busy_loop.take();
                 let (class, message) = match busy {
                     Some(detail) => {
                         let place = trap.func_name.as_deref().map_or(String::new(), |f| format!(" in {f}"));
@@ -686,27 +690,27 @@ impl<'a> World<'a> {
                     }
                     None => (Class::Trap, format!("trapped: {trap}")),
                 };
-                Ok(self.ended(i, class, message, true))
+                Ok(self.ended(id, class, message, true))
             }
         }
     }
 
-    /// Records the disk faults slot `i`'s disk injected since last time;
+    /// Records the disk faults node `id`'s disk injected since last time;
     /// true if one of them crashed the node (then it is down).
-    fn record_disk_faults(&mut self, i: usize) -> bool {
-        let slot = &mut self.slots[i];
+    fn record_disk_faults(&mut self, id: NodeId) -> bool {
+        let slot = &mut self.slots[id];
         let log = slot.node().fs.disk_faults();
         let new: Vec<_> = log[slot.disk_faults_seen..].to_vec();
         slot.disk_faults_seen = log.len();
         let name = slot.name().to_string();
         let at = self.now();
         for disk_fault in new {
-            match self.injector.disk_fault(i, &name, at, &disk_fault) {
+            match self.injector.disk_fault(id, &name, at, &disk_fault) {
                 Some(Recorded::Happened { fault, line }) => {
                     self.rec.emit(at, Event::Fault { fault, line: Some(line) });
                 }
                 Some(Recorded::Crash { fault, downtime, how }) => {
-                    self.end_incarnation(i, End::Crash { fault, downtime, how });
+                    self.end_incarnation(id, End::Crash { fault, downtime, how });
                     return true;
                 }
                 None => unreachable!("every disk fault belongs to a kind: {disk_fault}"),
@@ -723,7 +727,7 @@ impl<'a> World<'a> {
             return;
         }
         self.datagram_faults_seen += new.len();
-        let names: Vec<&str> = self.spec.programs.iter().map(|p| p.name.as_str()).collect();
+        let names: PerNode<&str> = self.spec.programs.iter().map(|p| p.name.as_str()).collect();
         for f in &new {
             let fault = fault::udp::recorded(f, &names);
             let line = format!("{} {}: {}", fault.kind.name(), fault.target, fault::udp::effect(&fault));
@@ -732,12 +736,12 @@ impl<'a> World<'a> {
     }
 
     /// Prints (replay) what the node wrote, prefixed by node#k and time.
-    fn forward_output(&mut self, i: usize) {
-        let (out, err, dropped) = self.slots[i].take_output();
+    fn forward_output(&mut self, id: NodeId) {
+        let (out, err, dropped) = self.slots[id].take_output();
         if !self.rec.logging() {
             return;
         }
-        let who = self.slots[i].who(i);
+        let who = self.slots[id].who(id);
         let at = self.now();
         if dropped > 0 {
             let tail = crate::node::CAPTURE_TAIL_BYTES;
@@ -747,9 +751,9 @@ impl<'a> World<'a> {
         self.rec.output(at, &who, &err, true);
     }
 
-    fn take_reports(&mut self, i: usize) {
-        let reports = std::mem::take(&mut self.slots[i].node_mut().sim.as_mut().expect("world node").reports);
-        let who = self.slots[i].who(i);
+    fn take_reports(&mut self, id: NodeId) {
+        let reports = std::mem::take(&mut self.slots[id].node_mut().sim.as_mut().expect("world node").reports);
+        let who = self.slots[id].who(id);
         for report in reports {
             let at = self.now();
             match report {
@@ -798,10 +802,10 @@ impl<'a> World<'a> {
         }
     }
 
-    /// Slot `i`'s start function trapped (or the watchdog stopped it) while
+    /// Node `id`'s start function trapped (or the watchdog stopped it) while
     /// it was being instantiated: the run fails, supervised or not, since
     /// every boot would do the same.
-    fn start_failed(&mut self, i: usize, trap: &seedfall_engine::Trap) -> Verdict {
+    fn start_failed(&mut self, id: NodeId, trap: &seedfall_engine::Trap) -> Verdict {
         self.progress.clear_stop();
         let (class, message) = if trap.kind == TrapKind::Interrupted {
             let limit = vtime::go_duration(self.spec.watchdog.as_nanos() as u64);
@@ -812,29 +816,29 @@ impl<'a> World<'a> {
         } else {
             (Class::Trap, format!("trapped in its start function: {trap}"))
         };
-        let who = self.slots[i].who(i);
+        let who = self.slots[id].who(id);
         self.rec.emit(self.now(), Event::Exit { who: &who, code: -1, line: message.clone() });
-        self.failure(i, class, message)
+        self.failure(id, class, message)
     }
 
-    /// Slot `i` exited with `code`.
-    fn exited(&mut self, i: usize, code: i32) -> Option<Verdict> {
-        let slot = &self.slots[i];
+    /// Node `id` exited with `code`.
+    fn exited(&mut self, id: NodeId, code: i32) -> Option<Verdict> {
+        let slot = &self.slots[id];
         let (role, last_words) = (slot.program.role, slot.last_words());
         if matches!(role, Role::Workload | Role::Finally) {
-            let who = slot.who(i);
+            let who = slot.who(id);
             self.rec.emit(self.now(), Event::Exit { who: &who, code, line: format!("exited with status {code}") });
             if code != 0 {
                 return Some(self.failure(
-                    i,
+                    id,
                     Class::Workload,
                     with_last_words(format!("exited with status {code}"), last_words),
                 ));
             }
-            let finally = self.slots.iter().position(|s| s.program.role == Role::Finally);
+            let finally = self.slots.position(|s| s.program.role == Role::Finally);
             return match finally {
                 Some(f) if role == Role::Workload => {
-                    self.end_incarnation(i, End::Exit(State::Stopped));
+                    self.end_incarnation(id, End::Exit(State::Stopped));
                     if self.recovery.is_none() {
                         self.begin_recovery(self.spec.liveness.unwrap_or(FINALLY_WITHIN));
                     }
@@ -845,36 +849,36 @@ impl<'a> World<'a> {
             };
         }
         if code == 0 {
-            let who = self.slots[i].who(i);
+            let who = self.slots[id].who(id);
             self.rec.emit(self.now(), Event::Exit { who: &who, code, line: "exited with status 0".into() });
-            self.end_incarnation(i, End::Exit(State::Stopped));
+            self.end_incarnation(id, End::Exit(State::Stopped));
             return None;
         }
         // A Go panic is a bug, not an exit a supervisor is there for: it
         // fails the run even under supervise (docs/world.md).
-        let restartable = !(code == GO_PANIC_STATUS && self.slots[i].go_panic().is_some());
+        let restartable = !(code == GO_PANIC_STATUS && self.slots[id].go_panic().is_some());
         let message = with_last_words(format!("exited with status {code}"), last_words);
-        self.ended(i, Class::Exit, message, restartable)
+        self.ended(id, Class::Exit, message, restartable)
     }
 
-    /// Slot `i` ended abnormally: restarted if supervised and `restartable`,
+    /// Node `id` ended abnormally: restarted if supervised and `restartable`,
     /// else a failure.
-    fn ended(&mut self, i: usize, class: Class, message: String, restartable: bool) -> Option<Verdict> {
-        let who = self.slots[i].who(i);
+    fn ended(&mut self, id: NodeId, class: Class, message: String, restartable: bool) -> Option<Verdict> {
+        let who = self.slots[id].who(id);
         let code = -1;
-        if restartable && self.slots[i].program.supervise() && class != Class::Watchdog {
+        if restartable && self.slots[id].program.supervise() && class != Class::Watchdog {
             let boot_at = self.now().plus(SUPERVISE_RESTART);
             let line = format!("{message}; supervised: restart at {boot_at}");
             self.rec.emit(self.now(), Event::Exit { who: &who, code, line });
-            self.end_incarnation(i, End::Exit(State::Down { boot_at }));
+            self.end_incarnation(id, End::Exit(State::Down { boot_at }));
             return None;
         }
         self.rec.emit(self.now(), Event::Exit { who: &who, code, line: message.clone() });
-        Some(self.failure(i, class, message))
+        Some(self.failure(id, class, message))
     }
 
-    fn failure(&self, i: usize, class: Class, message: String) -> Verdict {
-        let slot = &self.slots[i];
+    fn failure(&self, id: NodeId, class: Class, message: String) -> Verdict {
+        let slot = &self.slots[id];
         let (node, incarnation) = (slot.name().to_string(), slot.incarnation);
         let failure = Failure { class, node, incarnation, property: None, message, at_ns: None };
         Verdict::Fail(vec![failure])
@@ -883,50 +887,50 @@ impl<'a> World<'a> {
     /// The one way an incarnation ends: its preemption points recorded, the
     /// watchdog off its counter, its trace hash folded into the run's, and
     /// what the end does to its disk and network.
-    fn end_incarnation(&mut self, i: usize, end: End) {
-        self.end_counting(i);
+    fn end_incarnation(&mut self, id: NodeId, end: End) {
+        self.end_counting(id);
         self.progress.unwatch_counter();
         let now = self.now();
         let hash = match end {
             End::Exit(next) => {
-                let hash = self.slots[i].exit();
-                self.slots[i].state = next;
+                let hash = self.slots[id].exit();
+                self.slots[id].state = next;
                 hash
             }
             End::Crash { fault, downtime, how } => {
-                let who = self.slots[i].who(i);
+                let who = self.slots[id].who(id);
                 let given = self.spec.crash_into.as_ref().filter(|c| {
-                    c.node == self.slots[i].name() && fault.op == Some(c.op) && fault.kind.trigger() == Trigger::DiskOp
+                    c.node == self.slots[id].name() && fault.op == Some(c.op) && fault.kind.trigger() == Trigger::DiskOp
                 });
                 let (hash, report) = {
                     let mut net = self.net.borrow_mut();
                     let prefixes = given.map(|c| c.prefixes.as_slice());
                     let op = fault.op.filter(|_| fault.kind.trigger() == Trigger::DiskOp);
-                    self.slots[i].crash(self.spec.seed, now, op, &mut net, prefixes)
+                    self.slots[id].crash(id, self.spec.seed, now, op, &mut net, prefixes)
                 };
                 if given.is_some()
                     && let Some(during) = &report.during
                 {
                     self.crash_space = Some((during.on, crate::fs::CrashSpace::of(&report.choices)));
                 }
-                self.slots[i].state = State::Down { boot_at: now.plus(downtime) };
-                self.slots[i].disk_faults_seen = self.slots[i].disk.as_ref().map_or(0, |fs| fs.disk_faults().len());
+                self.slots[id].state = State::Down { boot_at: now.plus(downtime) };
+                self.slots[id].disk_faults_seen = self.slots[id].disk.as_ref().map_or(0, |fs| fs.disk_faults().len());
                 self.rec.emit(now, Event::Crash { who: &who, fault, how, report: &report });
                 hash
             }
-            End::Retired => self.slots[i].retire(),
+            End::Retired => self.slots[id].retire(),
         };
         self.rec.emit(now, Event::Incarnation(hash));
     }
 
-    /// Records the preemption points slot `i`'s running incarnation fired
+    /// Records the preemption points node `id`'s running incarnation fired
     /// since last time as faults, numbered in counted calls across its
     /// incarnations, each at the virtual time it fired; called after every
     /// step and when the incarnation ends (which also adds its count to the
     /// slot's base).
-    fn record_preemptions(&mut self, i: usize) {
-        let slot = &mut self.slots[i];
-        let who = slot.who(i);
+    fn record_preemptions(&mut self, id: NodeId) {
+        let slot = &mut self.slots[id];
+        let who = slot.who(id);
         let base = slot.counted_base;
         let Some(preempt) = slot.node_mut().preempt.as_mut() else { return };
         let fired = std::mem::take(&mut preempt.fired);
@@ -939,10 +943,10 @@ impl<'a> World<'a> {
         }
     }
 
-    /// The incarnation of slot `i` ends: its counted calls move to the base.
-    fn end_counting(&mut self, i: usize) {
-        self.record_preemptions(i);
-        let slot = &mut self.slots[i];
+    /// The incarnation of node `id` ends: its counted calls move to the base.
+    fn end_counting(&mut self, id: NodeId) {
+        self.record_preemptions(id);
+        let slot = &mut self.slots[id];
         let instance = slot.instance.as_ref().expect("an ending incarnation has its instance");
         let Some(p) = instance.data().preempt.as_ref() else { return };
         let ran = instance.global_get(p.counter_global()).map_or(p.counted(), |counter| p.counted_at(counter));

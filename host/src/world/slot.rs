@@ -12,8 +12,9 @@ use crate::clock::{self, EPOCH_UNIX_NS, VirtualClock};
 use crate::disk_latency::DiskLatency;
 use crate::fs::{CrashReport, DiskFaults, DiskStreams, Fs};
 use crate::guest::Role;
-use crate::net::{Net, NodeId, ip};
+use crate::net::{Net, ip};
 use crate::node::{Node, Output, Perturb, SimLink};
+use crate::node_id::NodeId;
 use crate::preempt::Preemption;
 use crate::preempt::strategy::{PreemptConfig, Schedule};
 use crate::random::{CrashKey, Purpose, RandomStream};
@@ -36,7 +37,6 @@ pub enum State {
 
 pub struct Slot<'a> {
     pub program: &'a NodeProgram,
-    pub net_id: NodeId,
     pub incarnation: u32,
     pub state: State,
     pub instance: Option<Instance<Node>>,
@@ -96,10 +96,9 @@ pub struct BootContext<'a> {
 const STDERR_TAIL_BYTES: usize = 4096;
 
 impl<'a> Slot<'a> {
-    pub fn new(program: &'a NodeProgram, net_id: NodeId) -> Slot<'a> {
+    pub fn new(program: &'a NodeProgram) -> Slot<'a> {
         Slot {
             program,
-            net_id,
             incarnation: 0,
             // The finally check boots only when the workload is done.
             state: if program.role == Role::Finally { State::Stopped } else { State::Down { boot_at: SimTime::ZERO } },
@@ -122,14 +121,15 @@ impl<'a> Slot<'a> {
         &self.program.name
     }
 
-    /// This slot's current incarnation, as events name it.
-    pub fn who(&self, slot: usize) -> Who {
-        Who { slot, name: self.program.name.clone(), incarnation: self.incarnation }
+    /// The current incarnation of node `id` (this slot's), as events name it.
+    pub fn who(&self, id: NodeId) -> Who {
+        Who { id, name: self.program.name.clone(), incarnation: self.incarnation }
     }
 
-    /// A fresh instance over the surviving disk, as the next incarnation.
-    /// The workload's disk has no durability model: it is never crashed.
-    pub fn boot(&mut self, ctx: &BootContext, clock: &VirtualClock) -> Result<(), seedfall_engine::Error> {
+    /// A fresh instance of node `id` (this slot's) over the surviving disk,
+    /// as the next incarnation. The workload's disk has no durability
+    /// model: it is never crashed.
+    pub fn boot(&mut self, id: NodeId, ctx: &BootContext, clock: &VirtualClock) -> Result<(), seedfall_engine::Error> {
         self.incarnation += 1;
         let p = self.program;
         let fs = self.disk.take().unwrap_or_else(|| {
@@ -188,7 +188,7 @@ impl<'a> Slot<'a> {
         });
         node.sim = Some(SimLink {
             net: ctx.net.clone(),
-            net_node: self.net_id,
+            id,
             incarnation: self.incarnation,
             budget_cap: if p.role == Role::Workload { ctx.budget_cap } else { None },
             reports: Vec::new(),
@@ -274,11 +274,13 @@ impl<'a> Slot<'a> {
         self.retire()
     }
 
-    /// The machine crashed: connections reset, only the durable disk
-    /// survives (torn as the disk model says, or keeping `given` prefixes of
-    /// its files' pending writes); `op` is the disk operation it came in.
+    /// The machine of node `id` (this slot's) crashed: connections reset,
+    /// only the durable disk survives (torn as the disk model says, or
+    /// keeping `given` prefixes of its files' pending writes); `op` is the
+    /// disk operation it came in.
     pub fn crash(
         &mut self,
+        id: NodeId,
         seed: u64,
         now: SimTime,
         op: Option<u64>,
@@ -286,7 +288,7 @@ impl<'a> Slot<'a> {
         given: Option<&[crate::fs::Prefix]>,
     ) -> (TraceHash, CrashReport) {
         let hash = self.retire();
-        net.crash(self.net_id, now);
+        net.crash(id, now);
         let disk = self.disk.as_mut().expect("retired above");
         // Reordered writeback draws from a stream keyed by the crash itself,
         // so removing other faults leaves it as it was.

@@ -8,7 +8,8 @@
 use super::tests::{clone_program, program, run_logged, sleeper, spec, workload};
 use super::*;
 use crate::knob::KnobValue;
-use crate::net::{NodeId, ip};
+use crate::net::ip;
+use crate::node_id::NodeId;
 
 /// A guest with `listen(network, port)`, `udp_sendto` and `udp_recvfrom`
 /// from the `seedfall` module and a `sleep(ns)`; `_start` is `body`.
@@ -42,7 +43,7 @@ fn udp_guest(body: &str) -> Arc<Code> {
 /// Sends 300 datagrams of 4 bytes to port 9000 of node 1, 1ms apart,
 /// from 10ms on (after whatever the workload does at its first step).
 fn sender() -> Arc<Code> {
-    let to = ip::node_ip(NodeId(1));
+    let to = ip::node_ip(NodeId::new(1));
     udp_guest(&format!(
         "(local.set $fd (call $listen (i32.const 1) (i32.const 0)))
          (call $sleep (i64.const 10000000))

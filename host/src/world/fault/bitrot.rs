@@ -38,15 +38,15 @@ impl FaultKind for Bitrot {
     fn plan(&self, ctx: &PlanContext, replay: Option<Vec<Fault>>) -> Box<dyn Planned> {
         let source = NodeSource::new(ctx, self, ctx.faults.number(&PER_SEC), Draw::Amounts, replay);
         OnDue::planned(source, |due, w| {
-            let (slot, pick) = match due {
-                Due::Drawn { slot, draws } => (slot, (draws.next_u64() >> 1) as i64),
-                Due::Replayed { slot, fault } => (slot, fault.amount.unwrap_or(0)),
+            let (id, pick) = match due {
+                Due::Drawn { id, draws } => (id, (draws.next_u64() >> 1) as i64),
+                Due::Replayed { id, fault } => (id, fault.amount.unwrap_or(0)),
             };
-            if w.allowed() && w.is_up_service(slot) {
-                let mut fault = Fault::on_node(w.now(), Kind::of(&Bitrot), w.slot_name(slot));
+            if w.allowed() && w.is_up_service(id) {
+                let mut fault = Fault::on_node(w.now(), Kind::of(&Bitrot), w.name(id));
                 fault.amount = Some(pick);
                 // A disk that holds no durable bytes has nothing to rot.
-                w.on_disk(slot, Some(fault), &mut |fs| {
+                w.on_disk(id, Some(fault), &mut |fs| {
                     let (path, offset, bit) = fs.rot(pick.unsigned_abs())?;
                     Some(format!("bit {bit} of byte {offset} of {path} flipped on disk"))
                 });

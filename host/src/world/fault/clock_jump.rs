@@ -41,16 +41,16 @@ impl FaultKind for ClockJump {
         let source = NodeSource::new(ctx, self, ctx.faults.number(&PER_SEC), Draw::Amounts, replay);
         let largest = ctx.faults.duration(&LARGEST).ns().min(i64::MAX as u64 / 2);
         OnDue::planned(source, move |due, w| {
-            let (slot, jump) = match due {
-                Due::Drawn { slot, draws } => (slot, draws.between(0, 2 * largest) as i64 - largest as i64),
-                Due::Replayed { slot, fault } => (slot, fault.amount.unwrap_or(0)),
+            let (id, jump) = match due {
+                Due::Drawn { id, draws } => (id, draws.between(0, 2 * largest) as i64 - largest as i64),
+                Due::Replayed { id, fault } => (id, fault.amount.unwrap_or(0)),
             };
-            if !w.allowed() || !w.is_up_service(slot) || jump == 0 {
+            if !w.allowed() || !w.is_up_service(id) || jump == 0 {
                 return;
             }
-            let mut fault = Fault::on_node(w.now(), Kind::of(&ClockJump), w.slot_name(slot));
+            let mut fault = Fault::on_node(w.now(), Kind::of(&ClockJump), w.name(id));
             fault.amount = Some(jump);
-            w.jump_clock(slot, fault);
+            w.jump_clock(id, fault);
         })
     }
 

@@ -13,6 +13,7 @@
 
 use super::{Effects, Fault, FaultKind, Kind, PlanContext, Planned, Simplify, Trigger, stream};
 use super::{FaultConfig, Knob, KnobValue};
+use crate::node_id::{NodeId, PerNode};
 use crate::random::{Draw, RandomStream};
 use crate::vtime::SimDuration;
 use std::collections::VecDeque;
@@ -69,7 +70,7 @@ impl FaultKind for ClockSkew {
                 Source::Drawn { streams, largest }
             }
         };
-        Box::new(Planner { source, faultable: ctx.faultable.to_vec() })
+        Box::new(Planner { source, faultable: ctx.faultable.clone() })
     }
 
     fn amount_field(&self) -> Option<&'static str> {
@@ -82,29 +83,29 @@ impl FaultKind for ClockSkew {
 }
 
 enum Source {
-    /// Per slot: the stream of its skews; the largest magnitude.
-    Drawn { streams: Vec<RandomStream>, largest: u64 },
-    /// Per slot: the schedule's skews of that node, in time order.
-    Replayed(Vec<VecDeque<Fault>>),
+    /// Per node: the stream of its skews; the largest magnitude.
+    Drawn { streams: PerNode<RandomStream>, largest: u64 },
+    /// Per node: the schedule's skews of that node, in time order.
+    Replayed(PerNode<VecDeque<Fault>>),
 }
 
 struct Planner {
     source: Source,
-    faultable: Vec<bool>,
+    faultable: PerNode<bool>,
 }
 
 impl Planned for Planner {
-    fn boot(&mut self, slot: usize, w: &mut dyn Effects) {
-        if !self.faultable[slot] {
+    fn boot(&mut self, id: NodeId, w: &mut dyn Effects) {
+        if !self.faultable[id] {
             return;
         }
         let offset = match &mut self.source {
-            Source::Drawn { streams, largest } => streams[slot].between(0, 2 * *largest) as i64 - *largest as i64,
+            Source::Drawn { streams, largest } => streams[id].between(0, 2 * *largest) as i64 - *largest as i64,
             Source::Replayed(per_node) => {
                 let now = w.now();
                 let mut due = None;
-                while per_node[slot].front().is_some_and(|f| f.at <= now) {
-                    due = per_node[slot].pop_front();
+                while per_node[id].front().is_some_and(|f| f.at <= now) {
+                    due = per_node[id].pop_front();
                 }
                 due.and_then(|f| f.amount).unwrap_or(0)
             }
@@ -112,8 +113,8 @@ impl Planned for Planner {
         if offset == 0 || w.holding() {
             return;
         }
-        let mut fault = Fault::on_node(w.now(), Kind::of(&ClockSkew), w.slot_name(slot));
+        let mut fault = Fault::on_node(w.now(), Kind::of(&ClockSkew), w.name(id));
         fault.amount = Some(offset);
-        w.skew_clock(slot, fault);
+        w.skew_clock(id, fault);
     }
 }

@@ -19,6 +19,7 @@ use super::{
     Effects, Fault, FaultKind, Kind, Knob, KnobType, KnobValue, PlanContext, Planned, Simplify, Target, Trigger, json,
 };
 use crate::net::Clog;
+use crate::node_id::NodeId;
 use crate::random::RandomStream;
 use crate::vtime::{SimDuration, SimTime};
 use serde_json::{Map, Value, json};
@@ -122,20 +123,20 @@ struct Shape {
 
 struct Planner {
     source: ClusterSource<Shape>,
-    /// The clogs in force: when each ends, on which link (slots).
-    ends: Vec<(SimTime, usize, usize)>,
+    /// The clogs in force: when each ends, on which link.
+    ends: Vec<(SimTime, NodeId, NodeId)>,
     default_length: SimDuration,
 }
 
 impl Planner {
-    fn next_end(&self) -> Option<(SimTime, usize, usize)> {
+    fn next_end(&self) -> Option<(SimTime, NodeId, NodeId)> {
         self.ends.iter().min().copied()
     }
 }
 
 /// A drawn clog (every draw is made, so the stream never shifts).
 fn draw(shapes: &mut RandomStream, shape: &Shape, w: &dyn Effects) -> Option<Fault> {
-    let n = w.slots() as u64;
+    let n = w.node_count() as u64;
     if n < 2 || shape.forms.is_empty() {
         return None;
     }
@@ -148,7 +149,8 @@ fn draw(shapes: &mut RandomStream, shape: &Shape, w: &dyn Effects) -> Option<Fau
         return None;
     }
     let mut fault = Fault::on_node(w.now(), Kind::of(&ClogKind), "");
-    fault.target = Target::Link { from: w.slot_name(from).into(), to: w.slot_name(to).into() };
+    let (from, to) = (NodeId::new(from), NodeId::new(to));
+    fault.target = Target::Link { from: w.name(from).into(), to: w.name(to).into() };
     fault.form = Some(form);
     fault.until = Some(w.now().plus(length));
     fault.amount = (form == "slow").then(|| latency.min(i64::MAX as u64) as i64);
@@ -180,7 +182,7 @@ impl Planned for Planner {
         let Some(mut fault) = fault else { return };
         let Target::Link { from, to } = &fault.target else { return };
         // Names the cluster lacks make no clog.
-        let (Some(from), Some(to)) = (w.slot_of(from), w.slot_of(to)) else { return };
+        let (Some(from), Some(to)) = (w.node_of(from), w.node_of(to)) else { return };
         if from == to || self.ends.iter().any(|&(_, f, t)| (f, t) == (from, to)) {
             return;
         }

@@ -39,20 +39,20 @@ impl FaultKind for Crash {
         let source = NodeSource::new(ctx, self, ctx.faults.number(&PER_SEC), Draw::Lengths, replay);
         let (min, max) = ctx.faults.range(&DOWNTIME);
         OnDue::planned(source, move |due, w| {
-            let (slot, downtime) = match due {
-                Due::Drawn { slot, draws } => {
-                    if !w.allowed() || !w.is_up_service(slot) {
+            let (id, downtime) = match due {
+                Due::Drawn { id, draws } => {
+                    if !w.allowed() || !w.is_up_service(id) {
                         return;
                     }
                     // Drawn only when it fires: the streams of older seeds stay as they were.
-                    (slot, SimDuration::from_ns(draws.between(min.ns(), max.ns())))
+                    (id, SimDuration::from_ns(draws.between(min.ns(), max.ns())))
                 }
-                Due::Replayed { slot, fault } => (slot, fault.length().unwrap_or(min)),
+                Due::Replayed { id, fault } => (id, fault.length().unwrap_or(min)),
             };
-            if w.allowed() && w.is_up_service(slot) {
-                let mut fault = Fault::on_node(w.now(), Kind::of(&Crash), w.slot_name(slot));
+            if w.allowed() && w.is_up_service(id) {
+                let mut fault = Fault::on_node(w.now(), Kind::of(&Crash), w.name(id));
                 fault.until = Some(w.now().plus(downtime));
-                w.crash(slot, downtime, fault);
+                w.crash(id, downtime, fault);
             }
         })
     }

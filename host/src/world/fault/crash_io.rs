@@ -9,6 +9,7 @@
 use super::{Fault, FaultKind, Kind, PlanContext, Planned, Recorded, Simplify, Trigger, stream};
 use super::{FaultConfig, Knob};
 use crate::fs::{DiskConfig, DiskFault, DiskFaultKind, DiskOp, Prefix};
+use crate::node_id::{NodeId, PerNode};
 use crate::random::{Draw, RandomStream};
 use crate::vtime::{SimDuration, SimTime};
 use serde_json::{Map, Value, json};
@@ -55,8 +56,10 @@ impl FaultKind for CrashIo {
     fn plan(&self, ctx: &PlanContext, replay: Option<Vec<Fault>>) -> Box<dyn Planned> {
         let mut recorded = BTreeMap::new();
         for f in replay.iter().flatten() {
-            if let (Some(slot), Some(op), Some(length)) = (f.node().and_then(|n| position(ctx, n)), f.op, f.length()) {
-                recorded.insert((slot, op), length);
+            if let (Some(id), Some(op), Some(length)) =
+                (f.node().and_then(|n| ctx.names.position(|m| *m == n)), f.op, f.length())
+            {
+                recorded.insert((id, op), length);
             }
         }
         let downtimes = ctx.names.iter().map(|n| stream(ctx.seed, self, Draw::Lengths, n)).collect();
@@ -104,24 +107,20 @@ impl FaultKind for CrashIo {
     }
 }
 
-fn position(ctx: &PlanContext, name: &str) -> Option<usize> {
-    ctx.names.iter().position(|n| *n == name)
-}
-
 struct Planner {
-    /// Replay: the downtime of each recorded crash, by (slot, op).
-    recorded: BTreeMap<(usize, u64), SimDuration>,
-    downtimes: Vec<RandomStream>,
+    /// Replay: the downtime of each recorded crash, by (node, op).
+    recorded: BTreeMap<(NodeId, u64), SimDuration>,
+    downtimes: PerNode<RandomStream>,
     downtime: (SimDuration, SimDuration),
 }
 
 impl Planned for Planner {
-    fn disk_fault(&mut self, slot: usize, node: &str, at: SimTime, d: &DiskFault) -> Option<Recorded> {
+    fn disk_fault(&mut self, id: NodeId, node: &str, at: SimTime, d: &DiskFault) -> Option<Recorded> {
         let DiskFaultKind::Crash { applied } = d.kind else { return None };
         let (min, max) = self.downtime;
-        let downtime = match self.recorded.get(&(slot, d.op)) {
+        let downtime = match self.recorded.get(&(id, d.op)) {
             Some(&length) => length,
-            None => SimDuration::from_ns(self.downtimes[slot].between(min.ns(), max.ns())),
+            None => SimDuration::from_ns(self.downtimes[id].between(min.ns(), max.ns())),
         };
         let mut fault = Fault::on_node(at, Kind::of(&CrashIo), node);
         fault.until = Some(at.plus(downtime));

@@ -11,6 +11,7 @@
 
 use super::{Fault, FaultConfig, FaultKind, Kind, Knob, PlanContext, Planned, Recorded, Simplify, Trigger, stream};
 use crate::fs::{DiskConfig, DiskFault, DiskFaultKind, DiskOp};
+use crate::node_id::NodeId;
 use crate::random::{Draw, RandomStream};
 use crate::vtime::SimTime;
 use serde_json::{Map, Value, json};
@@ -154,7 +155,7 @@ struct Recorder {
 }
 
 impl Planned for Recorder {
-    fn disk_fault(&mut self, _slot: usize, node: &str, at: SimTime, d: &DiskFault) -> Option<Recorded> {
+    fn disk_fault(&mut self, _id: NodeId, node: &str, at: SimTime, d: &DiskFault) -> Option<Recorded> {
         if std::mem::discriminant(&d.kind) != std::mem::discriminant(&self.disk) {
             return None;
         }

@@ -13,6 +13,7 @@
 
 use super::timed::{Due, NodeSource};
 use super::{Effects, Fault, FaultKind, Kind, Knob, PlanContext, Planned, Simplify, Trigger};
+use crate::node_id::{NodeId, PerNode};
 use crate::random::Draw;
 use crate::vtime::{SimDuration, SimTime};
 
@@ -44,7 +45,7 @@ impl FaultKind for DiskFull {
 
     fn plan(&self, ctx: &PlanContext, replay: Option<Vec<Fault>>) -> Box<dyn Planned> {
         let source = NodeSource::new(ctx, self, ctx.faults.number(&PER_SEC), Draw::Lengths, replay);
-        Box::new(Planner { source, length: ctx.faults.range(&LENGTH), ends: vec![None; ctx.names.len()] })
+        Box::new(Planner { source, length: ctx.faults.range(&LENGTH), ends: ctx.names.iter().map(|_| None).collect() })
     }
 
     fn simplify(&self) -> Simplify {
@@ -55,18 +56,18 @@ impl FaultKind for DiskFull {
 struct Planner {
     source: NodeSource,
     length: (SimDuration, SimDuration),
-    /// Per slot: when its full window ends.
-    ends: Vec<Option<SimTime>>,
+    /// Per node: when its full window ends.
+    ends: PerNode<Option<SimTime>>,
 }
 
 impl Planner {
-    fn next_end(&self) -> Option<(SimTime, usize)> {
-        self.ends.iter().enumerate().filter_map(|(slot, end)| end.map(|at| (at, slot))).min()
+    fn next_end(&self) -> Option<(SimTime, NodeId)> {
+        self.ends.enumerate().filter_map(|(id, end)| end.map(|at| (at, id))).min()
     }
 
-    fn give_space_back(&mut self, slot: usize, w: &mut dyn Effects) {
-        self.ends[slot] = None;
-        w.on_disk(slot, None, &mut |fs| {
+    fn give_space_back(&mut self, id: NodeId, w: &mut dyn Effects) {
+        self.ends[id] = None;
+        w.on_disk(id, None, &mut |fs| {
             fs.set_full(false);
             Some("disk has free space again".into())
         });
@@ -84,36 +85,36 @@ impl Planned for Planner {
 
     fn fire(&mut self, w: &mut dyn Effects) {
         let starts = self.source.next_at();
-        if let Some((_, slot)) = self.next_end().filter(|(end, _)| starts.is_none_or(|s| *end <= s)) {
-            self.give_space_back(slot, w);
+        if let Some((_, id)) = self.next_end().filter(|(end, _)| starts.is_none_or(|s| *end <= s)) {
+            self.give_space_back(id, w);
             return;
         }
-        let (slot, length) = match self.source.take_due(w) {
+        let (id, length) = match self.source.take_due(w) {
             None => return,
-            Some(Due::Drawn { slot, draws }) => {
-                (slot, SimDuration::from_ns(draws.between(self.length.0.ns(), self.length.1.ns())))
+            Some(Due::Drawn { id, draws }) => {
+                (id, SimDuration::from_ns(draws.between(self.length.0.ns(), self.length.1.ns())))
             }
-            Some(Due::Replayed { slot, fault }) => (slot, fault.length().unwrap_or(self.length.0)),
+            Some(Due::Replayed { id, fault }) => (id, fault.length().unwrap_or(self.length.0)),
         };
-        if self.ends[slot].is_some() {
+        if self.ends[id].is_some() {
             return;
         }
-        let mut fault = Fault::on_node(w.now(), Kind::of(&DiskFull), w.slot_name(slot));
+        let mut fault = Fault::on_node(w.now(), Kind::of(&DiskFull), w.name(id));
         let until = w.now().plus(length);
         fault.until = Some(until);
-        let filled = w.on_disk(slot, Some(fault), &mut |fs| {
+        let filled = w.on_disk(id, Some(fault), &mut |fs| {
             fs.set_full(true);
             Some(format!("disk full until {until}"))
         });
         if filled {
-            self.ends[slot] = Some(until);
+            self.ends[id] = Some(until);
         }
     }
 
     fn quiet(&mut self, w: &mut dyn Effects) {
-        for slot in 0..self.ends.len() {
-            if self.ends[slot].is_some() {
-                self.give_space_back(slot, w);
+        for id in self.ends.ids() {
+            if self.ends[id].is_some() {
+                self.give_space_back(id, w);
             }
         }
     }

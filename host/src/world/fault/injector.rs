@@ -10,6 +10,7 @@
 use super::swarm::{self, Choice};
 use super::{Fault, FaultConfig, Kind, PlanContext, Planned, Recorded};
 use crate::fs::{DiskFault, DiskOp};
+use crate::node_id::{NodeId, PerNode};
 use crate::vtime::SimTime;
 use std::cell::Cell;
 use std::rc::Rc;
@@ -26,7 +27,7 @@ pub struct FaultInjector {
     /// Open while faults may act; the disk models draw only while it is.
     gate: Rc<Cell<bool>>,
     /// Replay: the schedule's faults drawn inside the disk model.
-    disk_replay: Option<Vec<Vec<DiskFault>>>,
+    disk_replay: Option<PerNode<Vec<DiskFault>>>,
 }
 
 /// A plan with nothing to do, put in place while a kind's plan runs.
@@ -34,12 +35,12 @@ struct Idle;
 impl Planned for Idle {}
 
 impl FaultInjector {
-    /// `names`: the nodes in slot order; `faultable`: which are services.
+    /// `names`: the nodes' names; `faultable`: which are services.
     pub fn new(
         seed: u64,
         config: &FaultConfig,
-        names: &[&str],
-        faultable: &[bool],
+        names: &PerNode<&str>,
+        faultable: &PerNode<bool>,
         schedule: Option<&[Fault]>,
     ) -> FaultInjector {
         // A replayed schedule is exactly what happened: swarm already chose.
@@ -162,18 +163,18 @@ impl FaultInjector {
         self.kinds[k].1 = planned;
     }
 
-    /// What a fault the disk model of slot `slot` injected means.
-    pub fn disk_fault(&mut self, slot: usize, node: &str, at: SimTime, fault: &DiskFault) -> Option<Recorded> {
-        self.kinds.iter_mut().find_map(|(_, planned)| planned.disk_fault(slot, node, at, fault))
+    /// What a fault the disk model of node `id`, called `name`, injected means.
+    pub fn disk_fault(&mut self, id: NodeId, name: &str, at: SimTime, fault: &DiskFault) -> Option<Recorded> {
+        self.kinds.iter_mut().find_map(|(_, planned)| planned.disk_fault(id, name, at, fault))
     }
 
-    /// Replay: slot `slot`'s disk faults, by operation (None: drawn).
-    pub fn disk_replay(&self, slot: usize) -> Option<Vec<DiskFault>> {
-        self.disk_replay.as_ref().map(|all| all[slot].clone())
+    /// Replay: node `id`'s disk faults, by operation (None: drawn).
+    pub fn disk_replay(&self, id: NodeId) -> Option<Vec<DiskFault>> {
+        self.disk_replay.as_ref().map(|all| all[id].clone())
     }
 
-    /// Replay: slot `slot`'s preemption points (None: drawn by the strategy).
-    pub fn preempt_points(&self, slot: usize) -> Option<Vec<u64>> {
-        self.kinds.iter().find_map(|(_, planned)| planned.preempt_points(slot))
+    /// Replay: node `id`'s preemption points (None: drawn by the strategy).
+    pub fn preempt_points(&self, id: NodeId) -> Option<Vec<u64>> {
+        self.kinds.iter().find_map(|(_, planned)| planned.preempt_points(id))
     }
 }

@@ -11,6 +11,7 @@
 use super::{Fault, FaultKind, Kind, PlanContext, Planned, Recorded, Simplify, Trigger, stream};
 use super::{FaultConfig, Knob};
 use crate::fs::{DiskConfig, DiskFault, DiskFaultKind, DiskOp};
+use crate::node_id::NodeId;
 use crate::random::{Draw, RandomStream};
 use crate::vtime::SimTime;
 use serde_json::{Map, Value, json};
@@ -92,7 +93,7 @@ pub(super) fn page_field(o: &Map<String, Value>, name: &str, kind: &str) -> Resu
 struct Recorder;
 
 impl Planned for Recorder {
-    fn disk_fault(&mut self, _slot: usize, node: &str, at: SimTime, d: &DiskFault) -> Option<Recorded> {
+    fn disk_fault(&mut self, _id: NodeId, node: &str, at: SimTime, d: &DiskFault) -> Option<Recorded> {
         let DiskFaultKind::LostWrite { page } = d.kind else { return None };
         let mut fault = Fault::on_node(at, Kind::of(&LostWrite), node);
         fault.op = Some(d.op);

@@ -13,6 +13,7 @@ use super::lost_write::page_field;
 use super::{Fault, FaultKind, Kind, PlanContext, Planned, Recorded, Simplify, Trigger, stream};
 use super::{FaultConfig, Knob};
 use crate::fs::{DiskConfig, DiskFault, DiskFaultKind, DiskOp};
+use crate::node_id::NodeId;
 use crate::random::{Draw, RandomStream};
 use crate::vtime::SimTime;
 use serde_json::{Map, Value, json};
@@ -94,7 +95,7 @@ impl FaultKind for MisdirectedWrite {
 struct Recorder;
 
 impl Planned for Recorder {
-    fn disk_fault(&mut self, _slot: usize, node: &str, at: SimTime, d: &DiskFault) -> Option<Recorded> {
+    fn disk_fault(&mut self, _id: NodeId, node: &str, at: SimTime, d: &DiskFault) -> Option<Recorded> {
         let DiskFaultKind::MisdirectedWrite { page, to } = d.kind else { return None };
         let mut fault = Fault::on_node(at, Kind::of(&MisdirectedWrite), node);
         fault.op = Some(d.op);

@@ -42,6 +42,7 @@ pub use injector::FaultInjector;
 
 use crate::fs::{DiskConfig, DiskFault, Fs, Mutant, Prefix};
 pub use crate::knob::{FaultConfig, Knob, KnobType, KnobValue};
+use crate::node_id::{NodeId, PerNode};
 use crate::random::RandomStream;
 use crate::vtime::{self, SimDuration, SimTime};
 use serde_json::{Map, Value};
@@ -344,10 +345,10 @@ pub struct Simplify {
 pub struct PlanContext<'a> {
     pub seed: u64,
     pub faults: &'a FaultConfig,
-    /// Node names in slot order; the workload last.
-    pub names: &'a [&'a str],
-    /// Which slots may be faulted (services, not the workload).
-    pub faultable: &'a [bool],
+    /// Node names; the workload last.
+    pub names: &'a PerNode<&'a str>,
+    /// Which nodes may be faulted (services, not the workload).
+    pub faultable: &'a PerNode<bool>,
 }
 
 /// One fault kind.
@@ -428,17 +429,17 @@ pub trait Planned {
     fn fire(&mut self, _w: &mut dyn Effects) {}
     /// A quiet window or the liveness phase began: end what is in force.
     fn quiet(&mut self, _w: &mut dyn Effects) {}
-    /// Slot `slot` just booted a new incarnation (it has not run yet).
-    fn boot(&mut self, _slot: usize, _w: &mut dyn Effects) {}
-    /// The disk model of node `node` (slot `slot`) injected `fault` at
+    /// Node `id` just booted a new incarnation (it has not run yet).
+    fn boot(&mut self, _id: NodeId, _w: &mut dyn Effects) {}
+    /// The disk model of node `id`, called `name`, injected `fault` at
     /// `at`: what it means for the run, if this kind owns it. Already gated
     /// by the phase when it was drawn, so the world applies it as it is.
-    fn disk_fault(&mut self, _slot: usize, _node: &str, _at: SimTime, _fault: &DiskFault) -> Option<Recorded> {
+    fn disk_fault(&mut self, _id: NodeId, _name: &str, _at: SimTime, _fault: &DiskFault) -> Option<Recorded> {
         None
     }
-    /// Replay: the points this kind fixes for slot `slot`'s preemption, in
+    /// Replay: the points this kind fixes for node `id`'s preemption, in
     /// counted calls across incarnations (None: not this kind's business).
-    fn preempt_points(&self, _slot: usize) -> Option<Vec<u64>> {
+    fn preempt_points(&self, _id: NodeId) -> Option<Vec<u64>> {
         None
     }
 }
@@ -453,44 +454,45 @@ pub trait Effects {
     /// (false before faults start: standing conditions such as a clock skew
     /// apply from the first boot).
     fn holding(&self) -> bool;
-    fn slots(&self) -> usize;
-    fn slot_name(&self, slot: usize) -> &str;
-    fn slot_of(&self, name: &str) -> Option<usize>;
-    /// Whether slot `slot` is a service that is up (crashable).
-    fn is_up_service(&self, slot: usize) -> bool;
-    /// Crashes `slot` now for `downtime`; `fault` is what the schedule records.
-    fn crash(&mut self, slot: usize, downtime: SimDuration, fault: Fault) -> bool;
-    /// Cuts the network into `groups` (slot numbers) until `fault.until`.
-    fn partition(&mut self, groups: &[Vec<usize>], oneway: bool, fault: Fault) -> bool;
+    /// How many nodes the cluster has (ids run from 0).
+    fn node_count(&self) -> usize;
+    fn name(&self, id: NodeId) -> &str;
+    fn node_of(&self, name: &str) -> Option<NodeId>;
+    /// Whether node `id` is a service that is up (crashable).
+    fn is_up_service(&self, id: NodeId) -> bool;
+    /// Crashes `id` now for `downtime`; `fault` is what the schedule records.
+    fn crash(&mut self, id: NodeId, downtime: SimDuration, fault: Fault) -> bool;
+    /// Cuts the network into `groups` until `fault.until`.
+    fn partition(&mut self, groups: &[Vec<NodeId>], oneway: bool, fault: Fault) -> bool;
     /// Ends every partition.
     fn heal(&mut self);
-    /// Whether slot `slot` is paused now.
-    fn paused(&self, slot: usize) -> bool;
-    /// Freezes `slot` until `fault.until` (refused unless allowed and up).
-    fn pause(&mut self, slot: usize, fault: Fault) -> bool;
+    /// Whether node `id` is paused now.
+    fn paused(&self, id: NodeId) -> bool;
+    /// Freezes `id` until `fault.until` (refused unless allowed and up).
+    fn pause(&mut self, id: NodeId, fault: Fault) -> bool;
     /// Every paused node runs again.
     fn resume_all(&mut self);
-    /// Moves `slot`'s wall clock by `fault.amount` (refused unless allowed and up).
-    fn jump_clock(&mut self, slot: usize, fault: Fault) -> bool;
-    /// Makes `slot`'s network slower by `extra` (zero: back to normal;
+    /// Moves `id`'s wall clock by `fault.amount` (refused unless allowed and up).
+    fn jump_clock(&mut self, id: NodeId, fault: Fault) -> bool;
+    /// Makes `id`'s network slower by `extra` (zero: back to normal;
     /// `fault`, what the schedule records, only for a new slowdown, refused
     /// unless allowed and up).
-    fn slow_node(&mut self, slot: usize, extra: SimDuration, fault: Option<Fault>) -> bool;
+    fn slow_node(&mut self, id: NodeId, extra: SimDuration, fault: Option<Fault>) -> bool;
     /// Clogs the link `from` → `to` until `fault.until` (refused unless allowed).
-    fn clog(&mut self, from: usize, to: usize, clog: crate::net::Clog, fault: Fault) -> bool;
+    fn clog(&mut self, from: NodeId, to: NodeId, clog: crate::net::Clog, fault: Fault) -> bool;
     /// Ends the clog on the link `from` → `to`.
-    fn unclog(&mut self, from: usize, to: usize);
-    /// Acts on `slot`'s disk: `act` does it and says what it did, in words
+    fn unclog(&mut self, from: NodeId, to: NodeId);
+    /// Acts on `id`'s disk: `act` does it and says what it did, in words
     /// (None: nothing to do). With `fault`, a new fault: refused unless
-    /// allowed and `slot` is an up service, recorded with the line
+    /// allowed and `id` is an up service, recorded with the line
     /// "KIND NODE#K: WORDS". Without, the end of a condition a kind set: done
     /// in any phase, up or down, and said as "NODE#K: WORDS".
-    fn on_disk(&mut self, slot: usize, fault: Option<Fault>, act: &mut dyn FnMut(&mut Fs) -> Option<String>) -> bool;
-    /// Resets every established connection of `slot` (refused unless allowed and up).
-    fn reset_connections(&mut self, slot: usize, fault: Fault) -> bool;
-    /// Sets the wall clock of `slot`'s new incarnation off by `fault.amount`
+    fn on_disk(&mut self, id: NodeId, fault: Option<Fault>, act: &mut dyn FnMut(&mut Fs) -> Option<String>) -> bool;
+    /// Resets every established connection of `id` (refused unless allowed and up).
+    fn reset_connections(&mut self, id: NodeId, fault: Fault) -> bool;
+    /// Sets the wall clock of `id`'s new incarnation off by `fault.amount`
     /// (refused while holding).
-    fn skew_clock(&mut self, slot: usize, fault: Fault) -> bool;
+    fn skew_clock(&mut self, id: NodeId, fault: Fault) -> bool;
 }
 
 /// What a fault drawn inside a node (at a disk operation) means for the run.

@@ -37,10 +37,10 @@ impl FaultKind for NetReset {
     fn plan(&self, ctx: &PlanContext, replay: Option<Vec<Fault>>) -> Box<dyn Planned> {
         let source = NodeSource::new(ctx, self, ctx.faults.number(&PER_SEC), Draw::Lengths, replay);
         OnDue::planned(source, |due, w| {
-            let (Due::Drawn { slot, .. } | Due::Replayed { slot, .. }) = due;
-            if w.allowed() && w.is_up_service(slot) {
-                let fault = Fault::on_node(w.now(), Kind::of(&NetReset), w.slot_name(slot));
-                w.reset_connections(slot, fault);
+            let (Due::Drawn { id, .. } | Due::Replayed { id, .. }) = due;
+            if w.allowed() && w.is_up_service(id) {
+                let fault = Fault::on_node(w.now(), Kind::of(&NetReset), w.name(id));
+                w.reset_connections(id, fault);
             }
         })
     }

@@ -16,6 +16,7 @@ use super::timed::{ClusterDue, ClusterSource};
 use super::{
     Effects, Fault, FaultKind, Kind, Knob, KnobType, KnobValue, PlanContext, Planned, Simplify, Target, Trigger,
 };
+use crate::node_id::NodeId;
 use crate::random::RandomStream;
 use crate::vtime::{SimDuration, SimTime};
 use serde_json::{Map, Value, json};
@@ -155,28 +156,30 @@ struct Planner {
 /// None while a partition is in force (`healing`).
 fn draw(shapes: &mut RandomStream, shape: &Shape, healing: bool, w: &dyn Effects) -> Option<Fault> {
     let Shape { length, groups, oneway } = shape;
-    let n = w.slots();
+    let n = w.node_count();
     if healing || !(2..=MAX_NODES).contains(&n) || !w.allowed() {
         return None;
     }
-    let of_slot: Vec<usize> = if *groups == 2 {
+    let of_node: Vec<usize> = if *groups == 2 {
         let mask = 1 + shapes.below((1u64 << n) - 2);
         (0..n).map(|b| usize::from(mask & (1 << b) == 0)).collect()
     } else {
         let count = 2 + shapes.below(u64::from(*groups).min(n as u64) - 1) as usize;
-        let mut of_slot: Vec<usize> = (0..n).map(|_| shapes.below(count as u64) as usize).collect();
-        if of_slot.iter().all(|&g| g == of_slot[0]) {
+        let mut of_node: Vec<usize> = (0..n).map(|_| shapes.below(count as u64) as usize).collect();
+        if of_node.iter().all(|&g| g == of_node[0]) {
             // All in one group: move one seeded node to another.
             let moved = shapes.below(n as u64) as usize;
-            of_slot[moved] = (of_slot[moved] + 1) % count;
+            of_node[moved] = (of_node[moved] + 1) % count;
         }
-        of_slot
+        of_node
     };
     let length = SimDuration::from_ns(shapes.between(length.0.ns(), length.1.ns()));
     let oneway = shapes.chance(*oneway);
-    let count = of_slot.iter().max().map_or(0, |g| g + 1);
+    let count = of_node.iter().max().map_or(0, |g| g + 1);
     let groups: Vec<Vec<String>> = (0..count)
-        .map(|g| (0..n).filter(|&s| of_slot[s] == g).map(|s| w.slot_name(s).to_string()).collect::<Vec<_>>())
+        .map(|g| {
+            NodeId::all(n).filter(|id| of_node[id.index()] == g).map(|id| w.name(id).to_string()).collect::<Vec<_>>()
+        })
         .filter(|g| !g.is_empty())
         .collect();
     let mut fault = Fault::on_node(w.now(), Kind::of(&Partition), "");
@@ -209,19 +212,19 @@ impl Planned for Planner {
         let Some(mut fault) = fault else { return };
         let Target::Groups { groups, oneway } = &fault.target else { return };
         // Names the cluster lacks are ignored; nodes in no group form one more.
-        let mut slots: Vec<Vec<usize>> =
-            groups.iter().map(|g| g.iter().filter_map(|n| w.slot_of(n)).collect::<Vec<_>>()).collect();
-        let rest: Vec<usize> = (0..w.slots()).filter(|s| !slots.iter().flatten().any(|x| x == s)).collect();
-        slots.push(rest);
-        slots.retain(|g| !g.is_empty());
-        if slots.len() < 2 {
+        let mut ids: Vec<Vec<NodeId>> =
+            groups.iter().map(|g| g.iter().filter_map(|n| w.node_of(n)).collect::<Vec<_>>()).collect();
+        let rest: Vec<NodeId> = NodeId::all(w.node_count()).filter(|s| !ids.iter().flatten().any(|x| x == s)).collect();
+        ids.push(rest);
+        ids.retain(|g| !g.is_empty());
+        if ids.len() < 2 {
             return;
         }
         let length = fault.length().unwrap_or(self.default_length);
         fault.at = w.now();
         fault.until = Some(w.now().plus(length));
         let oneway = *oneway;
-        if w.partition(&slots, oneway, fault) {
+        if w.partition(&ids, oneway, fault) {
             self.heal_at = Some(self.heal_at.map_or(w.now().plus(length), |h| h.max(w.now().plus(length))));
         }
     }

@@ -41,16 +41,16 @@ impl FaultKind for Pause {
         let source = NodeSource::new(ctx, self, ctx.faults.number(&PER_SEC), Draw::Lengths, replay);
         let (min, max) = ctx.faults.range(&LENGTH);
         let act = move |due: Due<'_>, w: &mut dyn Effects| {
-            let (slot, length) = match due {
-                Due::Drawn { slot, draws } => (slot, SimDuration::from_ns(draws.between(min.ns(), max.ns()))),
-                Due::Replayed { slot, fault } => (slot, fault.length().unwrap_or(min)),
+            let (id, length) = match due {
+                Due::Drawn { id, draws } => (id, SimDuration::from_ns(draws.between(min.ns(), max.ns()))),
+                Due::Replayed { id, fault } => (id, fault.length().unwrap_or(min)),
             };
-            if !w.allowed() || !w.is_up_service(slot) || w.paused(slot) {
+            if !w.allowed() || !w.is_up_service(id) || w.paused(id) {
                 return;
             }
-            let mut fault = Fault::on_node(w.now(), Kind::of(&Pause), w.slot_name(slot));
+            let mut fault = Fault::on_node(w.now(), Kind::of(&Pause), w.name(id));
             fault.until = Some(w.now().plus(length));
-            w.pause(slot, fault);
+            w.pause(id, fault);
         };
         OnDue::planned_with_quiet(source, act, |w| w.resume_all())
     }

@@ -7,6 +7,7 @@
 
 use super::Knob;
 use super::{Fault, FaultKind, Kind, PlanContext, Planned, Simplify, Trigger};
+use crate::node_id::{NodeId, PerNode};
 use crate::random::{Draw, Purpose, RandomStream};
 use crate::vtime::SimTime;
 
@@ -56,11 +57,11 @@ impl FaultKind for Preempt {
     }
 }
 
-/// Replay: each slot's points.
-struct Points(Option<Vec<Vec<u64>>>);
+/// Replay: each node's points.
+struct Points(Option<PerNode<Vec<u64>>>);
 
 impl Planned for Points {
-    fn preempt_points(&self, slot: usize) -> Option<Vec<u64>> {
-        self.0.as_ref().map(|points| points[slot].clone())
+    fn preempt_points(&self, id: NodeId) -> Option<Vec<u64>> {
+        self.0.as_ref().map(|points| points[id].clone())
     }
 }

@@ -10,6 +10,7 @@
 
 use super::timed::{Due, NodeSource};
 use super::{Effects, Fault, FaultKind, Kind, Knob, PlanContext, Planned, Simplify, Trigger};
+use crate::node_id::{NodeId, PerNode};
 use crate::random::Draw;
 use crate::vtime::{SimDuration, SimTime};
 
@@ -44,7 +45,7 @@ impl FaultKind for Slow {
         let f = ctx.faults;
         let source = NodeSource::new(ctx, self, f.number(&PER_SEC), Draw::Lengths, replay);
         let (length, latency) = (f.range(&LENGTH), f.range(&LATENCY));
-        Box::new(Planner { source, length, latency, ends: vec![None; ctx.names.len()] })
+        Box::new(Planner { source, length, latency, ends: ctx.names.iter().map(|_| None).collect() })
     }
 
     fn amount_field(&self) -> Option<&'static str> {
@@ -60,13 +61,13 @@ struct Planner {
     source: NodeSource,
     length: (SimDuration, SimDuration),
     latency: (SimDuration, SimDuration),
-    /// Per slot: when its slowdown in force ends.
-    ends: Vec<Option<SimTime>>,
+    /// Per node: when its slowdown in force ends.
+    ends: PerNode<Option<SimTime>>,
 }
 
 impl Planner {
-    fn next_end(&self) -> Option<(SimTime, usize)> {
-        self.ends.iter().enumerate().filter_map(|(slot, end)| end.map(|at| (at, slot))).min()
+    fn next_end(&self) -> Option<(SimTime, NodeId)> {
+        self.ends.enumerate().filter_map(|(id, end)| end.map(|at| (at, id))).min()
     }
 }
 
@@ -81,36 +82,36 @@ impl Planned for Planner {
 
     fn fire(&mut self, w: &mut dyn Effects) {
         let starts = self.source.next_at();
-        if let Some((_, slot)) = self.next_end().filter(|(end, _)| starts.is_none_or(|s| *end <= s)) {
-            self.ends[slot] = None;
-            w.slow_node(slot, SimDuration::ZERO, None);
+        if let Some((_, id)) = self.next_end().filter(|(end, _)| starts.is_none_or(|s| *end <= s)) {
+            self.ends[id] = None;
+            w.slow_node(id, SimDuration::ZERO, None);
             return;
         }
-        let (slot, length, latency) = match self.source.take_due(w) {
+        let (id, length, latency) = match self.source.take_due(w) {
             None => return,
-            Some(Due::Drawn { slot, draws }) => {
+            Some(Due::Drawn { id, draws }) => {
                 let length = SimDuration::from_ns(draws.between(self.length.0.ns(), self.length.1.ns()));
-                (slot, length, draws.between(self.latency.0.ns(), self.latency.1.ns()))
+                (id, length, draws.between(self.latency.0.ns(), self.latency.1.ns()))
             }
-            Some(Due::Replayed { slot, fault }) => {
+            Some(Due::Replayed { id, fault }) => {
                 let latency = fault.amount.map_or(self.latency.0.ns(), |ns| ns.unsigned_abs());
-                (slot, fault.length().unwrap_or(self.length.0), latency)
+                (id, fault.length().unwrap_or(self.length.0), latency)
             }
         };
-        if self.ends[slot].is_some() || !w.allowed() || !w.is_up_service(slot) || latency == 0 {
+        if self.ends[id].is_some() || !w.allowed() || !w.is_up_service(id) || latency == 0 {
             return;
         }
-        let mut fault = Fault::on_node(w.now(), Kind::of(&Slow), w.slot_name(slot));
+        let mut fault = Fault::on_node(w.now(), Kind::of(&Slow), w.name(id));
         fault.until = Some(w.now().plus(length));
         fault.amount = Some(latency.min(i64::MAX as u64) as i64);
-        self.ends[slot] = fault.until;
-        w.slow_node(slot, SimDuration::from_ns(latency), Some(fault));
+        self.ends[id] = fault.until;
+        w.slow_node(id, SimDuration::from_ns(latency), Some(fault));
     }
 
     fn quiet(&mut self, w: &mut dyn Effects) {
-        for slot in 0..self.ends.len() {
-            if self.ends[slot].take().is_some() {
-                w.slow_node(slot, SimDuration::ZERO, None);
+        for id in self.ends.ids() {
+            if self.ends[id].take().is_some() {
+                w.slow_node(id, SimDuration::ZERO, None);
             }
         }
     }

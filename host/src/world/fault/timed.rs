@@ -7,14 +7,15 @@
 //! business (and the phase's, through `Effects`).
 
 use super::{Effects, Fault, FaultKind, PlanContext, Planned, stream};
+use crate::node_id::{NodeId, PerNode};
 use crate::random::{Draw, RandomStream};
 use crate::vtime::SimTime;
 use crate::world::plan::Arrivals;
 use std::collections::VecDeque;
 
-/// Drawn: per slot, the arrivals and the stream each arrival draws from.
+/// Drawn: per node, the arrivals and the stream each arrival draws from.
 struct NodeArrivals {
-    nodes: Vec<(Arrivals, RandomStream)>,
+    nodes: PerNode<(Arrivals, RandomStream)>,
 }
 
 impl NodeArrivals {
@@ -43,14 +44,14 @@ impl NodeArrivals {
         self.nodes.iter().filter_map(|(a, _)| a.next).min()
     }
 
-    /// The slot whose arrival is due (the lowest on a tie), moved past it,
-    /// and that slot's draw stream.
-    pub fn take_due(&mut self) -> (usize, &mut RandomStream) {
+    /// The node whose arrival is due (the lowest on a tie), moved past it,
+    /// and that node's draw stream.
+    pub fn take_due(&mut self) -> (NodeId, &mut RandomStream) {
         let at = self.next_at().expect("taken only when due");
-        let slot = self.nodes.iter().position(|(a, _)| a.next == Some(at)).expect("the earliest");
-        let (arrivals, draws) = &mut self.nodes[slot];
+        let id = self.nodes.position(|(a, _)| a.next == Some(at)).expect("the earliest");
+        let (arrivals, draws) = &mut self.nodes[id];
         arrivals.advance();
-        (slot, draws)
+        (id, draws)
     }
 }
 
@@ -69,11 +70,11 @@ impl TimedReplay {
         self.faults.front().map(|f| f.at)
     }
 
-    /// The fault due now and the slot it names (None: a node this cluster lacks).
-    pub fn take_due(&mut self, w: &dyn Effects) -> (Fault, Option<usize>) {
+    /// The fault due now and the node it names (None: a node this cluster lacks).
+    pub fn take_due(&mut self, w: &dyn Effects) -> (Fault, Option<NodeId>) {
         let fault = self.faults.pop_front().expect("taken only when due");
-        let slot = fault.node().and_then(|n| w.slot_of(n));
-        (fault, slot)
+        let id = fault.node().and_then(|n| w.node_of(n));
+        (fault, id)
     }
 }
 
@@ -88,8 +89,8 @@ enum Source {
 /// An occurrence that is due: drawn (the kind draws what it needs from
 /// `draws`) or the schedule's `fault`.
 pub enum Due<'a> {
-    Drawn { slot: usize, draws: &'a mut RandomStream },
-    Replayed { slot: usize, fault: Fault },
+    Drawn { id: NodeId, draws: &'a mut RandomStream },
+    Replayed { id: NodeId, fault: Fault },
 }
 
 impl NodeSource {
@@ -126,11 +127,11 @@ impl NodeSource {
     pub fn take_due(&mut self, w: &dyn Effects) -> Option<Due<'_>> {
         match &mut self.0 {
             Source::Drawn(nodes) => {
-                let (slot, draws) = nodes.take_due();
-                Some(Due::Drawn { slot, draws })
+                let (id, draws) = nodes.take_due();
+                Some(Due::Drawn { id, draws })
             }
             Source::Replayed(faults) => match faults.take_due(w) {
-                (fault, Some(slot)) => Some(Due::Replayed { slot, fault }),
+                (fault, Some(id)) => Some(Due::Replayed { id, fault }),
                 (_, None) => None,
             },
         }

@@ -15,7 +15,8 @@
 //! sender), `"to"`, `"op"`, and for `udp_dup` `"latency"`.
 
 use super::{Fault, FaultConfig, FaultKind, Kind, Knob, PlanContext, Planned, Simplify, Target, Trigger};
-use crate::net::{DatagramFault, DatagramFaultKind, DatagramFaults, NodeId, udp_fault};
+use crate::net::{DatagramFault, DatagramFaultKind, DatagramFaults, udp_fault};
+use crate::node_id::PerNode;
 use crate::vtime::SimDuration;
 use serde_json::{Map, Value, json};
 
@@ -109,7 +110,7 @@ pub fn policy(
     seed: u64,
     config: &FaultConfig,
     latency: (SimDuration, SimDuration),
-    names: &[&str],
+    names: &PerNode<&str>,
     schedule: Option<&[Fault]>,
 ) -> DatagramFaults {
     match schedule {
@@ -131,15 +132,14 @@ pub fn effect(fault: &Fault) -> String {
     }
 }
 
-/// The schedule entry of a datagram fault the network injected; `names`
-/// are the node names by `NodeId` (the slots' order).
-pub fn recorded(f: &DatagramFault, names: &[&str]) -> Fault {
+/// The schedule entry of a datagram fault the network injected.
+pub fn recorded(f: &DatagramFault, names: &PerNode<&str>) -> Fault {
     let (kind, amount) = match f.kind {
         DatagramFaultKind::Loss => (Kind::of(&UDP_LOSS), None),
         DatagramFaultKind::Dup { latency } => (Kind::of(&UDP_DUP), Some(latency.ns() as i64)),
     };
     let mut fault = Fault::on_node(f.at, kind, "");
-    fault.target = Target::Link { from: names[f.from.0 as usize].into(), to: names[f.to.0 as usize].into() };
+    fault.target = Target::Link { from: names[f.from].into(), to: names[f.to].into() };
     fault.op = Some(f.n);
     fault.amount = amount;
     fault
@@ -147,8 +147,8 @@ pub fn recorded(f: &DatagramFault, names: &[&str]) -> Fault {
 
 /// What a schedule's datagram faults are to the network: each with its
 /// link by `NodeId` (a name the cluster lacks drops the entry).
-pub fn replayed(schedule: &[Fault], names: &[&str]) -> Vec<DatagramFault> {
-    let id = |name: &str| names.iter().position(|n| *n == name).map(|k| NodeId(k as u32));
+pub fn replayed(schedule: &[Fault], names: &PerNode<&str>) -> Vec<DatagramFault> {
+    let id = |name: &str| names.position(|n| *n == name);
     schedule
         .iter()
         .filter_map(|f| {
@@ -166,20 +166,33 @@ pub fn replayed(schedule: &[Fault], names: &[&str]) -> Vec<DatagramFault> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::node_id::NodeId;
     use crate::vtime::SimTime;
 
     #[test]
     fn a_recorded_datagram_fault_round_trips_through_the_schedule_file() {
-        let names = ["a", "b"];
+        let names: PerNode<&str> = ["a", "b"].into_iter().collect();
         for kind in [DatagramFaultKind::Loss, DatagramFaultKind::Dup { latency: SimDuration::from_ns(1_500_000) }] {
-            let f = DatagramFault { from: NodeId(1), to: NodeId(0), n: 7, at: SimTime::from_ns(1_000_000_000), kind };
+            let f = DatagramFault {
+                from: NodeId::new(1),
+                to: NodeId::new(0),
+                n: 7,
+                at: SimTime::from_ns(1_000_000_000),
+                kind,
+            };
             let fault = recorded(&f, &names);
             let back = Fault::from_json(&fault.to_json()).unwrap();
             assert_eq!(back, fault);
             assert_eq!(replayed(&[back], &names), [f]);
         }
         let line = recorded(
-            &DatagramFault { from: NodeId(0), to: NodeId(1), n: 3, at: SimTime::ZERO, kind: DatagramFaultKind::Loss },
+            &DatagramFault {
+                from: NodeId::new(0),
+                to: NodeId::new(1),
+                n: 3,
+                at: SimTime::ZERO,
+                kind: DatagramFaultKind::Loss,
+            },
             &names,
         )
         .describe();
