@@ -33,10 +33,6 @@ impl FaultKind for ClockJump {
         KNOBS
     }
 
-    fn intensity(&self) -> Option<&'static Knob> {
-        Some(&PER_SEC)
-    }
-
     fn plan(&self, ctx: &PlanContext, replay: Option<Vec<Fault>>) -> Box<dyn Planned> {
         let source = NodeSource::new(ctx, self, ctx.faults.number(&PER_SEC), Draw::Amounts, replay);
         let largest = ctx.faults.duration(&LARGEST).ns().min(i64::MAX as u64 / 2);

@@ -53,10 +53,6 @@ impl FaultKind for ClogKind {
         KNOBS
     }
 
-    fn intensity(&self) -> Option<&'static Knob> {
-        Some(&PER_SEC)
-    }
-
     fn plan(&self, ctx: &PlanContext, replay: Option<Vec<Fault>>) -> Box<dyn Planned> {
         let f = ctx.faults;
         let chosen = f.set_of(&FORMS_KNOB);

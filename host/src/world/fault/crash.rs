@@ -31,10 +31,6 @@ impl FaultKind for Crash {
         KNOBS
     }
 
-    fn intensity(&self) -> Option<&'static Knob> {
-        Some(&PER_SEC)
-    }
-
     fn plan(&self, ctx: &PlanContext, replay: Option<Vec<Fault>>) -> Box<dyn Planned> {
         let source = NodeSource::new(ctx, self, ctx.faults.number(&PER_SEC), Draw::Lengths, replay);
         let (min, max) = ctx.faults.range(&DOWNTIME);

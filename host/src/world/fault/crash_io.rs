@@ -45,10 +45,6 @@ impl FaultKind for CrashIo {
         KNOBS
     }
 
-    fn intensity(&self) -> Option<&'static Knob> {
-        Some(&PROBABILITY)
-    }
-
     fn configure_disk(&self, config: &FaultConfig, disk: &mut DiskConfig) {
         disk.crash_on_io = config.number(&PROBABILITY);
     }

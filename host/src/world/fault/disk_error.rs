@@ -95,10 +95,6 @@ impl FaultKind for DiskError {
         self.knobs
     }
 
-    fn intensity(&self) -> Option<&'static Knob> {
-        self.knobs.first().copied()
-    }
-
     fn configure_disk(&self, config: &FaultConfig, disk: &mut DiskConfig) {
         if let Some(knob) = self.knobs.first() {
             *(self.probability)(disk) = config.number(knob);

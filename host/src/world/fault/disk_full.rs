@@ -11,9 +11,9 @@
 //! `until`); shrink shortens it and moves it earlier, `faults --shift`
 //! moves it like any timed fault.
 
-use super::timed::{Due, NodeSource};
+use super::timed::{Due, NodeSource, Windows};
 use super::{Effects, Fault, FaultKind, Kind, Knob, PlanContext, Planned, Simplify, Trigger};
-use crate::node_id::{NodeId, PerNode};
+use crate::node_id::NodeId;
 use crate::random::Draw;
 use crate::vtime::{SimDuration, SimTime};
 
@@ -39,13 +39,9 @@ impl FaultKind for DiskFull {
         KNOBS
     }
 
-    fn intensity(&self) -> Option<&'static Knob> {
-        Some(&PER_SEC)
-    }
-
     fn plan(&self, ctx: &PlanContext, replay: Option<Vec<Fault>>) -> Box<dyn Planned> {
         let source = NodeSource::new(ctx, self, ctx.faults.number(&PER_SEC), Draw::Lengths, replay);
-        Box::new(Planner { source, length: ctx.faults.range(&LENGTH), ends: ctx.names.iter().map(|_| None).collect() })
+        Box::new(Planner { source, length: ctx.faults.range(&LENGTH), windows: Windows::new(ctx) })
     }
 
     fn simplify(&self) -> Simplify {
@@ -56,17 +52,12 @@ impl FaultKind for DiskFull {
 struct Planner {
     source: NodeSource,
     length: (SimDuration, SimDuration),
-    /// Per node: when its full window ends.
-    ends: PerNode<Option<SimTime>>,
+    /// The full disks.
+    windows: Windows,
 }
 
 impl Planner {
-    fn next_end(&self) -> Option<(SimTime, NodeId)> {
-        self.ends.enumerate().filter_map(|(id, end)| end.map(|at| (at, id))).min()
-    }
-
-    fn give_space_back(&mut self, id: NodeId, w: &mut dyn Effects) {
-        self.ends[id] = None;
+    fn give_space_back(id: NodeId, w: &mut dyn Effects) {
         w.on_disk(id, None, &mut |fs| {
             fs.set_full(false);
             Some("disk has free space again".into())
@@ -80,13 +71,12 @@ impl Planned for Planner {
     }
 
     fn next_at(&self) -> Option<SimTime> {
-        [self.next_end().map(|(at, _)| at), self.source.next_at()].into_iter().flatten().min()
+        [self.windows.next_end(), self.source.next_at()].into_iter().flatten().min()
     }
 
     fn fire(&mut self, w: &mut dyn Effects) {
-        let starts = self.source.next_at();
-        if let Some((_, id)) = self.next_end().filter(|(end, _)| starts.is_none_or(|s| *end <= s)) {
-            self.give_space_back(id, w);
+        if let Some(id) = self.windows.close_due(self.source.next_at()) {
+            Planner::give_space_back(id, w);
             return;
         }
         let (id, length) = match self.source.take_due(w) {
@@ -96,7 +86,7 @@ impl Planned for Planner {
             }
             Some(Due::Replayed { id, fault }) => (id, fault.length().unwrap_or(self.length.0)),
         };
-        if self.ends[id].is_some() {
+        if self.windows.is_open(id) {
             return;
         }
         let mut fault = Fault::on_node(w.now(), Kind::of(&DiskFull), w.name(id));
@@ -107,15 +97,13 @@ impl Planned for Planner {
             Some(format!("disk full until {until}"))
         });
         if filled {
-            self.ends[id] = Some(until);
+            self.windows.open(id, until);
         }
     }
 
     fn quiet(&mut self, w: &mut dyn Effects) {
-        for id in self.ends.ids() {
-            if self.ends[id].is_some() {
-                self.give_space_back(id, w);
-            }
+        for id in self.windows.close_all() {
+            Planner::give_space_back(id, w);
         }
     }
 }

@@ -41,10 +41,6 @@ impl FaultKind for LostWrite {
         KNOBS
     }
 
-    fn intensity(&self) -> Option<&'static Knob> {
-        Some(&PROBABILITY)
-    }
-
     fn configure_disk(&self, config: &FaultConfig, disk: &mut DiskConfig) {
         disk.lost_write = config.number(&PROBABILITY);
     }

@@ -45,10 +45,6 @@ impl FaultKind for MisdirectedWrite {
         KNOBS
     }
 
-    fn intensity(&self) -> Option<&'static Knob> {
-        Some(&PROBABILITY)
-    }
-
     fn configure_disk(&self, config: &FaultConfig, disk: &mut DiskConfig) {
         disk.misdirected_write = config.number(&PROBABILITY);
     }

@@ -364,9 +364,12 @@ pub trait FaultKind: Sync {
     fn knobs(&self) -> &'static [&'static Knob] {
         &[]
     }
-    /// Which of its knobs is its intensity, a rate or a probability (None:
-    /// not governed by `faults`, so swarm leaves it alone).
-    fn intensity(&self) -> Option<&'static Knob>;
+    /// Which of its knobs is its intensity, a rate or a probability: its
+    /// first (None: it has none, not governed by `faults`, so swarm leaves
+    /// it alone; a kind governed otherwise says so, like `clock_skew`).
+    fn intensity(&self) -> Option<&'static Knob> {
+        self.knobs().first().copied()
+    }
     /// Whether the config switches it on (swarm keeps a subset of these).
     fn enabled(&self, config: &FaultConfig) -> bool {
         self.intensity().is_some_and(|knob| config.number(knob) > 0.0)

@@ -52,10 +52,6 @@ impl FaultKind for Partition {
         KNOBS
     }
 
-    fn intensity(&self) -> Option<&'static Knob> {
-        Some(&PER_SEC)
-    }
-
     fn plan(&self, ctx: &PlanContext, replay: Option<Vec<Fault>>) -> Box<dyn Planned> {
         let f = ctx.faults;
         // At most 1000 (`GROUPS`' range), so the narrowing is exact.

@@ -5,7 +5,6 @@
 //! schedule's points replace the drawn ones. Points are scheduling choices,
 //! not faults a phase holds off: they are neither gated nor shrunk in time.
 
-use super::Knob;
 use super::{Fault, FaultKind, Kind, PlanContext, Planned, Simplify, Trigger};
 use crate::node_id::{NodeId, PerNode};
 use crate::random::{Draw, Purpose, RandomStream};
@@ -35,11 +34,6 @@ impl FaultKind for Preempt {
 
     fn trigger(&self) -> Trigger {
         Trigger::CountedCall
-    }
-
-    /// Governed by the config's `preempt` block, not by `faults`: swarm leaves it alone.
-    fn intensity(&self) -> Option<&'static Knob> {
-        None
     }
 
     fn plan(&self, ctx: &PlanContext, replay: Option<Vec<Fault>>) -> Box<dyn Planned> {

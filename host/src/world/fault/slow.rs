@@ -8,9 +8,8 @@
 //! liveness phase ends every slowdown. Replayed by time with its `latency`;
 //! shrink shortens it.
 
-use super::timed::{Due, NodeSource};
+use super::timed::{Due, NodeSource, Windows};
 use super::{Effects, Fault, FaultKind, Kind, Knob, PlanContext, Planned, Simplify, Trigger};
-use crate::node_id::{NodeId, PerNode};
 use crate::random::Draw;
 use crate::vtime::{SimDuration, SimTime};
 
@@ -37,15 +36,11 @@ impl FaultKind for Slow {
         KNOBS
     }
 
-    fn intensity(&self) -> Option<&'static Knob> {
-        Some(&PER_SEC)
-    }
-
     fn plan(&self, ctx: &PlanContext, replay: Option<Vec<Fault>>) -> Box<dyn Planned> {
         let f = ctx.faults;
         let source = NodeSource::new(ctx, self, f.number(&PER_SEC), Draw::Lengths, replay);
         let (length, latency) = (f.range(&LENGTH), f.range(&LATENCY));
-        Box::new(Planner { source, length, latency, ends: ctx.names.iter().map(|_| None).collect() })
+        Box::new(Planner { source, length, latency, windows: Windows::new(ctx) })
     }
 
     fn amount_field(&self) -> Option<&'static str> {
@@ -61,14 +56,8 @@ struct Planner {
     source: NodeSource,
     length: (SimDuration, SimDuration),
     latency: (SimDuration, SimDuration),
-    /// Per node: when its slowdown in force ends.
-    ends: PerNode<Option<SimTime>>,
-}
-
-impl Planner {
-    fn next_end(&self) -> Option<(SimTime, NodeId)> {
-        self.ends.enumerate().filter_map(|(id, end)| end.map(|at| (at, id))).min()
-    }
+    /// The slowdowns in force.
+    windows: Windows,
 }
 
 impl Planned for Planner {
@@ -77,13 +66,11 @@ impl Planned for Planner {
     }
 
     fn next_at(&self) -> Option<SimTime> {
-        [self.next_end().map(|(at, _)| at), self.source.next_at()].into_iter().flatten().min()
+        [self.windows.next_end(), self.source.next_at()].into_iter().flatten().min()
     }
 
     fn fire(&mut self, w: &mut dyn Effects) {
-        let starts = self.source.next_at();
-        if let Some((_, id)) = self.next_end().filter(|(end, _)| starts.is_none_or(|s| *end <= s)) {
-            self.ends[id] = None;
+        if let Some(id) = self.windows.close_due(self.source.next_at()) {
             w.slow_node(id, SimDuration::ZERO, None);
             return;
         }
@@ -98,21 +85,20 @@ impl Planned for Planner {
                 (id, fault.length().unwrap_or(self.length.0), latency)
             }
         };
-        if self.ends[id].is_some() || !w.allowed() || !w.is_up_service(id) || latency == 0 {
+        if self.windows.is_open(id) || !w.allowed() || !w.is_up_service(id) || latency == 0 {
             return;
         }
         let mut fault = Fault::on_node(w.now(), Kind::of(&Slow), w.name(id));
-        fault.until = Some(w.now().plus(length));
+        let until = w.now().plus(length);
+        fault.until = Some(until);
         fault.amount = Some(latency.min(i64::MAX as u64) as i64);
-        self.ends[id] = fault.until;
+        self.windows.open(id, until);
         w.slow_node(id, SimDuration::from_ns(latency), Some(fault));
     }
 
     fn quiet(&mut self, w: &mut dyn Effects) {
-        for id in self.ends.ids() {
-            if self.ends[id].take().is_some() {
-                w.slow_node(id, SimDuration::ZERO, None);
-            }
+        for id in self.windows.close_all() {
+            w.slow_node(id, SimDuration::ZERO, None);
         }
     }
 }

@@ -1,5 +1,5 @@
 //! What the per-node kinds placed in virtual time share (crash, pause,
-//! clock_jump, slow, net_reset): drawn, each service node has its own Poisson arrivals at
+//! clock_jump, slow, net_reset, disk_full), and the windows a kind holds open (`Windows`): drawn, each service node has its own Poisson arrivals at
 //! the kind's rate and its own stream for what an arrival draws (a
 //! downtime, a length, a jump), so one node's faults never shift another's;
 //! replayed, the schedule's faults of the kind in time order, each acting
@@ -230,5 +230,50 @@ impl<D> ClusterSource<D> {
             }
             ClusterSource::Replayed(faults) => faults.pop_front().map(ClusterDue::Replayed),
         }
+    }
+}
+
+/// Per node: when the window a per-node kind put in force ends (a slowdown,
+/// a full disk). An end due at the instant of the kind's next start acts
+/// first, so a node is free again before a new window may open on it.
+pub struct Windows(PerNode<Option<SimTime>>);
+
+impl Windows {
+    pub fn new(ctx: &PlanContext) -> Windows {
+        Windows(ctx.names.iter().map(|_| None).collect())
+    }
+
+    pub fn is_open(&self, id: NodeId) -> bool {
+        self.0[id].is_some()
+    }
+
+    pub fn open(&mut self, id: NodeId, until: SimTime) {
+        self.0[id] = Some(until);
+    }
+
+    /// The soonest end, and its node (the lowest id on a tie).
+    fn soonest(&self) -> Option<(SimTime, NodeId)> {
+        self.0.enumerate().filter_map(|(id, end)| end.map(|at| (at, id))).min()
+    }
+
+    pub fn next_end(&self) -> Option<SimTime> {
+        self.soonest().map(|(at, _)| at)
+    }
+
+    /// Closes the window that ends next if it ends no later than `starts`
+    /// (the kind's next start): its node.
+    pub fn close_due(&mut self, starts: Option<SimTime>) -> Option<NodeId> {
+        let (_, id) = self.soonest().filter(|(end, _)| starts.is_none_or(|s| *end <= s))?;
+        self.0[id] = None;
+        Some(id)
+    }
+
+    /// Closes every open window: their nodes, in id order.
+    pub fn close_all(&mut self) -> Vec<NodeId> {
+        let open: Vec<NodeId> = self.0.ids().filter(|id| self.0[*id].is_some()).collect();
+        for id in &open {
+            self.0[*id] = None;
+        }
+        open
     }
 }

@@ -51,10 +51,6 @@ impl FaultKind for Datagram {
         self.knobs
     }
 
-    fn intensity(&self) -> Option<&'static Knob> {
-        self.knobs.first().copied()
-    }
-
     fn plan(&self, _ctx: &PlanContext, _replay: Option<Vec<Fault>>) -> Box<dyn Planned> {
         Box::new(Drawn)
     }
