@@ -17,6 +17,8 @@ pub mod compiled;
 pub mod config;
 pub mod crashstates;
 pub mod duration;
+pub mod finding_history;
+pub mod findings;
 mod input;
 pub mod interrupt;
 pub mod merge;

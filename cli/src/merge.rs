@@ -10,7 +10,7 @@
 use crate::report::Tally;
 use crate::seeds::parse_seeds;
 use crate::shard::Shard;
-use crate::summary::{Identity, Summary};
+use crate::summary::{FailOn, Identity, Summary};
 use seedfall_host::node::PropertyKind;
 use seedfall_host::world::{Class, Failure, RunTimings};
 use serde::Deserialize;
@@ -148,6 +148,9 @@ pub fn merge(files: &[PathBuf], json: Option<PathBuf>) -> Result<Merged, String>
         build_time: max(|d| d.totals.build_ms),
         load_time: max(|d| d.totals.load_ms),
         identity: Identity { shard: None, ..identity(&first.doc) },
+        // The shards' documents do not say how `count` nodes group.
+        groups: Vec::new(),
+        fail_on: FailOn::default(),
     };
     Ok(Merged { tally, summary, elapsed: max(|d| d.elapsed_ms) })
 }

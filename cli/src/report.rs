@@ -32,12 +32,12 @@ pub fn fail_lines(seed: u64, failures: &[Failure], end_ns: u64, steps: u64, real
     out
 }
 
-/// What a sweep prints for one seed as it comes: its FAIL block, that
-/// `-check` found it not deterministic, or its internal error (nothing for
-/// a pass).
-pub fn outcome_text(outcome: &SeedOutcome) -> String {
+/// What a sweep prints for one seed as it comes: its FAIL block (when
+/// `fail_block` is true: a sweep shows only its first few), that `-check`
+/// found it not deterministic, or its internal error (nothing for a pass).
+pub fn outcome_text(outcome: &SeedOutcome, with_fail_block: bool) -> String {
     let mut text = String::new();
-    if let Ok(run) = &outcome.result {
+    if let (Ok(run), true) = (&outcome.result, with_fail_block) {
         text.push_str(&fail_block(outcome.seed, run));
     }
     if let Some(divergence) = &outcome.divergence {
@@ -47,6 +47,13 @@ pub fn outcome_text(outcome: &SeedOutcome) -> String {
         text.push_str(&format!("ERROR seed {}: {e}\n", outcome.seed));
     }
     text
+}
+
+/// The line after the FAIL blocks when `hidden` failing seeds were not shown.
+pub fn hidden_line(hidden: u64, show_fails: usize) -> String {
+    format!(
+        "... and {hidden} more failing seeds not shown (--show-fails {show_fails}); the findings below list every one\n"
+    )
 }
 
 /// Where the real time went: building and loading the programs, then
@@ -244,12 +251,14 @@ impl Tally {
         hasher.finalize().to_hex().to_string()
     }
 
-    /// Every failing seed's `fail_block`, in seed order.
-    pub fn fail_blocks(&self) -> String {
-        let blocks = self.failed.iter();
-        blocks
+    /// The `fail_block`s of the first `at_most` failing seeds, in seed
+    /// order, and how many failing seeds that leaves out.
+    pub fn fail_blocks(&self, at_most: usize) -> (String, usize) {
+        let blocks = self.failed.iter().take(at_most);
+        let text = blocks
             .map(|(seed, (failures, end_ns, steps, real))| fail_lines(*seed, failures, *end_ns, *steps, *real))
-            .collect()
+            .collect();
+        (text, self.failed.len().saturating_sub(at_most))
     }
 
     pub fn json(&self, config: &str, exit_code: u8) -> Value {

@@ -12,12 +12,13 @@
 
 use seedfall::cluster::Cluster;
 use seedfall::config;
+use seedfall::finding_history;
 use seedfall::interrupt::Interrupt;
 use seedfall::progress::Progress;
-use seedfall::report::{Tally, outcome_text};
+use seedfall::report::{Tally, hidden_line, outcome_text};
 use seedfall::seeds::parse_seeds;
 use seedfall::shard::Shard;
-use seedfall::summary::{Identity, Summary, file_hash};
+use seedfall::summary::{FailOn, Identity, Summary, file_hash};
 use seedfall::sweep::{self, SweepOptions};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -49,9 +50,18 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
     /// Run only shard I of N of the seed list (I from 0); merge the shards'
-    /// JSON with `seedfall report merge`.
+    /// JSON with `seedfall report merge`. A shard keeps no findings history.
     #[arg(long, value_name = "I/N")]
     shard: Option<String>,
+    /// Print at most N `FAIL` blocks (the first to finish); the findings
+    /// table lists every distinct failure.
+    #[arg(long, default_value_t = 10, value_name = "N")]
+    show_fails: usize,
+    /// Exit 1 on any failing seed, only on a finding that is new (or
+    /// regressed), or only on a regressed one. Divergences and properties
+    /// never reached always exit 1.
+    #[arg(long, value_enum, default_value_t = FailOn::Any, value_name = "WHAT")]
+    fail_on: FailOn,
 }
 
 /// Loads the config and prepares the cluster, printing errors (exit 2).
@@ -99,6 +109,7 @@ pub fn run(args: RunArgs) -> ExitCode {
         Ok(ready) => ready,
         Err(code) => return code,
     };
+    let history = shard.is_none().then(|| finding_history::path(&path));
     let config_hash = match file_hash(&path) {
         Ok(hash) => hash,
         Err(e) => {
@@ -123,6 +134,8 @@ pub fn run(args: RunArgs) -> ExitCode {
             check: args.check,
             shard,
         },
+        groups: cluster.config.nodes.iter().map(|n| (n.name.clone(), n.group.clone())).collect(),
+        fail_on: args.fail_on,
     };
     let mut tally = Tally::default();
     tally.properties.add_catalog(&cluster.catalog);
@@ -133,17 +146,23 @@ pub fn run(args: RunArgs) -> ExitCode {
     interrupt.on_second(move || {
         let tally = shared.lock().unwrap_or_else(|e| e.into_inner());
         println!("interrupted again: not waiting for the seeds in progress");
-        again.report(&tally, true, started.elapsed())
+        again.report(&tally, true, started.elapsed(), None)
     });
     let mut progress = Progress::new(seeds.len() as u64);
+    let mut hidden = 0u64;
     let swept = sweep::run(&cluster, &seeds, &options, &interrupt.stop, |outcome| {
         let mut tally = tally.lock().unwrap_or_else(|e| e.into_inner());
         tally.add(&outcome);
         progress.clear();
-        print!("{}", outcome_text(&outcome));
+        let over = tally.failed.contains_key(&outcome.seed) && tally.failed.len() > args.show_fails;
+        hidden += u64::from(over);
+        print!("{}", outcome_text(&outcome, !over));
         progress.update(tally.seeds, tally.failed.len() as u64);
     });
     progress.clear();
+    if hidden > 0 {
+        print!("{}", hidden_line(hidden, args.show_fails));
+    }
     let tally = tally.lock().unwrap_or_else(|e| e.into_inner());
-    ExitCode::from(summary.report(&tally, swept.interrupted, started.elapsed()))
+    ExitCode::from(summary.report(&tally, swept.interrupted, started.elapsed(), history.as_deref()))
 }

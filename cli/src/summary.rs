@@ -5,11 +5,26 @@
 //! so `report merge` can tell shards of one sweep from anything else. Shared
 //! by `run` and `report merge`, which must print the same thing.
 
+use crate::finding_history::{self, Record, Status};
+use crate::findings::{self, Finding};
 use crate::report::{Tally, timing_line};
 use crate::shard::Shard;
 use serde_json::{Value, json};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
+
+/// What makes a sweep exit 1 besides divergences and properties never
+/// reached or never true, which always do (`--fail-on`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum FailOn {
+    /// A finding that is new or regressed.
+    New,
+    /// A finding that is back after it was resolved.
+    Regressed,
+    /// Any failing seed.
+    #[default]
+    Any,
+}
 
 /// What makes two sweep documents parts of one sweep.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -37,12 +52,31 @@ pub struct Summary {
     pub build_time: Duration,
     pub load_time: Duration,
     pub identity: Identity,
+    /// Each node's group (`NodeSpec::group`) by name; a node not listed is its own.
+    pub groups: Vec<(String, String)>,
+    pub fail_on: FailOn,
 }
 
 impl Summary {
-    /// Prints the summary, writes the JSON if asked, and returns the exit code.
-    pub fn report(&self, tally: &Tally, interrupted: bool, elapsed: Duration) -> u8 {
-        let code = exit_code(tally, interrupted);
+    /// Prints the summary, records the sweep's findings in `history` (the
+    /// findings history file; None: keep none, as for a shard), writes the
+    /// JSON if asked, and returns the exit code.
+    pub fn report(&self, tally: &Tally, interrupted: bool, elapsed: Duration, history: Option<&Path>) -> u8 {
+        let found = findings::group(tally, |node| self.group_of(node));
+        let recorded = history.map(|file| {
+            let commit = finding_history::commit(self.config.parent().unwrap_or(Path::new(".")));
+            let run_at = finding_history::rfc3339(std::time::SystemTime::now());
+            finding_history::record(file, &found, tally.seeds, &run_at, commit.as_deref())
+        });
+        let (records, history_error) = match recorded {
+            Some(Ok(records)) => (Some(records), None),
+            Some(Err(e)) => (None, Some(e)),
+            None => (None, None),
+        };
+        let code = match history_error {
+            Some(_) => 2,
+            None => exit_code(tally, interrupted, &found, records.as_deref(), self.fail_on),
+        };
         let rate = tally.seeds as f64 / elapsed.as_secs_f64().max(1e-9);
         if interrupted {
             println!("interrupted after {} of {} seeds (the rest were not run)", tally.seeds, self.total);
@@ -73,11 +107,21 @@ impl Summary {
         if let Some(seed) = tally.lowest_failing() {
             println!("lowest failing seed: {seed} (replay: seedfall replay -c {} -seed {seed})", self.config.display());
         }
+        let config = self.config.display().to_string();
+        print!("{}", findings::table(&found, tally.seeds, &config, |f| status_text(records.as_deref(), f)));
+        if let Some(records) = &records {
+            for record in records.iter().filter(|r| !found.iter().any(|f| f.id == r.id)) {
+                println!("  {:<10} {:<10} {}", record.id, record.status.name(), unseen_text(record));
+            }
+        }
         print!("{}", tally.properties.render());
         println!("{}", timing_line(self.build_time, self.load_time, &tally.timings));
+        if let Some(e) = &history_error {
+            eprintln!("seedfall: {e}");
+        }
         if let Some(json_path) = &self.json {
-            let text = serde_json::to_string_pretty(&self.json(tally, code, interrupted, elapsed))
-                .expect("JSON values serialize");
+            let doc = self.json(tally, code, interrupted, elapsed, &found, records.as_deref());
+            let text = serde_json::to_string_pretty(&doc).expect("JSON values serialize");
             if let Err(e) = std::fs::write(json_path, text + "\n") {
                 eprintln!("seedfall: cannot write {}: {e}", json_path.display());
                 return 2;
@@ -88,9 +132,31 @@ impl Summary {
         code
     }
 
-    fn json(&self, tally: &Tally, code: u8, interrupted: bool, elapsed: Duration) -> Value {
+    fn group_of(&self, node: &str) -> String {
+        self.groups.iter().find(|(name, _)| name == node).map_or(node, |(_, group)| group.as_str()).to_string()
+    }
+
+    fn json(
+        &self,
+        tally: &Tally,
+        code: u8,
+        interrupted: bool,
+        elapsed: Duration,
+        found: &[Finding],
+        records: Option<&[Record]>,
+    ) -> Value {
         let id = &self.identity;
-        let mut doc = tally.json(&self.config.display().to_string(), code);
+        let config = self.config.display().to_string();
+        let mut doc = tally.json(&config, code);
+        let listed: Vec<Value> = found
+            .iter()
+            .map(|f| {
+                let record = records.and_then(|all| all.iter().find(|r| r.id == f.id));
+                findings::json(f, &config, record.map(|r| r.status.name()), record.map_or(Value::Null, Record::json))
+            })
+            .collect();
+        doc["findings"] = Value::Array(listed);
+        doc["fail_on"] = json!(format!("{:?}", self.fail_on).to_lowercase());
         doc["interrupted"] = Value::Bool(interrupted);
         doc["seedfall_version"] = json!(id.version);
         doc["config_hash"] = json!(id.config_hash);
@@ -106,12 +172,37 @@ impl Summary {
     }
 }
 
-/// 2 on an internal error, 1 on a finding, 2 when interrupted (the seeds
-/// not run prove nothing), else 0.
-fn exit_code(tally: &Tally, interrupted: bool) -> u8 {
+/// A finding's status word in the table ("" when no history is kept).
+fn status_text(records: Option<&[Record]>, finding: &Finding) -> String {
+    records.and_then(|all| all.iter().find(|r| r.id == finding.id)).map_or(String::new(), |r| r.status.name().into())
+}
+
+/// A known finding this sweep did not see, after its id and status.
+fn unseen_text(record: &Record) -> String {
+    match record.seeds_to_resolve() {
+        0 => format!("not seen: {}", record.message),
+        more => format!("not seen, {more} more clean seeds to call it resolved: {}", record.message),
+    }
+}
+
+/// 2 on an internal error; 1 on a divergence or a property never reached
+/// or never true, or on a finding `fail_on` counts (without a history every
+/// finding is new and none regressed); 2 when interrupted (the seeds not
+/// run prove nothing); else 0.
+fn exit_code(tally: &Tally, interrupted: bool, found: &[Finding], records: Option<&[Record]>, fail_on: FailOn) -> u8 {
+    let status =
+        |f: &Finding| records.and_then(|all| all.iter().find(|r| r.id == f.id)).map_or(Status::New, |r| r.status);
+    let counted = match fail_on {
+        FailOn::Any => !tally.failed.is_empty(),
+        FailOn::New => found.iter().any(|f| matches!(status(f), Status::New | Status::Regressed)),
+        FailOn::Regressed => found.iter().any(|f| status(f) == Status::Regressed),
+    };
+    let always = !tally.diverged.is_empty()
+        || !tally.properties.never_true().is_empty()
+        || !tally.properties.never_reached().is_empty();
     if !tally.errors.is_empty() {
         2
-    } else if tally.found_something() {
+    } else if always || counted {
         1
     } else if interrupted {
         2

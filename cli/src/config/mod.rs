@@ -113,6 +113,8 @@ pub enum Source {
 pub struct NodeSpec {
     /// Unique among nodes and the workload; a valid host name.
     pub name: String,
+    /// The name the config gave: `n` for `n1`, `n2`, `n3` of a `count` (findings group them).
+    pub group: String,
     pub source: Source,
     pub args: Vec<String>,
     /// Environment variables in the order the config writes them.
@@ -225,16 +227,21 @@ pub fn state_dir(config_path: &Path) -> PathBuf {
     config_path.parent().unwrap_or(Path::new("")).join(".seedfall")
 }
 
-/// Where seed `seed`'s fault schedule is saved: `.seedfall/seed-N.faults.json`
-/// beside the config, or `.seedfall/X.seed-N.faults.json` for a config named
-/// `X.json` other than `seedfall.json`, so variants in one folder do not collide.
+/// A run-state file of a config: `.seedfall/NAME` beside `seedfall.json`, or
+/// `.seedfall/X.NAME` for a config named `X.json`, so variants in one folder
+/// do not collide.
+pub fn state_file(config_path: &Path, name: &str) -> PathBuf {
+    state_dir(config_path).join(format!("{}{name}", variant_prefix(config_path)))
+}
+
+/// Where seed `seed`'s fault schedule is saved: `.seedfall/[X.]seed-N.faults.json`.
 pub fn schedule_path(config_path: &Path, seed: u64) -> PathBuf {
-    state_dir(config_path).join(format!("{}seed-{seed}.faults.json", variant_prefix(config_path)))
+    state_file(config_path, &format!("seed-{seed}.faults.json"))
 }
 
 /// Where `replay` writes seed `seed`'s history timeline: `.seedfall/[X.]seed-N.history.html`.
 pub fn history_path(config_path: &Path, seed: u64) -> PathBuf {
-    state_dir(config_path).join(format!("{}seed-{seed}.history.html", variant_prefix(config_path)))
+    state_file(config_path, &format!("seed-{seed}.history.html"))
 }
 
 /// `""` for `seedfall.json`, `"X."` for `X.json` (or for a file `X` not ending in `.json`).

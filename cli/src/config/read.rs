@@ -569,10 +569,11 @@ fn node(value: &Json, path: &str, base_dir: &Path, names: &mut Names) -> Result<
         Some(n) => (1..=n).map(|k| (format!("{name}{k}"), format!("`{path}` (count {n})"))).collect(),
     };
     let mut out = Vec::with_capacity(expanded.len());
-    for (name, origin) in expanded {
-        check_length(&name, &name_field)?;
-        names.add(&name, origin, &name_field)?;
-        out.push(NodeSpec { name, source: source.clone(), args: args.clone(), env: env.clone(), supervise });
+    for (expanded_name, origin) in expanded {
+        check_length(&expanded_name, &name_field)?;
+        names.add(&expanded_name, origin, &name_field)?;
+        let (args, env) = (args.clone(), env.clone());
+        out.push(NodeSpec { name: expanded_name, group: name.clone(), source: source.clone(), args, env, supervise });
     }
     Ok(out)
 }

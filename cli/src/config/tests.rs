@@ -87,6 +87,7 @@ fn the_design_example_parses() {
         config.nodes[0],
         NodeSpec {
             name: "server".into(),
+            group: "server".into(),
             source: Source::Pkg("/proj/kv/server".into()),
             args: vec!["-fixed".into()],
             env: vec![("K".into(), "V".into())],
@@ -149,6 +150,8 @@ fn count_expands_to_numbered_nodes_sharing_everything_else() {
     ));
     let names: Vec<&str> = config.nodes.iter().map(|n| n.name.as_str()).collect();
     assert_eq!(names, ["n1", "n2", "n3", "solo1", "db-1", "db-2"]);
+    let groups: Vec<&str> = config.nodes.iter().map(|n| n.group.as_str()).collect();
+    assert_eq!(groups, ["n", "n", "n", "solo", "db-", "db-"], "what findings group a count's nodes by");
     assert_eq!(
         message(r#", "nodes": [{"name": "n", "pkg": "a", "count": 99999999999}]"#),
         "`nodes[0].count` must be at most 1000, found 99999999999"

@@ -1,0 +1,113 @@
+//! Findings across runs (issue 35): a service with two bugs
+//! (`tests/go/world/twobugs`) swept, one bug fixed, swept with too few and
+//! with enough seeds, the bug back; `--fail-on regressed` exits 0 on the run
+//! with only an ongoing finding and 1 on the regression. And a sweep where
+//! every seed fails prints ten `FAIL` blocks and one finding.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("triage-{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Writes `dir/twobugs.json`: the service with `args`, a workload that waits.
+fn write_config(dir: &Path, args: &[&str]) -> PathBuf {
+    let pkg = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/go/world/twobugs");
+    let config = serde_json::json!({
+        "nodes": [{"name": "svc", "pkg": pkg, "args": args}],
+        "workload": {"name": "client", "pkg": pkg, "args": ["-workload"]},
+        "duration": "2s",
+    });
+    let path = dir.join("twobugs.json");
+    std::fs::write(&path, config.to_string()).unwrap();
+    path
+}
+
+/// `seedfall run` of `config`: the exit code, stdout and the `--json` document.
+fn sweep(config: &Path, seeds: &str, extra: &[&str]) -> (i32, String, Value) {
+    let json = config.with_extension("out.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_seedfall"))
+        .args(["run", "-c"])
+        .arg(config)
+        .args(["--seeds", seeds, "--json"])
+        .arg(&json)
+        .args(extra)
+        .env("SEEDFALL_CACHE_DIR", Path::new(env!("CARGO_TARGET_TMPDIR")).join("world-tests-cache"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let doc = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    (out.status.code().unwrap_or(-1), stdout, doc)
+}
+
+/// (message, status) of each finding the document lists.
+fn statuses(doc: &Value) -> Vec<(String, String)> {
+    let list = doc["findings"].as_array().expect("findings");
+    list.iter()
+        .map(|f| (f["message"].as_str().unwrap().to_string(), f["status"].as_str().unwrap().to_string()))
+        .collect()
+}
+
+/// The status the findings history gives the finding whose message has `bug`.
+fn status_of(dir: &Path, bug: &str) -> String {
+    let text = std::fs::read_to_string(dir.join(".seedfall/twobugs.findings.json")).unwrap();
+    let history: Value = serde_json::from_str(&text).unwrap();
+    let found = history["findings"].as_array().unwrap().iter().find(|f| f["message"].as_str().unwrap().contains(bug));
+    found.map_or("absent".into(), |f| f["status"].as_str().unwrap().to_string())
+}
+
+#[test]
+fn findings_are_new_then_unseen_resolved_ongoing_and_regressed() {
+    let dir = scratch("statuses");
+    let config = write_config(&dir, &["-a", "-b"]);
+    let (code, out, doc) = sweep(&config, "1-20", &[]);
+    assert_eq!(code, 1, "{out}");
+    let first = statuses(&doc);
+    assert_eq!(first.len(), 2, "two distinct bugs, two findings: {out}");
+    assert!(first.iter().all(|(_, status)| status == "new"), "{first:?}");
+    assert!(out.contains("findings: 2"), "{out}");
+    let a = doc["findings"].as_array().unwrap().iter().find(|f| f["message"].as_str().unwrap().contains("bug a"));
+    let a = a.expect("bug a struck a seed of 1-20");
+    assert_eq!(a["node"], "svc");
+    assert_eq!(a["replay"], format!("seedfall replay -c {} -seed {}", config.display(), a["lowest_seed"]));
+    let a_rate = a["count"].as_f64().unwrap() / 20.0;
+
+    // Bug a fixed.
+    write_config(&dir, &["-b"]);
+    let (_, out, _) = sweep(&config, "21-22", &[]);
+    assert_eq!(status_of(&dir, "bug a"), "unseen", "two seeds cannot tell: {out}");
+    assert!(out.contains("more clean seeds to call it resolved"), "{out}");
+    let needed = (0.05f64.ln() / (1.0 - a_rate).ln()).ceil() as u64;
+    let (code, out, doc) = sweep(&config, &format!("23-{}", 23 + needed + 10), &["--fail-on", "regressed"]);
+    assert_eq!(status_of(&dir, "bug a"), "resolved", "{out}");
+    assert_eq!(statuses(&doc).iter().map(|(_, s)| s.as_str()).collect::<Vec<_>>(), ["ongoing"], "bug b is still there");
+    assert_eq!(code, 0, "--fail-on regressed: an ongoing finding is not a failure: {out}");
+
+    // Bug a back.
+    write_config(&dir, &["-a", "-b"]);
+    let (code, out, _) = sweep(&config, "1-20", &["--fail-on", "regressed"]);
+    assert_eq!(status_of(&dir, "bug a"), "regressed", "{out}");
+    assert_eq!(code, 1, "--fail-on regressed fails on the regression: {out}");
+    let (code, _, _) = sweep(&config, "1-20", &["--fail-on", "new"]);
+    assert_eq!((code, status_of(&dir, "bug a")), (0, "ongoing".into()), "seen again: ongoing, not new");
+}
+
+#[test]
+fn two_thousand_failing_seeds_print_ten_fail_blocks_and_one_finding() {
+    let dir = scratch("many");
+    let config = write_config(&dir, &["-a", "-a-share", "1"]);
+    let (code, out, doc) = sweep(&config, "1-2000", &[]);
+    assert_eq!(code, 1);
+    assert_eq!(out.lines().filter(|l| l.starts_with("FAIL seed ")).count(), 10, "{out}");
+    assert!(out.contains("... and 1990 more failing seeds not shown (--show-fails 10)"), "{out}");
+    assert_eq!(doc["failed"], 2000);
+    assert_eq!(statuses(&doc).len(), 1, "one bug, one finding");
+    assert!(out.contains("findings: 1\n") && out.contains(" 2000/2000 "), "{out}");
+    let (_, out, _) = sweep(&config, "1-30", &["--show-fails", "3"]);
+    assert_eq!(out.lines().filter(|l| l.starts_with("FAIL seed ")).count(), 3, "{out}");
+}
