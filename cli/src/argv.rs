@@ -22,6 +22,8 @@ const SINGLE_DASH_LONG: &[&str] = &[
     "node",
     "at",
     "max-states",
+    "show-fails",
+    "fail-on",
 ];
 
 pub fn normalize(args: Vec<String>) -> Vec<String> {
@@ -74,6 +76,8 @@ fn takes_value(flag: &str) -> bool {
             | "--budget"
             | "--json"
             | "--report"
+            | "--show-fails"
+            | "--fail-on"
             | "-j"
     )
 }

@@ -35,6 +35,7 @@ pub mod shard;
 pub mod shrink;
 pub mod summary;
 pub mod sweep;
+pub mod sweep_report;
 #[cfg(test)]
 mod test_runs;
 mod timeline;

@@ -53,7 +53,7 @@ pub fn run(args: ReportArgs) -> ExitCode {
             }
             merged.summary.fail_on = args.fail_on;
             let history = finding_history::path(&merged.summary.config);
-            ExitCode::from(merged.summary.report(&merged.tally, false, merged.elapsed, Some(&history)))
+            ExitCode::from(merged.summary.report(&merged.tally, false, merged.elapsed, Some(&history)).code)
         }
         Err(e) => {
             eprintln!("seedfall: report merge: {e}");

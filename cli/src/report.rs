@@ -141,7 +141,7 @@ impl PropertyTable {
         out
     }
 
-    fn json(&self) -> Value {
+    pub fn json(&self) -> Value {
         let rows: Vec<Value> = self
             .rows
             .iter()
@@ -172,6 +172,8 @@ pub struct Tally {
     pub timings: RunTimings,
     /// Each seed's trace hash, for the sweep's digest.
     pub trace_hashes: BTreeMap<u64, String>,
+    /// The fault kinds each seed's run saw (`-report`'s fault kinds per finding).
+    pub fault_kinds: BTreeMap<u64, BTreeSet<&'static str>>,
     /// Scheduler steps and virtual time over all runs.
     pub steps: u64,
     pub virtual_ns: u64,
@@ -191,6 +193,7 @@ impl Tally {
             self.diverged.insert(outcome.seed);
         }
         self.trace_hashes.insert(outcome.seed, run.trace_hash.to_string());
+        self.fault_kinds.insert(outcome.seed, run.faults.iter().map(|f| f.kind.name()).collect());
         self.steps += run.steps;
         self.virtual_ns += run.end.ns();
         self.properties.add(run);
@@ -224,6 +227,7 @@ impl Tally {
         }
         add_timings(&mut self.timings, &other.timings);
         self.trace_hashes.extend(other.trace_hashes);
+        self.fault_kinds.extend(other.fault_kinds);
         self.steps += other.steps;
         self.virtual_ns += other.virtual_ns;
     }

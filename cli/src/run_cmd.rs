@@ -18,8 +18,9 @@ use seedfall::progress::Progress;
 use seedfall::report::{Tally, hidden_line, outcome_text};
 use seedfall::seeds::parse_seeds;
 use seedfall::shard::Shard;
-use seedfall::summary::{FailOn, Identity, Summary, file_hash};
+use seedfall::summary::{FailOn, Identity, Reported, Summary, file_hash};
 use seedfall::sweep::{self, SweepOptions};
+use seedfall::sweep_report::{self, ReportRun};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
@@ -62,6 +63,10 @@ pub struct RunArgs {
     /// never reached always exit 1.
     #[arg(long, value_enum, default_value_t = FailOn::Any, value_name = "WHAT")]
     fail_on: FailOn,
+    /// Write the sweep as a page, FILE.html, and FILE.json beside it: each
+    /// finding with its history, seeds, fault kinds and trace tail.
+    #[arg(long, value_name = "FILE.html")]
+    report: Option<PathBuf>,
 }
 
 /// Loads the config and prepares the cluster, printing errors (exit 2).
@@ -146,7 +151,7 @@ pub fn run(args: RunArgs) -> ExitCode {
     interrupt.on_second(move || {
         let tally = shared.lock().unwrap_or_else(|e| e.into_inner());
         println!("interrupted again: not waiting for the seeds in progress");
-        again.report(&tally, true, started.elapsed(), None)
+        again.report(&tally, true, started.elapsed(), None).code
     });
     let mut progress = Progress::new(seeds.len() as u64);
     let mut hidden = 0u64;
@@ -164,5 +169,38 @@ pub fn run(args: RunArgs) -> ExitCode {
         print!("{}", hidden_line(hidden, args.show_fails));
     }
     let tally = tally.lock().unwrap_or_else(|e| e.into_inner());
-    ExitCode::from(summary.report(&tally, swept.interrupted, started.elapsed(), history.as_deref()))
+    let reported = summary.report(&tally, swept.interrupted, started.elapsed(), history.as_deref());
+    if let Some(page) = &args.report
+        && let Err(e) = write_report(page, &cluster, &summary, &tally, &reported)
+    {
+        eprintln!("seedfall: {e}");
+        return ExitCode::from(2);
+    }
+    ExitCode::from(reported.code)
+}
+
+/// `-report FILE.html`: the page and `FILE.json` beside it.
+fn write_report(
+    page: &Path,
+    cluster: &Cluster,
+    summary: &Summary,
+    tally: &Tally,
+    reported: &Reported,
+) -> Result<(), String> {
+    let tails: Vec<Vec<String>> =
+        reported.found.iter().map(|f| sweep_report::trace_tail(cluster, f.lowest_seed())).collect();
+    let config = summary.config.display().to_string();
+    let run = ReportRun {
+        config: &config,
+        seed_list: &summary.identity.seed_list,
+        run_at: &reported.run_at,
+        commit: reported.commit.as_deref(),
+    };
+    let doc = sweep_report::document(&run, tally, &reported.found, &reported.records, &tails);
+    let json_path = sweep_report::json_path(page);
+    let json = serde_json::to_string_pretty(&doc).expect("JSON values serialize") + "\n";
+    std::fs::write(&json_path, json).map_err(|e| format!("cannot write {}: {e}", json_path.display()))?;
+    std::fs::write(page, sweep_report::html(&doc)).map_err(|e| format!("cannot write {}: {e}", page.display()))?;
+    println!("report: {} and {}", page.display(), json_path.display());
+    Ok(())
 }

@@ -13,6 +13,16 @@ use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+/// What a summary decided, for the report page.
+pub struct Reported {
+    pub code: u8,
+    pub found: Vec<Finding>,
+    /// Every finding the history knows after this sweep (none without one).
+    pub records: Vec<Record>,
+    pub run_at: String,
+    pub commit: Option<String>,
+}
+
 /// What makes a sweep exit 1 besides divergences and properties never
 /// reached or never true, which always do (`--fail-on`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
@@ -60,14 +70,13 @@ pub struct Summary {
 impl Summary {
     /// Prints the summary, records the sweep's findings in `history` (the
     /// findings history file; None: keep none, as for a shard), writes the
-    /// JSON if asked, and returns the exit code.
-    pub fn report(&self, tally: &Tally, interrupted: bool, elapsed: Duration, history: Option<&Path>) -> u8 {
+    /// JSON if asked, and returns the exit code with what the report page needs.
+    pub fn report(&self, tally: &Tally, interrupted: bool, elapsed: Duration, history: Option<&Path>) -> Reported {
         let found = findings::group(tally, |node| self.group_of(node));
-        let recorded = history.map(|file| {
-            let commit = finding_history::commit(self.config.parent().unwrap_or(Path::new(".")));
-            let run_at = finding_history::rfc3339(std::time::SystemTime::now());
-            finding_history::record(file, &found, tally.seeds, &run_at, commit.as_deref())
-        });
+        let commit = finding_history::commit(self.config.parent().unwrap_or(Path::new(".")));
+        let run_at = finding_history::rfc3339(std::time::SystemTime::now());
+        let recorded =
+            history.map(|file| finding_history::record(file, &found, tally.seeds, &run_at, commit.as_deref()));
         let (records, history_error) = match recorded {
             Some(Ok(records)) => (Some(records), None),
             Some(Err(e)) => (None, Some(e)),
@@ -124,12 +133,12 @@ impl Summary {
             let text = serde_json::to_string_pretty(&doc).expect("JSON values serialize");
             if let Err(e) = std::fs::write(json_path, text + "\n") {
                 eprintln!("seedfall: cannot write {}: {e}", json_path.display());
-                return 2;
+                return Reported { code: 2, found, records: records.unwrap_or_default(), run_at, commit };
             }
         }
         // The handler of a second signal exits the process right after.
         let _ = std::io::Write::flush(&mut std::io::stdout());
-        code
+        Reported { code, found, records: records.unwrap_or_default(), run_at, commit }
     }
 
     fn group_of(&self, node: &str) -> String {

@@ -183,7 +183,8 @@ fn key_name(key: Option<&str>) -> String {
     key.map_or("the object".to_string(), |k| format!("key {k:?}"))
 }
 
-fn escape(text: &str) -> String {
+/// `text` safe inside HTML text and attribute values.
+pub(crate) fn escape(text: &str) -> String {
     text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 

@@ -2,7 +2,8 @@
 //! (`tests/go/world/twobugs`) swept, one bug fixed, swept with too few and
 //! with enough seeds, the bug back; `--fail-on regressed` exits 0 on the run
 //! with only an ongoing finding and 1 on the regression. And a sweep where
-//! every seed fails prints ten `FAIL` blocks and one finding.
+//! every seed fails prints ten `FAIL` blocks and one finding; the `-report`
+//! page in headless Chromium.
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -95,6 +96,50 @@ fn findings_are_new_then_unseen_resolved_ongoing_and_regressed() {
     assert_eq!(code, 1, "--fail-on regressed fails on the regression: {out}");
     let (code, _, _) = sweep(&config, "1-20", &["--fail-on", "new"]);
     assert_eq!((code, status_of(&dir, "bug a")), (0, "ongoing".into()), "seen again: ongoing, not new");
+}
+
+/// Evidence 2: the `-report` page opened in Debian's headless Chromium.
+#[test]
+fn the_report_page_shows_one_element_per_finding_with_its_history_row() {
+    let dir = scratch("report");
+    let config = write_config(&dir, &["-a", "-b"]);
+    sweep(&config, "1-10", &[]);
+    let page = dir.join("sweep.html");
+    let (code, out, _) = sweep(&config, "11-30", &["-report", page.to_str().unwrap()]);
+    assert_eq!(code, 1, "{out}");
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("sweep.json")).unwrap()).unwrap();
+    for field in ["seedfall_version", "config", "seeds", "run_at", "commit", "summary", "findings", "properties"] {
+        assert!(doc.get(field).is_some(), "FILE.json has `{field}` (DESIGN.md §1)");
+    }
+    let listed = doc["findings"].as_array().unwrap();
+    assert_eq!(listed.len(), 2, "{doc}");
+    for finding in listed {
+        assert_eq!(finding["history"].as_array().unwrap().len(), 2, "two sweeps of this config: {finding}");
+        assert!(finding["trace_tail"].as_array().unwrap().iter().any(|l| l.as_str().unwrap().contains("panic")));
+        assert!(finding["fault_kinds"].is_array() && finding["fastest_seed"].is_u64());
+    }
+
+    let chromium = |extra: &[&str]| {
+        let mut args = vec!["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars"];
+        args.extend_from_slice(extra);
+        let url = format!("file://{}", page.display());
+        args.push(&url);
+        Command::new("chromium").args(&args).output().unwrap_or_else(|e| {
+            panic!("chromium is required (Debian's package, installed by .ci/run: apt-get install chromium): {e}")
+        })
+    };
+    let dom = chromium(&["--dump-dom"]);
+    assert!(dom.status.success(), "{}", String::from_utf8_lossy(&dom.stderr));
+    let dom = String::from_utf8_lossy(&dom.stdout);
+    assert_eq!(dom.matches("<section class=\"finding\"").count(), 2, "one element per finding: {dom}");
+    assert_eq!(dom.matches("<div class=\"history\">").count(), 2, "a history row each");
+    assert_eq!(dom.matches("<span class=\"failing\"").count() + dom.matches("<span class=\"clean\"").count(), 4);
+    let shot = Path::new(env!("CARGO_TARGET_TMPDIR")).join("triage-report.png");
+    let _ = std::fs::remove_file(&shot);
+    let out = chromium(&[&format!("--screenshot={}", shot.display()), "--window-size=1200,1600"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let size = std::fs::metadata(&shot).map(|m| m.len()).unwrap_or(0);
+    assert!(size > 1000, "the screenshot {} is missing or empty ({size} bytes)", shot.display());
 }
 
 #[test]

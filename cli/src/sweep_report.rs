@@ -1,0 +1,202 @@
+//! `seedfall run -report FILE.html`: the sweep as a self-contained page and
+//! `FILE.json` beside it (DESIGN.md §1's fields): per finding its status and
+//! history row, counts, failing seeds, the lowest and fastest seed with
+//! their replay commands, the fault kinds in its failing seeds against the
+//! passing ones, and the last lines of its lowest seed's trace (one replay
+//! per finding); the property table; what ran, when and at which commit.
+//! Not here: grouping (`findings.rs`), statuses (`finding_history.rs`).
+
+use crate::cluster::Cluster;
+use crate::finding_history::Record;
+use crate::findings::{Finding, replay_command};
+use crate::report::Tally;
+use crate::timeline::escape;
+use seedfall_host::world;
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Trace lines kept per finding.
+const TRACE_TAIL: usize = 20;
+
+/// What the report says beyond the tally and the findings.
+pub struct ReportRun<'a> {
+    pub config: &'a str,
+    pub seed_list: &'a str,
+    pub run_at: &'a str,
+    pub commit: Option<&'a str>,
+}
+
+/// `FILE.json` beside `FILE.html`.
+pub fn json_path(html: &Path) -> PathBuf {
+    html.with_extension("json")
+}
+
+/// The last lines of seed `seed`'s trace, replayed.
+pub fn trace_tail(cluster: &Cluster, seed: u64) -> Vec<String> {
+    let mut log = Vec::new();
+    let lines = match world::run(&cluster.spec(seed), Some(&mut log)) {
+        Ok(_) => String::from_utf8_lossy(&log).into_owned(),
+        Err(e) => format!("the replay failed: {e}"),
+    };
+    let all: Vec<&str> = lines.lines().collect();
+    all[all.len().saturating_sub(TRACE_TAIL)..].iter().map(|l| l.to_string()).collect()
+}
+
+/// Each fault kind seen in the sweep: in how many of `finding`'s failing
+/// seeds, and in how many passing seeds, it occurred.
+fn fault_kinds(tally: &Tally, finding: &Finding) -> Value {
+    let passing: Vec<u64> = tally.fault_kinds.keys().filter(|s| !tally.failed.contains_key(s)).copied().collect();
+    let mut counts: BTreeMap<&str, (u64, u64)> = BTreeMap::new();
+    for seed in &finding.failing_seeds {
+        for kind in tally.fault_kinds.get(seed).into_iter().flatten() {
+            counts.entry(kind).or_default().0 += 1;
+        }
+    }
+    for seed in &passing {
+        for kind in tally.fault_kinds.get(seed).into_iter().flatten() {
+            counts.entry(kind).or_default().1 += 1;
+        }
+    }
+    let rows: Vec<Value> = counts
+        .iter()
+        .map(|(kind, (failing, passed))| {
+            json!({"kind": kind, "failing_seeds": failing, "of_failing": finding.failing_seeds.len(),
+                   "passing_seeds": passed, "of_passing": passing.len()})
+        })
+        .collect();
+    Value::Array(rows)
+}
+
+/// The report's JSON document.
+pub fn document(run: &ReportRun, tally: &Tally, found: &[Finding], records: &[Record], tails: &[Vec<String>]) -> Value {
+    let findings: Vec<Value> = found
+        .iter()
+        .zip(tails)
+        .map(|(f, tail)| {
+            let record = records.iter().find(|r| r.id == f.id);
+            json!({
+                "id": f.id, "status": record.map(|r| r.status.name()), "class": f.class, "node": f.node,
+                "message": f.message, "signature": f.signature, "count": f.failing_seeds.len(),
+                "failing_seeds": f.failing_seeds, "lowest_seed": f.lowest_seed(), "fastest_seed": f.fastest_seed,
+                "replay": replay_command(run.config, f.lowest_seed()),
+                "fastest_replay": replay_command(run.config, f.fastest_seed),
+                "fault_kinds": fault_kinds(tally, f), "schedule": Value::Null, "trace_tail": tail,
+                "history": record.map_or(Value::Array(Vec::new()), Record::json),
+            })
+        })
+        .collect();
+    let gone: Vec<Value> = records
+        .iter()
+        .filter(|r| !found.iter().any(|f| f.id == r.id))
+        .map(|r| {
+            json!({"id": r.id, "status": r.status.name(), "class": r.class, "node": r.node, "message": r.message,
+                   "signature": r.signature, "count": 0, "seeds_to_resolve": r.seeds_to_resolve(),
+                   "history": r.json()})
+        })
+        .collect();
+    json!({
+        "seedfall_version": env!("CARGO_PKG_VERSION"),
+        "config": run.config,
+        "seeds": run.seed_list,
+        "run_at": run.run_at,
+        "commit": run.commit,
+        "summary": {"seeds": tally.seeds, "passed": tally.passed, "failed": tally.failed.len(),
+                    "horizon": tally.horizon, "linearizability_unknown": tally.lin_unknown},
+        "findings": findings.into_iter().chain(gone).collect::<Vec<_>>(),
+        "properties": tally.properties.json(),
+    })
+}
+
+/// The page: everything of `doc`, readable, with no outside resource.
+pub fn html(doc: &Value) -> String {
+    let text = |v: &Value| escape(&v.as_str().map_or_else(|| v.to_string(), str::to_string));
+    let mut out = String::from(concat!(
+        "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>seedfall sweep</title><style>\n",
+        "body{font:14px system-ui,sans-serif;margin:2em;max-width:70em}\n",
+        "section.finding{border:1px solid #ccc;border-radius:6px;padding:.5em 1em;margin:1em 0}\n",
+        ".status{font-weight:bold;padding:0 .4em;border-radius:4px}\n",
+        ".new,.regressed{background:#fdd}.ongoing,.unseen{background:#ffd}.resolved{background:#dfd}\n",
+        ".history span{display:inline-block;width:1.2em;height:1.2em;margin-right:2px;border-radius:2px}\n",
+        ".history .failing{background:#d33}.history .clean{background:#3a3}\n",
+        "pre{background:#f6f6f6;padding:.5em;overflow-x:auto}table{border-collapse:collapse}\n",
+        "td,th{padding:.1em .6em;text-align:left}\n</style></head><body>\n"
+    ));
+    let summary = &doc["summary"];
+    out.push_str(&format!(
+        "<h1>seedfall sweep of {}</h1>\n<p>seeds {} at {} (commit {}, seedfall {}): {} seeds, {} passed, {} failed</p>\n",
+        text(&doc["config"]),
+        text(&doc["seeds"]),
+        text(&doc["run_at"]),
+        text(&doc["commit"]),
+        text(&doc["seedfall_version"]),
+        summary["seeds"],
+        summary["passed"],
+        summary["failed"]
+    ));
+    for f in doc["findings"].as_array().into_iter().flatten() {
+        let status = f["status"].as_str().unwrap_or("");
+        out.push_str(&format!(
+            "<section class=\"finding\" id=\"{}\" data-status=\"{status}\">\n<h2>{} <span class=\"status {status}\">{status}</span></h2>\n<p>{}</p>\n",
+            text(&f["id"]),
+            text(&f["id"]),
+            text(&f["message"])
+        ));
+        out.push_str("<div class=\"history\">");
+        for row in f["history"].as_array().into_iter().flatten() {
+            let failing = row["failing"].as_u64().unwrap_or(0);
+            let class = if failing > 0 { "failing" } else { "clean" };
+            out.push_str(&format!(
+                "<span class=\"{class}\" title=\"{}: {failing} of {} seeds failed\"></span>",
+                text(&row["run_at"]),
+                row["seeds"]
+            ));
+        }
+        out.push_str("</div>\n");
+        if f["count"].as_u64().unwrap_or(0) == 0 {
+            out.push_str("<p>not seen in this sweep</p>\n</section>\n");
+            continue;
+        }
+        out.push_str(&format!(
+            "<p>{} failing seeds, lowest {} (<code>{}</code>), fastest {} (<code>{}</code>)</p>\n",
+            f["count"],
+            f["lowest_seed"],
+            text(&f["replay"]),
+            f["fastest_seed"],
+            text(&f["fastest_replay"])
+        ));
+        out.push_str(
+            "<table class=\"kinds\"><tr><th>fault kind</th><th>in its failing seeds</th><th>in passing seeds</th></tr>",
+        );
+        for k in f["fault_kinds"].as_array().into_iter().flatten() {
+            out.push_str(&format!(
+                "<tr><td>{}</td><td>{} of {}</td><td>{} of {}</td></tr>",
+                text(&k["kind"]),
+                k["failing_seeds"],
+                k["of_failing"],
+                k["passing_seeds"],
+                k["of_passing"]
+            ));
+        }
+        out.push_str("</table>\n<pre>");
+        for line in f["trace_tail"].as_array().into_iter().flatten() {
+            out.push_str(&text(line));
+            out.push('\n');
+        }
+        out.push_str("</pre>\n</section>\n");
+    }
+    out.push_str(
+        "<h2>Properties</h2>\n<table><tr><th>kind</th><th>seeds reached</th><th>seeds true</th><th>message</th></tr>",
+    );
+    for p in doc["properties"].as_array().into_iter().flatten() {
+        out.push_str(&format!(
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            text(&p["kind"]),
+            p["seeds_reached"],
+            p["seeds_true"],
+            text(&p["message"])
+        ));
+    }
+    out.push_str("</table>\n</body></html>\n");
+    out
+}
