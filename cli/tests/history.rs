@@ -4,6 +4,9 @@
 //! Chromium) renders one element per operation, an unknown model is a config error listing the valid
 //! ones, and `examples/txnkv`'s lost updates fail as `isolation` while its locked twin passes.
 
+#[path = "support/chromium.rs"]
+mod chromium;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -82,15 +85,7 @@ fn replay_writes_a_timeline_a_browser_renders_with_one_element_per_operation() {
         .expect("replay says how many operations the history has");
     assert!(ops > 10, "{all}");
 
-    let chromium = |extra: &[&str]| {
-        let mut args = vec!["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars"];
-        args.extend_from_slice(extra);
-        let url = format!("file://{}", page.display());
-        args.push(&url);
-        Command::new("chromium").args(&args).output().unwrap_or_else(|e| {
-            panic!("chromium is required (Debian's package, installed by .ci/run: apt-get install chromium): {e}")
-        })
-    };
+    let chromium = |extra: &[&str]| chromium::chromium(&page, extra);
     let dom = chromium(&["--dump-dom"]);
     let dom_text = String::from_utf8_lossy(&dom.stdout);
     assert!(dom.status.success(), "{}", text(&dom));

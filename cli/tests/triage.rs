@@ -5,6 +5,9 @@
 //! every seed fails prints ten `FAIL` blocks and one finding; the `-report`
 //! page in headless Chromium.
 
+#[path = "support/chromium.rs"]
+mod chromium;
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -119,15 +122,7 @@ fn the_report_page_shows_one_element_per_finding_with_its_history_row() {
         assert!(finding["fault_kinds"].is_array() && finding["fastest_seed"].is_u64());
     }
 
-    let chromium = |extra: &[&str]| {
-        let mut args = vec!["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars"];
-        args.extend_from_slice(extra);
-        let url = format!("file://{}", page.display());
-        args.push(&url);
-        Command::new("chromium").args(&args).output().unwrap_or_else(|e| {
-            panic!("chromium is required (Debian's package, installed by .ci/run: apt-get install chromium): {e}")
-        })
-    };
+    let chromium = |extra: &[&str]| chromium::chromium(&page, extra);
     let dom = chromium(&["--dump-dom"]);
     assert!(dom.status.success(), "{}", String::from_utf8_lossy(&dom.stderr));
     let dom = String::from_utf8_lossy(&dom.stdout);
