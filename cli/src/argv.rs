@@ -24,6 +24,7 @@ const SINGLE_DASH_LONG: &[&str] = &[
     "max-states",
     "show-fails",
     "fail-on",
+    "shrink-new",
 ];
 
 pub fn normalize(args: Vec<String>) -> Vec<String> {

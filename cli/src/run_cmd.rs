@@ -12,15 +12,18 @@
 
 use seedfall::cluster::Cluster;
 use seedfall::config;
-use seedfall::finding_history;
+use seedfall::finding_history::{self, Status};
+use seedfall::findings::Finding;
 use seedfall::interrupt::Interrupt;
 use seedfall::progress::Progress;
 use seedfall::report::{Tally, hidden_line, outcome_text};
 use seedfall::seeds::parse_seeds;
 use seedfall::shard::Shard;
+use seedfall::shrink::{self, Budget, ShrinkOptions};
 use seedfall::summary::{FailOn, Identity, Reported, Summary, file_hash};
 use seedfall::sweep::{self, SweepOptions};
 use seedfall::sweep_report::{self, ReportRun};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
@@ -67,6 +70,13 @@ pub struct RunArgs {
     /// finding with its history, seeds, fault kinds and trace tail.
     #[arg(long, value_name = "FILE.html")]
     report: Option<PathBuf>,
+    /// Shrink the lowest seed of each new finding (within --budget each) and
+    /// save its schedule beside the config, as `seedfall shrink` does.
+    #[arg(long)]
+    shrink_new: bool,
+    /// With --shrink-new: each shrink's budget, runs (300) or wall time (10m).
+    #[arg(long, value_name = "RUNS|DURATION")]
+    budget: Option<String>,
 }
 
 /// Loads the config and prepares the cluster, printing errors (exit 2).
@@ -96,6 +106,13 @@ pub fn run(args: RunArgs) -> ExitCode {
     let mut seeds = match seed_list(&args.sweep.seeds) {
         Ok(seeds) => seeds,
         Err(code) => return code,
+    };
+    let budget = match args.budget.as_deref().map(Budget::parse).transpose() {
+        Ok(budget) => budget.unwrap_or(Budget::Unlimited),
+        Err(e) => {
+            eprintln!("seedfall: {e}");
+            return ExitCode::from(2);
+        }
     };
     let shard = match args.shard.as_deref().map(Shard::parse).transpose() {
         Ok(shard) => shard,
@@ -170,13 +187,55 @@ pub fn run(args: RunArgs) -> ExitCode {
     }
     let tally = tally.lock().unwrap_or_else(|e| e.into_inner());
     let reported = summary.report(&tally, swept.interrupted, started.elapsed(), history.as_deref());
+    let mut code = reported.code;
+    let mut schedules = BTreeMap::new();
+    if args.shrink_new && !swept.interrupted {
+        let options = ShrinkOptions { workers: options.workers, budget };
+        let new = reported.records.iter().filter(|r| r.status == Status::New);
+        for finding in new.filter_map(|r| reported.found.iter().find(|f| f.id == r.id)) {
+            match shrink_finding(&cluster, &summary.config, finding, &options, &interrupt) {
+                Ok(file) => {
+                    schedules.insert(finding.id.clone(), file);
+                }
+                Err(e) => {
+                    eprintln!("seedfall: shrink of seed {}: {e}", finding.lowest_seed());
+                    code = 2;
+                }
+            }
+        }
+    }
     if let Some(page) = &args.report
-        && let Err(e) = write_report(page, &cluster, &summary, &tally, &reported)
+        && let Err(e) = write_report(page, &cluster, &summary, &tally, &reported, &schedules)
     {
         eprintln!("seedfall: {e}");
         return ExitCode::from(2);
     }
-    ExitCode::from(reported.code)
+    ExitCode::from(code)
+}
+
+/// `--shrink-new`: shrinks `finding`'s lowest seed and saves its schedule
+/// where `seedfall shrink` would.
+fn shrink_finding(
+    cluster: &Cluster,
+    config_path: &Path,
+    finding: &Finding,
+    options: &ShrinkOptions,
+    interrupt: &Interrupt,
+) -> Result<PathBuf, String> {
+    let seed = finding.lowest_seed();
+    let failing = shrink::failing(cluster, seed)?;
+    let shrunk = shrink::shrink(cluster, &failing, options, interrupt.stop.clone(), |_| {})?;
+    let file = config::schedule_path(config_path, seed);
+    shrunk.schedule().save(&file)?;
+    println!(
+        "shrunk {} (seed {seed}): {} faults of {}, {} runs; saved {}",
+        finding.id,
+        shrunk.after.faults.len(),
+        shrunk.before.faults.len(),
+        shrunk.runs,
+        file.display()
+    );
+    Ok(file)
 }
 
 /// `-report FILE.html`: the page and `FILE.json` beside it.
@@ -186,6 +245,7 @@ fn write_report(
     summary: &Summary,
     tally: &Tally,
     reported: &Reported,
+    schedules: &BTreeMap<String, PathBuf>,
 ) -> Result<(), String> {
     let tails: Vec<Vec<String>> =
         reported.found.iter().map(|f| sweep_report::trace_tail(cluster, f.lowest_seed())).collect();
@@ -195,6 +255,7 @@ fn write_report(
         seed_list: &summary.identity.seed_list,
         run_at: &reported.run_at,
         commit: reported.commit.as_deref(),
+        schedules,
     };
     let doc = sweep_report::document(&run, tally, &reported.found, &reported.records, &tails);
     let json_path = sweep_report::json_path(page);

@@ -3,7 +3,8 @@
 //! history row, counts, failing seeds, the lowest and fastest seed with
 //! their replay commands, the fault kinds in its failing seeds against the
 //! passing ones, and the last lines of its lowest seed's trace (one replay
-//! per finding); the property table; what ran, when and at which commit.
+//! per finding), and with `--shrink-new` its shrunk schedule; the property
+//! table; what ran, when and at which commit.
 //! Not here: grouping (`findings.rs`), statuses (`finding_history.rs`).
 
 use crate::cluster::Cluster;
@@ -25,6 +26,8 @@ pub struct ReportRun<'a> {
     pub seed_list: &'a str,
     pub run_at: &'a str,
     pub commit: Option<&'a str>,
+    /// `--shrink-new`: each shrunk finding's saved schedule, by id.
+    pub schedules: &'a BTreeMap<String, PathBuf>,
 }
 
 /// `FILE.json` beside `FILE.html`.
@@ -81,7 +84,7 @@ pub fn document(run: &ReportRun, tally: &Tally, found: &[Finding], records: &[Re
                 "failing_seeds": f.failing_seeds, "lowest_seed": f.lowest_seed(), "fastest_seed": f.fastest_seed,
                 "replay": replay_command(run.config, f.lowest_seed()),
                 "fastest_replay": replay_command(run.config, f.fastest_seed),
-                "fault_kinds": fault_kinds(tally, f), "schedule": Value::Null, "trace_tail": tail,
+                "fault_kinds": fault_kinds(tally, f), "schedule": run.schedules.get(&f.id).map(|p| p.display().to_string()), "trace_tail": tail,
                 "history": record.map_or(Value::Array(Vec::new()), Record::json),
             })
         })
@@ -178,7 +181,11 @@ pub fn html(doc: &Value) -> String {
                 k["of_passing"]
             ));
         }
-        out.push_str("</table>\n<pre>");
+        out.push_str("</table>\n");
+        if let Some(schedule) = f["schedule"].as_str() {
+            out.push_str(&format!("<p>shrunk schedule: <code>{}</code></p>\n", escape(schedule)));
+        }
+        out.push_str("<pre>");
         for line in f["trace_tail"].as_array().into_iter().flatten() {
             out.push_str(&text(line));
             out.push('\n');

@@ -106,8 +106,17 @@ fn findings_are_new_then_unseen_resolved_ongoing_and_regressed() {
 fn the_report_page_shows_one_element_per_finding_with_its_history_row() {
     let dir = scratch("report");
     let config = write_config(&dir, &["-a", "-b"]);
-    sweep(&config, "1-10", &[]);
     let page = dir.join("sweep.html");
+    let (_, out, _) = sweep(&config, "1-10", &["-shrink-new", "-budget", "30", "-report", page.to_str().unwrap()]);
+    let first: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("sweep.json")).unwrap()).unwrap();
+    for finding in first["findings"].as_array().unwrap() {
+        assert_eq!(finding["status"], "new");
+        let schedule = finding["schedule"].as_str().unwrap_or_else(|| panic!("a new finding is shrunk: {out}"));
+        let seed = finding["lowest_seed"].as_u64().unwrap();
+        assert!(schedule.ends_with(&format!(".seedfall/twobugs.seed-{seed}.faults.json")), "{schedule}");
+        assert!(Path::new(schedule).is_file(), "{schedule}");
+        assert!(out.contains(&format!("shrunk {} (seed {seed}): ", finding["id"].as_str().unwrap())), "{out}");
+    }
     let (code, out, _) = sweep(&config, "11-30", &["-report", page.to_str().unwrap()]);
     assert_eq!(code, 1, "{out}");
     let doc: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("sweep.json")).unwrap()).unwrap();
@@ -120,6 +129,7 @@ fn the_report_page_shows_one_element_per_finding_with_its_history_row() {
         assert_eq!(finding["history"].as_array().unwrap().len(), 2, "two sweeps of this config: {finding}");
         assert!(finding["trace_tail"].as_array().unwrap().iter().any(|l| l.as_str().unwrap().contains("panic")));
         assert!(finding["fault_kinds"].is_array() && finding["fastest_seed"].is_u64());
+        assert!(finding["schedule"].is_null(), "an ongoing finding is not shrunk again");
     }
 
     let chromium = |extra: &[&str]| chromium::chromium(&page, extra);
