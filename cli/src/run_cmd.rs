@@ -13,14 +13,13 @@
 use seedfall::cluster::Cluster;
 use seedfall::config;
 use seedfall::finding_history::{self, Status};
-use seedfall::findings::Finding;
 use seedfall::interrupt::Interrupt;
 use seedfall::progress::Progress;
 use seedfall::report::{Tally, hidden_line, outcome_text};
 use seedfall::seeds::parse_seeds;
 use seedfall::shard::Shard;
 use seedfall::shrink::{self, Budget, ShrinkOptions};
-use seedfall::summary::{FailOn, Identity, Reported, Summary, file_hash};
+use seedfall::summary::{FailOn, Identity, Summary, file_hash};
 use seedfall::sweep::{self, SweepOptions};
 use seedfall::sweep_report::{self, ReportRun};
 use std::collections::BTreeMap;
@@ -193,8 +192,16 @@ pub fn run(args: RunArgs) -> ExitCode {
         let options = ShrinkOptions { workers: options.workers, budget };
         let new = reported.records.iter().filter(|r| r.status == Status::New);
         for finding in new.filter_map(|r| reported.found.iter().find(|f| f.id == r.id)) {
-            match shrink_finding(&cluster, &summary.config, finding, &options, &interrupt) {
-                Ok(file) => {
+            let seed = finding.lowest_seed();
+            match shrink::shrink_and_save(&cluster, &summary.config, seed, &options, interrupt.stop.clone()) {
+                Ok((shrunk, file)) => {
+                    let (after, before) = (shrunk.after.faults.len(), shrunk.before.faults.len());
+                    println!(
+                        "shrunk {} (seed {seed}): {after} faults of {before}, {} runs; saved {}",
+                        finding.id,
+                        shrunk.runs,
+                        file.display()
+                    );
                     schedules.insert(finding.id.clone(), file);
                 }
                 Err(e) => {
@@ -204,64 +211,22 @@ pub fn run(args: RunArgs) -> ExitCode {
             }
         }
     }
-    if let Some(page) = &args.report
-        && let Err(e) = write_report(page, &cluster, &summary, &tally, &reported, &schedules)
-    {
-        eprintln!("seedfall: {e}");
-        return ExitCode::from(2);
+    if let Some(page) = &args.report {
+        let config = summary.config.display().to_string();
+        let run = ReportRun {
+            config: &config,
+            seed_list: &summary.identity.seed_list,
+            run_at: &reported.run_at,
+            commit: reported.commit.as_deref(),
+            schedules: &schedules,
+        };
+        match sweep_report::write(page, &cluster, &run, &tally, &reported.found, &reported.records) {
+            Ok(json) => println!("report: {} and {}", page.display(), json.display()),
+            Err(e) => {
+                eprintln!("seedfall: {e}");
+                return ExitCode::from(2);
+            }
+        }
     }
     ExitCode::from(code)
-}
-
-/// `--shrink-new`: shrinks `finding`'s lowest seed and saves its schedule
-/// where `seedfall shrink` would.
-fn shrink_finding(
-    cluster: &Cluster,
-    config_path: &Path,
-    finding: &Finding,
-    options: &ShrinkOptions,
-    interrupt: &Interrupt,
-) -> Result<PathBuf, String> {
-    let seed = finding.lowest_seed();
-    let failing = shrink::failing(cluster, seed)?;
-    let shrunk = shrink::shrink(cluster, &failing, options, interrupt.stop.clone(), |_| {})?;
-    let file = config::schedule_path(config_path, seed);
-    shrunk.schedule().save(&file)?;
-    println!(
-        "shrunk {} (seed {seed}): {} faults of {}, {} runs; saved {}",
-        finding.id,
-        shrunk.after.faults.len(),
-        shrunk.before.faults.len(),
-        shrunk.runs,
-        file.display()
-    );
-    Ok(file)
-}
-
-/// `-report FILE.html`: the page and `FILE.json` beside it.
-fn write_report(
-    page: &Path,
-    cluster: &Cluster,
-    summary: &Summary,
-    tally: &Tally,
-    reported: &Reported,
-    schedules: &BTreeMap<String, PathBuf>,
-) -> Result<(), String> {
-    let tails: Vec<Vec<String>> =
-        reported.found.iter().map(|f| sweep_report::trace_tail(cluster, f.lowest_seed())).collect();
-    let config = summary.config.display().to_string();
-    let run = ReportRun {
-        config: &config,
-        seed_list: &summary.identity.seed_list,
-        run_at: &reported.run_at,
-        commit: reported.commit.as_deref(),
-        schedules,
-    };
-    let doc = sweep_report::document(&run, tally, &reported.found, &reported.records, &tails);
-    let json_path = sweep_report::json_path(page);
-    let json = serde_json::to_string_pretty(&doc).expect("JSON values serialize") + "\n";
-    std::fs::write(&json_path, json).map_err(|e| format!("cannot write {}: {e}", json_path.display()))?;
-    std::fs::write(page, sweep_report::html(&doc)).map_err(|e| format!("cannot write {}: {e}", page.display()))?;
-    println!("report: {} and {}", page.display(), json_path.display());
-    Ok(())
 }

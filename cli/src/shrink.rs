@@ -565,3 +565,20 @@ impl Shrunk {
 #[cfg(test)]
 #[path = "shrink_tests.rs"]
 mod tests;
+
+/// Shrinks `seed`'s failure and saves its schedule where `seedfall shrink`
+/// does (`.seedfall/[X.]seed-N.faults.json` beside `config_path`): what
+/// `run --shrink-new` does for each new finding, with no step printed.
+pub fn shrink_and_save(
+    cluster: &Cluster,
+    config_path: &std::path::Path,
+    seed: u64,
+    options: &ShrinkOptions,
+    interrupt: Arc<AtomicBool>,
+) -> Result<(Shrunk, std::path::PathBuf), String> {
+    let failing = failing(cluster, seed)?;
+    let shrunk = shrink(cluster, &failing, options, interrupt, |_| {})?;
+    let file = crate::config::schedule_path(config_path, seed);
+    shrunk.schedule().save(&file)?;
+    Ok((shrunk, file))
+}

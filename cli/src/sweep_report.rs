@@ -31,12 +31,31 @@ pub struct ReportRun<'a> {
 }
 
 /// `FILE.json` beside `FILE.html`.
-pub fn json_path(html: &Path) -> PathBuf {
+fn json_path(html: &Path) -> PathBuf {
     html.with_extension("json")
 }
 
+/// Writes `page` and `FILE.json` beside it, replaying each finding's lowest
+/// seed for its trace tail; returns the JSON file's path.
+pub fn write(
+    page: &Path,
+    cluster: &Cluster,
+    run: &ReportRun,
+    tally: &Tally,
+    found: &[Finding],
+    records: &[Record],
+) -> Result<PathBuf, String> {
+    let tails: Vec<Vec<String>> = found.iter().map(|f| trace_tail(cluster, f.lowest_seed())).collect();
+    let doc = document(run, tally, found, records, &tails);
+    let json_file = json_path(page);
+    let json = serde_json::to_string_pretty(&doc).expect("JSON values serialize") + "\n";
+    std::fs::write(&json_file, json).map_err(|e| format!("cannot write {}: {e}", json_file.display()))?;
+    std::fs::write(page, html(&doc)).map_err(|e| format!("cannot write {}: {e}", page.display()))?;
+    Ok(json_file)
+}
+
 /// The last lines of seed `seed`'s trace, replayed.
-pub fn trace_tail(cluster: &Cluster, seed: u64) -> Vec<String> {
+fn trace_tail(cluster: &Cluster, seed: u64) -> Vec<String> {
     let mut log = Vec::new();
     let lines = match world::run(&cluster.spec(seed), Some(&mut log)) {
         Ok(_) => String::from_utf8_lossy(&log).into_owned(),
@@ -72,7 +91,7 @@ fn fault_kinds(tally: &Tally, finding: &Finding) -> Value {
 }
 
 /// The report's JSON document.
-pub fn document(run: &ReportRun, tally: &Tally, found: &[Finding], records: &[Record], tails: &[Vec<String>]) -> Value {
+fn document(run: &ReportRun, tally: &Tally, found: &[Finding], records: &[Record], tails: &[Vec<String>]) -> Value {
     let findings: Vec<Value> = found
         .iter()
         .zip(tails)
@@ -112,7 +131,7 @@ pub fn document(run: &ReportRun, tally: &Tally, found: &[Finding], records: &[Re
 }
 
 /// The page: everything of `doc`, readable, with no outside resource.
-pub fn html(doc: &Value) -> String {
+fn html(doc: &Value) -> String {
     let text = |v: &Value| escape(&v.as_str().map_or_else(|| v.to_string(), str::to_string));
     let mut out = String::from(concat!(
         "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>seedfall sweep</title><style>\n",
