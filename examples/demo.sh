@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The README's main command: find a real durability bug. Builds seedfall, then
 # sweeps 500 seeds of examples/kvlog (a log-structured key-value store that
-# acknowledges writes before they are fsynced) under crashes with torn writes,
+# acknowledges writes before they are fsynced) under crashes with torn writes
+# (the first 10 FAIL blocks, then the one finding they share),
 # replays the lowest failing seed with its full trace, and sweeps the fixed
 # store, which passes. Go builds the services for wasip1 with the stock
 # toolchain; the first run compiles them to native code, later runs load
@@ -12,7 +13,7 @@ cargo build --release -q -p seedfall || exit 2
 seedfall=target/release/seedfall
 
 echo "== seedfall run -c examples/kvlog/seedfall.json -seeds 1-500   (the buggy store)"
-"$seedfall" run -c examples/kvlog/seedfall.json -seeds 1-500 --json target/demo-sweep.json | tail -n 12
+"$seedfall" run -c examples/kvlog/seedfall.json -seeds 1-500 --json target/demo-sweep.json
 status=${PIPESTATUS[0]}
 if [ "$status" != 1 ]; then
   echo "demo: expected the sweep to find the bug (exit 1), got exit $status" >&2
