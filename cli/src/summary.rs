@@ -160,7 +160,7 @@ impl Summary {
         let listed: Vec<Value> = found
             .iter()
             .map(|f| {
-                let record = records.and_then(|all| all.iter().find(|r| r.id == f.id));
+                let record = record_of(records, f);
                 findings::json(f, &config, record.map(|r| r.status.name()), record.map_or(Value::Null, Record::json))
             })
             .collect();
@@ -181,9 +181,14 @@ impl Summary {
     }
 }
 
+/// The history's record of `finding` (None: no history kept).
+fn record_of<'a>(records: Option<&'a [Record]>, finding: &Finding) -> Option<&'a Record> {
+    records.and_then(|all| all.iter().find(|r| r.id == finding.id))
+}
+
 /// A finding's status word in the table ("" when no history is kept).
 fn status_text(records: Option<&[Record]>, finding: &Finding) -> String {
-    records.and_then(|all| all.iter().find(|r| r.id == finding.id)).map_or(String::new(), |r| r.status.name().into())
+    record_of(records, finding).map_or(String::new(), |r| r.status.name().into())
 }
 
 /// A known finding this sweep did not see, after its id and status.
@@ -199,8 +204,7 @@ fn unseen_text(record: &Record) -> String {
 /// finding is new and none regressed); 2 when interrupted (the seeds not
 /// run prove nothing); else 0.
 fn exit_code(tally: &Tally, interrupted: bool, found: &[Finding], records: Option<&[Record]>, fail_on: FailOn) -> u8 {
-    let status =
-        |f: &Finding| records.and_then(|all| all.iter().find(|r| r.id == f.id)).map_or(Status::New, |r| r.status);
+    let status = |f: &Finding| record_of(records, f).map_or(Status::New, |r| r.status);
     let counted = match fail_on {
         FailOn::Any => !tally.failed.is_empty(),
         FailOn::New => found.iter().any(|f| matches!(status(f), Status::New | Status::Regressed)),
