@@ -25,6 +25,8 @@ const SINGLE_DASH_LONG: &[&str] = &[
     "show-fails",
     "fail-on",
     "shrink-new",
+    "futures",
+    "moments",
 ];
 
 pub fn normalize(args: Vec<String>) -> Vec<String> {

@@ -231,6 +231,7 @@ impl Cluster {
             mutant: self.mutant,
             budget_cap: None,
             schedule: None,
+            branches: Vec::new(),
             hash_log: false,
             perturb: None,
             linearizable: self.config.linearizable,

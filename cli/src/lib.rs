@@ -12,6 +12,8 @@
 
 pub mod argv;
 mod catalog;
+pub mod cause;
+pub mod cause_stats;
 pub mod cluster;
 pub mod compiled;
 pub mod config;

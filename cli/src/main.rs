@@ -7,6 +7,7 @@
 #![forbid(unsafe_code)]
 
 mod cache_cmd;
+mod cause_cmd;
 mod crashstates_cmd;
 mod exec_cmd;
 mod merge_cmd;
@@ -49,6 +50,8 @@ enum Command {
     Mutate(run_cmd::SweepArgs),
     /// Check every disk state a crash of a node at one of its disk operations can leave.
     Crashstates(crashstates_cmd::CrashStatesArgs),
+    /// What made a failing seed fail: P(fail) over its moments, from alternate futures.
+    Cause(cause_cmd::CauseArgs),
     /// Work with sweep reports: `report merge` joins the shards of one sweep.
     Report(merge_cmd::ReportArgs),
 }
@@ -74,6 +77,7 @@ fn main() -> ExitCode {
         Command::Mutate(args) => mutate_cmd::run(args),
         Command::Crashstates(args) => crashstates_cmd::run(args),
         Command::Report(args) => merge_cmd::run(args),
+        Command::Cause(args) => cause_cmd::run(args),
     };
     compiled::finish_uploads();
     code

@@ -72,6 +72,7 @@ pub fn replay(
             let _ = writeln!(out, "note: {problem}: it cannot apply");
         }
         spec.schedule = Some(schedule.faults);
+        spec.branches = schedule.branches;
         spec.duration = schedule.duration.unwrap_or(spec.duration);
         spec.budget_cap = schedule.ops;
     }

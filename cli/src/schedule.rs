@@ -2,10 +2,12 @@
 //! reference tool's format: `seed`, `faults` (each fault's object is its
 //! kind's, `seedfall_host::world::Fault::to_json`), `duration`, `ops` (the
 //! `sim.Budget` cap), `shrunk_from` (`{faults, duration, ops}` before
-//! shrinking) and `shrink_runs`. Files written before (a bare JSON array of
+//! shrinking), `shrink_runs`, and `branches` (`[{step, reseed}]`, where a
+//! `cause` future left its seed's randomness; written only when there are some). Files written before (a bare JSON array of
 //! faults, `shrunk_from` as a count, kind `crash_on_io`, partitions as
 //! `"node": "a,b"`) are read too. Errors name the file and the fault.
 
+use seedfall_host::branch::Branch;
 use seedfall_host::vtime::{SimDuration, go_duration, parse_go_duration};
 use seedfall_host::world::Fault;
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
@@ -23,6 +25,8 @@ pub struct Schedule {
     /// What the run was before shrinking, and the runs it took.
     pub shrunk_from: Option<ShrunkFrom>,
     pub shrink_runs: Option<u64>,
+    /// Where the run left its seed's randomness (a `cause` future), in step order.
+    pub branches: Vec<Branch>,
 }
 
 /// A schedule's size before shrinking.
@@ -38,7 +42,7 @@ impl Schedule {
         let shrunk_from = self
             .shrunk_from
             .map(|s| json!({"faults": s.faults, "duration": s.duration.map(|d| go_duration(d.ns())), "ops": s.ops}));
-        let doc = json!({
+        let mut doc = json!({
             "seed": self.seed,
             "faults": self.faults.iter().map(Fault::to_json).collect::<Vec<_>>(),
             "duration": self.duration.map(|d| go_duration(d.ns())),
@@ -46,6 +50,11 @@ impl Schedule {
             "shrunk_from": shrunk_from,
             "shrink_runs": self.shrink_runs,
         });
+        if !self.branches.is_empty() {
+            let branches: Vec<Value> =
+                self.branches.iter().map(|b| json!({"step": b.step, "reseed": b.reseed})).collect();
+            doc["branches"] = Value::Array(branches);
+        }
         serde_json::to_string_pretty(&doc).expect("JSON values serialize") + "\n"
     }
 
@@ -98,8 +107,30 @@ impl Schedule {
             ops: number(field("ops"), "ops")?,
             shrunk_from,
             shrink_runs: number(field("shrink_runs"), "shrink_runs")?,
+            branches: branches(field("branches"))?,
         })
     }
+}
+
+fn branches(v: Option<&Value>) -> Result<Vec<Branch>, String> {
+    let Some(v) = v else { return Ok(Vec::new()) };
+    let shape = "`branches` is an array of {\"step\": S, \"reseed\": R}";
+    let list = v.as_array().ok_or(shape)?;
+    let mut out = Vec::with_capacity(list.len());
+    for (i, b) in list.iter().enumerate() {
+        let o = b.as_object().ok_or(shape)?;
+        if let Some(key) = o.keys().find(|k| *k != "step" && *k != "reseed") {
+            return Err(format!("branches[{i}]: unknown field `{key}` (a branch has step, reseed)"));
+        }
+        let field = |name: &str| {
+            number(o.get(name), &format!("branches[{i}].{name}"))?.ok_or(format!("branches[{i}]: `{name}` is missing"))
+        };
+        out.push(Branch { step: field("step")?, reseed: field("reseed")? });
+    }
+    if out.windows(2).any(|w| w[1].step < w[0].step) {
+        return Err("`branches` must be in step order".into());
+    }
+    Ok(out)
 }
 
 /// A schedule file as it is read: each fault becomes a `Fault` as soon as

@@ -534,6 +534,7 @@ impl Shrunk {
                 ops: self.before.ops.or(self.default_ops),
             }),
             shrink_runs: Some(self.runs),
+            branches: Vec::new(),
         }
     }
 

@@ -18,6 +18,7 @@ pub fn run(seed: u64, end_ms: u64, verdict: Verdict) -> RunResult {
         timings: RunTimings::default(),
         budget_default: None,
         swarm: vec![],
+        branches: vec![],
         hash_log: None,
         history: Default::default(),
         linearizability: None,

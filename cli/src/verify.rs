@@ -43,6 +43,7 @@ pub fn verify(cluster: &Cluster, schedule: &Schedule, seed: u64) -> Result<Verif
         return Err(problem);
     }
     spec.schedule = Some(schedule.faults.clone());
+    spec.branches = schedule.branches.clone();
     let run = world::run(&spec, None).map_err(|e| e.to_string())?;
     let describe = |i: usize| format!("not applied: [{i}] {}", schedule.faults[i].describe());
     let unapplied = not_applied(&schedule.faults, &run.faults);

@@ -7,11 +7,13 @@
 //! touches the real clock or network, and never writes real files.
 
 pub mod antithesis;
+pub mod branch;
 pub mod clock;
 pub mod disk_latency;
 pub mod exec;
 pub mod fdtable;
 pub mod flock;
+pub mod fork;
 pub mod fs;
 pub mod guest;
 pub mod history;

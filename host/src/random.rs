@@ -84,6 +84,10 @@ impl Purpose {
 
 pub struct RandomStream {
     rng: ChaCha8Rng,
+    /// The key it was made with, before any branch.
+    base: [u8; 32],
+    /// The depth of the lineage `rng` follows (`branch::Lineage`).
+    depth: u32,
 }
 
 impl RandomStream {
@@ -97,12 +101,24 @@ impl RandomStream {
             hasher.update(part.as_bytes());
         }
         hasher.update(&incarnation.to_le_bytes());
-        RandomStream { rng: ChaCha8Rng::from_seed(*hasher.finalize().as_bytes()) }
+        let base = *hasher.finalize().as_bytes();
+        RandomStream { rng: ChaCha8Rng::from_seed(base), base, depth: 0 }
+    }
+
+    /// Follows the thread's lineage: after a branch, the stream draws from
+    /// its branched key, from that stream's beginning.
+    fn follow_lineage(&mut self) {
+        let lineage = crate::branch::current();
+        if lineage.depth() != self.depth {
+            self.rng = ChaCha8Rng::from_seed(lineage.rekey(&self.base));
+            self.depth = lineage.depth();
+        }
     }
 
     /// Fill `buf`. A non-empty output is never all zero bytes: Go's runtime
     /// treats that as a failed read and falls back to time-based seeding.
     pub fn fill(&mut self, buf: &mut [u8]) {
+        self.follow_lineage();
         self.rng.fill_bytes(buf);
         if !buf.is_empty() && buf.iter().all(|b| *b == 0) {
             buf[0] = 1;
@@ -110,6 +126,7 @@ impl RandomStream {
     }
 
     pub fn next_u64(&mut self) -> u64 {
+        self.follow_lineage();
         self.rng.next_u64()
     }
 

@@ -57,6 +57,7 @@ fn boot(dir: PathBuf, iterations: usize, file: PathBuf, args: Vec<String>) -> Re
             mutant: None,
             budget_cap: None,
             schedule: None,
+            branches: Vec::new(),
             hash_log: false,
             perturb: None,
             linearizable: None,

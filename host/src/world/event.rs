@@ -93,6 +93,11 @@ impl<'a> Recorder<'a> {
         self.log.is_some()
     }
 
+    /// The faults recorded so far, in the order they happened.
+    pub fn faults(&self) -> &[Fault] {
+        &self.faults
+    }
+
     /// Writes a replay line that no event carries (a header).
     pub fn say(&mut self, at: SimTime, line: &str) {
         if let Some(log) = self.log.as_mut() {

@@ -50,6 +50,7 @@ pub use crate::knob::{FaultConfig, RATE_PER_SEC_MAX, RATE_PER_SEC_MIN};
 pub use fault::{Fault, Kind, Target};
 pub use verdict::{Class, Failure, Properties, PropertySeen, Verdict};
 
+use crate::branch::{self, Branch, Lineage};
 use crate::clock::VirtualClock;
 use crate::guest::Role;
 use crate::history::History;
@@ -134,6 +135,10 @@ pub struct RunSpec {
     pub budget_cap: Option<u64>,
     /// Replay exactly these faults instead of drawing them from the seed.
     pub schedule: Option<Vec<Fault>>,
+    /// Where this run leaves the seed's randomness for new streams (a
+    /// schedule's `branches`, in step order). Faults still come from
+    /// `schedule`: this re-keys the random streams only.
+    pub branches: Vec<Branch>,
     /// Log every event with its digest (`-check`, `replay --save-trace`).
     pub hash_log: bool,
     /// A test hook: make node incarnation (name, k) differ on purpose.
@@ -186,6 +191,9 @@ pub struct RunResult {
     pub budget_default: Option<u64>,
     /// What swarm kept this seed (empty without swarm).
     pub swarm: Vec<fault::swarm::Choice>,
+    /// Where the run left its seed's randomness (`RunSpec::branches`, then
+    /// `World::branch`), for the schedule it saves.
+    pub branches: Vec<Branch>,
     /// Every event with its digest, when `RunSpec::hash_log` asked for it.
     pub hash_log: Option<Vec<LogEntry>>,
     /// What the SDK recorded with `sim.Put`/`Get`/`Invoke` and `sim.Txn`.
@@ -231,6 +239,13 @@ pub struct World<'a> {
     crash_space: Option<(crate::fs::DiskOp, crate::fs::CrashSpace)>,
     /// How much of the network's datagram fault log is recorded already.
     datagram_faults_seen: usize,
+    /// The branches taken so far, folded (the random streams follow it).
+    lineage: Lineage,
+    branches: Vec<Branch>,
+    /// Branches not reached yet, in step order, each with whether the fault
+    /// kinds draw anew there (`branch_before`) or not (`RunSpec::branches`,
+    /// whose faults the schedule holds).
+    pending_branches: std::collections::VecDeque<(Branch, bool)>,
 }
 
 /// The liveness phase of a run.
@@ -323,6 +338,9 @@ impl<'a> World<'a> {
             recovery: None,
             crash_space: None,
             datagram_faults_seen: 0,
+            lineage: Lineage::default(),
+            branches: Vec::new(),
+            pending_branches: spec.branches.iter().map(|b| (*b, false)).collect(),
         };
         let workload_waits =
             world.slots.iter().any(|s| s.program.role == Role::Workload && s.program.imports_setup_complete());
@@ -349,6 +367,7 @@ impl<'a> World<'a> {
     /// Does the next thing (a fault, a boot, a node's step); a verdict when
     /// the run is over.
     pub fn step(&mut self) -> Result<Option<Verdict>, seedfall_engine::Error> {
+        let _lineage = branch::enter(self.lineage);
         if self.watchdog.is_none() {
             self.watchdog = Some(Watchdog::start(self.progress.clone(), self.spec.watchdog));
         }
@@ -401,6 +420,80 @@ impl<'a> World<'a> {
         }
     }
 
+    /// Scheduler steps so far (node resumptions: where a `Branch` is placed).
+    pub fn steps(&self) -> u64 {
+        self.steps
+    }
+
+    /// The virtual time now.
+    pub fn clock(&self) -> SimTime {
+        self.now()
+    }
+
+    /// The faults recorded so far, in the order they happened.
+    pub fn faults_so_far(&self) -> &[Fault] {
+        self.rec.faults()
+    }
+
+    /// Leaves the seed's course just before scheduler step `step + 1`
+    /// (`seedfall cause`): from there every random stream draws from new
+    /// numbers keyed by `reseed`, and the fault kinds that draw ahead draw
+    /// again, so new faults follow the config. A schedule's faults stay
+    /// (they are replayed, not drawn). The run's `branches` record it, so
+    /// its saved schedule replays it exactly. Placed by node resumptions,
+    /// not by world events: a run drawn from its seed and the replay of
+    /// its schedule resume nodes alike, but the drawn run has fault events
+    /// the replay lacks (arrivals that found nothing to do).
+    pub fn branch_before(&mut self, step: u64, reseed: u64) {
+        let at = self.pending_branches.partition_point(|(b, _)| b.step <= step);
+        self.pending_branches.insert(at, (Branch { step, reseed }, true));
+    }
+
+    /// Takes the branches due before the next scheduler step.
+    fn take_due_branches(&mut self) {
+        while let Some((branch, redraw)) = self.pending_branches.front().copied().filter(|(b, _)| b.step <= self.steps)
+        {
+            self.pending_branches.pop_front();
+            self.rekey(branch.reseed);
+            if redraw {
+                self.injector.branch(self.now());
+            }
+        }
+    }
+
+    /// Continues this run in a forked child (`fork::in_child`), branched
+    /// with `reseed` before its next scheduler step, to its end; `answer` turns the child's result into
+    /// the bytes this process gets back. This world is left as it was, to
+    /// go on or fork again: a future of `seedfall cause` costs its own steps
+    /// only, not a replay of the prefix it shares with the others.
+    pub fn fork_branch(
+        &mut self,
+        reseed: u64,
+        answer: impl FnOnce(Result<RunResult, seedfall_engine::Error>) -> Vec<u8>,
+    ) -> std::io::Result<Vec<u8>> {
+        let this: *const World<'a> = self;
+        crate::fork::in_child(move || {
+            // SAFETY: in the child this copy of the world is moved out once and
+            // the original is never used or dropped again: `in_child` leaves the
+            // child with `_exit` and never returns to the code that owns `self`.
+            let mut world = unsafe { std::ptr::read(this) };
+            // The watchdog's thread stayed in the parent: this copy starts its own.
+            std::mem::forget(world.watchdog.take());
+            world.branch_before(world.steps, reseed);
+            answer(world.run())
+        })
+    }
+
+    /// Moves every random stream to the lineage with `reseed` added (this
+    /// thread's too: `step` set it when it began).
+    fn rekey(&mut self, reseed: u64) {
+        let step = self.steps;
+        self.lineage = self.lineage.reseeded(reseed);
+        branch::set_current(self.lineage);
+        self.branches.push(Branch { step, reseed });
+        self.rec.say(self.now(), &format!("branch: new randomness from here (step {step}, reseed {reseed})"));
+    }
+
     /// Lets kind `k`'s plan act on the world (taken out of the injector meanwhile).
     fn with_kind(&mut self, k: usize, act: impl FnOnce(&mut dyn fault::Planned, &mut World<'a>)) {
         let mut planned = self.injector.take(k);
@@ -448,6 +541,7 @@ impl<'a> World<'a> {
     /// incarnation still up is retired (its final memory hashed) and the
     /// trace hash is taken.
     pub fn finish(mut self, verdict: Verdict) -> RunResult {
+        let _lineage = branch::enter(self.lineage);
         drop(self.watchdog.take());
         let end = self.now();
         self.position(None);
@@ -486,6 +580,7 @@ impl<'a> World<'a> {
             timings: self.timings,
             budget_default: self.budget_default,
             swarm,
+            branches: std::mem::take(&mut self.branches),
             hash_log,
             history,
             linearizability,
@@ -635,6 +730,7 @@ impl<'a> World<'a> {
 
     /// Resumes node `id` until it parks or ends, then deals with what it did.
     fn step_node(&mut self, id: NodeId) -> Result<Option<Verdict>, seedfall_engine::Error> {
+        self.take_due_branches();
         self.steps += 1;
         self.injector.update_gate(self.now());
         self.position(Some(id));

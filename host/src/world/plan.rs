@@ -27,6 +27,14 @@ impl Arrivals {
         }
     }
 
+    /// The run branched at `now`: the pending arrival is drawn again from
+    /// there (the stream is re-keyed by then; arrivals have no memory).
+    pub fn redraw(&mut self, now: SimTime) {
+        if self.next.is_some() {
+            self.next = Some(now.plus(self.gap()));
+        }
+    }
+
     /// The arrival at `next` happened (or was skipped): draw the next.
     pub fn advance(&mut self) {
         if let Some(at) = self.next {

@@ -122,6 +122,7 @@ pub(super) fn spec(seed: u64, programs: Vec<NodeProgram>) -> RunSpec {
         mutant: None,
         budget_cap: None,
         schedule: None,
+        branches: Vec::new(),
         hash_log: false,
         perturb: None,
         linearizable: None,

@@ -158,6 +158,10 @@ impl Planned for Planner {
         self.source.start(now);
     }
 
+    fn branch(&mut self, now: SimTime) {
+        self.source.branch(now);
+    }
+
     fn next_at(&self) -> Option<SimTime> {
         [self.next_end().map(|(at, ..)| at), self.source.next_at()].into_iter().flatten().min()
     }

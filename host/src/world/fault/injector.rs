@@ -102,6 +102,14 @@ impl FaultInjector {
         self.update_gate(now);
     }
 
+    /// The run branched at `now`: every kind draws again what it drew
+    /// ahead (the streams are re-keyed by then).
+    pub fn branch(&mut self, now: SimTime) {
+        for (_, planned) in &mut self.kinds {
+            planned.branch(now);
+        }
+    }
+
     /// Whether faults may act at `now`.
     pub fn allowed(&self, now: SimTime) -> bool {
         self.started && !self.holding(now)

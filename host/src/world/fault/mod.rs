@@ -424,6 +424,9 @@ pub trait FaultKind: Sync {
 pub trait Planned {
     /// Faults may start now (`sim.SetupComplete`, or the start of the run).
     fn start(&mut self, _now: SimTime) {}
+    /// The run branched at `now` (`World::branch`): drawn occurrences not
+    /// yet due are drawn again. What is in force stays as it is.
+    fn branch(&mut self, _now: SimTime) {}
     /// When this kind next has something to do.
     fn next_at(&self) -> Option<SimTime> {
         None

@@ -65,6 +65,10 @@ impl Planned for Planner {
         self.source.start(now);
     }
 
+    fn branch(&mut self, now: SimTime) {
+        self.source.branch(now);
+    }
+
     fn next_at(&self) -> Option<SimTime> {
         [self.windows.next_end(), self.source.next_at()].into_iter().flatten().min()
     }

@@ -44,6 +44,12 @@ impl NodeArrivals {
         self.nodes.iter().filter_map(|(a, _)| a.next).min()
     }
 
+    fn redraw(&mut self, now: SimTime) {
+        for (arrivals, _) in &mut self.nodes {
+            arrivals.redraw(now);
+        }
+    }
+
     /// The node whose arrival is due (the lowest on a tie), moved past it,
     /// and that node's draw stream.
     pub fn take_due(&mut self) -> (NodeId, &mut RandomStream) {
@@ -115,6 +121,14 @@ impl NodeSource {
         }
     }
 
+    /// The run branched at `now`: drawn arrivals are drawn again (a
+    /// schedule's faults stay).
+    pub fn branch(&mut self, now: SimTime) {
+        if let Source::Drawn(nodes) = &mut self.0 {
+            nodes.redraw(now);
+        }
+    }
+
     pub fn next_at(&self) -> Option<SimTime> {
         match &self.0 {
             Source::Drawn(nodes) => nodes.next_at(),
@@ -159,6 +173,10 @@ impl<F: FnMut(Due<'_>, &mut dyn Effects) + 'static> OnDue<F> {
 impl<F: FnMut(Due<'_>, &mut dyn Effects)> Planned for OnDue<F> {
     fn start(&mut self, now: SimTime) {
         self.source.start(now);
+    }
+
+    fn branch(&mut self, now: SimTime) {
+        self.source.branch(now);
     }
 
     fn next_at(&self) -> Option<SimTime> {
@@ -211,6 +229,14 @@ impl<D> ClusterSource<D> {
     pub fn start(&mut self, now: SimTime) {
         if let ClusterSource::Drawn { arrivals, .. } = self {
             arrivals.start(now);
+        }
+    }
+
+    /// The run branched at `now`: the drawn arrival is drawn again (a
+    /// schedule's faults stay).
+    pub fn branch(&mut self, now: SimTime) {
+        if let ClusterSource::Drawn { arrivals, .. } = self {
+            arrivals.redraw(now);
         }
     }
 

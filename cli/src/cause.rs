@@ -1,0 +1,326 @@
+//! `seedfall cause`: what made a failing seed fail. The failing run is
+//! stepped once to learn its moments (evenly spaced scheduler steps, and the
+//! steps just before and just after each of its faults); from each moment
+//! `futures` alternate runs leave it (`World::branch_before`: every random stream
+//! re-keyed, the fault kinds drawing anew from the config) and run to their
+//! end. The share of futures that still fail the same way (shrink's
+//! signature) is the probability of failing from that moment
+//! (`cause_stats` turns the outcomes into the curve, the biggest jump and
+//! the function table).
+//!
+//! Sharing the prefix: where `fork()` exists each of `jobs` lanes steps one
+//! copy of the failing run through the moments and forks a child per
+//! future (`World::fork_branch`), so a future costs only its own steps;
+//! elsewhere, or when asked, each future replays its prefix. Both give the
+//! same runs (`cli/tests/cause.rs` compares trace hashes). With `-faults`
+//! the schedule's faults stay in every future (they are replayed, not
+//! drawn); only the randomness after the moment changes.
+
+use crate::cluster::Cluster;
+use crate::schedule::Schedule;
+use crate::shrink::signature;
+use seedfall_host::vtime::SimTime;
+use seedfall_host::world::{self, Fault, RunResult, RunSpec, Verdict, World};
+use serde::{Deserialize, Serialize};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+/// What `cause` is asked.
+#[derive(Clone)]
+pub struct CauseOptions {
+    pub seed: u64,
+    /// Replay this schedule instead of the seed's drawn faults.
+    pub schedule: Option<Schedule>,
+    pub futures: u32,
+    /// Evenly spaced moments (each fault adds two more: just before, just after).
+    pub moments: u32,
+    pub jobs: usize,
+    /// Fork futures from the moment (where `fork()` exists) instead of replaying the prefix.
+    pub share_prefix: bool,
+}
+
+/// A point of the failing run the futures leave it at.
+#[derive(Clone, Debug)]
+pub struct Moment {
+    /// Scheduler steps done before the futures leave (`Branch::step`).
+    pub step: u64,
+    pub at: SimTime,
+    /// The fault the failing run took in the step just before, if any.
+    pub after: Option<Fault>,
+}
+
+/// What one future did.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Outcome {
+    /// It failed the way the seed does.
+    pub fails: bool,
+    pub trace_hash: String,
+    /// Its schedule (JSON), when it fails: it replays the future exactly.
+    pub schedule: Option<String>,
+    /// Per node with a function bitmap: its name and the functions that ran (one byte each).
+    pub ran: Vec<(String, Vec<u8>)>,
+}
+
+/// Everything `cause` found.
+pub struct Cause {
+    pub seed: u64,
+    /// How the seed fails (its first failure, as `FAIL` blocks print it).
+    pub failure: String,
+    pub moments: Vec<Moment>,
+    /// `outcomes[moment][future]`.
+    pub outcomes: Vec<Vec<Outcome>>,
+    /// Whether futures were forked from their moment (else replayed from the start).
+    pub shared_prefix: bool,
+    pub elapsed: Duration,
+}
+
+/// Runs the futures of `options.seed`; an error if the seed passes or a
+/// run cannot be made.
+pub fn cause(cluster: &Cluster, options: &CauseOptions) -> Result<Cause, String> {
+    let started = Instant::now();
+    if options.futures == 0 || options.moments == 0 {
+        return Err("--futures and --moments must be at least 1".into());
+    }
+    let spec = spec(cluster, options);
+    let original = Original::step_through(&spec)?;
+    let moments = original.moments(options.moments);
+    let share = options.share_prefix && seedfall_host::fork::AVAILABLE;
+    let runs = Futures { spec: &spec, moments: &moments, futures: options.futures, seed: options.seed };
+    let outcomes = if share { runs.forked(&original, options.jobs)? } else { runs.replayed(&original, options.jobs)? };
+    Ok(Cause {
+        seed: options.seed,
+        failure: original.failure,
+        moments,
+        outcomes,
+        shared_prefix: share,
+        elapsed: started.elapsed(),
+    })
+}
+
+fn spec(cluster: &Cluster, options: &CauseOptions) -> RunSpec {
+    let mut spec = cluster.spec(options.seed);
+    if let Some(schedule) = &options.schedule {
+        spec.schedule = Some(schedule.faults.clone());
+        spec.branches = schedule.branches.clone();
+        spec.duration = schedule.duration.unwrap_or(spec.duration);
+        spec.budget_cap = schedule.ops;
+    }
+    spec
+}
+
+/// The failing run, stepped once.
+struct Original {
+    signature: String,
+    failure: String,
+    /// When each scheduler step began (index s: step s + 1, where a branch
+    /// before it takes effect).
+    times: Vec<SimTime>,
+    /// Each fault with the scheduler steps done when it was recorded (a
+    /// fault in the middle of a disk operation belongs to the step it ended).
+    faults: Vec<(u64, Fault)>,
+}
+
+impl Original {
+    fn step_through(spec: &RunSpec) -> Result<Original, String> {
+        let mut world = World::new(spec, None);
+        let (mut times, mut faults) = (Vec::new(), Vec::new());
+        let verdict = loop {
+            let verdict = world.step().map_err(|e| e.to_string())?;
+            if world.steps() > times.len() as u64 {
+                times.push(world.clock());
+            }
+            let seen = faults.len();
+            faults.extend(world.faults_so_far()[seen..].iter().map(|f| (world.steps(), f.clone())));
+            if let Some(verdict) = verdict {
+                break verdict;
+            }
+        };
+        let run = world.finish(verdict);
+        let (Some(signature), Verdict::Fail(failures)) = (signature(&run), &run.verdict) else {
+            return Err(format!("seed {} passes: nothing to explain", spec.seed));
+        };
+        let failure = format!("{}#{}: {}", failures[0].node, failures[0].incarnation, failures[0].message);
+        Ok(Original { signature, failure, times, faults })
+    }
+
+    /// Scheduler steps of the whole run.
+    fn steps(&self) -> u64 {
+        self.times.len() as u64
+    }
+
+    /// `evenly` moments spread over the run plus, for each fault, the step
+    /// before it and the one after (for the last `evenly` faults when there
+    /// are more: a run under a high fault rate would otherwise have
+    /// thousands of moments, and the faults nearest the failure are the
+    /// likeliest causes); in step order, each once. A future leaves before
+    /// the run's last step at the latest. The step before a fault is the
+    /// one before the step it came in (a crash in a disk operation) or
+    /// after (a fault between steps: the branch comes after it).
+    fn moments(&self, evenly: u32) -> Vec<Moment> {
+        let last = self.steps().saturating_sub(1);
+        let mut steps: Vec<u64> = (0..u64::from(evenly)).map(|i| i * self.steps() / u64::from(evenly)).collect();
+        for (step, _) in self.faults.iter().rev().take(evenly as usize) {
+            steps.extend([step.saturating_sub(1), *step]);
+        }
+        steps.iter_mut().for_each(|s| *s = (*s).min(last));
+        steps.sort_unstable();
+        steps.dedup();
+        steps
+            .into_iter()
+            .map(|step| Moment {
+                step,
+                at: self.times[step as usize],
+                after: self.faults.iter().rev().find(|(s, _)| *s == step).map(|(_, f)| f.clone()),
+            })
+            .collect()
+    }
+}
+
+/// The futures to run: `futures` from each moment.
+struct Futures<'a> {
+    spec: &'a RunSpec,
+    moments: &'a [Moment],
+    futures: u32,
+    seed: u64,
+}
+
+impl Futures<'_> {
+    /// The new randomness of future `future` of the moment at `step`.
+    fn reseed(&self, step: u64, future: u32) -> u64 {
+        let mut hasher = blake3::Hasher::new_derive_key("seedfall cause future v1");
+        for part in [self.seed, step, u64::from(future)] {
+            hasher.update(&part.to_le_bytes());
+        }
+        u64::from_le_bytes(hasher.finalize().as_bytes()[..8].try_into().expect("8 bytes"))
+    }
+
+    fn empty(&self) -> Vec<Vec<Option<Outcome>>> {
+        self.moments.iter().map(|_| (0..self.futures).map(|_| None).collect()).collect()
+    }
+
+    /// Every future replays its prefix: jobs take (moment, future) pairs in turn.
+    fn replayed(&self, original: &Original, jobs: usize) -> Result<Vec<Vec<Outcome>>, String> {
+        let pairs: Vec<(usize, u32)> =
+            (0..self.moments.len()).flat_map(|m| (0..self.futures).map(move |f| (m, f))).collect();
+        let next = AtomicUsize::new(0);
+        let results = Mutex::new(self.empty());
+        let failed = Mutex::new(None);
+        std::thread::scope(|scope| {
+            for _ in 0..jobs.max(1) {
+                scope.spawn(|| {
+                    while let Some(&(m, f)) = pairs.get(next.fetch_add(1, Ordering::Relaxed)) {
+                        let step = self.moments[m].step;
+                        match self.replay_one(step, self.reseed(step, f), &original.signature) {
+                            Ok(outcome) => results.lock().expect("no lane panics")[m][f as usize] = Some(outcome),
+                            Err(e) => {
+                                failed.lock().expect("no lane panics").get_or_insert(e);
+                                next.store(pairs.len(), Ordering::Relaxed);
+                            }
+                        }
+                    }
+                });
+            }
+        });
+        finish(results.into_inner().expect("no lane panics"), failed.into_inner().expect("no lane panics"))
+    }
+
+    fn replay_one(&self, step: u64, reseed: u64, signature: &str) -> Result<Outcome, String> {
+        let mut world = World::new(self.spec, None);
+        world.branch_before(step, reseed);
+        let run = world.run().map_err(|e| e.to_string())?;
+        Ok(outcome(&run, signature, self.spec))
+    }
+
+    /// Lane `l` of `jobs` steps its own copy of the run through every
+    /// moment and forks futures `l`, `l + jobs`, … of each.
+    fn forked(&self, original: &Original, jobs: usize) -> Result<Vec<Vec<Outcome>>, String> {
+        let jobs = jobs.clamp(1, self.futures as usize);
+        let results = Mutex::new(self.empty());
+        let lanes: Vec<Result<(), String>> = std::thread::scope(|scope| {
+            let lanes: Vec<_> = (0..jobs)
+                .map(|lane| {
+                    let results = &results;
+                    scope.spawn(move || self.lane(lane, jobs, &original.signature, results))
+                })
+                .collect();
+            lanes.into_iter().map(|h| h.join().unwrap_or_else(|_| Err("a cause lane panicked".into()))).collect()
+        });
+        let failed = lanes.into_iter().find_map(Result::err);
+        finish(results.into_inner().expect("no lane panics"), failed)
+    }
+
+    fn lane(
+        &self,
+        lane: usize,
+        jobs: usize,
+        signature: &str,
+        results: &Mutex<Vec<Vec<Option<Outcome>>>>,
+    ) -> Result<(), String> {
+        let mut world = World::new(self.spec, None);
+        for (m, moment) in self.moments.iter().enumerate() {
+            advance(&mut world, moment.step)?;
+            for f in (lane as u32..self.futures).step_by(jobs) {
+                let answer = world
+                    .fork_branch(self.reseed(moment.step, f), |run| {
+                        match run {
+                            Ok(run) => serde_json::to_vec(&Ok::<_, String>(outcome(&run, signature, self.spec))),
+                            Err(e) => serde_json::to_vec(&Err::<Outcome, _>(e.to_string())),
+                        }
+                        .expect("outcomes serialize")
+                    })
+                    .map_err(|e| format!("a forked future: {e}"))?;
+                let outcome: Result<Outcome, String> =
+                    serde_json::from_slice(&answer).map_err(|e| format!("a forked future's answer: {e}"))?;
+                results.lock().expect("no lane panics")[m][f as usize] = Some(outcome?);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Steps `world` until `step` scheduler steps are done; an error if it
+/// ends first (it is then not the run `cause` stepped through).
+fn advance(world: &mut World, step: u64) -> Result<(), String> {
+    while world.steps() < step {
+        if world.step().map_err(|e| e.to_string())?.is_some() {
+            return Err(format!(
+                "the run ended after {} steps, before the moment at step {step}: it did not repeat",
+                world.steps()
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn outcome(run: &RunResult, signature: &str, spec: &RunSpec) -> Outcome {
+    let fails = crate::shrink::signature(run).as_deref() == Some(signature);
+    let schedule = fails.then(|| {
+        Schedule {
+            seed: Some(spec.seed),
+            faults: run.faults.clone(),
+            duration: Some(spec.duration),
+            ops: spec.budget_cap,
+            shrunk_from: None,
+            shrink_runs: None,
+            branches: run.branches.clone(),
+        }
+        .to_json()
+    });
+    Outcome { fails, trace_hash: run.trace_hash.to_string(), schedule, ran: Vec::new() }
+}
+
+fn finish(results: Vec<Vec<Option<Outcome>>>, failed: Option<String>) -> Result<Vec<Vec<Outcome>>, String> {
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    Ok(results.into_iter().map(|m| m.into_iter().map(|o| o.expect("every future ran")).collect()).collect())
+}
+
+/// Runs the future a saved schedule describes, in full: what a forked
+/// future must equal (`cli/tests/cause.rs`).
+pub fn replay_schedule(cluster: &Cluster, schedule: &Schedule, seed: u64) -> Result<RunResult, String> {
+    let options =
+        CauseOptions { seed, schedule: Some(schedule.clone()), futures: 1, moments: 1, jobs: 1, share_prefix: false };
+    world::run(&spec(cluster, &options), None).map_err(|e| e.to_string())
+}

@@ -1,0 +1,123 @@
+//! `seedfall cause -c CONFIG -seed N [-faults FILE] [-futures 20]
+//! [-moments 20] [-j N] [--json FILE] [--no-fork]`: runs `cause` (the
+//! library's `cause` and `cause_stats`), prints the curve, the biggest jump
+//! and the function table, saves the failing futures and writes the JSON.
+//! Exit 0 when it explained the seed, 2 on any error (a passing seed too).
+
+use crate::run_cmd::setup;
+use seedfall::cause::{CauseOptions, cause};
+use seedfall::cause_stats::{self, FunctionScore};
+use seedfall::schedule::Schedule;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(clap::Args)]
+pub struct CauseArgs {
+    /// The config file (a directory means its seedfall.json).
+    #[arg(short = 'c', long = "config", value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// The failing seed to explain.
+    #[arg(long)]
+    seed: u64,
+    /// Explain this saved schedule's run (its faults stay in every future).
+    #[arg(long, value_name = "FILE")]
+    faults: Option<PathBuf>,
+    /// Alternate futures run from each moment.
+    #[arg(long, default_value_t = 20)]
+    futures: u32,
+    /// Evenly spaced moments (each fault of the run adds the step before and after it).
+    #[arg(long, default_value_t = 20)]
+    moments: u32,
+    /// Parallel lanes (default: all cores).
+    #[arg(short = 'j', long = "jobs", value_name = "N")]
+    jobs: Option<usize>,
+    /// Write the curve, the jump, the functions and the failing futures as JSON (`-`: stdout, instead of the text).
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+    /// Replay each future's prefix instead of forking it from the moment.
+    #[arg(long)]
+    no_fork: bool,
+}
+
+pub fn run(args: CauseArgs) -> ExitCode {
+    let (cluster, config_path) = match setup(args.config.as_deref()) {
+        Ok(ready) => ready,
+        Err(code) => return code,
+    };
+    let schedule = match args.faults.as_deref().map(Schedule::load).transpose() {
+        Ok(schedule) => schedule,
+        Err(e) => return fail(e),
+    };
+    let options = CauseOptions {
+        seed: args.seed,
+        schedule,
+        futures: args.futures,
+        moments: args.moments,
+        jobs: seedfall::sweep::workers(args.jobs),
+        share_prefix: !args.no_fork,
+    };
+    let found = match cause(&cluster, &options) {
+        Ok(found) => found,
+        Err(e) => return fail(e),
+    };
+    let points = cause_stats::curve(&found);
+    let jump = cause_stats::biggest_jump(&found, &points);
+    let functions = cause_stats::functions(&found, &|_, _| None);
+    let saved = match cause_stats::save_failing(&found, &config_path) {
+        Ok(saved) => saved,
+        Err(e) => return fail(e),
+    };
+    let doc = cause_stats::to_json(&found, &points, jump.as_ref(), &functions, &saved);
+    let text = serde_json::to_string_pretty(&doc).expect("JSON values serialize") + "\n";
+    match args.json.as_deref() {
+        Some(path) if path.as_os_str() == "-" => {
+            print!("{text}");
+            return ExitCode::SUCCESS;
+        }
+        Some(path) => {
+            if let Err(e) = std::fs::write(path, &text) {
+                return fail(format!("cannot write {}: {e}", path.display()));
+            }
+        }
+        None => {}
+    }
+    let futures: usize = points.iter().map(|p| p.futures as usize).sum();
+    let how = if found.shared_prefix { "forked from each moment" } else { "each replaying its prefix" };
+    println!(
+        "seed {}: {futures} alternate futures from {} moments in {:.1}s ({how})",
+        found.seed,
+        points.len(),
+        found.elapsed.as_secs_f64()
+    );
+    println!("fails as: {}", found.failure);
+    print!("{}", cause_stats::chart(&points));
+    println!("{}", cause_stats::jump_line(jump.as_ref()));
+    print_functions(&functions);
+    match saved.first() {
+        None => println!("no future failed the same way"),
+        Some(first) => println!(
+            "{} failing futures saved; replay one: seedfall replay -c {} -seed {} -faults {}",
+            saved.len(),
+            config_path.display(),
+            found.seed,
+            first.path.display()
+        ),
+    }
+    ExitCode::SUCCESS
+}
+
+fn print_functions(functions: &[FunctionScore]) {
+    if functions.is_empty() {
+        return;
+    }
+    println!("functions that ran more in failing futures:");
+    println!("  P(fail|ran)  P(ran|fail)  function");
+    for f in functions {
+        println!("  {:>10.0}%  {:>10.0}%  {}", f.p_fail_given_ran * 100.0, f.p_ran_given_fail * 100.0, f.name);
+    }
+}
+
+fn fail(message: impl std::fmt::Display) -> ExitCode {
+    eprintln!("seedfall cause: {message}");
+    ExitCode::from(2)
+}

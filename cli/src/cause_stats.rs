@@ -1,0 +1,279 @@
+//! What `cause`'s futures say: the probability of failing per moment, the
+//! biggest jump between two moments and the fault just before it, the Go
+//! functions that most separate failing from passing futures, the failing
+//! futures' schedules saved where `replay -faults` takes them, and all of
+//! it as text, as JSON (DESIGN.md §1 `cause`) and as an SVG curve for the
+//! report. It runs nothing (`cause.rs` does).
+
+use crate::cause::{Cause, Moment};
+use crate::config::state_file;
+use seedfall_host::world::Fault;
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// One moment's tally.
+#[derive(Clone, Debug)]
+pub struct Point {
+    pub moment: Moment,
+    pub futures: u32,
+    pub failing: u32,
+}
+
+impl Point {
+    pub fn p_fail(&self) -> f64 {
+        f64::from(self.failing) / f64::from(self.futures.max(1))
+    }
+}
+
+/// The largest rise of P(fail) from one moment to the next.
+#[derive(Clone, Debug)]
+pub struct Jump {
+    pub from: f64,
+    pub to: f64,
+    /// The moment it rose at.
+    pub moment: Moment,
+    /// The last fault of the failing run at or before that moment.
+    pub after: Option<Fault>,
+}
+
+/// How a Go function's running relates to failing, across the futures.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FunctionScore {
+    pub name: String,
+    pub p_fail_given_ran: f64,
+    pub p_ran_given_fail: f64,
+    /// P(fail | ran) - P(fail | did not run): the ranking.
+    pub separation: f64,
+}
+
+/// How many functions the table shows.
+pub const FUNCTIONS_SHOWN: usize = 10;
+
+pub fn curve(cause: &Cause) -> Vec<Point> {
+    cause
+        .moments
+        .iter()
+        .zip(&cause.outcomes)
+        .map(|(moment, outcomes)| Point {
+            moment: moment.clone(),
+            futures: outcomes.len() as u32,
+            failing: outcomes.iter().filter(|o| o.fails).count() as u32,
+        })
+        .collect()
+}
+
+/// The biggest rise between consecutive moments (the first on a tie);
+/// None if P(fail) never rises.
+pub fn biggest_jump(cause: &Cause, points: &[Point]) -> Option<Jump> {
+    let mut best: Option<(f64, usize)> = None;
+    for i in 1..points.len() {
+        let rise = points[i].p_fail() - points[i - 1].p_fail();
+        if rise > 0.0 && best.is_none_or(|(b, _)| rise > b) {
+            best = Some((rise, i));
+        }
+    }
+    let (_, i) = best?;
+    let moment = points[i].moment.clone();
+    let after = last_fault_by(cause, moment.step);
+    Some(Jump { from: points[i - 1].p_fail(), to: points[i].p_fail(), moment, after })
+}
+
+/// The failing run's last fault taken at or before `step`.
+fn last_fault_by(cause: &Cause, step: u64) -> Option<Fault> {
+    cause.moments.iter().rev().filter(|m| m.step <= step).find_map(|m| m.after.clone())
+}
+
+/// The functions that most separate failing from passing futures, best
+/// first (at most `FUNCTIONS_SHOWN`); `names(node, index)` names a node's
+/// function. A function is counted once per future whichever node ran it;
+/// one that ran in every future or in none separates nothing.
+pub fn functions(cause: &Cause, names: &dyn Fn(&str, usize) -> Option<String>) -> Vec<FunctionScore> {
+    let all: Vec<&crate::cause::Outcome> = cause.outcomes.iter().flatten().collect();
+    let total_fail = all.iter().filter(|o| o.fails).count();
+    // Per function name: (futures it ran in, failing futures it ran in).
+    let mut tally: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    for outcome in &all {
+        let mut ran: Vec<String> = Vec::new();
+        for (node, bits) in &outcome.ran {
+            ran.extend(bits.iter().enumerate().filter(|(_, b)| **b != 0).filter_map(|(i, _)| names(node, i)));
+        }
+        ran.sort_unstable();
+        ran.dedup();
+        for name in ran {
+            let entry = tally.entry(name).or_default();
+            entry.0 += 1;
+            entry.1 += usize::from(outcome.fails);
+        }
+    }
+    let mut scores: Vec<FunctionScore> = tally
+        .into_iter()
+        .filter(|(_, (ran, ran_fail))| *ran < all.len() && *ran_fail > 0)
+        .map(|(name, (ran, ran_fail))| {
+            let p_fail_given_ran = ran_fail as f64 / ran as f64;
+            let p_fail_given_not = (total_fail - ran_fail) as f64 / (all.len() - ran) as f64;
+            FunctionScore {
+                name,
+                p_fail_given_ran,
+                p_ran_given_fail: ran_fail as f64 / total_fail.max(1) as f64,
+                separation: p_fail_given_ran - p_fail_given_not,
+            }
+        })
+        .filter(|s| s.separation > 0.0)
+        .collect();
+    scores.sort_by(|a, b| {
+        b.separation
+            .total_cmp(&a.separation)
+            .then(b.p_ran_given_fail.total_cmp(&a.p_ran_given_fail))
+            .then(a.name.cmp(&b.name))
+    });
+    scores.truncate(FUNCTIONS_SHOWN);
+    scores
+}
+
+/// A failing future saved for `replay -faults`.
+#[derive(Clone, Debug)]
+pub struct SavedFuture {
+    pub moment: usize,
+    pub future: usize,
+    pub path: PathBuf,
+}
+
+/// Saves every failing future's schedule as
+/// `.seedfall/[X.]cause/seed-N/m<moment>-f<future>.faults.json` (the folder
+/// emptied first, so it holds this run's futures only).
+pub fn save_failing(cause: &Cause, config_path: &Path) -> Result<Vec<SavedFuture>, String> {
+    let dir = state_file(config_path, "cause").join(format!("seed-{}", cause.seed));
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir).map_err(|e| format!("cannot empty {}: {e}", dir.display()))?;
+    }
+    let mut saved = Vec::new();
+    for (m, outcomes) in cause.outcomes.iter().enumerate() {
+        for (f, outcome) in outcomes.iter().enumerate() {
+            let Some(schedule) = &outcome.schedule else { continue };
+            std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+            let path = dir.join(format!("m{m}-f{f}.faults.json"));
+            std::fs::write(&path, schedule).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+            saved.push(SavedFuture { moment: m, future: f, path });
+        }
+    }
+    Ok(saved)
+}
+
+fn fault_json(fault: &Fault) -> Value {
+    json!({
+        "at": fault.at.to_string(),
+        "kind": fault.kind.name(),
+        "node": fault.target.to_string(),
+        "op": fault.op,
+        "text": fault.describe().trim(),
+    })
+}
+
+/// The `--json` document (DESIGN.md §1).
+pub fn to_json(
+    cause: &Cause,
+    points: &[Point],
+    jump: Option<&Jump>,
+    functions: &[FunctionScore],
+    saved: &[SavedFuture],
+) -> Value {
+    json!({
+        "seed": cause.seed,
+        "failure": cause.failure,
+        "shared_prefix": cause.shared_prefix,
+        "moments": points.iter().map(|p| json!({
+            "at": p.moment.at.to_string(),
+            "step": p.moment.step,
+            "event": p.moment.after.as_ref().map(fault_json),
+            "futures": p.futures,
+            "failing": p.failing,
+            "p_fail": p.p_fail(),
+        })).collect::<Vec<_>>(),
+        "biggest_jump": jump.map(|j| json!({
+            "from": j.from,
+            "to": j.to,
+            "at": j.moment.at.to_string(),
+            "after": j.after.as_ref().map(fault_json),
+        })),
+        "functions": functions.iter().map(|f| json!({
+            "name": f.name,
+            "p_fail_given_ran": f.p_fail_given_ran,
+            "p_ran_given_fail": f.p_ran_given_fail,
+        })).collect::<Vec<_>>(),
+        "failing_futures": saved.iter().map(|s| json!({
+            "moment": s.moment,
+            "future": s.future,
+            "schedule": s.path.display().to_string(),
+        })).collect::<Vec<_>>(),
+    })
+}
+
+fn percent(p: f64) -> String {
+    format!("{:.0}%", p * 100.0)
+}
+
+/// The curve as text: one line per moment, a bar of P(fail), and the fault
+/// the moment follows.
+pub fn chart(points: &[Point]) -> String {
+    const WIDTH: f64 = 30.0;
+    let mut out = String::new();
+    for p in points {
+        let bar = "█".repeat((p.p_fail() * WIDTH).round() as usize);
+        let event = p.moment.after.as_ref().map_or(String::new(), |f| format!("  <- {}", short(f)));
+        out.push_str(&format!("{:>14} {:>4} {bar:<30}{event}\n", p.moment.at.to_string(), percent(p.p_fail())));
+    }
+    out
+}
+
+/// A fault in a few words: "crash_io server at disk op 56".
+pub fn short(fault: &Fault) -> String {
+    let mut text = format!("{} {}", fault.kind.name(), fault.target);
+    if let Some(op) = fault.op {
+        text.push_str(&format!(" at {} {op}", fault.kind.trigger().op_unit()));
+    }
+    text
+}
+
+pub fn jump_line(jump: Option<&Jump>) -> String {
+    match jump {
+        None => "biggest jump: none (P(fail) never rises from one moment to the next)".into(),
+        Some(j) => {
+            let after = j.after.as_ref().map_or("the start".to_string(), |f| format!("{} ({})", short(f), f.at));
+            format!("biggest jump: {} -> {} after {after}", percent(j.from), percent(j.to))
+        }
+    }
+}
+
+/// The curve as a small self-contained SVG (the report embeds it).
+pub fn svg(points: &[Point]) -> String {
+    let (w, h, pad) = (600.0, 160.0, 24.0);
+    let n = points.len().max(2) as f64 - 1.0;
+    let xy = |i: usize, p: &Point| (pad + (w - 2.0 * pad) * i as f64 / n, h - pad - (h - 2.0 * pad) * p.p_fail());
+    let path: Vec<String> = points
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let (x, y) = xy(i, p);
+            format!("{}{x:.1},{y:.1}", if i == 0 { "M" } else { "L" })
+        })
+        .collect();
+    let dots: String = points
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let (x, y) = xy(i, p);
+            let title = format!("{} {}", p.moment.at, percent(p.p_fail()));
+            let fill = if p.moment.after.is_some() { "#c0392b" } else { "#2c3e50" };
+            format!("<circle cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"3\" fill=\"{fill}\"><title>{title}</title></circle>")
+        })
+        .collect();
+    format!(
+        "<svg class=\"cause-curve\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {w} {h}\" width=\"{w}\" height=\"{h}\">\
+<text x=\"2\" y=\"{top}\" font-size=\"10\">100%</text><text x=\"2\" y=\"{bottom}\" font-size=\"10\">0%</text>\
+<path d=\"{}\" fill=\"none\" stroke=\"#2c3e50\" stroke-width=\"1.5\"/>{dots}</svg>",
+        path.join(" "),
+        top = pad + 3.0,
+        bottom = h - pad + 3.0,
+    )
+}

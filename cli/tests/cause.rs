@@ -1,0 +1,118 @@
+//! `seedfall cause` on examples/kvlog's `cause.json` (the torn-tail store:
+//! a crash in the middle of a write leaves a torn record that recovery
+//! appends after, and the next crash's recovery loses what came after it;
+//! partitions between client and server are bystanders). Seed 1's curve
+//! jumps at a crash in the middle of a disk operation and stays flat
+//! across its partitions; forked futures are the runs a full replay of the
+//! same future gives; every failing future's saved schedule replays it.
+
+// Only `example` and `seedfall` of the shared helpers are needed here.
+#[allow(dead_code)]
+mod example_finding;
+
+use example_finding::{example, seedfall};
+use seedfall::cause::{CauseOptions, Outcome, cause, replay_schedule};
+use seedfall::cluster::Cluster;
+use seedfall::schedule::Schedule;
+use serde_json::Value;
+use std::sync::OnceLock;
+
+fn cause_json(extra: &[&str]) -> Value {
+    let config = example("kvlog").join("cause.json");
+    let mut args = vec!["cause", "-c", config.to_str().unwrap(), "-seed", "1", "--json", "-"];
+    args.extend_from_slice(extra);
+    let (code, out) = seedfall(&args);
+    assert_eq!(code, 0, "{out}");
+    serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"))
+}
+
+fn p(moment: &Value) -> f64 {
+    moment["p_fail"].as_f64().unwrap()
+}
+
+#[test]
+fn seed_1_jumps_at_a_crash_in_a_disk_operation_and_stays_flat_across_partitions() {
+    let doc = cause_json(&[]);
+    let jump = &doc["biggest_jump"];
+    assert_eq!(jump["after"]["kind"], "crash_io", "{jump}");
+    let rise = jump["to"].as_f64().unwrap() - jump["from"].as_f64().unwrap();
+    assert!(rise >= 0.5, "{jump}");
+    let moments = doc["moments"].as_array().unwrap();
+    assert!(moments.iter().all(|m| m["futures"] == 20), "20 futures from every moment");
+    // Each fault has a moment just before it and one just after. A bystander
+    // never looks like a cause: no partition raises P(fail) by more than
+    // the noise of 20 futures (one sd is about 11 points).
+    let mut partitions = 0;
+    for pair in moments.windows(2) {
+        if pair[1]["event"]["kind"] == "partition" {
+            partitions += 1;
+            let rise = p(&pair[1]) - p(&pair[0]);
+            assert!(rise <= 0.1, "a bystander partition raises the curve by {rise}: {pair:?}");
+        }
+    }
+    assert!(partitions >= 3, "{moments:?}");
+    // The torn write (the first crash in a disk operation) makes the failure all but certain.
+    let torn = moments.windows(2).find(|w| w[1]["event"]["kind"] == "crash_io").expect("the torn write");
+    assert!(p(&torn[1]) >= 0.9 && p(&torn[1]) - p(&torn[0]) >= 0.3, "{torn:?}");
+
+    // A failing future replays exactly: it fails the same way.
+    let failing = doc["failing_futures"].as_array().unwrap();
+    assert!(!failing.is_empty());
+    let schedule = failing.last().unwrap()["schedule"].as_str().unwrap();
+    assert!(std::fs::read_to_string(schedule).unwrap().contains("\"branches\""));
+    let config = example("kvlog").join("cause.json");
+    let (code, replay) = seedfall(&["replay", "-c", config.to_str().unwrap(), "-seed", "1", "-faults", schedule]);
+    assert_eq!(code, 1, "{replay}");
+    assert!(replay.contains("acknowledged entry") && replay.contains("branch: new randomness"), "{replay}");
+}
+
+/// The cluster, prepared once for the tests of this file (they would
+/// otherwise build into one folder at once).
+fn cluster() -> &'static Cluster {
+    static CLUSTER: OnceLock<Cluster> = OnceLock::new();
+    CLUSTER.get_or_init(|| {
+        // Compiled into the example's own `.seedfall/cache` (unless
+        // SEEDFALL_CACHE_DIR says otherwise), as `seedfall cause` would.
+        let path = example("kvlog").join("cause.json");
+        let config = seedfall::config::load(&path).unwrap();
+        Cluster::prepare(config, &path, &seedfall::config::state_dir(&path)).unwrap()
+    })
+}
+
+fn options(share_prefix: bool) -> CauseOptions {
+    CauseOptions { seed: 1, schedule: None, futures: 3, moments: 4, jobs: 2, share_prefix }
+}
+
+fn hashes(outcomes: &[Vec<Outcome>]) -> Vec<(bool, String)> {
+    outcomes.iter().flatten().map(|o| (o.fails, o.trace_hash.clone())).collect()
+}
+
+#[test]
+fn a_forked_future_is_the_run_a_full_replay_of_it_gives() {
+    let cluster = cluster();
+    let forked = cause(cluster, &options(true)).unwrap();
+    assert!(forked.shared_prefix, "this machine has fork()");
+    let replayed = cause(cluster, &options(false)).unwrap();
+    assert!(!replayed.shared_prefix);
+    assert_eq!(hashes(&forked.outcomes), hashes(&replayed.outcomes), "same futures, same trace hashes");
+    let failing: Vec<&Outcome> = forked.outcomes.iter().flatten().filter(|o| o.fails).collect();
+    assert!(!failing.is_empty(), "some future fails");
+    for outcome in failing {
+        let schedule = Schedule::parse(outcome.schedule.as_deref().unwrap()).unwrap();
+        assert_eq!(schedule.branches.len(), 1);
+        let run = replay_schedule(cluster, &schedule, 1).unwrap();
+        assert_eq!(run.trace_hash.to_string(), outcome.trace_hash, "the saved schedule replays the future");
+    }
+}
+
+#[test]
+fn a_passing_seed_or_zero_futures_is_a_clear_error() {
+    let cluster = cluster();
+    let mut passing = options(true);
+    passing.seed = 2;
+    let err = cause(cluster, &passing).err().expect("seed 2 passes");
+    assert!(err.contains("seed 2 passes"), "{err}");
+    let mut none = options(true);
+    none.futures = 0;
+    assert!(cause(cluster, &none).err().unwrap().contains("at least 1"));
+}
