@@ -20,7 +20,7 @@ use crate::cluster::Cluster;
 use crate::schedule::Schedule;
 use crate::shrink::signature;
 use seedfall_host::vtime::SimTime;
-use seedfall_host::world::{self, Fault, RunResult, RunSpec, Verdict, World};
+use seedfall_host::world::{self, Failure, Fault, RunResult, RunSpec, Verdict, World};
 use serde::{Deserialize, Serialize};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -67,6 +67,9 @@ pub struct Cause {
     pub seed: u64,
     /// How the seed fails (its first failure, as `FAIL` blocks print it).
     pub failure: String,
+    /// The id of the finding it belongs to (`findings::id`: the report
+    /// shows this curve with that finding).
+    pub finding: String,
     pub moments: Vec<Moment>,
     /// `outcomes[moment][future]`.
     pub outcomes: Vec<Vec<Outcome>>,
@@ -91,11 +94,19 @@ pub fn cause(cluster: &Cluster, options: &CauseOptions) -> Result<Cause, String>
     Ok(Cause {
         seed: options.seed,
         failure: original.failure,
+        finding: finding_id(cluster, &original.first),
         moments,
         outcomes,
         shared_prefix: share,
         elapsed: started.elapsed(),
     })
+}
+
+/// The finding a failure belongs to: its node by its group's name (a
+/// `count` node's), as a sweep groups it.
+fn finding_id(cluster: &Cluster, first: &Failure) -> String {
+    let node = cluster.config.nodes.iter().find(|n| n.name == first.node).map_or(&first.node, |n| &n.group);
+    crate::findings::id(&Failure { node: node.clone(), ..first.clone() }.signature())
 }
 
 fn spec(cluster: &Cluster, options: &CauseOptions) -> RunSpec {
@@ -112,6 +123,7 @@ fn spec(cluster: &Cluster, options: &CauseOptions) -> RunSpec {
 /// The failing run, stepped once.
 struct Original {
     signature: String,
+    first: Failure,
     failure: String,
     /// When each scheduler step began (index s: step s + 1, where a branch
     /// before it takes effect).
@@ -141,7 +153,7 @@ impl Original {
             return Err(format!("seed {} passes: nothing to explain", spec.seed));
         };
         let failure = format!("{}#{}: {}", failures[0].node, failures[0].incarnation, failures[0].message);
-        Ok(Original { signature, failure, times, faults })
+        Ok(Original { signature, first: failures[0].clone(), failure, times, faults })
     }
 
     /// Scheduler steps of the whole run.

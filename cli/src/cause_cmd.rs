@@ -68,6 +68,9 @@ pub fn run(args: CauseArgs) -> ExitCode {
         Err(e) => return fail(e),
     };
     let doc = cause_stats::to_json(&found, &points, jump.as_ref(), &functions, &saved);
+    if let Err(e) = cause_stats::save_result(&config_path, found.seed, &doc) {
+        return fail(e);
+    }
     let text = serde_json::to_string_pretty(&doc).expect("JSON values serialize") + "\n";
     match args.json.as_deref() {
         Some(path) if path.as_os_str() == "-" => {

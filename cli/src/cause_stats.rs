@@ -139,11 +139,33 @@ pub struct SavedFuture {
     pub path: PathBuf,
 }
 
+/// Where `cause` keeps its futures and its result for `seed`:
+/// `.seedfall/[X.]cause/seed-N/`.
+pub fn folder(config_path: &Path, seed: u64) -> PathBuf {
+    state_file(config_path, "cause").join(format!("seed-{seed}"))
+}
+
+/// The result `cause` saved for `seed` (its `--json` document), if any: the
+/// sweep report embeds its curve.
+pub fn saved_result(config_path: &Path, seed: u64) -> Option<Value> {
+    let text = std::fs::read_to_string(folder(config_path, seed).join("cause.json")).ok()?;
+    serde_json::from_str(&text).ok()
+}
+
+/// Saves `doc` (the `--json` document) beside the futures, for the report.
+pub fn save_result(config_path: &Path, seed: u64, doc: &Value) -> Result<(), String> {
+    let dir = folder(config_path, seed);
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let path = dir.join("cause.json");
+    let text = serde_json::to_string_pretty(doc).expect("JSON values serialize") + "\n";
+    std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
 /// Saves every failing future's schedule as
 /// `.seedfall/[X.]cause/seed-N/m<moment>-f<future>.faults.json` (the folder
 /// emptied first, so it holds this run's futures only).
 pub fn save_failing(cause: &Cause, config_path: &Path) -> Result<Vec<SavedFuture>, String> {
-    let dir = state_file(config_path, "cause").join(format!("seed-{}", cause.seed));
+    let dir = folder(config_path, cause.seed);
     if dir.exists() {
         std::fs::remove_dir_all(&dir).map_err(|e| format!("cannot empty {}: {e}", dir.display()))?;
     }
@@ -181,6 +203,7 @@ pub fn to_json(
     json!({
         "seed": cause.seed,
         "failure": cause.failure,
+        "finding": cause.finding,
         "shared_prefix": cause.shared_prefix,
         "moments": points.iter().map(|p| json!({
             "at": p.moment.at.to_string(),
@@ -245,34 +268,35 @@ pub fn jump_line(jump: Option<&Jump>) -> String {
     }
 }
 
-/// The curve as a small self-contained SVG (the report embeds it).
-pub fn svg(points: &[Point]) -> String {
+/// The curve of a `--json` document as a small self-contained SVG (the
+/// report embeds it): a dot per moment, red where a fault came just before.
+pub fn svg(doc: &Value) -> String {
     let (w, h, pad) = (600.0, 160.0, 24.0);
-    let n = points.len().max(2) as f64 - 1.0;
-    let xy = |i: usize, p: &Point| (pad + (w - 2.0 * pad) * i as f64 / n, h - pad - (h - 2.0 * pad) * p.p_fail());
-    let path: Vec<String> = points
-        .iter()
-        .enumerate()
-        .map(|(i, p)| {
-            let (x, y) = xy(i, p);
-            format!("{}{x:.1},{y:.1}", if i == 0 { "M" } else { "L" })
-        })
-        .collect();
-    let dots: String = points
-        .iter()
-        .enumerate()
-        .map(|(i, p)| {
-            let (x, y) = xy(i, p);
-            let title = format!("{} {}", p.moment.at, percent(p.p_fail()));
-            let fill = if p.moment.after.is_some() { "#c0392b" } else { "#2c3e50" };
-            format!("<circle cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"3\" fill=\"{fill}\"><title>{title}</title></circle>")
-        })
-        .collect();
+    let moments: Vec<&Value> = doc["moments"].as_array().into_iter().flatten().collect();
+    let n = moments.len().max(2) as f64 - 1.0;
+    let xy = |i: usize, m: &Value| {
+        let p = m["p_fail"].as_f64().unwrap_or(0.0);
+        (pad + (w - 2.0 * pad) * i as f64 / n, h - pad - (h - 2.0 * pad) * p)
+    };
+    let mut path = String::new();
+    let mut dots = String::new();
+    for (i, m) in moments.iter().enumerate() {
+        let (x, y) = xy(i, m);
+        path.push_str(&format!("{}{x:.1},{y:.1} ", if i == 0 { "M" } else { "L" }));
+        let event = m["event"]["text"].as_str().map_or(String::new(), |t| format!(" after {t}"));
+        let title =
+            format!("{} {}{event}", m["at"].as_str().unwrap_or(""), percent(m["p_fail"].as_f64().unwrap_or(0.0)));
+        let fill = if m["event"].is_null() { "#2c3e50" } else { "#c0392b" };
+        dots.push_str(&format!(
+            "<circle cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"3\" fill=\"{fill}\"><title>{}</title></circle>",
+            crate::timeline::escape(&title)
+        ));
+    }
     format!(
         "<svg class=\"cause-curve\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {w} {h}\" width=\"{w}\" height=\"{h}\">\
 <text x=\"2\" y=\"{top}\" font-size=\"10\">100%</text><text x=\"2\" y=\"{bottom}\" font-size=\"10\">0%</text>\
 <path d=\"{}\" fill=\"none\" stroke=\"#2c3e50\" stroke-width=\"1.5\"/>{dots}</svg>",
-        path.join(" "),
+        path.trim_end(),
         top = pad + 3.0,
         bottom = h - pad + 3.0,
     )

@@ -90,6 +90,20 @@ fn fault_kinds(tally: &Tally, finding: &Finding) -> Value {
     Value::Array(rows)
 }
 
+/// What `seedfall cause` found for one of `finding`'s failing seeds (the
+/// first it ran for that fails the same way), if it ran for any: its seed,
+/// its biggest jump and its curve.
+fn cause_of(config: &str, finding: &Finding) -> Value {
+    let found = finding.failing_seeds.iter().find_map(|&seed| {
+        crate::cause_stats::saved_result(Path::new(config), seed)
+            .filter(|doc| doc["finding"].as_str() == Some(finding.id.as_str()))
+    });
+    match found {
+        Some(doc) => json!({"seed": doc["seed"], "biggest_jump": doc["biggest_jump"], "moments": doc["moments"]}),
+        None => Value::Null,
+    }
+}
+
 /// The report's JSON document.
 fn document(run: &ReportRun, tally: &Tally, found: &[Finding], records: &[Record], tails: &[Vec<String>]) -> Value {
     let findings: Vec<Value> = found
@@ -105,6 +119,7 @@ fn document(run: &ReportRun, tally: &Tally, found: &[Finding], records: &[Record
                 "fastest_replay": replay_command(run.config, f.fastest_seed),
                 "fault_kinds": fault_kinds(tally, f), "schedule": run.schedules.get(&f.id).map(|p| p.display().to_string()), "trace_tail": tail,
                 "history": record.map_or(Value::Array(Vec::new()), Record::json),
+                "cause": cause_of(run.config, f),
             })
         })
         .collect();
@@ -203,6 +218,18 @@ fn html(doc: &Value) -> String {
         out.push_str("</table>\n");
         if let Some(schedule) = f["schedule"].as_str() {
             out.push_str(&format!("<p>shrunk schedule: <code>{}</code></p>\n", escape(schedule)));
+        }
+        if !f["cause"].is_null() {
+            let jump = &f["cause"]["biggest_jump"];
+            let after = jump["after"]["text"].as_str().map_or("the start".to_string(), str::to_string);
+            out.push_str(&format!(
+                "<p>cause (seed {}): P(fail) over the run; biggest jump {:.0}% &rarr; {:.0}% after {}</p>\n{}\n",
+                f["cause"]["seed"],
+                jump["from"].as_f64().unwrap_or(0.0) * 100.0,
+                jump["to"].as_f64().unwrap_or(0.0) * 100.0,
+                escape(&after),
+                crate::cause_stats::svg(&f["cause"])
+            ));
         }
         out.push_str("<pre>");
         for line in f["trace_tail"].as_array().into_iter().flatten() {

@@ -15,6 +15,7 @@ use seedfall::cause::{CauseOptions, Outcome, cause, replay_schedule};
 use seedfall::cluster::Cluster;
 use seedfall::schedule::Schedule;
 use serde_json::Value;
+use std::path::Path;
 use std::sync::OnceLock;
 
 fn cause_json(extra: &[&str]) -> Value {
@@ -64,6 +65,18 @@ fn seed_1_jumps_at_a_crash_in_a_disk_operation_and_stays_flat_across_partitions(
     let (code, replay) = seedfall(&["replay", "-c", config.to_str().unwrap(), "-seed", "1", "-faults", schedule]);
     assert_eq!(code, 1, "{replay}");
     assert!(replay.contains("acknowledged entry") && replay.contains("branch: new randomness"), "{replay}");
+
+    // The sweep report shows the curve with the finding seed 1 belongs to.
+    let page = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cause-report.html");
+    let (code, out) =
+        seedfall(&["run", "-c", config.to_str().unwrap(), "-seeds", "1-4", "-report", page.to_str().unwrap()]);
+    assert_eq!(code, 1, "{out}");
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(page.with_extension("json")).unwrap()).unwrap();
+    let finding = &report["findings"][0];
+    assert_eq!(finding["cause"]["seed"], 1, "{finding}");
+    assert_eq!(finding["cause"]["biggest_jump"], doc["biggest_jump"]);
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("<svg class=\"cause-curve\"") && html.contains("biggest jump"), "{html}");
 }
 
 /// The cluster, prepared once for the tests of this file (they would
