@@ -95,6 +95,7 @@ fn every_input_changes_the_key() {
         ("baseline", Key::compute(&wasm, &CompileConfig { baseline: other_baseline, ..base }, b"")),
         ("verifier flag", Key::compute(&wasm, &CompileConfig { verify: !base.verify, ..base }, b"")),
         ("pinned global", Key::compute(&wasm, &CompileConfig { pinned_global: PinnedGlobal::Last, ..base }, b"")),
+        ("function bitmap", Key::compute(&wasm, &CompileConfig { function_bitmap: true, ..base }, b"")),
         ("instrumentation", Key::compute(&wasm, &base, b"loops=1")),
         ("instrumentation vs wasm boundary", Key::compute(&wasm[..wasm.len() - 1], &base, &wasm[wasm.len() - 1..])),
     ];
@@ -104,7 +105,9 @@ fn every_input_changes_the_key() {
     // The material has what the issue asks for and nothing machine-specific.
     let material = key_material(&base);
     let names: Vec<&str> = material.iter().map(|(n, _)| *n).collect();
-    for needed in ["artifact_format", "cranelift", "triple", "baseline", "trap_mode", "engine_source"] {
+    for needed in
+        ["artifact_format", "cranelift", "triple", "baseline", "trap_mode", "function_bitmap", "engine_source"]
+    {
         assert!(names.contains(&needed), "{needed} missing from {names:?}");
     }
     for (name, _) in base.settings() {
@@ -506,4 +509,22 @@ fn the_counter_global_comes_back_with_a_hit() {
     assert_eq!((miss.outcome, miss.code.artifact().counter_global), (Outcome::Miss, Some(0)));
     let hit = cache.get_or_compile(&key, || panic!("a hit compiles nothing")).unwrap();
     assert_eq!((hit.outcome, hit.code.artifact().counter_global), (Outcome::Hit, Some(0)));
+}
+
+#[test]
+fn code_with_and_without_the_function_bitmap_are_separate_entries() {
+    let scratch = Scratch::new("bitmap");
+    let cache = Cache::open(scratch.path());
+    let wasm = module(4);
+    let on = CompileConfig { function_bitmap: true, ..config() };
+    let plain = cache.fetch(&wasm, &config(), b"").unwrap();
+    let marked = cache.fetch(&wasm, &on, b"").unwrap();
+    assert_ne!(plain.key, marked.key);
+    assert_eq!((plain.outcome, marked.outcome), (Outcome::Miss, Outcome::Miss), "no entry serves both");
+    for (config, bitmap) in [(config(), false), (on, true)] {
+        let hit = cache.fetch(&wasm, &config, b"").unwrap();
+        assert_eq!((hit.outcome, hit.code.has_function_bitmap()), (Outcome::Hit, bitmap));
+        let expected = if bitmap { &marked.code } else { &plain.code };
+        assert_eq!(hit.code.code_bytes(), expected.code_bytes());
+    }
 }

@@ -8,13 +8,14 @@ use crate::catalog::Catalogued;
 use crate::compiled::{self, LoadError};
 use crate::config::{Config, Source};
 use seedfall_cache::Cache;
-use seedfall_engine::CompileConfig;
+use seedfall_engine::{Code, CompileConfig};
 use seedfall_host::vtime::SimDuration;
 use seedfall_host::world::RunSpec;
 use seedfall_host::{Guest, Role, antithesis};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Node programs, ready to make any seed's `RunSpec`.
@@ -32,6 +33,24 @@ pub struct Cluster {
     pub load_time: Duration,
     /// `seedfall mutate`: the durability promise every node's disk breaks.
     pub mutant: Option<seedfall_host::fs::Mutant>,
+}
+
+/// How `Cluster::prepare_with` compiles the programs. The default is what
+/// `run`, `replay` and `shrink` use (`Cluster::prepare`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LoadOptions {
+    /// Compile with `CompileConfig::function_bitmap`, so each run's
+    /// `RunResult::functions_ran` says which functions every node ran
+    /// (`seedfall cause`, docs/function-bitmap.md). Separate cache entries,
+    /// and so another `programs_hash`; traces are the same.
+    pub function_bitmap: bool,
+}
+
+impl LoadOptions {
+    /// The compiler configuration these options ask for.
+    pub fn compile_config(&self) -> CompileConfig {
+        CompileConfig { function_bitmap: self.function_bitmap, ..CompileConfig::default() }
+    }
 }
 
 struct NodeEntry {
@@ -106,6 +125,16 @@ impl Cluster {
     /// Builds and loads every program of `config`; `state_dir` holds the
     /// built modules (`.seedfall/build/`).
     pub fn prepare(config: Config, config_path: &Path, state_dir: &Path) -> Result<Cluster, SetupError> {
+        Cluster::prepare_with(config, config_path, state_dir, LoadOptions::default())
+    }
+
+    /// `prepare`, compiling as `options` say.
+    pub fn prepare_with(
+        config: Config,
+        config_path: &Path,
+        state_dir: &Path,
+        options: LoadOptions,
+    ) -> Result<Cluster, SetupError> {
         let sources: Vec<&Source> = config
             .nodes
             .iter()
@@ -162,9 +191,10 @@ impl Cluster {
         let load_started = Instant::now();
         let cache = compiled::open_cache(&Cache::default_dir_for_config(config_path));
         let instrumentation = seedfall_instrument::Config { loops: config.preempt.loops, ..Default::default() };
+        let compile_config = options.compile_config();
         let (mut programs, mut keys) = (Vec::new(), Vec::new());
         for file in &files {
-            let (guest, key) = compiled::load(&cache, file, Some(instrumentation), &CompileConfig::default(), false)
+            let (guest, key) = compiled::load(&cache, file, Some(instrumentation), &compile_config, false)
                 .map_err(SetupError::Load)?;
             programs.push(guest);
             keys.push(key);
@@ -209,6 +239,14 @@ impl Cluster {
             });
         }
         Ok(Cluster { config, nodes, programs, programs_hash, catalog, build_time, load_time, mutant: None })
+    }
+
+    /// The code node `name` runs (services, the workload, `finally`), to
+    /// name the functions of its `RunResult::functions_ran` entry
+    /// (`NodeFunctions::ran_names`).
+    pub fn node_code(&self, name: &str) -> Option<&Arc<Code>> {
+        let node = self.nodes.iter().find(|n| n.name == name)?;
+        Some(self.programs[node.program].code())
     }
 
     /// The run of one seed, its faults drawn from the seed (callers set
@@ -296,6 +334,13 @@ fn go_build(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn load_options_default_to_the_plain_compile_config() {
+        assert_eq!(LoadOptions::default().compile_config(), CompileConfig::default());
+        let cause = LoadOptions { function_bitmap: true };
+        assert_eq!(cause.compile_config(), CompileConfig { function_bitmap: true, ..CompileConfig::default() });
+    }
 
     #[test]
     fn setup_errors_read_as_before() {

@@ -47,6 +47,10 @@ pub struct ExecArgs {
     /// register saves (bench/guest.sh); not for tests.
     #[arg(long, hide_short_help = true, default_value = "none", value_parser = ["none", "first", "last"])]
     pinned_global: String,
+    /// Compile with the per-function "ran" bitmap `seedfall cause` uses (docs/function-bitmap.md);
+    /// with --timings, say how many functions ran. For measuring its cost; not for tests.
+    #[arg(long, hide_short_help = true)]
+    function_bitmap: bool,
     /// Real time a guest may run without any host call (or, while it ignores preemption
     /// requests, without honouring one) before it is stopped as a busy loop; at least 100ms.
     #[arg(long, default_value = "10s", value_name = "DURATION")]
@@ -131,7 +135,8 @@ pub fn run(args: ExecArgs) -> ExitCode {
         "last" => PinnedGlobal::Last,
         _ => PinnedGlobal::None,
     };
-    let compile_config = CompileConfig { pinned_global, ..CompileConfig::default() };
+    let compile_config =
+        CompileConfig { pinned_global, function_bitmap: args.function_bitmap, ..CompileConfig::default() };
     let guest = match compiled::load(&cache, &args.file, instrumentation, &compile_config, args.timings) {
         Ok((guest, key)) => {
             compiled::record_set(&cache, &[key]);
@@ -160,6 +165,10 @@ pub fn run(args: ExecArgs) -> ExitCode {
     };
     if args.trace_hash {
         eprintln!("seedfall: trace hash {} ({} events)", exec::trace_hash(&instance), instance.data().trace.events());
+    }
+    if let Some(ran) = instance.functions_ran().filter(|_| args.timings) {
+        let count = ran.iter().filter(|b| **b != 0).count();
+        eprintln!("seedfall: {count} of {} functions ran", ran.len());
     }
     if let Some(preempt) = &instance.data().preempt {
         let preemptions: Vec<u64> = preempt.fired.iter().map(|(counted, _)| *counted).collect();

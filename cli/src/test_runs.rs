@@ -23,6 +23,7 @@ pub fn run(seed: u64, end_ms: u64, verdict: Verdict) -> RunResult {
         history: Default::default(),
         linearizability: None,
         crash_space: None,
+        functions_ran: vec![],
     }
 }
 

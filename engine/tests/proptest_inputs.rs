@@ -3,7 +3,8 @@
 //! engine supports) compile or are named unsupported, instrument, and run the
 //! same instrumented as not; the same modules with bytes flipped, and their
 //! compiled Artifacts with bytes flipped, are answered with an error or a
-//! working result, never a panic. `PROPTEST_CASES` sets the number of cases.
+//! working result, never a panic; with the function bitmap they run the same
+//! and mark every export they call. `PROPTEST_CASES` sets the number of cases.
 
 mod common;
 
@@ -63,6 +64,15 @@ enum Outcome {
 /// Calls every exported function with zero arguments, each under a 20 ms
 /// watchdog; a start function that traps is an instantiation error, `None`.
 fn run_exports(code: Arc<Code>, linker: &Linker<()>) -> Option<Vec<(String, Outcome)>> {
+    run_exports_then(code, linker, &mut |_, _, _| {})
+}
+
+/// `run_exports`, calling `after(instance, function index, outcome)` after each call.
+fn run_exports_then(
+    code: Arc<Code>,
+    linker: &Linker<()>,
+    after: &mut dyn FnMut(&Instance<()>, u32, &Outcome),
+) -> Option<Vec<(String, Outcome)>> {
     let names: Vec<String> = code.info().exports.iter().map(|e| e.name.clone()).collect();
     let (stop, stopped) = mpsc::channel::<()>();
     let interrupter = Interrupter::current();
@@ -76,6 +86,7 @@ fn run_exports(code: Arc<Code>, linker: &Linker<()>) -> Option<Vec<(String, Outc
         let mut outcomes = Vec::new();
         for name in names {
             let Some(Extern::Func { ty, .. }) = instance.export::<()>(&name) else { continue };
+            let index = instance.code().info().export(&name).expect("listed above").index;
             let args: Vec<Val> = ty.params.iter().map(|t| Val::from_slot(*t, 0)).collect();
             let outcome = match instance.call(&name, &args) {
                 Ok(Run::Returned(values)) => Outcome::Returned(values),
@@ -88,6 +99,7 @@ fn run_exports(code: Arc<Code>, linker: &Linker<()>) -> Option<Vec<(String, Outc
                 Ok(other) => panic!("{name}: a module without imports cannot suspend: {other:?}"),
                 Err(error) => panic!("{name}: calling an export is not an engine error: {error}"),
             };
+            after(&instance, index, &outcome);
             outcomes.push((name, outcome));
         }
         Some(outcomes)
@@ -144,6 +156,33 @@ proptest! {
         prop_assert_eq!(before.len(), after.len());
         for ((name, a), (_, b)) in before.iter().zip(&after) {
             prop_assert!(same(a, b), "{}: {:?} uninstrumented, {:?} instrumented", name, a, b);
+        }
+    }
+
+    #[test]
+    fn the_function_bitmap_marks_every_export_called_and_changes_no_outcome(
+        seed in proptest::collection::vec(any::<u8>(), 64..2048),
+    ) {
+        let wasm = smith_module(&seed);
+        let Ok(raw) = compiled(&wasm) else { return Ok(()) };
+        let config = CompileConfig { function_bitmap: true, verify: true, ..CompileConfig::default() };
+        let marked = Arc::new(Code::load(compile(&wasm, &config).expect("compiles with the bitmap too")).unwrap());
+        let imported = marked.info().num_imported_funcs;
+        let mut check = |instance: &Instance<()>, index: u32, outcome: &Outcome| {
+            let ran = instance.functions_ran().expect("compiled with the bitmap");
+            assert_eq!(ran.len(), instance.code().num_defined_functions() as usize);
+            assert!(ran.iter().all(|b| *b <= 1), "{ran:?}");
+            // Entered for sure when it returned or trapped by itself.
+            if !matches!(outcome, Outcome::Inconclusive) && index >= imported {
+                assert_eq!(ran[(index - imported) as usize], 1, "export of function {index}: {outcome:?}");
+            }
+        };
+        let (Some(before), Some(after)) = (run_exports(raw, &Linker::new()), run_exports_then(marked, &Linker::new(), &mut check)) else {
+            return Ok(());
+        };
+        prop_assert_eq!(before.len(), after.len());
+        for ((name, a), (_, b)) in before.iter().zip(&after) {
+            prop_assert!(same(a, b), "{}: {:?} without the bitmap, {:?} with it", name, a, b);
         }
     }
 

@@ -85,6 +85,7 @@ pub fn config() -> CompileConfig {
         baseline: IsaBaseline::host(),
         verify: false,
         pinned_global: PinnedGlobal::None,
+        function_bitmap: false,
     }
 }
 

@@ -10,7 +10,7 @@ use std::ops::Range;
 use std::sync::Arc;
 
 /// Bump on any change to the encoding or to what compiled code expects.
-pub const FORMAT_VERSION: u32 = 5;
+pub const FORMAT_VERSION: u32 = 6;
 /// The code's alignment in an encoding made by `encode_at`: the page size.
 pub const CODE_ALIGNMENT: usize = 4096;
 const MAGIC: &[u8; 8] = b"SEEDFALL";
@@ -406,6 +406,7 @@ impl Artifact {
         w.str(self.baseline.name());
         write_info(&mut w, &self.info);
         w.opt_u64(self.counter_global.map(u64::from));
+        w.u8(self.function_bitmap as u8);
         w.u64(self.code.len() as u64);
         w.u32(self.functions.len() as u32);
         for f in &self.functions {
@@ -470,6 +471,7 @@ impl Artifact {
         if counter_global.is_some_and(|g| g as usize >= info.globals.len()) {
             return Err(Error::Artifact("counter global outside the module's globals".into()));
         }
+        let function_bitmap = r.bool()?;
         let code_len = r.u64()?;
         let in_code = |offset: u32, len: u64| offset as u64 + len <= code_len;
         let mut functions = Vec::new();
@@ -507,8 +509,18 @@ impl Artifact {
             return Err(Error::Artifact(format!("{} trailing bytes", bytes.len() - r.at)));
         }
         let code = Vec::new();
-        let artifact =
-            Artifact { info, trap_mode, baseline, code, functions, trampolines, relocations, traps, counter_global };
+        let artifact = Artifact {
+            info,
+            trap_mode,
+            baseline,
+            code,
+            functions,
+            trampolines,
+            relocations,
+            traps,
+            counter_global,
+            function_bitmap,
+        };
         Ok((artifact, code_start..r.at))
     }
 }

@@ -89,6 +89,9 @@ pub struct Artifact {
     /// counter), set by the caller that ran the pass. The engine only stores
     /// it, so loading a stored Artifact tells the caller without re-deriving.
     pub counter_global: Option<u32>,
+    /// Compiled with `CompileConfig::function_bitmap`: instances give the
+    /// code its "ran" bitmap after the globals (`runtime::vmctx`).
+    pub function_bitmap: bool,
 }
 
 pub const TRAP_RECORD: usize = 9;

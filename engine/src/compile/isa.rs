@@ -75,6 +75,10 @@ pub struct CompileConfig {
     pub verify: bool,
     /// The global kept in the pinned register (docs/pinned-global.md).
     pub pinned_global: PinnedGlobal,
+    /// Every defined function stores 1 into its byte of the instance's
+    /// "ran" bitmap on entry (`Instance::functions_ran`,
+    /// docs/function-bitmap.md). Off: the code is exactly as without it.
+    pub function_bitmap: bool,
 }
 
 impl Default for CompileConfig {
@@ -84,6 +88,7 @@ impl Default for CompileConfig {
             baseline: IsaBaseline::host(),
             verify: false,
             pinned_global: PinnedGlobal::None,
+            function_bitmap: false,
         }
     }
 }
@@ -136,6 +141,7 @@ impl CompileConfig {
         ];
         material.extend(self.settings().into_iter().map(|(name, value)| (name, value.to_string())));
         material.push(("pinned_global", self.pinned_global.name().to_string()));
+        material.push(("function_bitmap", if self.function_bitmap { "on" } else { "off" }.to_string()));
         // Last: the translator's output changes with its source far more often
         // than anyone bumps the format version (see build.rs).
         material.push(("engine_source", crate::ENGINE_SOURCE_HASH.to_string()));

@@ -49,6 +49,16 @@ pub fn compile(wasm: &[u8], config: &CompileConfig) -> Result<Artifact> {
     let parsed = module::parse(wasm)?;
     let info = &parsed.info;
     let isa = config.build_isa()?;
+    let num_defined = info.num_funcs() - info.num_imported_funcs;
+    if config.function_bitmap
+        && num_defined > 0
+        && crate::runtime::vmctx::function_ran_offset(info.globals.len(), num_defined - 1).is_none()
+    {
+        return Err(Error::Unsupported {
+            feature: format!("a function bitmap for {num_defined} functions and {} globals", info.globals.len()),
+            function: None,
+        });
+    }
 
     let mut jobs: Vec<Job> = (0..info.num_imported_funcs).map(|func_index| Job::ImportStub { func_index }).collect();
     for (i, body) in parsed.bodies.iter().enumerate() {
@@ -239,5 +249,6 @@ fn layout(
         relocations: Blob::owned(relocations),
         traps: Blob::owned(traps),
         counter_global: None,
+        function_bitmap: config.function_bitmap,
     })
 }

@@ -134,6 +134,28 @@ impl Code {
         &self.artifact.info
     }
 
+    /// Functions the module defines (its imports not counted): the length
+    /// of `Instance::functions_ran`.
+    pub fn num_defined_functions(&self) -> u32 {
+        let info = self.info();
+        info.num_funcs() - info.num_imported_funcs
+    }
+
+    /// Whether the code was compiled with `CompileConfig::function_bitmap`
+    /// (then `Instance::functions_ran` is Some).
+    pub fn has_function_bitmap(&self) -> bool {
+        self.artifact.function_bitmap
+    }
+
+    /// The `name` section's name of defined function `defined_index` (the
+    /// index into `Instance::functions_ran`); None when the section does not
+    /// name it or there is no such function.
+    pub fn function_name(&self, defined_index: u32) -> Option<&str> {
+        let info = self.info();
+        let index = info.num_imported_funcs.checked_add(defined_index)?;
+        info.func_names.get(index as usize)?.as_deref()
+    }
+
     pub fn base(&self) -> usize {
         self.exec.as_ptr() as usize
     }

@@ -71,8 +71,9 @@ struct InstanceInner<T> {
     core: InstanceCore,
     code: Arc<Code>,
     table: Option<Rc<Table>>,
-    /// Header + one slot per global; boxed so compiled code's pointer is
-    /// stable, in cells because compiled code writes it through that pointer.
+    /// Header + one slot per global (+ the "ran" bitmap, see `runtime::vmctx`);
+    /// boxed so compiled code's pointer is stable, in cells because compiled
+    /// code writes it through that pointer.
     vmctx: Box<[UnsafeCell<u64>]>,
     global_types: Vec<GlobalType>,
     /// Globals below this index are imported (their slot holds a pointer).
@@ -249,7 +250,12 @@ impl<T: 'static> Instance<T> {
             table = Some(Rc::new(Table::new(decl.min, decl.max)?));
         }
 
-        let mut vmctx_storage = vec![0u64; vmctx::HEADER_SIZE / 8 + info.globals.len()];
+        // Header, globals, then (code compiled with it) the zeroed "ran" bitmap.
+        let bitmap_slots = match code.artifact().function_bitmap {
+            true => vmctx::function_bitmap_slots(code.num_defined_functions() as usize),
+            false => 0,
+        };
+        let mut vmctx_storage = vec![0u64; vmctx::HEADER_SIZE / 8 + info.globals.len() + bitmap_slots];
         for (i, global) in imported_globals.iter().enumerate() {
             vmctx_storage[vmctx::HEADER_SIZE / 8 + i] = global.as_ptr() as u64;
         }
@@ -503,6 +509,29 @@ impl<T: 'static> Instance<T> {
     /// lives, for readers outside the guest's thread (the watchdog).
     pub fn global_ptr(&self, index: u32) -> Option<*mut u64> {
         self.inner().global_slot(index)
+    }
+
+    /// Which defined functions ran in this instance, one byte each (1: it
+    /// was entered at least once, 0: never), indexed by defined-function
+    /// index (`Code::function_name` names them); None when the code was
+    /// compiled without `CompileConfig::function_bitmap`. A byte is set on
+    /// entry, so a call still suspended counts, and so does a function that
+    /// trapped at its first instruction.
+    pub fn functions_ran(&self) -> Option<&[u8]> {
+        let code = &self.inner().code;
+        if !code.artifact().function_bitmap {
+            return None;
+        }
+        let start = vmctx::function_ran_offset(code.info().globals.len(), 0).expect("checked by compile") as usize;
+        let len = code.num_defined_functions() as usize;
+        let storage = &self.inner().vmctx;
+        debug_assert!(start + len <= storage.len() * 8);
+        // SAFETY: the bitmap's bytes lie inside the vmctx storage (allocated
+        // with `function_bitmap_slots` more slots for this code), which lives
+        // as long as `&self`; `UnsafeCell<u64>` has the layout of `u64`, so
+        // its bytes may be read as `u8`s; no guest code (the only writer)
+        // runs while `&self` is held (see `inner`).
+        Some(unsafe { std::slice::from_raw_parts((storage.as_ptr() as *const u8).add(start), len) })
     }
 
     pub fn is_suspended(&self) -> bool {

@@ -6,6 +6,10 @@
 //! Layout: a fixed `VmCtxHeader`, then one 8-byte slot per wasm global. A defined
 //! global lives in its slot (f32/f64 as raw bits); an imported global's slot holds
 //! a pointer to the exporting instance's slot, so mutable globals can be shared.
+//! Code compiled with `CompileConfig::function_bitmap` finds, after the globals,
+//! one byte per defined function (the "ran" bitmap, padded to whole slots): its
+//! entry stores 1 into its own byte at a constant offset from the vmctx, so the
+//! header (and every offset code without the bitmap uses) is unchanged.
 
 use crate::runtime::table::TableEntry;
 
@@ -74,6 +78,18 @@ pub const fn global_offset(index: u32) -> i32 {
     HEADER_SIZE as i32 + 8 * index as i32
 }
 
+/// Offset of the "ran" byte of defined function `defined_index` in a module
+/// with `num_globals` globals, or None past `i32::MAX`.
+pub fn function_ran_offset(num_globals: usize, defined_index: u32) -> Option<i32> {
+    let offset = (HEADER_SIZE as u64) + 8 * num_globals as u64 + defined_index as u64;
+    i32::try_from(offset).ok()
+}
+
+/// The 8-byte vmctx slots the bitmap of `num_defined` functions takes.
+pub const fn function_bitmap_slots(num_defined: usize) -> usize {
+    num_defined.div_ceil(8)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -95,6 +111,14 @@ mod tests {
         assert_eq!(size_of::<VmCtxHeader>(), HEADER_SIZE);
         assert_eq!(offset_of!(MemoryDef, size), MEMORY_DEF_SIZE as usize);
         assert_eq!(offset_of!(VmCtx, header), 0);
+    }
+
+    #[test]
+    fn the_function_bitmap_follows_the_globals() {
+        assert_eq!(function_ran_offset(0, 0), Some(HEADER_SIZE as i32));
+        assert_eq!(function_ran_offset(3, 5), Some(global_offset(3) + 5));
+        assert_eq!(function_ran_offset(1, u32::MAX), None, "past i32 offsets");
+        assert_eq!((function_bitmap_slots(0), function_bitmap_slots(8), function_bitmap_slots(9)), (0, 1, 2));
     }
 
     #[test]

@@ -96,6 +96,9 @@ pub fn translate_function(
     let mut b = FunctionBuilder::new(func, fctx);
     let params = enter_function(&mut b);
     let vmctx = params[0];
+    if config.function_bitmap {
+        mark_ran(&mut b, info, func_index, vmctx);
+    }
 
     let mut locals = Vec::new();
     for (i, t) in ty.params.iter().enumerate() {
@@ -164,6 +167,18 @@ pub(crate) fn enter_function(b: &mut FunctionBuilder<'_>) -> Vec<Value> {
     b.switch_to_block(entry);
     b.seal_block(entry);
     b.block_params(entry).to_vec()
+}
+
+/// `CompileConfig::function_bitmap`: one byte store of 1 into this function's
+/// byte of the vmctx's "ran" bitmap (`vmctx::function_ran_offset`). No load,
+/// no branch, no call, and nothing the guest can observe: not its memory, not
+/// its globals, not the instrumentation's counter.
+fn mark_ran(b: &mut FunctionBuilder<'_>, info: &ModuleInfo, func_index: u32, vmctx: Value) {
+    let defined = func_index - info.num_imported_funcs;
+    let offset = vmctx::function_ran_offset(info.globals.len(), defined)
+        .expect("checked by compile: the bitmap lies within i32 offsets of the vmctx");
+    let one = b.ins().iconst(types::I8, 1);
+    b.ins().store(ir::MemFlagsData::trusted(), one, vmctx, offset);
 }
 
 pub(crate) fn zero_value(b: &mut FunctionBuilder<'_>, t: ValType) -> Value {

@@ -33,6 +33,7 @@ pub mod divergence;
 mod effects;
 pub mod event;
 pub mod fault;
+mod functions_ran;
 pub mod history_check;
 #[cfg(test)]
 mod history_tests;
@@ -48,6 +49,7 @@ pub mod verdict;
 
 pub use crate::knob::{FaultConfig, RATE_PER_SEC_MAX, RATE_PER_SEC_MIN};
 pub use fault::{Fault, Kind, Target};
+pub use functions_ran::NodeFunctions;
 pub use verdict::{Class, Failure, Properties, PropertySeen, Verdict};
 
 use crate::branch::{self, Branch, Lineage};
@@ -203,6 +205,10 @@ pub struct RunResult {
     /// With `RunSpec::crash_into`: the operation that crash hit and the
     /// choices it had (None: it never happened).
     pub crash_space: Option<(crate::fs::DiskOp, crate::fs::CrashSpace)>,
+    /// Per node whose code has the function bitmap (`CompileConfig::function_bitmap`),
+    /// in `RunSpec::programs` order: the functions it ran over all its
+    /// incarnations (empty without the bitmap; never hashed).
+    pub functions_ran: Vec<NodeFunctions>,
 }
 
 /// Runs one seed. `log`, when given, receives the full trace as text: boots,
@@ -553,6 +559,7 @@ impl<'a> World<'a> {
                 self.end_incarnation(id, End::Retired);
             }
         }
+        let functions_ran = (&mut self.slots).into_iter().filter_map(|s| s.functions_ran.take()).collect();
         if self.spec.preempt.records_points() {
             // Not hashed: the counts are in every incarnation's trace already.
             for slot in self.slots.iter().filter(|s| s.program.counter_global.is_some()) {
@@ -585,6 +592,7 @@ impl<'a> World<'a> {
             history,
             linearizability,
             crash_space: self.crash_space,
+            functions_ran,
         }
     }
 

@@ -68,6 +68,9 @@ pub struct Slot<'a> {
     /// hook, which is what replays (an interrupted spin ends at a real-time
     /// moment, so its exact count must not number anything).
     pub counted_ran: u64,
+    /// The functions every ended incarnation ran (None: the code has no
+    /// function bitmap).
+    pub functions_ran: Option<super::NodeFunctions>,
 }
 
 /// What every boot of every node of a run shares.
@@ -114,6 +117,7 @@ impl<'a> Slot<'a> {
             paused_until: SimTime::ZERO,
             points_fired: 0,
             counted_ran: 0,
+            functions_ran: super::NodeFunctions::empty(&program.name, &program.code),
         }
     }
 
@@ -256,11 +260,15 @@ impl<'a> Slot<'a> {
     /// Ends the incarnation and returns its trace hash: its host calls, what
     /// the host wrote into its memory, and its final memory (crashed or not;
     /// only the pages that differ from the module's image are hashed).
+    /// The functions it ran join the node's (`functions_ran`, not hashed).
     /// The caller must have stopped the watchdog from reading its counter
     /// (`Progress::unwatch_counter`).
     pub fn retire(&mut self) -> TraceHash {
         let mut instance = self.instance.take().expect("an up node has an instance");
         instance.abandon();
+        if let (Some(acc), Some(ran)) = (self.functions_ran.as_mut(), instance.functions_ran()) {
+            acc.absorb(ran);
+        }
         let hash = crate::exec::trace_hash(&instance);
         // The disk outlives the process; the page cache too, unless crashed.
         self.disk = Some(std::mem::replace(&mut instance.data_mut().fs, Fs::new(EPOCH_UNIX_NS)));
