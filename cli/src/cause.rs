@@ -58,7 +58,9 @@ pub struct Outcome {
     pub trace_hash: String,
     /// Its schedule (JSON), when it fails: it replays the future exactly.
     pub schedule: Option<String>,
-    /// Per node with a function bitmap: its name and the functions that ran (one byte each).
+    /// Per node with a function bitmap: its name and the functions that ran
+    /// (bit i of byte i / 8 for defined function i: a forked future sends
+    /// it through a pipe).
     pub ran: Vec<(String, Vec<u8>)>,
 }
 
@@ -319,7 +321,17 @@ fn outcome(run: &RunResult, signature: &str, spec: &RunSpec) -> Outcome {
         }
         .to_json()
     });
-    Outcome { fails, trace_hash: run.trace_hash.to_string(), schedule, ran: Vec::new() }
+    let ran = run.functions_ran.iter().map(|f| (f.node.clone(), packed(&f.ran))).collect();
+    Outcome { fails, trace_hash: run.trace_hash.to_string(), schedule, ran }
+}
+
+/// One bit per function instead of a byte.
+fn packed(ran: &[u8]) -> Vec<u8> {
+    let mut bits = vec![0u8; ran.len().div_ceil(8)];
+    for (i, _) in ran.iter().enumerate().filter(|(_, b)| **b != 0) {
+        bits[i / 8] |= 1 << (i % 8);
+    }
+    bits
 }
 
 fn finish(results: Vec<Vec<Option<Outcome>>>, failed: Option<String>) -> Result<Vec<Vec<Outcome>>, String> {

@@ -4,9 +4,10 @@
 //! and the function table, saves the failing futures and writes the JSON.
 //! Exit 0 when it explained the seed, 2 on any error (a passing seed too).
 
-use crate::run_cmd::setup;
+use crate::run_cmd::setup_with;
 use seedfall::cause::{CauseOptions, cause};
 use seedfall::cause_stats::{self, FunctionScore};
+use seedfall::cluster::LoadOptions;
 use seedfall::schedule::Schedule;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -40,7 +41,8 @@ pub struct CauseArgs {
 }
 
 pub fn run(args: CauseArgs) -> ExitCode {
-    let (cluster, config_path) = match setup(args.config.as_deref()) {
+    // Compiled with the function bitmap: the function table needs it, and the runs are the same.
+    let (cluster, config_path) = match setup_with(args.config.as_deref(), LoadOptions { function_bitmap: true }) {
         Ok(ready) => ready,
         Err(code) => return code,
     };
@@ -62,7 +64,9 @@ pub fn run(args: CauseArgs) -> ExitCode {
     };
     let points = cause_stats::curve(&found);
     let jump = cause_stats::biggest_jump(&found, &points);
-    let functions = cause_stats::functions(&found, &|_, _| None);
+    let functions = cause_stats::functions(&found, &|node, index| {
+        cluster.node_code(node)?.function_name(index as u32).map(str::to_string)
+    });
     let saved = match cause_stats::save_failing(&found, &config_path) {
         Ok(saved) => saved,
         Err(e) => return fail(e),

@@ -96,7 +96,8 @@ pub fn functions(cause: &Cause, names: &dyn Fn(&str, usize) -> Option<String>) -
     for outcome in &all {
         let mut ran: Vec<String> = Vec::new();
         for (node, bits) in &outcome.ran {
-            ran.extend(bits.iter().enumerate().filter(|(_, b)| **b != 0).filter_map(|(i, _)| names(node, i)));
+            let set = (0..bits.len() * 8).filter(|i| bits[i / 8] & (1 << (i % 8)) != 0);
+            ran.extend(set.filter_map(|i| names(node, i)));
         }
         ran.sort_unstable();
         ran.dedup();

@@ -10,7 +10,7 @@
 //! signal does not wait for the seeds in progress (one may hang until the
 //! watchdog): it prints the same summary of what finished and exits.
 
-use seedfall::cluster::Cluster;
+use seedfall::cluster::{Cluster, LoadOptions};
 use seedfall::config;
 use seedfall::finding_history::{self, Status};
 use seedfall::interrupt::Interrupt;
@@ -80,13 +80,18 @@ pub struct RunArgs {
 
 /// Loads the config and prepares the cluster, printing errors (exit 2).
 pub fn setup(config_arg: Option<&Path>) -> Result<(Cluster, PathBuf), ExitCode> {
+    setup_with(config_arg, LoadOptions::default())
+}
+
+/// `setup`, with the code compiled as `options` asks (`cause`: the function bitmap).
+pub fn setup_with(config_arg: Option<&Path>, options: LoadOptions) -> Result<(Cluster, PathBuf), ExitCode> {
     let path = config::config_path(config_arg);
     let config = config::load(&path).map_err(|e| {
         eprintln!("seedfall: {e}");
         ExitCode::from(2)
     })?;
     let state_dir = config::state_dir(&path);
-    let cluster = Cluster::prepare(config, &path, &state_dir).map_err(|e| {
+    let cluster = Cluster::prepare_with(config, &path, &state_dir, options).map_err(|e| {
         eprintln!("seedfall: {e}");
         ExitCode::from(2)
     })?;

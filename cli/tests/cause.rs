@@ -4,7 +4,9 @@
 //! partitions between client and server are bystanders). Seed 1's curve
 //! jumps at a crash in the middle of a disk operation and stays flat
 //! across its partitions; forked futures are the runs a full replay of the
-//! same future gives; every failing future's saved schedule replays it.
+//! same future gives; every failing future's saved schedule replays it;
+//! the function that runs only in failing futures tops the function table;
+//! the sweep report shows the curve.
 
 // Only `example` and `seedfall` of the shared helpers are needed here.
 #[allow(dead_code)]
@@ -32,7 +34,7 @@ fn p(moment: &Value) -> f64 {
 }
 
 #[test]
-fn seed_1_jumps_at_a_crash_in_a_disk_operation_and_stays_flat_across_partitions() {
+fn seed_1_jumps_at_a_crash_in_a_disk_operation_stays_flat_across_partitions_and_names_sim_fail() {
     let doc = cause_json(&[]);
     let jump = &doc["biggest_jump"];
     assert_eq!(jump["after"]["kind"], "crash_io", "{jump}");
@@ -55,6 +57,16 @@ fn seed_1_jumps_at_a_crash_in_a_disk_operation_and_stays_flat_across_partitions(
     // The torn write (the first crash in a disk operation) makes the failure all but certain.
     let torn = moments.windows(2).find(|w| w[1]["event"]["kind"] == "crash_io").expect("the torn write");
     assert!(p(&torn[1]) >= 0.9 && p(&torn[1]) - p(&torn[0]) >= 0.3, "{torn:?}");
+
+    // sim.Fail runs only in the futures that fail (they all fail through
+    // it): it ranks first, tied with the formatting of the failure message,
+    // which runs only there too.
+    let functions = doc["functions"].as_array().unwrap();
+    let score = |f: &Value| (f["p_fail_given_ran"].as_f64().unwrap(), f["p_ran_given_fail"].as_f64().unwrap());
+    assert_eq!(score(&functions[0]), (1.0, 1.0), "{functions:?}");
+    let fail = functions.iter().find(|f| f["name"] == "seedfall.dev_sdk_sim.fail").expect("sim.Fail in the table");
+    assert_eq!(score(fail), (1.0, 1.0), "{functions:?}");
+    assert!(functions.len() <= 10);
 
     // A failing future replays exactly: it fails the same way.
     let failing = doc["failing_futures"].as_array().unwrap();
