@@ -33,7 +33,8 @@ pub struct CauseOptions {
     /// Replay this schedule instead of the seed's drawn faults.
     pub schedule: Option<Schedule>,
     pub futures: u32,
-    /// Evenly spaced moments (each fault adds two more: just before, just after).
+    /// How many moments: the steps just before and just after each fault
+    /// (of the last `moments / 2` faults), the rest evenly spaced.
     pub moments: u32,
     pub jobs: usize,
     /// Fork futures from the moment (where `fork()` exists) instead of replaying the prefix.
@@ -163,18 +164,19 @@ impl Original {
         self.times.len() as u64
     }
 
-    /// `evenly` moments spread over the run plus, for each fault, the step
-    /// before it and the one after (for the last `evenly` faults when there
-    /// are more: a run under a high fault rate would otherwise have
-    /// thousands of moments, and the faults nearest the failure are the
-    /// likeliest causes); in step order, each once. A future leaves before
-    /// the run's last step at the latest. The step before a fault is the
-    /// one before the step it came in (a crash in a disk operation) or
-    /// after (a fault between steps: the branch comes after it).
-    fn moments(&self, evenly: u32) -> Vec<Moment> {
+    /// At most `count` moments: for each fault the step before it and the
+    /// one after (for the last `count / 2` faults when there are more: the
+    /// faults nearest the failure are the likeliest causes), the rest
+    /// spread evenly over the run; in step order, each once. A future
+    /// leaves before the run's last step at the latest. The step before a
+    /// fault is the one before the step it came in (a crash in a disk
+    /// operation) or after (a fault between steps: the branch comes after it).
+    fn moments(&self, count: u32) -> Vec<Moment> {
         let last = self.steps().saturating_sub(1);
-        let mut steps: Vec<u64> = (0..u64::from(evenly)).map(|i| i * self.steps() / u64::from(evenly)).collect();
-        for (step, _) in self.faults.iter().rev().take(evenly as usize) {
+        let around = self.faults.len().min(count as usize / 2);
+        let evenly = (count as usize - 2 * around) as u64;
+        let mut steps: Vec<u64> = (0..evenly).map(|i| i * self.steps() / evenly).collect();
+        for (step, _) in self.faults.iter().rev().take(around) {
             steps.extend([step.saturating_sub(1), *step]);
         }
         steps.iter_mut().for_each(|s| *s = (*s).min(last));

@@ -26,7 +26,7 @@ pub struct CauseArgs {
     /// Alternate futures run from each moment.
     #[arg(long, default_value_t = 20)]
     futures: u32,
-    /// Evenly spaced moments (each fault of the run adds the step before and after it).
+    /// Moments: just before and just after each fault (the last moments/2 of them), the rest evenly spaced.
     #[arg(long, default_value_t = 20)]
     moments: u32,
     /// Parallel lanes (default: all cores).
