@@ -4,6 +4,7 @@
 //! and the function table, saves the failing futures and writes the JSON.
 //! Exit 0 when it explained the seed, 2 on any error (a passing seed too).
 
+use crate::replay_cmd::SeedArgs;
 use crate::run_cmd::setup_with;
 use seedfall::cause::{CauseOptions, cause};
 use seedfall::cause_stats::{self, FunctionScore};
@@ -14,15 +15,9 @@ use std::process::ExitCode;
 
 #[derive(clap::Args)]
 pub struct CauseArgs {
-    /// The config file (a directory means its seedfall.json).
-    #[arg(short = 'c', long = "config", value_name = "FILE")]
-    config: Option<PathBuf>,
-    /// The failing seed to explain.
-    #[arg(long)]
-    seed: u64,
-    /// Explain this saved schedule's run (its faults stay in every future).
-    #[arg(long, value_name = "FILE")]
-    faults: Option<PathBuf>,
+    /// The failing run to explain (with -faults, its faults stay in every future).
+    #[command(flatten)]
+    run: SeedArgs,
     /// Alternate futures run from each moment.
     #[arg(long, default_value_t = 20)]
     futures: u32,
@@ -42,16 +37,16 @@ pub struct CauseArgs {
 
 pub fn run(args: CauseArgs) -> ExitCode {
     // Compiled with the function bitmap: the function table needs it, and the runs are the same.
-    let (cluster, config_path) = match setup_with(args.config.as_deref(), LoadOptions { function_bitmap: true }) {
+    let (cluster, config_path) = match setup_with(args.run.config.as_deref(), LoadOptions { function_bitmap: true }) {
         Ok(ready) => ready,
         Err(code) => return code,
     };
-    let schedule = match args.faults.as_deref().map(Schedule::load).transpose() {
+    let schedule = match args.run.faults.as_deref().map(Schedule::load).transpose() {
         Ok(schedule) => schedule,
         Err(e) => return fail(e),
     };
     let options = CauseOptions {
-        seed: args.seed,
+        seed: args.run.seed,
         schedule,
         futures: args.futures,
         moments: args.moments,

@@ -11,17 +11,24 @@ use seedfall::schedule::Schedule;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+/// One seed of a config, its faults drawn or from a saved schedule (`replay`, `cause`).
 #[derive(clap::Args)]
-pub struct ReplayArgs {
+pub struct SeedArgs {
     /// The config file (a directory means its seedfall.json).
     #[arg(short = 'c', long = "config", value_name = "FILE")]
-    config: Option<PathBuf>,
-    /// The seed to replay.
+    pub config: Option<PathBuf>,
+    /// The seed.
     #[arg(long)]
-    seed: u64,
-    /// Replay exactly this fault schedule (a file `shrink` saved, or a bare array of faults).
+    pub seed: u64,
+    /// Run exactly this fault schedule (a file `shrink` or `cause` saved, or a bare array of faults).
     #[arg(long, value_name = "FILE")]
-    faults: Option<PathBuf>,
+    pub faults: Option<PathBuf>,
+}
+
+#[derive(clap::Args)]
+pub struct ReplayArgs {
+    #[command(flatten)]
+    run: SeedArgs,
     /// Write the per-event hash log of the run here.
     #[arg(long, value_name = "FILE")]
     save_trace: Option<PathBuf>,
@@ -31,15 +38,15 @@ pub struct ReplayArgs {
 }
 
 pub fn run(args: ReplayArgs) -> ExitCode {
-    let (cluster, config_path) = match setup(args.config.as_deref()) {
+    let (cluster, config_path) = match setup(args.run.config.as_deref()) {
         Ok(ready) => ready,
         Err(code) => return code,
     };
-    let schedule = match args.faults.as_deref().map(Schedule::load).transpose() {
+    let schedule = match args.run.faults.as_deref().map(Schedule::load).transpose() {
         Ok(schedule) => schedule,
         Err(e) => return fail(e),
     };
-    let options = ReplayOptions { seed: args.seed, schedule, save_trace: args.save_trace, against: args.against };
+    let options = ReplayOptions { seed: args.run.seed, schedule, save_trace: args.save_trace, against: args.against };
     match replay(&cluster, &config_path, options, &mut std::io::stdout().lock()) {
         Ok(code) => ExitCode::from(code),
         Err(e @ ReplayError::Run { .. }) => {
