@@ -229,6 +229,26 @@ mod tests {
     use seedfall_host::world::{Kind, Target};
 
     #[test]
+    fn branches_round_trip_and_bad_ones_are_named() {
+        let text = r#"{"seed": 1, "faults": [], "branches": [{"step": 140, "reseed": 18446744073709551615}]}"#;
+        let schedule = Schedule::parse(text).unwrap();
+        assert_eq!(schedule.branches, [Branch { step: 140, reseed: u64::MAX }]);
+        assert_eq!(Schedule::parse(&schedule.to_json()).unwrap(), schedule);
+        let plain = Schedule::parse(r#"{"faults": []}"#).unwrap();
+        assert!(!plain.to_json().contains("branches"), "written only when there are some");
+        for (bad, says) in [
+            (r#"{"faults": [], "branches": {"step": 1}}"#, "is an array"),
+            (r#"{"faults": [], "branches": [{"step": 1}]}"#, "branches[0]: `reseed` is missing"),
+            (r#"{"faults": [], "branches": [{"step": 1, "reseed": 2, "at": 3}]}"#, "unknown field `at`"),
+            (r#"{"faults": [], "branches": [{"step": -1, "reseed": 2}]}"#, "branches[0].step"),
+            (r#"{"faults": [], "branches": [{"step": 5, "reseed": 1}, {"step": 4, "reseed": 1}]}"#, "step order"),
+        ] {
+            let e = Schedule::parse(bad).unwrap_err();
+            assert!(e.contains(says), "{bad}: {e}");
+        }
+    }
+
+    #[test]
     fn reads_the_reference_format_and_older_files() {
         let reference = r#"{
           "seed": 1,
