@@ -1,16 +1,21 @@
-//! `seedfall report merge A.json B.json … [--json OUT]`: the shards of one
-//! sweep back into the summary the unsharded sweep would have printed
-//! (`merge.rs`). The first `--show-fails` failing seeds' FAIL blocks come
-//! first, in seed order, then the summary with the findings (recorded in the
-//! config's findings history, as the unsharded sweep would have; a shard
-//! records none), and the exit code the sweep would have had; anything
-//! that is not exactly the N shards of one sweep is refused (exit 2,
-//! naming the file).
+//! `seedfall report merge A.json B.json … [--json OUT] [-report FILE.html]`:
+//! the shards of one sweep back into the summary the unsharded sweep would
+//! have printed (`merge.rs`). The first `--show-fails` failing seeds' FAIL
+//! blocks come first, in seed order, then the summary with the findings
+//! (recorded in the config's findings history, as the unsharded sweep would
+//! have; a shard records none), and the exit code the sweep would have had;
+//! anything that is not exactly the N shards of one sweep is refused (exit
+//! 2, naming the file). The config the shards name is read for how its
+//! `count` nodes group into findings, and built for `-report` (the page
+//! replays each finding's lowest seed for its trace tail).
 
+use crate::run_cmd::setup;
 use seedfall::finding_history;
 use seedfall::merge::merge;
 use seedfall::report::hidden_line;
 use seedfall::summary::FailOn;
+use seedfall::sweep_report::{self, ReportRun};
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -40,6 +45,9 @@ struct MergeArgs {
     /// What makes the exit code 1, as for `run`.
     #[arg(long, value_enum, default_value_t = FailOn::Any, value_name = "WHAT")]
     fail_on: FailOn,
+    /// Write the merged sweep as a page, FILE.html, and FILE.json beside it, as `run -report` does.
+    #[arg(long, value_name = "FILE.html")]
+    report: Option<PathBuf>,
 }
 
 pub fn run(args: ReportArgs) -> ExitCode {
@@ -52,8 +60,33 @@ pub fn run(args: ReportArgs) -> ExitCode {
                 print!("{}", hidden_line(hidden as u64, args.show_fails));
             }
             merged.summary.fail_on = args.fail_on;
+            // Without the config the findings group by node name as it is.
+            if let Ok(config) = seedfall::config::load(&merged.summary.config) {
+                merged.summary.groups = config.node_groups();
+            }
             let history = finding_history::path(&merged.summary.config);
-            ExitCode::from(merged.summary.report(&merged.tally, false, merged.elapsed, Some(&history)).code)
+            let reported = merged.summary.report(&merged.tally, false, merged.elapsed, Some(&history));
+            let Some(page) = &args.report else { return ExitCode::from(reported.code) };
+            let (cluster, config_path) = match setup(Some(&merged.summary.config)) {
+                Ok(ready) => ready,
+                Err(code) => return code,
+            };
+            let config = config_path.display().to_string();
+            let run = ReportRun {
+                config: &config,
+                seed_list: &merged.summary.identity.seed_list,
+                run_at: &reported.run_at,
+                commit: reported.commit.as_deref(),
+                schedules: &BTreeMap::new(),
+            };
+            match sweep_report::write(page, &cluster, &run, &merged.tally, &reported.found, &reported.records) {
+                Ok(json) => println!("report: {} and {}", page.display(), json.display()),
+                Err(e) => {
+                    eprintln!("seedfall: {e}");
+                    return ExitCode::from(2);
+                }
+            }
+            ExitCode::from(reported.code)
         }
         Err(e) => {
             eprintln!("seedfall: report merge: {e}");

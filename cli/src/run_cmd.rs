@@ -160,7 +160,7 @@ pub fn run(args: RunArgs) -> ExitCode {
             check: args.check,
             shard,
         },
-        groups: cluster.config.nodes.iter().map(|n| (n.name.clone(), n.group.clone())).collect(),
+        groups: cluster.config.node_groups(),
         fail_on: args.fail_on,
     };
     let mut tally = Tally::default();

@@ -161,3 +161,48 @@ fn two_thousand_failing_seeds_print_ten_fail_blocks_and_one_finding() {
     let (_, out, _) = sweep(&config, "1-30", &["--show-fails", "3"]);
     assert_eq!(out.lines().filter(|l| l.starts_with("FAIL seed ")).count(), 3, "{out}");
 }
+
+#[test]
+fn a_merged_report_equals_the_unsharded_one() {
+    let whole = scratch("merge-whole");
+    let config = write_config(&whole, &["-a", "-b"]);
+    let page = whole.join("sweep.html");
+    let (code, out, _) = sweep(&config, "1-12", &["-report", page.to_str().unwrap()]);
+    assert_eq!(code, 1, "{out}");
+
+    let sharded = scratch("merge-shards");
+    let config = write_config(&sharded, &["-a", "-b"]);
+    let mut shards = Vec::new();
+    for shard in ["0/2", "1/2"] {
+        let (_, out, _) = sweep(&config, "1-12", &["--shard", shard]);
+        let file = sharded.join(format!("shard-{}.json", &shard[..1]));
+        std::fs::rename(config.with_extension("out.json"), &file).unwrap_or_else(|e| panic!("{e}: {out}"));
+        shards.push(file);
+    }
+    assert!(!sharded.join(".seedfall/twobugs.findings.json").exists(), "a shard keeps no history");
+    let merged_page = sharded.join("merged.html");
+    let out = Command::new(env!("CARGO_BIN_EXE_seedfall"))
+        .args(["report", "merge"])
+        .args(&shards)
+        .args(["-report", merged_page.to_str().unwrap()])
+        .env("SEEDFALL_CACHE_DIR", Path::new(env!("CARGO_TARGET_TMPDIR")).join("world-tests-cache"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(merged_page.is_file() && sharded.join(".seedfall/twobugs.findings.json").is_file(), "{stdout}");
+
+    // The same findings, seeds, fastest seeds, fault kinds and trace tails;
+    // only where the config lives (and so the replay commands) differs.
+    let read = |p: &Path| -> Value { serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap() };
+    let comparable = |doc: Value| -> Vec<Value> {
+        let keep =
+            ["id", "status", "count", "failing_seeds", "lowest_seed", "fastest_seed", "fault_kinds", "trace_tail"];
+        let list = doc["findings"].as_array().unwrap().clone();
+        list.into_iter().map(|f| keep.iter().map(|k| f[*k].clone()).collect::<Vec<_>>().into()).collect()
+    };
+    let (a, b) = (read(&whole.join("sweep.json")), read(&sharded.join("merged.json")));
+    assert_eq!(a["summary"], b["summary"]);
+    assert_eq!(a["seeds"], b["seeds"]);
+    assert_eq!(comparable(a), comparable(b));
+}

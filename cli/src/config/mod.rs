@@ -155,6 +155,14 @@ pub enum ErrorKind {
 }
 
 /// One config mistake, displayed as one line.
+impl Config {
+    /// Each node's name with the name findings group it by (a `count`
+    /// node's base name, else its own).
+    pub fn node_groups(&self) -> Vec<(String, String)> {
+        self.nodes.iter().map(|n| (n.name.clone(), n.group.clone())).collect()
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConfigError {
     /// The config file, when the error came from `load`.
