@@ -18,9 +18,8 @@
 
 use crate::cluster::Cluster;
 use crate::schedule::Schedule;
-use crate::shrink::signature;
 use seedfall_host::vtime::SimTime;
-use seedfall_host::world::{self, Failure, Fault, RunResult, RunSpec, Verdict, World};
+use seedfall_host::world::{self, Fault, RunResult, RunSpec, Verdict, World};
 use serde::{Deserialize, Serialize};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -89,27 +88,20 @@ pub fn cause(cluster: &Cluster, options: &CauseOptions) -> Result<Cause, String>
         return Err("--futures and --moments must be at least 1".into());
     }
     let spec = spec(cluster, options);
-    let original = Original::step_through(&spec)?;
+    let original = Original::step_through(cluster, &spec)?;
     let moments = original.moments(options.moments);
     let share = options.share_prefix && seedfall_host::fork::AVAILABLE;
-    let runs = Futures { spec: &spec, moments: &moments, futures: options.futures, seed: options.seed };
+    let runs = Futures { cluster, spec: &spec, moments: &moments, futures: options.futures, seed: options.seed };
     let outcomes = if share { runs.forked(&original, options.jobs)? } else { runs.replayed(&original, options.jobs)? };
     Ok(Cause {
         seed: options.seed,
         failure: original.failure,
-        finding: finding_id(cluster, &original.first),
+        finding: crate::findings::id(&original.signature),
         moments,
         outcomes,
         shared_prefix: share,
         elapsed: started.elapsed(),
     })
-}
-
-/// The finding a failure belongs to: its node by its group's name (a
-/// `count` node's), as a sweep groups it.
-fn finding_id(cluster: &Cluster, first: &Failure) -> String {
-    let node = cluster.config.nodes.iter().find(|n| n.name == first.node).map_or(&first.node, |n| &n.group);
-    crate::findings::id(&Failure { node: node.clone(), ..first.clone() }.signature())
 }
 
 fn spec(cluster: &Cluster, options: &CauseOptions) -> RunSpec {
@@ -126,7 +118,6 @@ fn spec(cluster: &Cluster, options: &CauseOptions) -> RunSpec {
 /// The failing run, stepped once.
 struct Original {
     signature: String,
-    first: Failure,
     failure: String,
     /// When each scheduler step began (index s: step s + 1, where a branch
     /// before it takes effect).
@@ -137,7 +128,7 @@ struct Original {
 }
 
 impl Original {
-    fn step_through(spec: &RunSpec) -> Result<Original, String> {
+    fn step_through(cluster: &Cluster, spec: &RunSpec) -> Result<Original, String> {
         let mut world = World::new(spec, None);
         let (mut times, mut faults) = (Vec::new(), Vec::new());
         let verdict = loop {
@@ -152,11 +143,11 @@ impl Original {
             }
         };
         let run = world.finish(verdict);
-        let (Some(signature), Verdict::Fail(failures)) = (signature(&run), &run.verdict) else {
+        let (Some(signature), Verdict::Fail(failures)) = (cluster.signature(&run), &run.verdict) else {
             return Err(format!("seed {} passes: nothing to explain", spec.seed));
         };
         let failure = format!("{}#{}: {}", failures[0].node, failures[0].incarnation, failures[0].message);
-        Ok(Original { signature, first: failures[0].clone(), failure, times, faults })
+        Ok(Original { signature, failure, times, faults })
     }
 
     /// Scheduler steps of the whole run.
@@ -195,6 +186,7 @@ impl Original {
 
 /// The futures to run: `futures` from each moment.
 struct Futures<'a> {
+    cluster: &'a Cluster,
     spec: &'a RunSpec,
     moments: &'a [Moment],
     futures: u32,
@@ -245,7 +237,7 @@ impl Futures<'_> {
         let mut world = World::new(self.spec, None);
         world.branch_before(step, reseed);
         let run = world.run().map_err(|e| e.to_string())?;
-        Ok(outcome(&run, signature, self.spec))
+        Ok(outcome(self.cluster, &run, signature, self.spec))
     }
 
     /// Lane `l` of `jobs` steps its own copy of the run through every
@@ -280,7 +272,9 @@ impl Futures<'_> {
                 let answer = world
                     .fork_branch(self.reseed(moment.step, f), |run| {
                         match run {
-                            Ok(run) => serde_json::to_vec(&Ok::<_, String>(outcome(&run, signature, self.spec))),
+                            Ok(run) => {
+                                serde_json::to_vec(&Ok::<_, String>(outcome(self.cluster, &run, signature, self.spec)))
+                            }
                             Err(e) => serde_json::to_vec(&Err::<Outcome, _>(e.to_string())),
                         }
                         .expect("outcomes serialize")
@@ -309,8 +303,8 @@ fn advance(world: &mut World, step: u64) -> Result<(), String> {
     Ok(())
 }
 
-fn outcome(run: &RunResult, signature: &str, spec: &RunSpec) -> Outcome {
-    let fails = crate::shrink::signature(run).as_deref() == Some(signature);
+fn outcome(cluster: &Cluster, run: &RunResult, signature: &str, spec: &RunSpec) -> Outcome {
+    let fails = cluster.signature(run).as_deref() == Some(signature);
     let schedule = fails.then(|| {
         Schedule {
             seed: Some(spec.seed),

@@ -10,7 +10,7 @@ use crate::config::{Config, Source};
 use seedfall_cache::Cache;
 use seedfall_engine::{Code, CompileConfig};
 use seedfall_host::vtime::SimDuration;
-use seedfall_host::world::RunSpec;
+use seedfall_host::world::{RunResult, RunSpec, Verdict};
 use seedfall_host::{Guest, Role, antithesis};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -239,6 +239,14 @@ impl Cluster {
             });
         }
         Ok(Cluster { config, nodes, programs, programs_hash, catalog, build_time, load_time, mutant: None })
+    }
+
+    /// How `run` fails, if it does: its first failure's signature with the
+    /// node named by its group (a `count` node's base name, `n2` as `n`).
+    /// Shrink's "fails the same way", `cause`'s, and what findings group by.
+    pub fn signature(&self, run: &RunResult) -> Option<String> {
+        let Verdict::Fail(failures) = &run.verdict else { return None };
+        failures.first().map(|first| self.config.signature(first))
     }
 
     /// The code node `name` runs (services, the workload, `finally`), to

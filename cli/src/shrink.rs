@@ -107,15 +107,7 @@ impl SeedRunner<'_> {
 
 impl Runner for SeedRunner<'_> {
     fn run(&self, candidate: &Candidate) -> Result<Outcome, String> {
-        self.run_full(candidate).map(|run| Outcome { signature: signature(&run), end: run.end })
-    }
-}
-
-/// The first failure's signature, if the run failed.
-pub fn signature(run: &RunResult) -> Option<String> {
-    match &run.verdict {
-        Verdict::Fail(failures) => failures.first().map(|f| f.signature()),
-        _ => None,
+        self.run_full(candidate).map(|run| Outcome { signature: self.cluster.signature(&run), end: run.end })
     }
 }
 
@@ -440,7 +432,7 @@ pub struct Failing {
 pub fn failing(cluster: &Cluster, seed: u64) -> Result<Failing, String> {
     let started = Instant::now();
     let first = world::run(&cluster.spec(seed), None).map_err(|e| e.to_string())?;
-    let (Some(signature), Verdict::Fail(failures)) = (signature(&first), &first.verdict) else {
+    let (Some(signature), Verdict::Fail(failures)) = (cluster.signature(&first), &first.verdict) else {
         return Err(format!("seed {seed} passes: nothing to shrink"));
     };
     Ok(Failing {

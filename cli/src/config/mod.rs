@@ -33,7 +33,7 @@ mod suggest;
 mod tests;
 
 use seedfall_host::preempt::strategy::PreemptConfig;
-use seedfall_host::world::FaultConfig;
+use seedfall_host::world::{Failure, FaultConfig};
 use std::fmt;
 use std::path::{Component, Path, PathBuf};
 use std::time::Duration;
@@ -160,6 +160,14 @@ impl Config {
     /// node's base name, else its own).
     pub fn node_groups(&self) -> Vec<(String, String)> {
         self.nodes.iter().map(|n| (n.name.clone(), n.group.clone())).collect()
+    }
+
+    /// `failure`'s signature with its node named by its group (`n2` of a
+    /// `count` node as `n`): shrink's and `cause`'s "fails the same way",
+    /// and what findings group by.
+    pub fn signature(&self, failure: &Failure) -> String {
+        let group = self.nodes.iter().find(|n| n.name == failure.node).map_or(&failure.node, |n| &n.group);
+        Failure { node: group.clone(), ..failure.clone() }.signature()
     }
 }
 

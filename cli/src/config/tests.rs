@@ -160,6 +160,17 @@ fn count_expands_to_numbered_nodes_sharing_everything_else() {
         message(r#", "nodes": [{"name": "n", "pkg": "a", "count": 0}]"#),
         "`nodes[0].count` must be at least 1, found 0"
     );
+    let lost = |node: &str| Failure {
+        class: seedfall_host::world::Class::Workload,
+        node: node.into(),
+        incarnation: 4,
+        property: None,
+        message: "entry 12 lost".into(),
+        at_ns: None,
+    };
+    assert_eq!(config.signature(&lost("n2")), config.signature(&lost("n3")), "a count's nodes fail alike");
+    assert_ne!(config.signature(&lost("n2")), config.signature(&lost("solo1")));
+    assert_eq!(config.signature(&lost("world")), lost("world").signature(), "a name no node has stays");
     for node in &config.nodes[..3] {
         assert_eq!(node.source, Source::Pkg("/proj/kv/raft".into()));
         assert_eq!(node.args, ["-a"]);
