@@ -62,12 +62,13 @@ pub fn run(args: CauseArgs) -> ExitCode {
     let functions = cause_stats::functions(&found, &|node, index| {
         cluster.node_code(node)?.function_name(index as u32).map(str::to_string)
     });
-    let saved = match cause_stats::save_failing(&found, &config_path) {
+    let folder = cause_stats::folder(&config_path, found.seed, args.run.faults.as_deref());
+    let saved = match cause_stats::save_failing(&found, &folder) {
         Ok(saved) => saved,
         Err(e) => return fail(e),
     };
     let doc = cause_stats::to_json(&found, &points, jump.as_ref(), &functions, &saved);
-    if let Err(e) = cause_stats::save_result(&config_path, found.seed, &doc) {
+    if let Err(e) = cause_stats::save_result(&folder, &doc) {
         return fail(e);
     }
     let text = serde_json::to_string_pretty(&doc).expect("JSON values serialize") + "\n";

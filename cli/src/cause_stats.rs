@@ -141,40 +141,51 @@ pub struct SavedFuture {
 }
 
 /// Where `cause` keeps its futures and its result for `seed`:
-/// `.seedfall/[X.]cause/seed-N/`.
-pub fn folder(config_path: &Path, seed: u64) -> PathBuf {
-    state_file(config_path, "cause").join(format!("seed-{seed}"))
+/// `.seedfall/[X.]cause/seed-N/`, or for the run of a schedule file `F.json`
+/// (`-faults`) `.seedfall/[X.]cause/seed-N-F/` (`seed-N-F-next/` if the file
+/// is in that very folder), so explaining a future never replaces the
+/// schedule it explains or the futures it came from.
+pub fn folder(config_path: &Path, seed: u64, schedule: Option<&Path>) -> PathBuf {
+    let Some(file) = schedule.and_then(Path::file_name) else {
+        return state_file(config_path, "cause").join(format!("seed-{seed}"));
+    };
+    let name = format!("seed-{seed}-{}", file.to_string_lossy().trim_end_matches(".json"));
+    let dir = state_file(config_path, "cause").join(&name);
+    let inside =
+        |d: &Path| schedule.and_then(Path::parent).and_then(|p| p.canonicalize().ok()) == d.canonicalize().ok();
+    if dir.exists() && inside(&dir) { dir.with_file_name(format!("{name}-next")) } else { dir }
 }
 
-/// The result `cause` saved for `seed` (its `--json` document), if any: the
-/// sweep report embeds its curve.
+/// The result `cause` saved for `seed`'s drawn run (its `--json`
+/// document), if any: the sweep report embeds its curve.
 pub fn saved_result(config_path: &Path, seed: u64) -> Option<Value> {
-    let text = std::fs::read_to_string(folder(config_path, seed).join("cause.json")).ok()?;
+    let text = std::fs::read_to_string(folder(config_path, seed, None).join("cause.json")).ok()?;
     serde_json::from_str(&text).ok()
 }
 
-/// Saves `doc` (the `--json` document) beside the futures, for the report.
-pub fn save_result(config_path: &Path, seed: u64, doc: &Value) -> Result<(), String> {
-    let dir = folder(config_path, seed);
-    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+/// Saves `doc` (the `--json` document) in `dir`, beside the futures.
+pub fn save_result(dir: &Path, doc: &Value) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let path = dir.join("cause.json");
     let text = serde_json::to_string_pretty(doc).expect("JSON values serialize") + "\n";
     std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
-/// Saves every failing future's schedule as
-/// `.seedfall/[X.]cause/seed-N/m<moment>-f<future>.faults.json` (the folder
-/// emptied first, so it holds this run's futures only).
-pub fn save_failing(cause: &Cause, config_path: &Path) -> Result<Vec<SavedFuture>, String> {
-    let dir = folder(config_path, cause.seed);
-    if dir.exists() {
-        std::fs::remove_dir_all(&dir).map_err(|e| format!("cannot empty {}: {e}", dir.display()))?;
+/// Saves every failing future's schedule in `dir` (`folder`) as
+/// `m<moment>-f<future>.faults.json`. The schedules an earlier `cause` left
+/// there are removed first, so the folder holds this run's futures only.
+pub fn save_failing(cause: &Cause, dir: &Path) -> Result<Vec<SavedFuture>, String> {
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.file_name().is_some_and(|n| n.to_string_lossy().ends_with(".faults.json")) {
+            std::fs::remove_file(&path).map_err(|e| format!("cannot remove {}: {e}", path.display()))?;
+        }
     }
     let mut saved = Vec::new();
     for (m, outcomes) in cause.outcomes.iter().enumerate() {
         for (f, outcome) in outcomes.iter().enumerate() {
             let Some(schedule) = &outcome.schedule else { continue };
-            std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+            std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
             let path = dir.join(format!("m{m}-f{f}.faults.json"));
             std::fs::write(&path, schedule).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
             saved.push(SavedFuture { moment: m, future: f, path });
@@ -301,4 +312,26 @@ pub fn svg(doc: &Value) -> String {
         top = pad + 3.0,
         bottom = h - pad + 3.0,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn explaining_a_saved_future_never_writes_over_it() {
+        let root = std::env::temp_dir().join(format!("seedfall-cause-folder-{}", std::process::id()));
+        let config = root.join("kv.json");
+        let seed_run = folder(&config, 7, None);
+        assert_eq!(seed_run, root.join(".seedfall/kv.cause/seed-7"));
+        let future = seed_run.join("m3-f1.faults.json");
+        let of_future = folder(&config, 7, Some(&future));
+        assert_eq!(of_future, root.join(".seedfall/kv.cause/seed-7-m3-f1.faults"));
+        // A future of that future, saved in the folder its own futures would go to.
+        std::fs::create_dir_all(&of_future).unwrap();
+        let inner = of_future.join("m3-f1.faults.json");
+        std::fs::write(&inner, "{}").unwrap();
+        assert_eq!(folder(&config, 7, Some(&inner)), root.join(".seedfall/kv.cause/seed-7-m3-f1.faults-next"));
+        std::fs::remove_dir_all(&root).unwrap();
+    }
 }
