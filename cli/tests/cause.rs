@@ -7,6 +7,8 @@
 //! the function that runs only in failing futures tops the function table;
 //! the sweep report shows the curve.
 
+#[path = "support/chromium.rs"]
+mod chromium;
 // Only `example` and `seedfall` of the shared helpers are needed here.
 #[allow(dead_code)]
 mod example_finding;
@@ -91,6 +93,14 @@ fn seed_1_jumps_at_the_torn_write_stays_flat_across_partitions_and_names_sim_fai
     assert_eq!(finding["cause"]["biggest_jump"], doc["biggest_jump"]);
     let html = std::fs::read_to_string(&page).unwrap();
     assert!(html.contains("<svg class=\"cause-curve\"") && html.contains("biggest jump"), "{html}");
+    // Chromium renders it: the curve's path and a dot per moment.
+    let dom = chromium::chromium(&page, &["--dump-dom"]);
+    assert!(dom.status.success(), "{}", String::from_utf8_lossy(&dom.stderr));
+    let dom = String::from_utf8_lossy(&dom.stdout);
+    assert_eq!(dom.matches("<circle ").count(), moments.len(), "{dom}");
+    let shot = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cause-report.png");
+    let out = chromium::chromium(&page, &[&format!("--screenshot={}", shot.display()), "--window-size=1000,1400"]);
+    assert!(out.status.success() && std::fs::metadata(&shot).map(|m| m.len()).unwrap_or(0) > 1000);
 }
 
 /// The cluster, prepared once for the tests of this file (they would
