@@ -179,6 +179,14 @@ impl CrashStates<'_> {
         if self.all_chosen() { format!("all {total}") } else { format!("sampled {} of {total}", self.chosen.len()) }
     }
 
+    /// The `--json` document's fields besides the states (docs/json.md).
+    pub fn json_header(&self) -> serde_json::Value {
+        let p = &self.crash.point;
+        serde_json::json!({"seed": p.seed, "node": p.node, "op": p.at, "operation": self.on.name(),
+                           "at": self.crash_at.to_string(), "other_faults": self.crash.faults.len(),
+                           "total_states": self.total, "checked_states": self.chosen.len()})
+    }
+
     /// What is about to be checked, in a line.
     pub fn header(&self) -> String {
         let p = &self.crash.point;
@@ -195,9 +203,15 @@ impl CrashStates<'_> {
     }
 
     /// Runs every chosen state on `workers` threads, then hands `on_state`
-    /// each one's line in order; returns how many failed. An error (a run
-    /// that could not be made, or `stop` set) comes before any line.
-    pub fn check(&self, workers: usize, stop: &AtomicBool, mut on_state: impl FnMut(&str)) -> Result<usize, String> {
+    /// each one's line and JSON object in order; returns how many failed. An
+    /// error (a run that could not be made, or `stop` set) comes before any
+    /// line.
+    pub fn check(
+        &self,
+        workers: usize,
+        stop: &AtomicBool,
+        mut on_state: impl FnMut(&str, serde_json::Value),
+    ) -> Result<usize, String> {
         let states: Vec<State> = self.chosen.iter().map(|&i| state(&self.spaces, i)).collect();
         let mut results: Vec<Option<Result<RunResult, String>>> = (0..states.len()).map(|_| None).collect();
         let indices: Vec<usize> = (0..states.len()).collect();
@@ -211,12 +225,19 @@ impl CrashStates<'_> {
         }
         let mut failed = 0;
         for (k, (s, result)) in states.iter().zip(results).enumerate() {
-            let verdict = match result {
-                Some(Ok(run)) => verdict_line(&run, &mut failed),
+            let run = match result {
+                Some(Ok(run)) => run,
                 Some(Err(e)) => return Err(format!("state {}: {e}", k + 1)),
                 None => return Err("interrupted".into()),
             };
-            on_state(&format!("  state {}: {} -> {verdict}", k + 1, s.describe()));
+            let verdict = verdict_line(&run, &mut failed);
+            let failure = match &run.verdict {
+                Verdict::Fail(failures) => failures.first().map(crate::json_doc::failure),
+                _ => None,
+            };
+            let doc = serde_json::json!({"state": k + 1, "what": s.describe(), "passed": failure.is_none(),
+                                         "failure": failure, "trace_hash": run.trace_hash.to_string()});
+            on_state(&format!("  state {}: {} -> {verdict}", k + 1, s.describe()), doc);
         }
         Ok(failed)
     }

@@ -1,5 +1,5 @@
 //! `seedfall crashstates -c CONFIG --seed N --node NAME --at OP
-//! [--max-states 10000] [-j N]`: every disk state a crash of NAME in the
+//! [--max-states 10000] [-j N] [--json FILE]`: every disk state a crash of NAME in the
 //! middle of its disk operation OP can leave, each checked by the workload
 //! (`crashstates.rs`): a line for what is checked, one per state, then the
 //! counts. Exit 0 when every state checked passes, 1 when one fails, 2 on
@@ -8,7 +8,9 @@
 use crate::run_cmd::setup;
 use seedfall::crashstates::{self, CrashPoint};
 use seedfall::interrupt::Interrupt;
+use seedfall::json_doc;
 use seedfall::sweep;
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -32,6 +34,9 @@ pub struct CrashStatesArgs {
     /// Worker threads (default: all cores); the result is the same for any count.
     #[arg(short = 'j', long = "jobs", value_name = "N")]
     jobs: Option<usize>,
+    /// Write the states and their verdicts as JSON (docs/json.md); `-`: to stdout, the text then to stderr.
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
 }
 
 fn fail(message: impl std::fmt::Display) -> ExitCode {
@@ -50,12 +55,25 @@ pub fn run(args: CrashStatesArgs) -> ExitCode {
         Ok(states) => states,
         Err(e) => return fail(e),
     };
-    println!("{}", states.header());
-    match states.check(sweep::workers(args.jobs), &interrupt.stop, |line| println!("{line}")) {
-        Ok(failed) => {
-            println!("{}", states.summary(failed));
-            ExitCode::from(if failed > 0 { 1 } else { 0 })
+    let mut out = json_doc::text_out(args.json.as_deref());
+    let _ = writeln!(out, "{}", states.header());
+    let mut checked = Vec::new();
+    let on_state = |line: &str, doc| {
+        let _ = writeln!(out, "{line}");
+        checked.push(doc);
+    };
+    let failed = match states.check(sweep::workers(args.jobs), &interrupt.stop, on_state) {
+        Ok(failed) => failed,
+        Err(e) => return fail(e),
+    };
+    let _ = writeln!(out, "{}", states.summary(failed));
+    if let Some(target) = &args.json {
+        let mut doc = states.json_header();
+        doc["failed"] = failed.into();
+        doc["states"] = checked.into();
+        if let Err(e) = json_doc::write(target, &doc) {
+            return fail(e);
         }
-        Err(e) => fail(e),
     }
+    ExitCode::from(if failed > 0 { 1 } else { 0 })
 }

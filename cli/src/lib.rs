@@ -23,6 +23,7 @@ pub mod finding_history;
 pub mod findings;
 mod input;
 pub mod interrupt;
+pub mod json_doc;
 pub mod merge;
 pub mod mutate;
 mod overlay;

@@ -47,7 +47,7 @@ enum Command {
     /// Inspect and manage the compiled-code cache.
     Cache(cache_cmd::CacheArgs),
     /// Sweep once per way the simulated OS can silently break durability: does the workload notice?
-    Mutate(run_cmd::SweepArgs),
+    Mutate(mutate_cmd::MutateArgs),
     /// Check every disk state a crash of a node at one of its disk operations can leave.
     Crashstates(crashstates_cmd::CrashStatesArgs),
     /// What made a failing seed fail: P(fail) over its moments, from alternate futures.

@@ -52,6 +52,9 @@ struct MergeArgs {
 
 pub fn run(args: ReportArgs) -> ExitCode {
     let ReportCommand::Merge(args) = args.command;
+    if let Err(code) = crate::run_cmd::json_file(args.json.as_deref()) {
+        return code;
+    }
     match merge(&args.files, args.json) {
         Ok(mut merged) => {
             let (blocks, hidden) = merged.tally.fail_blocks(args.show_fails);

@@ -53,15 +53,22 @@ impl fmt::Display for ReplayError {
     }
 }
 
+/// What a replay found.
+pub struct Replayed {
+    /// 1 when the run failed or differs from the log it was compared with.
+    pub code: u8,
+    /// The `--json` document (docs/json.md).
+    pub doc: serde_json::Value,
+}
+
 /// Replays `options.seed` of `cluster` (its config at `config_path`),
-/// writing the trace and what it found to `out`. Returns the exit code:
-/// 1 when the run failed or differs from the log it was compared with.
+/// writing the trace and what it found to `out`.
 pub fn replay(
     cluster: &Cluster,
     config_path: &Path,
     options: ReplayOptions,
     out: &mut dyn Write,
-) -> Result<u8, ReplayError> {
+) -> Result<Replayed, ReplayError> {
     let seed = options.seed;
     let mut spec = cluster.spec(seed);
     let full_duration = spec.duration;
@@ -96,8 +103,9 @@ pub fn replay(
     };
     let _ = write!(out, "{verdict}");
     // A replayed schedule is only what ran: say which of its faults did not.
+    let mut unapplied = Vec::new();
     if let Some(schedule) = &spec.schedule {
-        let unapplied = not_applied(schedule, &result.faults);
+        unapplied = not_applied(schedule, &result.faults);
         let describe =
             |i: usize| format!("note: fault [{i}] was not applied in this run: {}", schedule[i].describe().trim());
         for line in not_applied_lines(&unapplied, describe) {
@@ -112,6 +120,7 @@ pub fn replay(
         );
     }
     let _ = writeln!(out, "trace hash {}", result.trace_hash);
+    let mut timeline = None;
     if let Some(model) = spec.linearizable {
         let path = crate::config::history_path(config_path, seed);
         let page = crate::timeline::render(seed, model.name(), &result.history, result.linearizability.as_ref());
@@ -120,6 +129,7 @@ pub fn replay(
             return Err(ReplayError::File(format!("cannot write {}: {e}", path.display())));
         }
         let _ = writeln!(out, "history timeline: {}", path.display());
+        timeline = Some(path.display().to_string());
     }
     let log = result.hash_log.as_deref().unwrap_or_default();
     if let Some(file) = &options.save_trace {
@@ -128,12 +138,12 @@ pub fn replay(
         }
         let _ = writeln!(out, "trace log: {} events written to {}", log.len(), file.display());
     }
-    let mut diverged = false;
+    let mut diverged = None;
     if let Some((file, expected)) = &against {
         match first_divergence(expected, log) {
             Some(d) => {
-                diverged = true;
                 let _ = writeln!(out, "differs from {}: {d}", file.display());
+                diverged = Some(d.to_string());
             }
             None => {
                 let _ = writeln!(out, "same {} events as {}", log.len(), file.display());
@@ -141,5 +151,11 @@ pub fn replay(
         }
     }
     let _ = writeln!(out, "{}", timing_line(cluster.build_time, cluster.load_time, &result.timings));
-    Ok(if diverged || matches!(result.verdict, Verdict::Fail(_)) { 1 } else { 0 })
+    let code = if diverged.is_some() || matches!(result.verdict, Verdict::Fail(_)) { 1 } else { 0 };
+    let mut doc = crate::json_doc::run(seed, &result);
+    doc["not_applied"] = serde_json::json!(unapplied);
+    doc["cut_short"] = serde_json::json!(result.verdict == Verdict::Horizon && spec.duration < full_duration);
+    doc["history_timeline"] = serde_json::json!(timeline);
+    doc["differs"] = serde_json::json!(diverged);
+    Ok(Replayed { code, doc })
 }

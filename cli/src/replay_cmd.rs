@@ -1,11 +1,13 @@
 //! `seedfall replay -c CONFIG -seed N [-faults FILE] [--save-trace FILE]
-//! [--against FILE]`: one seed with the full trace on stdout (`replay.rs`
+//! [--against FILE] [--json FILE]`: one seed with the full trace on stdout (`replay.rs`
 //! says what it shows). `-faults` replays a saved schedule exactly;
 //! `--save-trace FILE` writes the run's per-event hash log; `--against
 //! FILE` compares the run with such a log and names the first event where
-//! they part (exit 1 if they do). Exit codes as for `run`.
+//! they part (exit 1 if they do); `--json FILE|-` writes the result
+//! (`json_doc`). Exit codes as for `run`.
 
 use crate::run_cmd::setup;
+use seedfall::json_doc;
 use seedfall::replay::{ReplayError, ReplayOptions, replay};
 use seedfall::schedule::Schedule;
 use std::path::PathBuf;
@@ -35,6 +37,9 @@ pub struct ReplayArgs {
     /// Compare the run with a log `--save-trace` wrote; name the first difference.
     #[arg(long, value_name = "FILE")]
     against: Option<PathBuf>,
+    /// Write the result as JSON (docs/json.md); `-`: to stdout, the trace then to stderr.
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
 }
 
 pub fn run(args: ReplayArgs) -> ExitCode {
@@ -47,8 +52,17 @@ pub fn run(args: ReplayArgs) -> ExitCode {
         Err(e) => return fail(e),
     };
     let options = ReplayOptions { seed: args.run.seed, schedule, save_trace: args.save_trace, against: args.against };
-    match replay(&cluster, &config_path, options, &mut std::io::stdout().lock()) {
-        Ok(code) => ExitCode::from(code),
+    let mut text = json_doc::text_out(args.json.as_deref());
+    match replay(&cluster, &config_path, options, &mut text) {
+        Ok(replayed) => {
+            drop(text);
+            if let Some(target) = &args.json
+                && let Err(e) = json_doc::write(target, &replayed.doc)
+            {
+                return fail(e);
+            }
+            ExitCode::from(replayed.code)
+        }
         Err(e @ ReplayError::Run { .. }) => {
             eprintln!("seedfall: {e}");
             ExitCode::from(2)

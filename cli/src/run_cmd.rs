@@ -106,7 +106,20 @@ pub fn seed_list(text: &str) -> Result<Vec<u64>, ExitCode> {
     })
 }
 
+/// A sweep's text takes stdout (failures as they come), so its JSON goes
+/// to a file; `-` is refused rather than written as a file named `-`.
+pub fn json_file(json: Option<&Path>) -> Result<(), ExitCode> {
+    if seedfall::json_doc::to_stdout(json) {
+        eprintln!("seedfall: --json -: a sweep's summary goes to a file (its text takes stdout): --json FILE");
+        return Err(ExitCode::from(2));
+    }
+    Ok(())
+}
+
 pub fn run(args: RunArgs) -> ExitCode {
+    if let Err(code) = json_file(args.json.as_deref()) {
+        return code;
+    }
     let mut seeds = match seed_list(&args.sweep.seeds) {
         Ok(seeds) => seeds,
         Err(code) => return code,

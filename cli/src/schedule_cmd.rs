@@ -8,9 +8,11 @@
 //!   test an explanation (`schedule_edit.rs`).
 
 use crate::run_cmd::setup;
+use seedfall::json_doc;
 use seedfall::schedule::Schedule;
 use seedfall::schedule_edit;
 use seedfall::verify;
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -25,12 +27,18 @@ pub struct VerifyArgs {
     /// The seed (default: the schedule's).
     #[arg(long)]
     seed: Option<u64>,
+    /// Write the result as JSON (docs/json.md); `-`: to stdout, the text then to stderr.
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
 pub struct InspectArgs {
     #[arg(long, value_name = "FILE")]
     faults: PathBuf,
+    /// Write the schedule as JSON with each fault's readable line (docs/json.md); `-`: to stdout, the text then to stderr.
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -56,8 +64,11 @@ fn fail(command: &str, message: impl std::fmt::Display) -> ExitCode {
 pub fn inspect(args: InspectArgs) -> ExitCode {
     match Schedule::load(&args.faults) {
         Ok(schedule) => {
-            print!("{}", schedule_edit::inspect(&schedule));
-            ExitCode::SUCCESS
+            let _ = write!(json_doc::text_out(args.json.as_deref()), "{}", schedule_edit::inspect(&schedule));
+            match args.json.as_deref().map(|target| json_doc::write(target, &json_doc::schedule(&schedule))) {
+                Some(Err(e)) => fail("inspect", e),
+                _ => ExitCode::SUCCESS,
+            }
         }
         Err(e) => fail("inspect", e),
     }
@@ -77,8 +88,11 @@ pub fn verify(args: VerifyArgs) -> ExitCode {
     };
     match verify::verify(&cluster, &schedule, seed) {
         Ok(verification) => {
-            print!("{verification}");
-            ExitCode::from(verification.exit_code())
+            let _ = write!(json_doc::text_out(args.json.as_deref()), "{verification}");
+            match args.json.as_deref().map(|target| json_doc::write(target, &json_doc::verification(&verification))) {
+                Some(Err(e)) => fail("verify", e),
+                _ => ExitCode::from(verification.exit_code()),
+            }
         }
         Err(e) => fail("verify", e),
     }

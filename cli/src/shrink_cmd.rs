@@ -1,4 +1,4 @@
-//! `seedfall shrink -c CONFIG -seed N [-j N] [-budget 300|10m]`: cuts a
+//! `seedfall shrink -c CONFIG -seed N [-j N] [-budget 300|10m] [--json FILE]`: cuts a
 //! failing seed's fault schedule down to the faults that matter (see
 //! `shrink.rs`), printing each improvement with the runs used and the faults
 //! left, then the sizes before and after, and saves the schedule to
@@ -10,8 +10,10 @@
 use crate::run_cmd::setup;
 use seedfall::config;
 use seedfall::interrupt::Interrupt;
+use seedfall::json_doc;
 use seedfall::shrink::{self, Budget, ShrinkOptions};
 use seedfall::sweep;
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -29,6 +31,9 @@ pub struct ShrinkArgs {
     /// Stop early after this many runs (300) or this much wall time (10m).
     #[arg(long, value_name = "RUNS|DURATION")]
     budget: Option<String>,
+    /// Write the result as JSON (docs/json.md); `-`: to stdout, the progress then to stderr.
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
 }
 
 fn fail(message: impl std::fmt::Display) -> ExitCode {
@@ -50,21 +55,29 @@ pub fn run(args: ShrinkArgs) -> ExitCode {
         Ok(failing) => failing,
         Err(e) => return fail(e),
     };
-    println!("shrink seed {}: {}", args.seed, failing.failure);
+    let mut out = json_doc::text_out(args.json.as_deref());
+    let _ = writeln!(out, "shrink seed {}: {}", args.seed, failing.failure);
     let options = ShrinkOptions { workers: sweep::workers(args.jobs), budget };
-    let shrunk = match shrink::shrink(&cluster, &failing, &options, interrupt.stop.clone(), |step| println!("  {step}"))
-    {
+    let on_step = |step: &shrink::Step| {
+        let _ = writeln!(json_doc::text_out(args.json.as_deref()), "  {step}");
+    };
+    let shrunk = match shrink::shrink(&cluster, &failing, &options, interrupt.stop.clone(), on_step) {
         Ok(shrunk) => shrunk,
         Err(e) => return fail(e),
     };
-    print!("{}", shrunk.report());
+    let _ = write!(out, "{}", shrunk.report());
     let file = config::schedule_path(&path, args.seed);
     if let Err(e) = shrunk.schedule().save(&file) {
         return fail(e);
     }
     for (i, f) in shrunk.after.faults.iter().enumerate() {
-        println!("  [{i}] {}", f.describe());
+        let _ = writeln!(out, "  [{i}] {}", f.describe());
     }
-    println!("saved {}", file.display());
+    let _ = writeln!(out, "saved {}", file.display());
+    if let Some(target) = &args.json
+        && let Err(e) = json_doc::write(target, &json_doc::shrunk(&shrunk, &failing.failure, &file))
+    {
+        return fail(e);
+    }
     if shrunk.interrupted { ExitCode::from(2) } else { ExitCode::SUCCESS }
 }

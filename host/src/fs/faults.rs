@@ -84,6 +84,16 @@ impl Mutant {
     pub const ALL: [Mutant; 4] =
         [Mutant::FsyncNoop, Mutant::DirFsyncNoop, Mutant::SyncFlagsIgnored, Mutant::RenameLosesTarget];
 
+    /// Its name in `--json` documents.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mutant::FsyncNoop => "fsync_noop",
+            Mutant::DirFsyncNoop => "dir_fsync_noop",
+            Mutant::SyncFlagsIgnored => "sync_flags_ignored",
+            Mutant::RenameLosesTarget => "rename_loses_target",
+        }
+    }
+
     /// What it breaks, for people.
     pub fn describe(self) -> &'static str {
         match self {
