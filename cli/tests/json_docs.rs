@@ -67,7 +67,7 @@ fn keys(doc: &Value) -> BTreeSet<String> {
 #[test]
 fn every_command_writes_the_fields_docs_json_lists() {
     let docs = documented();
-    let mut check = |name: &str, (code, doc): (i32, Value), expected_code: i32| {
+    let check = |name: &str, (code, doc): (i32, Value), expected_code: i32| {
         assert_eq!(code, expected_code, "{name}: {doc}");
         let fields = docs.get(name).unwrap_or_else(|| panic!("docs/json.md has no `## {name}` with Fields"));
         assert_eq!(&keys(&doc), fields, "{name}: the document against docs/json.md");
