@@ -91,24 +91,37 @@ fn last_fault_by(cause: &Cause, step: u64) -> Option<Fault> {
 pub fn functions(cause: &Cause, names: &dyn Fn(&str, usize) -> Option<String>) -> Vec<FunctionScore> {
     let all: Vec<&crate::cause::Outcome> = cause.outcomes.iter().flatten().collect();
     let total_fail = all.iter().filter(|o| o.fails).count();
-    // Per function name: (futures it ran in, failing futures it ran in).
-    let mut tally: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    // Every name once, numbered; each node's function index to its name's number, made once per node.
+    let mut numbers: BTreeMap<String, usize> = BTreeMap::new();
+    let mut tables: BTreeMap<&str, Vec<Option<usize>>> = BTreeMap::new();
+    // Per name number: (futures it ran in, failing futures it ran in).
+    let mut tally: Vec<(usize, usize)> = Vec::new();
     for outcome in &all {
-        let mut ran: Vec<String> = Vec::new();
+        let mut ran: Vec<usize> = Vec::new();
         for (node, bits) in &outcome.ran {
+            let table = tables.entry(node).or_insert_with(|| {
+                (0..bits.len() * 8)
+                    .map(|i| {
+                        let name = names(node, i)?;
+                        let next = numbers.len();
+                        Some(*numbers.entry(name).or_insert(next))
+                    })
+                    .collect()
+            });
             let set = (0..bits.len() * 8).filter(|i| bits[i / 8] & (1 << (i % 8)) != 0);
-            ran.extend(set.filter_map(|i| names(node, i)));
+            ran.extend(set.filter_map(|i| table.get(i).copied().flatten()));
         }
         ran.sort_unstable();
         ran.dedup();
-        for name in ran {
-            let entry = tally.entry(name).or_default();
-            entry.0 += 1;
-            entry.1 += usize::from(outcome.fails);
+        tally.resize(numbers.len(), (0, 0));
+        for number in ran {
+            tally[number].0 += 1;
+            tally[number].1 += usize::from(outcome.fails);
         }
     }
-    let mut scores: Vec<FunctionScore> = tally
+    let mut scores: Vec<FunctionScore> = numbers
         .into_iter()
+        .map(|(name, number)| (name, tally.get(number).copied().unwrap_or_default()))
         .filter(|(_, (ran, ran_fail))| *ran < all.len() && *ran_fail > 0)
         .map(|(name, (ran, ran_fail))| {
             let p_fail_given_ran = ran_fail as f64 / ran as f64;
