@@ -1,12 +1,12 @@
 //! The ready-made CI definitions: the GitHub Action (action.yml), the GitHub
-//! Actions workflow (ci/github/seedfall-sweep.yml) and the
+//! Actions workflow that uses it (ci/github/seedfall-sweep.yml) and the
 //! Kubernetes Indexed Job (ci/k8s/*.yaml) pass their schemas offline (PyPI's
 //! check-jsonschema with its built-in GitHub action and workflow schemas,
 //! kubernetes-validate --strict; .ci/run installs both), and their shell
 //! steps are run here as written, with this build of seedfall: the action's
 //! sweep (its findings table in the job summary, its exit per `--fail-on`
 //! across runs that keep the finding history), the workflow's shards and
-//! merge, the Kubernetes shards and merge.
+//! merge through the action, the Kubernetes shards and merge.
 
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -376,48 +376,81 @@ fn the_action_sweeps_writes_the_findings_table_and_fails_per_fail_on() {
 }
 
 #[test]
-fn the_github_workflow_shards_caches_and_merges() {
+fn the_github_workflow_runs_the_action_in_shards_and_merges() {
     let workflow = &yaml_documents("ci/github/seedfall-sweep.yml")[0];
+    let action = &yaml_documents("action.yml")[0];
     let shards: u64 = workflow["env"]["SHARDS"].as_u64().unwrap();
     let (sweep, merge) = (&workflow["jobs"]["sweep"], &workflow["jobs"]["merge"]);
     let matrix: Vec<u64> =
         sweep["strategy"]["matrix"]["shard"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).collect();
     assert_eq!(matrix, (0..shards).collect::<Vec<_>>(), "one matrix entry per shard");
-    let key = step(sweep, "actions/cache")["with"]["key"].as_str().unwrap();
-    for part in ["steps.versions.outputs.seedfall", "steps.versions.outputs.go", "hashFiles('**/go.sum')"] {
-        assert!(key.contains(part), "cache key {key} lacks {part}");
-    }
-    assert_eq!(step(sweep, "actions/cache")["with"]["path"], ".seedfall-cache");
     assert_eq!(workflow["env"]["SEEDFALL_CACHE_DIR"], "${{ github.workspace }}/.seedfall-cache");
-    assert!(step(merge, "actions/upload-artifact")["with"]["path"] == "merged.json");
-
-    // The versions step, as written.
-    let dir = scratch("github");
-    let outputs = dir.join("outputs");
-    let versions = step(sweep, "Versions")["run"].as_str().unwrap();
-    let (code, out) = sh(versions, &dir, &[("GITHUB_OUTPUT", outputs.display().to_string())]);
-    assert_eq!(code, Some(0), "{out}");
-    let written = std::fs::read_to_string(&outputs).unwrap();
-    assert!(written.contains(&format!("seedfall={}\n", env!("CARGO_PKG_VERSION"))), "{written}");
-    assert!(written.contains("go=go1."), "{written}");
-
-    // Each shard's step with its matrix value, then the merge step: the buggy store's findings come through.
-    let sweep_step = step(sweep, "Sweep")["run"].as_str().unwrap();
-    std::fs::create_dir_all(dir.join("shards")).unwrap();
-    let env = [("CONFIG", kvlog("seedfall.json")), ("SEEDS", "1-6".to_string()), ("SHARDS", "3".to_string())];
-    for shard in 0..3 {
-        let script = sweep_step.replace("${{ matrix.shard }}", &shard.to_string());
-        let (code, out) = sh(&script, &dir.join("shards"), &env);
-        assert_eq!(code, Some(0), "a finding does not fail the shard job: {out}");
+    for job in [sweep, merge] {
+        step(job, "actions/setup-go");
+        step(job, "actions/checkout");
     }
-    let summary = dir.join("summary.md");
-    let merge_step = step(merge, "Merge")["run"].as_str().unwrap();
-    let (code, out) = sh(merge_step, &dir, &[("GITHUB_STEP_SUMMARY", summary.display().to_string())]);
-    assert_eq!(code, Some(1), "the merge job fails on a finding: {out}");
-    assert!(out.contains("6 seeds in") && out.contains("lowest failing seed: 1"), "{out}");
-    let summary = std::fs::read_to_string(&summary).unwrap();
-    assert!(summary.starts_with("## seedfall sweep\n```\n") && summary.contains("lowest failing seed: 1"), "{summary}");
-    assert!(dir.join("merged.json").exists());
+
+    // Each job on its own runner (workspace) with the buggy service; 2 shards of 1-12.
+    let dir = scratch("action-matrix");
+    let env = |name: &str| match name {
+        "CONFIG" => "twobugs.json".to_string(),
+        "SEEDS" => "1-12".into(),
+        "SHARDS" => "2".into(),
+        other => panic!("the workflow's env.{other}"),
+    };
+    let with_of = |job: &Value, shard: u64| -> Vec<(String, String)> {
+        let with = step(job, "./")["with"].as_object().unwrap();
+        let value = |expr: &str| match expr {
+            "matrix.shard" => shard.to_string(),
+            e => env(e.strip_prefix("env.").unwrap_or_else(|| panic!("{e}"))),
+        };
+        with.iter().map(|(k, v)| (k.clone(), expand(&scalar(v), &value))).collect()
+    };
+    let mut shard_files = Vec::new();
+    for shard in 0..2 {
+        let workspace = dir.join(format!("sweep-{shard}"));
+        std::fs::create_dir_all(&workspace).unwrap();
+        twobugs(&workspace);
+        let inputs = with_of(sweep, shard);
+        let inputs: Vec<(&str, String)> = inputs.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
+        let run = run_action(action, &workspace, &dir.join(format!("temp-{shard}")), &inputs, &[]);
+        assert_eq!(run.code, 0, "a finding does not fail a shard's job\n{}", run.log);
+        assert!(run.log.contains(&format!("findings in shard {shard}/2")), "{}", run.log);
+        assert!(!workspace.join(".seedfall/twobugs.findings.json").exists(), "a shard keeps no history");
+        assert!(run.summary.starts_with(&format!("## seedfall sweep, shard {shard}/2\n")), "{}", run.summary);
+        let verdict = "Exit 1: findings, for the merge to judge per `--fail-on any`";
+        assert!(run.summary.contains(verdict), "{}", run.summary);
+        // Its artifact, as actions/upload-artifact names and fills it.
+        let name = run.with("Upload the report")["name"].clone();
+        assert_eq!(name, format!("seedfall-report-shard-{shard}"));
+        for file in run.with("Upload the report")["path"].lines() {
+            shard_files.push((name.clone(), PathBuf::from(file)));
+        }
+    }
+
+    let workspace = dir.join("merge");
+    std::fs::create_dir_all(&workspace).unwrap();
+    twobugs(&workspace);
+    // As actions/download-artifact puts them: one folder per artifact.
+    for (name, file) in &shard_files {
+        let into = workspace.join("seedfall-shards").join(name);
+        std::fs::create_dir_all(&into).unwrap();
+        std::fs::copy(file, into.join(file.file_name().unwrap())).unwrap();
+    }
+    let inputs = with_of(merge, 0);
+    let inputs: Vec<(&str, String)> = inputs.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
+    let run = run_action(action, &workspace, &dir.join("temp-merge"), &inputs, &[]);
+    let download = run.with("Download the shards");
+    assert_eq!(download["path"], workspace.join("seedfall-shards").display().to_string());
+    assert!(shard_files.iter().all(|(name, _)| name.starts_with(download["pattern"].trim_end_matches('*'))));
+    assert_eq!(run.code, 1, "the merge fails on a finding (fail-on any)\n{}", run.log);
+    assert!(run.log.contains("seedfall report merge seedfall-shards/"), "{}", run.log);
+    assert!(run.log.contains("12 seeds in"), "{}", run.log);
+    assert!(workspace.join(".seedfall/twobugs.findings.json").is_file(), "the merge records the history");
+    let report = run.report(&workspace);
+    assert_eq!(report["summary"]["seeds"], 12);
+    run.has_table(&report, "new");
+    assert!(run.summary.contains("Exit 1: failed: findings per `--fail-on any`."), "{}", run.summary);
 }
 
 #[test]
