@@ -1,0 +1,184 @@
+//! `seedfall mcp` driven as an agent would: the Python `mcp` client (below
+//! 2: the 2025-11-25 handshake, over `stdio_client`) runs the whole loop on
+//! kvlog (sweep through a handle, findings, shrink, inspect, replay, cause,
+//! verify the fix: `mcp/session.py`), and raw JSON-RPC lines check that a
+//! malformed message, an unknown method, an unknown tool, bad arguments, a
+//! bad config path and a missing handle each get an error reply while the
+//! server keeps serving. The client is pip-installed once into a venv under
+//! the target's tmp directory (network needed the first time).
+
+mod example_finding;
+
+use example_finding::example;
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::Instant;
+
+fn tmp() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).to_path_buf()
+}
+
+fn cache_dir() -> PathBuf {
+    tmp().join("world-tests-cache")
+}
+
+/// kvlog's buggy and fixed configs, copied with absolute package paths into
+/// a folder of their own (`name`, one per test), so this test's findings history and schedules
+/// are its own (other tests sweep and shrink kvlog in place).
+fn kvlog_copy(name: &str) -> PathBuf {
+    let dir = tmp().join(name);
+    let _ = std::fs::remove_dir_all(dir.join(".seedfall"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let kvlog = example("kvlog").canonicalize().unwrap();
+    for file in ["seedfall.json", "seedfall.fixed.json"] {
+        let mut config: Value = serde_json::from_str(&std::fs::read_to_string(kvlog.join(file)).unwrap()).unwrap();
+        for node in config["nodes"].as_array_mut().unwrap().iter_mut().chain([&mut config["workload"]]) {
+            let pkg = node["pkg"].as_str().unwrap().to_string();
+            node["pkg"] = json!(kvlog.join(pkg).display().to_string());
+        }
+        std::fs::write(dir.join(file), serde_json::to_string_pretty(&config).unwrap()).unwrap();
+    }
+    dir
+}
+
+/// A venv with `mcp>=1.28,<2`, made on first use.
+fn python_with_mcp() -> PathBuf {
+    let venv = tmp().join("mcp-py1");
+    let python = venv.join("bin/python");
+    let has_mcp = |python: &Path| {
+        Command::new(python).args(["-c", "import mcp.client.stdio"]).status().is_ok_and(|s| s.success())
+    };
+    if python.exists() && has_mcp(&python) {
+        return python;
+    }
+    let made = Command::new("python3").args(["-m", "venv"]).arg(&venv).status();
+    assert!(made.is_ok_and(|s| s.success()), "python3 -m venv {} (python3 with venv is needed)", venv.display());
+    let pip = Command::new(venv.join("bin/pip")).args(["install", "-q", "mcp>=1.28,<2"]).status();
+    assert!(pip.is_ok_and(|s| s.success()), "pip install mcp>=1.28,<2 into {}", venv.display());
+    python
+}
+
+#[test]
+fn the_python_mcp_client_runs_the_whole_loop() {
+    let python = python_with_mcp();
+    let dir = kvlog_copy("mcp-kvlog-session");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/session.py");
+    let started = Instant::now();
+    let out = Command::new(python)
+        .arg(script)
+        .arg(env!("CARGO_BIN_EXE_seedfall"))
+        .arg(&dir)
+        .env("SEEDFALL_CACHE_DIR", cache_dir())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    eprintln!("{stdout}session: {:.1}s", started.elapsed().as_secs_f64());
+    assert!(out.status.success(), "session.py failed:\n{stdout}\n{stderr}");
+    for tool in ["seedfall_findings", "seedfall_shrink", "seedfall_cause", "seedfall_verify"] {
+        assert!(stdout.contains(&format!("\"step\": \"{tool}\"")), "{tool} ran: {stdout}");
+    }
+}
+
+/// `seedfall mcp` on pipes, spoken to a line at a time.
+struct Server {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+}
+
+impl Server {
+    fn start(dir: &Path) -> Server {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_seedfall"))
+            .arg("mcp")
+            .current_dir(dir)
+            .env("SEEDFALL_CACHE_DIR", cache_dir())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        Server { child, stdin, stdout }
+    }
+
+    fn send(&mut self, line: &str) -> Value {
+        writeln!(self.stdin, "{line}").unwrap();
+        self.stdin.flush().unwrap();
+        let mut reply = String::new();
+        self.stdout.read_line(&mut reply).unwrap();
+        serde_json::from_str(&reply).unwrap_or_else(|e| panic!("{e}: a reply that is not JSON: {reply:?}"))
+    }
+
+    fn request(&mut self, id: u64, method: &str, params: Value) -> Value {
+        let reply = self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string());
+        assert_eq!(reply["id"], id, "{reply}");
+        reply
+    }
+
+    fn tool(&mut self, id: u64, name: &str, arguments: Value) -> Value {
+        self.request(id, "tools/call", json!({"name": name, "arguments": arguments}))
+    }
+}
+
+/// A tool error: `isError` with a message containing `says`.
+fn tool_error(reply: &Value, says: &str) {
+    assert_eq!(reply["result"]["isError"], true, "{reply}");
+    let text = reply["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains(says), "{says:?} in {text:?}");
+}
+
+#[test]
+fn bad_requests_get_error_replies_and_the_server_keeps_serving() {
+    let dir = kvlog_copy("mcp-kvlog-errors");
+    let mut server = Server::start(&dir);
+    let init = server.request(
+        1,
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "test", "version": "0"}}),
+    );
+    assert_eq!(init["result"]["protocolVersion"], "2025-11-25", "{init}");
+    assert!(init["result"]["capabilities"]["tools"].is_object(), "{init}");
+    // A notification gets no reply: the next line read answers the ping.
+    writeln!(server.stdin, r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#).unwrap();
+    assert_eq!(server.request(2, "ping", json!({}))["result"], json!({}));
+
+    let parse = server.send("{this is not json");
+    assert_eq!((parse["error"]["code"].as_i64(), &parse["id"]), (Some(-32700), &Value::Null), "{parse}");
+    let invalid = server.send(r#"{"jsonrpc":"1.0","id":3,"method":"ping"}"#);
+    assert_eq!(invalid["error"]["code"], -32600, "{invalid}");
+    let unknown_method = server.request(4, "tools/frobnicate", json!({}));
+    assert_eq!(unknown_method["error"]["code"], -32601, "{unknown_method}");
+    let no_name = server.request(5, "tools/call", json!({"arguments": {}}));
+    assert_eq!(no_name["error"]["code"], -32602, "{no_name}");
+
+    tool_error(&server.tool(6, "seedfall_frobnicate", json!({})), "unknown tool");
+    tool_error(
+        &server.tool(7, "seedfall_run", json!({"config": "no/such/config.json", "seeds": "1-3"})),
+        "no config file",
+    );
+    tool_error(&server.tool(8, "seedfall_status", json!({"handle": "run-999"})), "no sweep has handle");
+    tool_error(&server.tool(9, "seedfall_status", json!({})), "\"handle\" is required");
+    tool_error(&server.tool(10, "seedfall_replay", json!({"seed": "one"})), "must be a integer");
+    tool_error(&server.tool(11, "seedfall_replay", json!({"seed": 1, "colour": "red"})), "unknown argument");
+    tool_error(&server.tool(12, "seedfall_inspect", json!({"faults": "no-such.faults.json"})), "no-such.faults.json");
+    tool_error(&server.tool(13, "seedfall_run", json!({"seeds": "9-1"})), "seeds");
+
+    // Still serving: the tools are listed, with schemas and annotations.
+    let listed = server.request(14, "tools/list", json!({}));
+    let tools = listed["result"]["tools"].as_array().unwrap();
+    assert_eq!(tools.len(), 8, "{listed}");
+    let findings = tools.iter().find(|t| t["name"] == "seedfall_findings").unwrap();
+    assert_eq!(findings["annotations"]["readOnlyHint"], true);
+    assert_eq!(findings["outputSchema"]["type"], "object");
+    let empty = server.tool(15, "seedfall_findings", json!({"config": "seedfall.json"}));
+    assert_eq!(empty["result"]["structuredContent"]["findings"], json!([]), "{empty}");
+
+    drop(server.stdin);
+    let status = server.child.wait().unwrap();
+    assert!(status.success(), "the end of stdin ends the server cleanly: {status}");
+}
