@@ -7,6 +7,8 @@
 //! server keeps serving. The client is pip-installed once into a venv under
 //! the target's tmp directory (network needed the first time).
 
+// Only `example` of the shared helpers is needed here.
+#[allow(dead_code)]
 mod example_finding;
 
 use example_finding::example;
@@ -34,10 +36,12 @@ fn kvlog_copy(name: &str) -> PathBuf {
     let kvlog = example("kvlog").canonicalize().unwrap();
     for file in ["seedfall.json", "seedfall.fixed.json"] {
         let mut config: Value = serde_json::from_str(&std::fs::read_to_string(kvlog.join(file)).unwrap()).unwrap();
-        for node in config["nodes"].as_array_mut().unwrap().iter_mut().chain([&mut config["workload"]]) {
+        let absolute = |node: &mut Value| {
             let pkg = node["pkg"].as_str().unwrap().to_string();
             node["pkg"] = json!(kvlog.join(pkg).display().to_string());
-        }
+        };
+        config["nodes"].as_array_mut().unwrap().iter_mut().for_each(absolute);
+        absolute(&mut config["workload"]);
         std::fs::write(dir.join(file), serde_json::to_string_pretty(&config).unwrap()).unwrap();
     }
     dir

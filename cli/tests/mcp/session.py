@@ -25,14 +25,15 @@ def step(name, started, **more):
     print(json.dumps({"step": name, "seconds": round(time.monotonic() - started, 2), **more}), flush=True)
 
 
-async def call(session, tool, arguments):
+async def call(session, tool, arguments, log=True):
     started = time.monotonic()
     result = await session.call_tool(tool, arguments)
     text = "".join(c.text for c in result.content if c.type == "text")
     assert not result.isError, f"{tool} {arguments}: {text}"
     assert result.structuredContent is not None, f"{tool}: no structuredContent"
     assert text, f"{tool}: no text content"
-    step(tool, started)
+    if log:
+        step(tool, started)
     return result.structuredContent
 
 
@@ -58,7 +59,7 @@ async def main(exe, kvlog):
             started = time.monotonic()
             polls = 0
             while True:
-                status = await call(session, "seedfall_status", {"handle": handle})
+                status = await call(session, "seedfall_status", {"handle": handle}, log=False)
                 polls += 1
                 if status["state"] == "done":
                     break
