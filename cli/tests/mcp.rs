@@ -1,11 +1,12 @@
-//! `seedfall mcp` driven as an agent would: the Python `mcp` client (below
-//! 2: the 2025-11-25 handshake, over `stdio_client`) runs the whole loop on
-//! kvlog (sweep through a handle, findings, shrink, inspect, replay, cause,
-//! verify the fix: `mcp/session.py`), and raw JSON-RPC lines check that a
+//! `seedfall mcp` driven as an agent would: the Python `mcp` client runs the
+//! whole loop on kvlog (sweep through a handle, findings, shrink, inspect,
+//! replay, cause, verify the fix: `mcp/session.py`), below 2 with the
+//! 2025-11-25 handshake and 2.x with the stateless 2026-07-28 revision
+//! (`server/discover`); raw JSON-RPC lines check that a
 //! malformed message, an unknown method, an unknown tool, bad arguments, a
 //! bad config path and a missing handle each get an error reply while the
-//! server keeps serving. The client is pip-installed once into a venv under
-//! the target's tmp directory (network needed the first time).
+//! server keeps serving. Each client is pip-installed once into a venv
+//! under the target's tmp directory (network needed the first time).
 
 // Only `example` of the shared helpers is needed here.
 #[allow(dead_code)]
@@ -47,9 +48,10 @@ fn kvlog_copy(name: &str) -> PathBuf {
     dir
 }
 
-/// A venv with `mcp>=1.28,<2`, made on first use.
-fn python_with_mcp() -> PathBuf {
-    let venv = tmp().join("mcp-py1");
+/// A venv under the target's tmp directory with the Python `mcp` package
+/// `requirement`, made on first use.
+fn python_with(venv: &str, requirement: &str) -> PathBuf {
+    let venv = tmp().join(venv);
     let python = venv.join("bin/python");
     let has_mcp = |python: &Path| {
         Command::new(python).args(["-c", "import mcp.client.stdio"]).status().is_ok_and(|s| s.success())
@@ -59,15 +61,14 @@ fn python_with_mcp() -> PathBuf {
     }
     let made = Command::new("python3").args(["-m", "venv"]).arg(&venv).status();
     assert!(made.is_ok_and(|s| s.success()), "python3 -m venv {} (python3 with venv is needed)", venv.display());
-    let pip = Command::new(venv.join("bin/pip")).args(["install", "-q", "mcp>=1.28,<2"]).status();
-    assert!(pip.is_ok_and(|s| s.success()), "pip install mcp>=1.28,<2 into {}", venv.display());
+    let pip = Command::new(venv.join("bin/pip")).args(["install", "-q", requirement]).status();
+    assert!(pip.is_ok_and(|s| s.success()), "pip install {requirement} into {}", venv.display());
     python
 }
 
-#[test]
-fn the_python_mcp_client_runs_the_whole_loop() {
-    let python = python_with_mcp();
-    let dir = kvlog_copy("mcp-kvlog-session");
+/// `mcp/session.py` with `python` against a fresh copy of kvlog in `dir`.
+fn session(python: PathBuf, dir: &str) {
+    let dir = kvlog_copy(dir);
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/session.py");
     let started = Instant::now();
     let out = Command::new(python)
@@ -84,6 +85,18 @@ fn the_python_mcp_client_runs_the_whole_loop() {
     for tool in ["seedfall_findings", "seedfall_shrink", "seedfall_cause", "seedfall_verify"] {
         assert!(stdout.contains(&format!("\"step\": \"{tool}\"")), "{tool} ran: {stdout}");
     }
+}
+
+/// `mcp` below 2: `stdio_client`, `ClientSession`, the 2025-11-25 handshake.
+#[test]
+fn the_python_mcp_1_client_runs_the_whole_loop() {
+    session(python_with("mcp-py1", "mcp>=1.28,<2"), "mcp-kvlog-py1");
+}
+
+/// `mcp` 2.x: `Client` probes `server/discover` and speaks 2026-07-28.
+#[test]
+fn the_python_mcp_2_client_runs_the_whole_loop_stateless() {
+    session(python_with("mcp-py2", "mcp==2.3.0"), "mcp-kvlog-py2");
 }
 
 /// `seedfall mcp` on pipes, spoken to a line at a time.
@@ -181,6 +194,32 @@ fn bad_requests_get_error_replies_and_the_server_keeps_serving() {
     assert_eq!(findings["outputSchema"]["type"], "object");
     let empty = server.tool(15, "seedfall_findings", json!({"config": "seedfall.json"}));
     assert_eq!(empty["result"]["structuredContent"]["findings"], json!([]), "{empty}");
+
+    // The stateless revision: discover, a request naming its revision, one naming a revision unknown here.
+    let discovered = server.request(
+        16,
+        "server/discover",
+        json!({"_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28"}}),
+    );
+    let versions = discovered["result"]["supportedVersions"].as_array().unwrap();
+    assert!(versions.contains(&json!("2026-07-28")) && versions.contains(&json!("2025-11-25")), "{discovered}");
+    assert_eq!(discovered["result"]["resultType"], "complete", "{discovered}");
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28"});
+    let stateless = server.request(
+        17,
+        "tools/call",
+        json!({"name": "seedfall_status",
+        "arguments": {"handle": "run-1"}, "_meta": meta}),
+    );
+    assert_eq!(
+        (&stateless["result"]["resultType"], &stateless["result"]["isError"]),
+        (&json!("complete"), &json!(true))
+    );
+    let future =
+        server.request(18, "tools/list", json!({"_meta": {"io.modelcontextprotocol/protocolVersion": "2099-01-01"}}));
+    assert_eq!(future["error"]["code"], -32022, "{future}");
+    assert!(future["error"]["data"]["supported"].as_array().unwrap().contains(&json!("2026-07-28")), "{future}");
 
     drop(server.stdin);
     let status = server.child.wait().unwrap();

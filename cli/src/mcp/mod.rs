@@ -12,4 +12,4 @@ mod handles;
 mod protocol;
 mod tools;
 
-pub use protocol::{PROTOCOL_VERSIONS, serve};
+pub use protocol::{PROTOCOL_VERSIONS, STATELESS_VERSION, serve};

@@ -1,6 +1,8 @@
 //! The JSON-RPC 2.0 layer of `seedfall mcp`: one message per line on
 //! stdin, one per line on stdout. Requests: `initialize` (the 2025-11-25
-//! handshake, or an earlier revision the client asks for), `ping`,
+//! handshake, or an earlier revision the client asks for), `server/discover`
+//! (the stateless 2026-07-28 revision: no handshake, each request names its
+//! revision in `params._meta` and its result says `resultType`), `ping`,
 //! `tools/list`, `tools/call`; notifications (`notifications/initialized`,
 //! `notifications/cancelled`, …) need no answer and get none. A line that is
 //! not JSON gets a parse error (-32700), a message that is not a request an
@@ -17,9 +19,19 @@ use serde_json::{Value, json};
 use std::io::{self, BufRead, Write};
 use std::sync::{Arc, Mutex};
 
-/// The revisions this server speaks, newest first: a client asking for one
-/// of them gets it, any other the newest.
+/// The handshake revisions this server speaks, newest first: a client
+/// asking `initialize` for one of them gets it, any other the newest.
 pub const PROTOCOL_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+
+/// The stateless revision: no handshake; `server/discover` says what the
+/// server offers and every request names its revision in `params._meta`.
+/// Nothing here is per connection (a sweep's handle is a tool argument), so
+/// it is the same server with its results stamped as that revision asks.
+pub const STATELESS_VERSION: &str = "2026-07-28";
+
+const VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
+const SERVER_INFO_KEY: &str = "io.modelcontextprotocol/serverInfo";
+const UNSUPPORTED_VERSION: i64 = -32022;
 
 const PARSE_ERROR: i64 = -32700;
 const INVALID_REQUEST: i64 = -32600;
@@ -115,10 +127,33 @@ fn dispatch(message: Value, out: &Out, handles: &Arc<Handles>) -> Option<std::th
     // A notification (no id) is never answered, known or not.
     let id = id?;
     let params = object.get("params").cloned().unwrap_or(Value::Null);
+    // A request of the stateless revision names it; a revision this server
+    // does not speak is refused with the ones it does.
+    let stateless = match params.pointer("/_meta").and_then(|m| m.get(VERSION_KEY)).and_then(Value::as_str) {
+        None => false,
+        Some(STATELESS_VERSION) => true,
+        Some(v) if PROTOCOL_VERSIONS.contains(&v) => false,
+        Some(v) => {
+            let supported: Vec<&str> = PROTOCOL_VERSIONS.iter().copied().chain([STATELESS_VERSION]).collect();
+            let mut refused = error(&id, UNSUPPORTED_VERSION, &format!("unsupported protocol version {v}"));
+            refused["error"]["data"] = json!({"supported": supported, "requested": v});
+            out.send(&refused);
+            return None;
+        }
+    };
+    let stamp = move |result: Value| if stateless { stamped(result) } else { result };
     match method {
         "initialize" => out.send(&reply(&id, initialize(&params))),
+        "server/discover" => out.send(&reply(&id, stamped(discover()))),
         "ping" => out.send(&reply(&id, json!({}))),
-        "tools/list" => out.send(&reply(&id, json!({"tools": tools::list()}))),
+        "tools/list" => {
+            let mut listed = json!({"tools": tools::list()});
+            if stateless {
+                // Cacheable in that revision: say not to cache (a new build may list other tools).
+                listed = stamped(json!({"tools": listed["tools"].take(), "ttlMs": 0, "cacheScope": "private"}));
+            }
+            out.send(&reply(&id, listed));
+        }
         "tools/call" => {
             let Some(name) = params.get("name").and_then(Value::as_str).map(str::to_string) else {
                 out.send(&error(&id, INVALID_PARAMS, "tools/call: params.name (the tool) is missing"));
@@ -128,7 +163,7 @@ fn dispatch(message: Value, out: &Out, handles: &Arc<Handles>) -> Option<std::th
             let (out, handles) = (out.clone(), handles.clone());
             let spawned = std::thread::Builder::new().name(format!("mcp {name}")).spawn(move || {
                 let result = tools::call(&name, &arguments, &handles);
-                out.send(&reply(&id, result));
+                out.send(&reply(&id, stamp(result)));
             });
             match spawned {
                 Ok(call) => return Some(call),
@@ -147,7 +182,32 @@ fn initialize(params: &Value) -> Value {
     json!({
         "protocolVersion": version,
         "capabilities": {"tools": {"listChanged": false}},
-        "serverInfo": {"name": "seedfall", "title": "seedfall", "version": env!("CARGO_PKG_VERSION")},
+        "serverInfo": server_info(),
         "instructions": INSTRUCTIONS,
     })
+}
+
+/// `server/discover`'s answer (the stateless revision): the revisions, what
+/// this server offers, and the loop.
+fn discover() -> Value {
+    let supported: Vec<&str> = PROTOCOL_VERSIONS.iter().rev().copied().chain([STATELESS_VERSION]).collect();
+    json!({
+        "supportedVersions": supported,
+        "capabilities": {"tools": {"listChanged": false}},
+        "instructions": INSTRUCTIONS,
+        "ttlMs": 0,
+        "cacheScope": "private",
+    })
+}
+
+/// A result as the stateless revision has it: `resultType` and the server's
+/// name in `_meta`.
+fn stamped(mut result: Value) -> Value {
+    result["resultType"] = json!("complete");
+    result["_meta"][SERVER_INFO_KEY] = server_info();
+    result
+}
+
+fn server_info() -> Value {
+    json!({"name": "seedfall", "title": "seedfall", "version": env!("CARGO_PKG_VERSION")})
 }
