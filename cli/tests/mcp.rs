@@ -2,11 +2,13 @@
 //! whole loop on kvlog (sweep through a handle, findings, shrink, inspect,
 //! replay, cause, verify the fix: `mcp/session.py`), below 2 with the
 //! 2025-11-25 handshake and 2.x with the stateless 2026-07-28 revision
-//! (`server/discover`); raw JSON-RPC lines check that a
+//! (`server/discover`); the MCP inspector's command line lists the tools
+//! and calls one; raw JSON-RPC lines check that a
 //! malformed message, an unknown method, an unknown tool, bad arguments, a
 //! bad config path and a missing handle each get an error reply while the
-//! server keeps serving. Each client is pip-installed once into a venv
-//! under the target's tmp directory (network needed the first time).
+//! server keeps serving. Each Python client is pip-installed once into a
+//! venv, and the inspector npm-installed, under the target's tmp directory
+//! (network needed the first time).
 
 // Only `example` of the shared helpers is needed here.
 #[allow(dead_code)]
@@ -97,6 +99,54 @@ fn the_python_mcp_1_client_runs_the_whole_loop() {
 #[test]
 fn the_python_mcp_2_client_runs_the_whole_loop_stateless() {
     session(python_with("mcp-py2", "mcp==2.3.0"), "mcp-kvlog-py2");
+}
+
+/// The MCP inspector's command line (what `npx @modelcontextprotocol/inspector
+/// --cli` runs), npm-installed once under the target's tmp directory.
+fn inspector() -> PathBuf {
+    let dir = tmp().join("mcp-inspector");
+    let cli = dir.join("node_modules/.bin/mcp-inspector");
+    if !cli.exists() {
+        std::fs::create_dir_all(&dir).unwrap();
+        let npm = Command::new("npm")
+            .args(["install", "--no-audit", "--no-fund", "--loglevel=error", "--prefix"])
+            .arg(&dir)
+            .arg("@modelcontextprotocol/inspector@0.15.0")
+            .status();
+        assert!(
+            npm.is_ok_and(|s| s.success()),
+            "npm install @modelcontextprotocol/inspector (node and npm are needed)"
+        );
+    }
+    cli
+}
+
+/// `mcp-inspector --cli seedfall mcp ARGS`: its JSON answer.
+fn inspect_with(args: &[&str]) -> Value {
+    let out = Command::new(inspector())
+        .args(["--cli", env!("CARGO_BIN_EXE_seedfall"), "mcp"])
+        .args(args)
+        .env("SEEDFALL_CACHE_DIR", cache_dir())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "inspector {args:?}: {stdout}{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"))
+}
+
+#[test]
+fn the_mcp_inspector_lists_the_tools_and_calls_one() {
+    let listed = inspect_with(&["--method", "tools/list"]);
+    let names: Vec<&str> = listed["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names.len(), 8, "{listed}");
+    assert!(names.contains(&"seedfall_run") && names.contains(&"seedfall_inspect"), "{names:?}");
+    let schedule = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/raftkv-strict.seed-1.faults.json");
+    let faults = format!("faults={}", schedule.display());
+    let called = inspect_with(&["--method", "tools/call", "--tool-name", "seedfall_inspect", "--tool-arg", &faults]);
+    assert_eq!(called["isError"], false, "{called}");
+    let lines = called["structuredContent"]["lines"].as_array().unwrap();
+    assert_eq!(lines.len(), 1, "{called}");
+    assert!(lines[0].as_str().unwrap().contains("crash"), "{called}");
 }
 
 /// `seedfall mcp` on pipes, spoken to a line at a time.
