@@ -38,6 +38,7 @@ struct Tool {
     fields: &'static [&'static str],
     always: &'static [&'static str],
     read_only: bool,
+    run: fn(&Args, &Handles) -> Answer,
 }
 
 const CONFIG: (&str, &str, &str) =
@@ -111,6 +112,7 @@ const TOOLS: &[Tool] = &[
         fields: &["handle", "config", "seeds"],
         always: &["handle", "config", "seeds"],
         read_only: false,
+        run: start,
     },
     Tool {
         name: "seedfall_status",
@@ -120,6 +122,7 @@ const TOOLS: &[Tool] = &[
         fields: &[],
         always: STATUS_FIELDS,
         read_only: true,
+        run: status,
     },
     Tool {
         name: "seedfall_findings",
@@ -129,6 +132,7 @@ const TOOLS: &[Tool] = &[
         fields: FINDINGS_FIELDS,
         always: FINDINGS_FIELDS,
         read_only: true,
+        run: |a, _| findings(a),
     },
     Tool {
         name: "seedfall_replay",
@@ -144,6 +148,7 @@ const TOOLS: &[Tool] = &[
         fields: REPLAY_FIELDS,
         always: REPLAY_FIELDS,
         read_only: true,
+        run: |a, _| replayed(a),
     },
     Tool {
         name: "seedfall_shrink",
@@ -158,6 +163,7 @@ const TOOLS: &[Tool] = &[
         fields: SHRINK_FIELDS,
         always: SHRINK_FIELDS,
         read_only: false,
+        run: |a, _| shrunk(a),
     },
     Tool {
         name: "seedfall_cause",
@@ -174,6 +180,7 @@ const TOOLS: &[Tool] = &[
         fields: CAUSE_FIELDS,
         always: CAUSE_FIELDS,
         read_only: false,
+        run: |a, _| caused(a),
     },
     Tool {
         name: "seedfall_verify",
@@ -187,6 +194,7 @@ const TOOLS: &[Tool] = &[
         fields: VERIFY_FIELDS,
         always: VERIFY_FIELDS,
         read_only: true,
+        run: |a, _| verified(a),
     },
     Tool {
         name: "seedfall_inspect",
@@ -196,6 +204,7 @@ const TOOLS: &[Tool] = &[
         fields: INSPECT_FIELDS,
         always: &["faults", "lines"],
         read_only: true,
+        run: |a, _| inspected(a),
     },
 ];
 
@@ -244,7 +253,7 @@ pub fn call(name: &str, arguments: &Value, handles: &Handles) -> Value {
             "unknown tool {name:?}; the tools: {}",
             TOOLS.iter().map(|t| t.name).collect::<Vec<_>>().join(", ")
         )),
-        Some(tool) => Args::check(tool, arguments).and_then(|args| run(tool.name, &args, handles)),
+        Some(tool) => Args::check(tool, arguments).and_then(|args| (tool.run)(&args, handles)),
     };
     match result {
         Ok((doc, text)) => {
@@ -333,20 +342,6 @@ fn setup(path: &Path, options: LoadOptions) -> Result<Cluster, String> {
 }
 
 type Answer = Result<(Value, String), String>;
-
-fn run(name: &str, args: &Args, handles: &Handles) -> Answer {
-    match name {
-        "seedfall_run" => start(args, handles),
-        "seedfall_status" => status(args, handles),
-        "seedfall_findings" => findings(args),
-        "seedfall_replay" => replayed(args),
-        "seedfall_shrink" => shrunk(args),
-        "seedfall_cause" => caused(args),
-        "seedfall_verify" => verified(args),
-        "seedfall_inspect" => inspected(args),
-        _ => Err(format!("{name}: not implemented")),
-    }
-}
 
 fn start(args: &Args, handles: &Handles) -> Answer {
     let path = args.config()?;
