@@ -4,6 +4,7 @@
 //! long as the server; a sweep is never stopped by the server, only by its
 //! end or the server's.
 
+use super::protocol::panic_text;
 use crate::cluster::{Cluster, LoadOptions};
 use crate::finding_history;
 use crate::report::Tally;
@@ -11,6 +12,7 @@ use crate::summary::{FailOn, Identity, Summary, file_hash};
 use crate::sweep::{self, SweepOptions};
 use serde_json::{Value, json};
 use std::collections::HashMap;
+use std::panic::AssertUnwindSafe;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -64,7 +66,9 @@ impl Handles {
         let spawned = std::thread::Builder::new().name(name).spawn({
             let sweep = sweep.clone();
             move || {
-                let end = run(&sweep, &config, &seeds, seed_list, workers);
+                let ran =
+                    std::panic::catch_unwind(AssertUnwindSafe(|| run(&sweep, &config, &seeds, seed_list, workers)));
+                let end = ran.unwrap_or_else(|panic| Err(format!("internal error: {}", panic_text(&panic))));
                 let mut sweep = sweep.lock().unwrap_or_else(|e| e.into_inner());
                 sweep.state = match end {
                     Ok((text, doc)) => State::Done { text, doc },

@@ -17,6 +17,7 @@ use super::handles::Handles;
 use super::tools;
 use serde_json::{Value, json};
 use std::io::{self, BufRead, Write};
+use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex};
 
 /// The handshake revisions this server speaks, newest first: a client
@@ -162,7 +163,10 @@ fn dispatch(message: Value, out: &Out, handles: &Arc<Handles>) -> Option<std::th
             let arguments = params.get("arguments").cloned().unwrap_or(json!({}));
             let (out, handles) = (out.clone(), handles.clone());
             let spawned = std::thread::Builder::new().name(format!("mcp {name}")).spawn(move || {
-                let result = tools::call(&name, &arguments, &handles);
+                // A panic in the library is this call's error, never a call left unanswered.
+                let called = std::panic::catch_unwind(AssertUnwindSafe(|| tools::call(&name, &arguments, &handles)));
+                let result = called
+                    .unwrap_or_else(|panic| tools::error(&name, &format!("internal error: {}", panic_text(&panic))));
                 out.send(&reply(&id, stamp(result)));
             });
             match spawned {
@@ -210,4 +214,13 @@ fn stamped(mut result: Value) -> Value {
 
 fn server_info() -> Value {
     json!({"name": "seedfall", "title": "seedfall", "version": env!("CARGO_PKG_VERSION")})
+}
+
+/// What a caught panic said.
+pub fn panic_text(panic: &Box<dyn std::any::Any + Send>) -> String {
+    match (panic.downcast_ref::<&str>(), panic.downcast_ref::<String>()) {
+        (Some(text), _) => text.to_string(),
+        (_, Some(text)) => text.clone(),
+        _ => "a panic".to_string(),
+    }
 }

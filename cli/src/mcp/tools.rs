@@ -259,11 +259,14 @@ pub fn call(name: &str, arguments: &Value, handles: &Handles) -> Value {
         Ok((doc, text)) => {
             json!({"content": [{"type": "text", "text": text}], "structuredContent": doc, "isError": false})
         }
-        Err(message) => {
-            eprintln!("seedfall mcp: {name}: {message}");
-            json!({"content": [{"type": "text", "text": message}], "isError": true})
-        }
+        Err(message) => error(name, &message),
     }
+}
+
+/// A tool error: `isError` with `message`, logged to stderr too.
+pub fn error(name: &str, message: &str) -> Value {
+    eprintln!("seedfall mcp: {name}: {message}");
+    json!({"content": [{"type": "text", "text": message}], "isError": true})
 }
 
 /// A call's arguments, checked against the tool's.
