@@ -109,8 +109,8 @@ const TOOLS: &[Tool] = &[
         description: "Start a sweep of seeds of a config on background threads (as `seedfall run`); returns a handle at once. Poll seedfall_status with it.",
         arguments: &[CONFIG, ("seeds", "string", "Seeds: 7, 1-500, 1,5,9-12 (default 1-100)."), JOBS],
         required: &[],
-        fields: &["handle", "config", "seeds"],
-        always: &["handle", "config", "seeds"],
+        fields: &["handle", "config", "seed_list", "seeds_total"],
+        always: &["handle", "config", "seed_list", "seeds_total"],
         read_only: false,
         run: start,
     },
@@ -355,7 +355,9 @@ fn start(args: &Args, handles: &Handles) -> Answer {
     let count = seeds.len();
     let handle = handles.start(path.clone(), seeds, seed_list.clone(), args.jobs());
     let text = format!("started {handle}: {count} seeds of {}; poll seedfall_status", path.display());
-    Ok((json!({"handle": handle, "config": path.display().to_string(), "seeds": seed_list}), text))
+    let doc =
+        json!({"handle": handle, "config": path.display().to_string(), "seed_list": seed_list, "seeds_total": count});
+    Ok((doc, text))
 }
 
 fn status(args: &Args, handles: &Handles) -> Answer {
