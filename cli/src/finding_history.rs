@@ -132,7 +132,7 @@ pub fn record(
 }
 
 /// The records of `file` (none when it does not exist).
-fn load(file: &Path) -> Result<Vec<Record>, String> {
+pub fn load(file: &Path) -> Result<Vec<Record>, String> {
     let text = match std::fs::read_to_string(file) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),

@@ -5,7 +5,7 @@
 //! `mutate`, `crashstates` and the merging of shard reports (`merge`). The
 //! `seedfall` binary (`main.rs` and the `*_cmd.rs` files) is clap glue over
 //! it: arguments in, these calls, exit codes out; anything else that drives
-//! seedfall (an MCP server, `seedfall test`) calls the same functions. No
+//! seedfall (the MCP server `mcp`, `seedfall test`) calls the same functions. No
 //! simulation logic lives here (that is `seedfall-host`).
 
 #![forbid(unsafe_code)]
@@ -24,6 +24,7 @@ pub mod findings;
 mod input;
 pub mod interrupt;
 pub mod json_doc;
+pub mod mcp;
 pub mod merge;
 pub mod mutate;
 mod overlay;

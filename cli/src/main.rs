@@ -10,6 +10,7 @@ mod cache_cmd;
 mod cause_cmd;
 mod crashstates_cmd;
 mod exec_cmd;
+mod mcp_cmd;
 mod merge_cmd;
 mod mutate_cmd;
 mod replay_cmd;
@@ -54,6 +55,8 @@ enum Command {
     Cause(cause_cmd::CauseArgs),
     /// Work with sweep reports: `report merge` joins the shards of one sweep.
     Report(merge_cmd::ReportArgs),
+    /// Serve the Model Context Protocol on stdio: tools for a coding agent (docs/agents.md).
+    Mcp(mcp_cmd::McpArgs),
 }
 
 fn main() -> ExitCode {
@@ -78,6 +81,7 @@ fn main() -> ExitCode {
         Command::Crashstates(args) => crashstates_cmd::run(args),
         Command::Report(args) => merge_cmd::run(args),
         Command::Cause(args) => cause_cmd::run(args),
+        Command::Mcp(args) => mcp_cmd::run(args),
     };
     compiled::finish_uploads();
     code

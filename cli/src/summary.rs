@@ -10,6 +10,7 @@ use crate::findings::{self, Finding};
 use crate::report::{Tally, timing_line};
 use crate::shard::Shard;
 use serde_json::{Value, json};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -21,6 +22,8 @@ pub struct Reported {
     pub records: Vec<Record>,
     pub run_at: String,
     pub commit: Option<String>,
+    /// The `--json` document (docs/json.md `run`), whether or not a file was asked for.
+    pub doc: Value,
 }
 
 /// What makes a sweep exit 1 besides divergences and properties never
@@ -72,6 +75,21 @@ impl Summary {
     /// findings history file; None: keep none, as for a shard), writes the
     /// JSON if asked, and returns the exit code with what the report page needs.
     pub fn report(&self, tally: &Tally, interrupted: bool, elapsed: Duration, history: Option<&Path>) -> Reported {
+        let reported = self.report_to(&mut std::io::stdout(), tally, interrupted, elapsed, history);
+        // The handler of a second signal exits the process right after.
+        let _ = std::io::Write::flush(&mut std::io::stdout());
+        reported
+    }
+
+    /// `report`, its text written to `out` (the MCP server's stdout is the protocol's).
+    pub fn report_to(
+        &self,
+        out: &mut dyn Write,
+        tally: &Tally,
+        interrupted: bool,
+        elapsed: Duration,
+        history: Option<&Path>,
+    ) -> Reported {
         let found = findings::group(tally, |node| self.group_of(node));
         let commit = finding_history::commit(self.config.parent().unwrap_or(Path::new(".")));
         let run_at = finding_history::rfc3339(std::time::SystemTime::now());
@@ -88,9 +106,10 @@ impl Summary {
         };
         let rate = tally.seeds as f64 / elapsed.as_secs_f64().max(1e-9);
         if interrupted {
-            println!("interrupted after {} of {} seeds (the rest were not run)", tally.seeds, self.total);
+            let _ = writeln!(out, "interrupted after {} of {} seeds (the rest were not run)", tally.seeds, self.total);
         }
-        println!(
+        let _ = writeln!(
+            out,
             "{} seeds in {:.1}s ({rate:.1} seeds/s on {} workers): {} passed, {} failed{}{}",
             tally.seeds,
             elapsed.as_secs_f64(),
@@ -105,40 +124,43 @@ impl Summary {
             },
         );
         if !tally.diverged.is_empty() {
-            println!("not deterministic: seeds {:?}", tally.diverged.iter().collect::<Vec<_>>());
+            let _ = writeln!(out, "not deterministic: seeds {:?}", tally.diverged.iter().collect::<Vec<_>>());
         }
         for message in tally.properties.never_true() {
-            println!("FAIL sometimes never true in any seed: {message}");
+            let _ = writeln!(out, "FAIL sometimes never true in any seed: {message}");
         }
         for (kind, message) in tally.properties.never_reached() {
-            println!("FAIL {} never reached in any seed: {message}", kind.name());
+            let _ = writeln!(out, "FAIL {} never reached in any seed: {message}", kind.name());
         }
         if let Some(seed) = tally.lowest_failing() {
-            println!("lowest failing seed: {seed} (replay: seedfall replay -c {} -seed {seed})", self.config.display());
+            let _ = writeln!(
+                out,
+                "lowest failing seed: {seed} (replay: seedfall replay -c {} -seed {seed})",
+                self.config.display()
+            );
         }
         let config = self.config.display().to_string();
-        print!("{}", findings::table(&found, tally.seeds, &config, |f| status_text(records.as_deref(), f)));
+        let _ =
+            write!(out, "{}", findings::table(&found, tally.seeds, &config, |f| status_text(records.as_deref(), f)));
         if let Some(records) = &records {
             for record in records.iter().filter(|r| !found.iter().any(|f| f.id == r.id)) {
-                println!("  {:<10} {:<10} {}", record.id, record.status.name(), unseen_text(record));
+                let _ = writeln!(out, "  {:<10} {:<10} {}", record.id, record.status.name(), unseen_text(record));
             }
         }
-        print!("{}", tally.properties.render());
-        println!("{}", timing_line(self.build_time, self.load_time, &tally.timings));
+        let _ = write!(out, "{}", tally.properties.render());
+        let _ = writeln!(out, "{}", timing_line(self.build_time, self.load_time, &tally.timings));
         if let Some(e) = &history_error {
             eprintln!("seedfall: {e}");
         }
+        let doc = self.json(tally, code, interrupted, elapsed, &found, records.as_deref());
         if let Some(json_path) = &self.json {
-            let doc = self.json(tally, code, interrupted, elapsed, &found, records.as_deref());
             let text = serde_json::to_string_pretty(&doc).expect("JSON values serialize");
             if let Err(e) = std::fs::write(json_path, text + "\n") {
                 eprintln!("seedfall: cannot write {}: {e}", json_path.display());
-                return Reported { code: 2, found, records: records.unwrap_or_default(), run_at, commit };
+                return Reported { code: 2, found, records: records.unwrap_or_default(), run_at, commit, doc };
             }
         }
-        // The handler of a second signal exits the process right after.
-        let _ = std::io::Write::flush(&mut std::io::stdout());
-        Reported { code, found, records: records.unwrap_or_default(), run_at, commit }
+        Reported { code, found, records: records.unwrap_or_default(), run_at, commit, doc }
     }
 
     fn group_of(&self, node: &str) -> String {
