@@ -223,7 +223,12 @@ fn bad_requests_get_error_replies_and_the_server_keeps_serving() {
     let no_name = server.request(5, "tools/call", json!({"arguments": {}}));
     assert_eq!(no_name["error"]["code"], -32602, "{no_name}");
 
-    tool_error(&server.tool(6, "seedfall_frobnicate", json!({})), "unknown tool");
+    let unknown_tool = server.tool(6, "seedfall_frobnicate", json!({}));
+    assert_eq!(
+        unknown_tool["error"]["code"], -32602,
+        "the spec's error for a tool that does not exist: {unknown_tool}"
+    );
+    assert!(unknown_tool["error"]["message"].as_str().unwrap().contains("unknown tool"), "{unknown_tool}");
     tool_error(
         &server.tool(7, "seedfall_run", json!({"config": "no/such/config.json", "seeds": "1-3"})),
         "no config file",

@@ -7,7 +7,8 @@
 //! `notifications/cancelled`, …) need no answer and get none. A line that is
 //! not JSON gets a parse error (-32700), a message that is not a request an
 //! invalid-request error (-32600), an unknown method -32601, `tools/call`
-//! without a tool name -32602; a tool that fails answers `isError: true`
+//! without a tool name or naming no tool of ours -32602 (as the spec says);
+//! a tool that fails answers `isError: true`
 //! with its message (`tools`). Each `tools/call` runs on its own thread, so
 //! a long shrink does not hold up a `ping` or a `seedfall_status`; replies
 //! are written whole under a lock. The server never exits on a bad message:
@@ -160,6 +161,11 @@ fn dispatch(message: Value, out: &Out, handles: &Arc<Handles>) -> Option<std::th
                 out.send(&error(&id, INVALID_PARAMS, "tools/call: params.name (the tool) is missing"));
                 return None;
             };
+            // The spec's protocol error for a tool that does not exist (a failing tool answers `isError`).
+            if let Some(known) = tools::unknown(&name) {
+                out.send(&error(&id, INVALID_PARAMS, &known));
+                return None;
+            }
             let arguments = params.get("arguments").cloned().unwrap_or(json!({}));
             let (out, handles) = (out.clone(), handles.clone());
             let spawned = std::thread::Builder::new().name(format!("mcp {name}")).spawn(move || {

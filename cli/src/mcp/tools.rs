@@ -246,13 +246,17 @@ pub fn list() -> Vec<Value> {
         .collect()
 }
 
+/// The message for a `name` that is no tool of ours (None: it is one).
+pub fn unknown(name: &str) -> Option<String> {
+    (!TOOLS.iter().any(|t| t.name == name)).then(|| {
+        format!("unknown tool {name:?}; the tools: {}", TOOLS.iter().map(|t| t.name).collect::<Vec<_>>().join(", "))
+    })
+}
+
 /// Runs tool `name`: its `CallToolResult`.
 pub fn call(name: &str, arguments: &Value, handles: &Handles) -> Value {
     let result = match TOOLS.iter().find(|t| t.name == name) {
-        None => Err(format!(
-            "unknown tool {name:?}; the tools: {}",
-            TOOLS.iter().map(|t| t.name).collect::<Vec<_>>().join(", ")
-        )),
+        None => Err(unknown(name).unwrap_or_default()),
         Some(tool) => Args::check(tool, arguments).and_then(|args| (tool.run)(&args, handles)),
     };
     match result {
