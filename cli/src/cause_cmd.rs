@@ -10,6 +10,7 @@ use seedfall::cause::{CauseOptions, cause};
 use seedfall::cause_stats::{self, FunctionScore};
 use seedfall::cluster::LoadOptions;
 use seedfall::schedule::Schedule;
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -74,7 +75,7 @@ pub fn run(args: CauseArgs) -> ExitCode {
     let text = serde_json::to_string_pretty(&doc).expect("JSON values serialize") + "\n";
     match args.json.as_deref() {
         Some(path) if path.as_os_str() == "-" => {
-            print!("{text}");
+            let _ = write!(std::io::stdout(), "{text}");
             return ExitCode::SUCCESS;
         }
         Some(path) => {
@@ -84,39 +85,44 @@ pub fn run(args: CauseArgs) -> ExitCode {
         }
         None => {}
     }
+    // Not `println!`: stdout may be a pipe its reader closed (`| head`).
+    let out = &mut std::io::stdout();
     let futures: usize = points.iter().map(|p| p.futures as usize).sum();
     let how = if found.shared_prefix { "forked from each moment" } else { "each replaying its prefix" };
-    println!(
+    let _ = writeln!(
+        out,
         "seed {}: {futures} alternate futures from {} moments in {:.1}s ({how})",
         found.seed,
         points.len(),
         found.elapsed.as_secs_f64()
     );
-    println!("fails as: {}", found.failure);
-    print!("{}", cause_stats::chart(&points));
-    println!("{}", cause_stats::jump_line(jump.as_ref()));
-    print_functions(&functions);
-    match saved.first() {
-        None => println!("no future failed the same way"),
-        Some(first) => println!(
+    let _ = writeln!(out, "fails as: {}", found.failure);
+    let _ = write!(out, "{}", cause_stats::chart(&points));
+    let _ = writeln!(out, "{}", cause_stats::jump_line(jump.as_ref()));
+    print_functions(out, &functions);
+    let _ = match saved.first() {
+        None => writeln!(out, "no future failed the same way"),
+        Some(first) => writeln!(
+            out,
             "{} failing futures saved; replay one: seedfall replay -c {} -seed {} -faults {}",
             saved.len(),
             config_path.display(),
             found.seed,
             first.path.display()
         ),
-    }
+    };
     ExitCode::SUCCESS
 }
 
-fn print_functions(functions: &[FunctionScore]) {
+fn print_functions(out: &mut dyn Write, functions: &[FunctionScore]) {
     if functions.is_empty() {
         return;
     }
-    println!("functions that ran more in failing futures:");
-    println!("  P(fail|ran)  P(ran|fail)  function");
+    let _ = writeln!(out, "functions that ran more in failing futures:");
+    let _ = writeln!(out, "  P(fail|ran)  P(ran|fail)  function");
     for f in functions {
-        println!("  {:>10.0}%  {:>10.0}%  {}", f.p_fail_given_ran * 100.0, f.p_ran_given_fail * 100.0, f.name);
+        let _ =
+            writeln!(out, "  {:>10.0}%  {:>10.0}%  {}", f.p_fail_given_ran * 100.0, f.p_ran_given_fail * 100.0, f.name);
     }
 }
 

@@ -16,6 +16,7 @@ use seedfall::report::hidden_line;
 use seedfall::summary::FailOn;
 use seedfall::sweep_report::{self, ReportRun};
 use std::collections::BTreeMap;
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -58,9 +59,9 @@ pub fn run(args: ReportArgs) -> ExitCode {
     match merge(&args.files, args.json) {
         Ok(mut merged) => {
             let (blocks, hidden) = merged.tally.fail_blocks(args.show_fails);
-            print!("{blocks}");
+            let _ = write!(std::io::stdout(), "{blocks}");
             if hidden > 0 {
-                print!("{}", hidden_line(hidden as u64, args.show_fails));
+                let _ = write!(std::io::stdout(), "{}", hidden_line(hidden as u64, args.show_fails));
             }
             merged.summary.fail_on = args.fail_on;
             // Without the config the findings group by node name as it is.
@@ -83,7 +84,9 @@ pub fn run(args: ReportArgs) -> ExitCode {
                 schedules: &BTreeMap::new(),
             };
             match sweep_report::write(page, &cluster, &run, &merged.tally, &reported.found, &reported.records) {
-                Ok(json) => println!("report: {} and {}", page.display(), json.display()),
+                Ok(json) => {
+                    let _ = writeln!(std::io::stdout(), "report: {} and {}", page.display(), json.display());
+                }
                 Err(e) => {
                     eprintln!("seedfall: {e}");
                     return ExitCode::from(2);

@@ -23,6 +23,7 @@ use seedfall::summary::{FailOn, Identity, Summary, file_hash};
 use seedfall::sweep::{self, SweepOptions};
 use seedfall::sweep_report::{self, ReportRun};
 use std::collections::BTreeMap;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
@@ -184,7 +185,7 @@ pub fn run(args: RunArgs) -> ExitCode {
     let (shared, again) = (tally.clone(), summary.clone());
     interrupt.on_second(move || {
         let tally = shared.lock().unwrap_or_else(|e| e.into_inner());
-        println!("interrupted again: not waiting for the seeds in progress");
+        let _ = writeln!(std::io::stdout(), "interrupted again: not waiting for the seeds in progress");
         again.report(&tally, true, started.elapsed(), None).code
     });
     let mut progress = Progress::new(seeds.len() as u64);
@@ -195,12 +196,13 @@ pub fn run(args: RunArgs) -> ExitCode {
         progress.clear();
         let over = tally.failed.contains_key(&outcome.seed) && tally.failed.len() > args.show_fails;
         hidden += u64::from(over);
-        print!("{}", outcome_text(&outcome, !over));
+        // Not `print!`: stdout may be a pipe its reader closed (`| head`); the sweep goes on, nothing panics.
+        let _ = write!(std::io::stdout(), "{}", outcome_text(&outcome, !over));
         progress.update(tally.seeds, tally.failed.len() as u64);
     });
     progress.clear();
     if hidden > 0 {
-        print!("{}", hidden_line(hidden, args.show_fails));
+        let _ = write!(std::io::stdout(), "{}", hidden_line(hidden, args.show_fails));
     }
     let tally = tally.lock().unwrap_or_else(|e| e.into_inner());
     let reported = summary.report(&tally, swept.interrupted, started.elapsed(), history.as_deref());
@@ -214,7 +216,8 @@ pub fn run(args: RunArgs) -> ExitCode {
             match shrink::shrink_and_save(&cluster, &summary.config, seed, &options, interrupt.stop.clone()) {
                 Ok((shrunk, file)) => {
                     let (after, before) = (shrunk.after.faults.len(), shrunk.before.faults.len());
-                    println!(
+                    let _ = writeln!(
+                        std::io::stdout(),
                         "shrunk {} (seed {seed}): {after} faults of {before}, {} runs; saved {}",
                         finding.id,
                         shrunk.runs,
@@ -239,7 +242,9 @@ pub fn run(args: RunArgs) -> ExitCode {
             schedules: &schedules,
         };
         match sweep_report::write(page, &cluster, &run, &tally, &reported.found, &reported.records) {
-            Ok(json) => println!("report: {} and {}", page.display(), json.display()),
+            Ok(json) => {
+                let _ = writeln!(std::io::stdout(), "report: {} and {}", page.display(), json.display());
+            }
             Err(e) => {
                 eprintln!("seedfall: {e}");
                 return ExitCode::from(2);

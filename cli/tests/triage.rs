@@ -206,3 +206,27 @@ fn a_merged_report_equals_the_unsharded_one() {
     assert_eq!(a["seeds"], b["seeds"]);
     assert_eq!(comparable(a), comparable(b));
 }
+
+#[test]
+fn a_reader_that_stops_early_ends_no_sweep_in_a_panic() {
+    use std::io::{BufRead, BufReader};
+    let dir = scratch("closed-stdout");
+    let config = write_config(&dir, &["-a", "-b"]);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_seedfall"))
+        .args(["run", "-c"])
+        .arg(&config)
+        .args(["--seeds", "1-60", "--show-fails", "1000", "-j", "1"])
+        .env("SEEDFALL_CACHE_DIR", Path::new(env!("CARGO_TARGET_TMPDIR")).join("world-tests-cache"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // `seedfall run … | head -1`: read one line, then close the pipe.
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut first).unwrap();
+    assert!(first.starts_with("FAIL seed"), "{first}");
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(out.status.code(), Some(1), "the sweep finished with its finding: {stderr}");
+}
