@@ -19,7 +19,7 @@ use seedfall::report::{Tally, hidden_line, outcome_text};
 use seedfall::seeds::parse_seeds;
 use seedfall::shard::Shard;
 use seedfall::shrink::{self, Budget, ShrinkOptions};
-use seedfall::summary::{FailOn, Identity, Summary, file_hash};
+use seedfall::summary::{FailOn, Summary, file_hash};
 use seedfall::sweep::{self, SweepOptions};
 use seedfall::sweep_report::{self, ReportRun};
 use std::collections::BTreeMap;
@@ -159,24 +159,12 @@ pub fn run(args: RunArgs) -> ExitCode {
     };
     let options = SweepOptions { workers: sweep::workers(args.sweep.jobs), check: args.check };
     let started = Instant::now();
-    let summary = Summary {
-        total: seeds.len() as u64,
-        workers: options.workers,
-        config: path,
-        json: args.json.clone(),
-        build_time: cluster.build_time,
-        load_time: cluster.load_time,
-        identity: Identity {
-            version: env!("CARGO_PKG_VERSION").to_string(),
-            config_hash,
-            programs_hash: cluster.programs_hash.clone(),
-            seed_list: args.sweep.seeds.clone(),
-            check: args.check,
-            shard,
-        },
-        groups: cluster.config.node_groups(),
-        fail_on: args.fail_on,
-    };
+    let mut summary =
+        Summary::of(&cluster, path, config_hash, args.sweep.seeds.clone(), seeds.len() as u64, options.workers);
+    summary.json = args.json.clone();
+    summary.identity.check = args.check;
+    summary.identity.shard = shard;
+    summary.fail_on = args.fail_on;
     let mut tally = Tally::default();
     tally.properties.add_catalog(&cluster.catalog);
     let tally = Arc::new(Mutex::new(tally));

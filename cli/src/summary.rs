@@ -71,6 +71,38 @@ pub struct Summary {
 }
 
 impl Summary {
+    /// The summary of a sweep of `total` seeds (`seed_list` as given) of
+    /// `cluster`, its config at `config` with contents hashing to
+    /// `config_hash`: no `-check`, no shard, no JSON file, `--fail-on any`
+    /// (callers set those they have).
+    pub fn of(
+        cluster: &crate::cluster::Cluster,
+        config: PathBuf,
+        config_hash: String,
+        seed_list: String,
+        total: u64,
+        workers: usize,
+    ) -> Summary {
+        Summary {
+            total,
+            workers,
+            config,
+            json: None,
+            build_time: cluster.build_time,
+            load_time: cluster.load_time,
+            identity: Identity {
+                version: env!("CARGO_PKG_VERSION").to_string(),
+                config_hash,
+                programs_hash: cluster.programs_hash.clone(),
+                seed_list,
+                check: false,
+                shard: None,
+            },
+            groups: cluster.config.node_groups(),
+            fail_on: FailOn::Any,
+        }
+    }
+
     /// Prints the summary, records the sweep's findings in `history` (the
     /// findings history file; None: keep none, as for a shard), writes the
     /// JSON if asked, and returns the exit code with what the report page needs.

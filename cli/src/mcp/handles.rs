@@ -8,7 +8,7 @@ use super::protocol::panic_text;
 use crate::cluster::{Cluster, LoadOptions};
 use crate::finding_history;
 use crate::report::Tally;
-use crate::summary::{FailOn, Identity, Summary, file_hash};
+use crate::summary::{Summary, file_hash};
 use crate::sweep::{self, SweepOptions};
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -100,24 +100,7 @@ fn run(
     let cluster = Cluster::prepare_with(config, path, &state_dir, LoadOptions::default()).map_err(|e| e.to_string())?;
     let config_hash = file_hash(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     shared.lock().unwrap_or_else(|e| e.into_inner()).state = State::Running;
-    let summary = Summary {
-        total: seeds.len() as u64,
-        workers,
-        config: path.to_path_buf(),
-        json: None,
-        build_time: cluster.build_time,
-        load_time: cluster.load_time,
-        identity: Identity {
-            version: env!("CARGO_PKG_VERSION").to_string(),
-            config_hash,
-            programs_hash: cluster.programs_hash.clone(),
-            seed_list,
-            check: false,
-            shard: None,
-        },
-        groups: cluster.config.node_groups(),
-        fail_on: FailOn::Any,
-    };
+    let summary = Summary::of(&cluster, path.to_path_buf(), config_hash, seed_list, seeds.len() as u64, workers);
     let mut tally = Tally::default();
     tally.properties.add_catalog(&cluster.catalog);
     let started = Instant::now();
