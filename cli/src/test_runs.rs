@@ -24,6 +24,7 @@ pub fn run(seed: u64, end_ms: u64, verdict: Verdict) -> RunResult {
         linearizability: None,
         crash_space: None,
         functions_ran: vec![],
+        goroutine_shapes: vec![],
     }
 }
 

@@ -117,6 +117,7 @@ impl Guest {
         let schedule =
             Schedule::new(&spec.preempt.strategy, crate::world::fault::preempt::stream(spec.seed, &spec.name, 1));
         node.preempt = self.preemption(&spec.preempt, schedule);
+        node.goroutines = self.go_offsets.map(crate::goroutines::Goroutines::new);
         Ok(node)
     }
 

@@ -15,6 +15,7 @@ pub mod fdtable;
 pub mod flock;
 pub mod fork;
 pub mod fs;
+pub mod goroutines;
 pub mod guest;
 pub mod history;
 pub mod knob;

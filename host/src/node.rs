@@ -226,6 +226,8 @@ pub struct Node {
     pub locks: crate::flock::Locks,
     /// How long each fsync waits (`disk_latency`; None: no wait).
     pub disk_latency: Option<crate::disk_latency::DiskLatency>,
+    /// The goroutine switches seen at host calls (None: not a Go module).
+    pub goroutines: Option<crate::goroutines::Goroutines>,
 }
 
 /// A deliberate difference, for tests of the determinism checks.
@@ -265,6 +267,19 @@ impl Node {
             antithesis: Default::default(),
             locks: Default::default(),
             disk_latency: None,
+            goroutines: None,
+        }
+    }
+
+    /// Notes which goroutine is running (at a host call or hook of a Go node).
+    pub fn observe_goroutine(caller: &mut seedfall_engine::Caller<'_, Node>) {
+        if caller.data().goroutines.is_none() {
+            return;
+        }
+        let g = caller.global_get(crate::preempt::goruntime::GLOBAL_G);
+        let (memory, node) = caller.memory_and_data();
+        if let Some(goroutines) = &mut node.goroutines {
+            goroutines.observe(memory, g);
         }
     }
 

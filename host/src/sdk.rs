@@ -57,6 +57,7 @@ fn bind(
     let arity = params.len();
     let has_result = !results.is_empty();
     linker.func(MODULE, name, params, results, move |c, values| {
+        Node::observe_goroutine(c);
         let args: Vec<u64> = values[..arity].to_vec();
         let result = body(c, &args)?;
         c.data_mut().trace.host_call(name, &args, result as u64);

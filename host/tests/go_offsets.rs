@@ -80,6 +80,7 @@ fn check_offsets(version: &str, d: &BTreeMap<String, u64>) {
         g_preempt: d["g_preempt"] as u32,
         m_g0: d["m_g0"] as u32,
         m_curg: d["m_curg"] as u32,
+        g_goid: d["g_goid"] as u32,
     };
     assert_eq!(offsets, from_go, "{version}");
     assert_eq!(d["const_stackPreempt"], 0xFFFF_FFFF_FFFF_FADE);

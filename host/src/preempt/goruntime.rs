@@ -25,12 +25,13 @@ pub struct GoOffsets {
     pub g_preempt: u32,
     pub m_g0: u32,
     pub m_curg: u32,
+    pub g_goid: u32,
 }
 
 /// Go 1.25, 1.26 and 1.27 agree on every field used here (their `m` differs
 /// only after `m_locks`, which this procedure does not read).
 const GO_1_25_TO_1_27: GoOffsets =
-    GoOffsets { g_stackguard0: 16, g_m: 48, g_atomicstatus: 144, g_preempt: 177, m_g0: 0, m_curg: 136 };
+    GoOffsets { g_stackguard0: 16, g_m: 48, g_atomicstatus: 144, g_preempt: 177, m_g0: 0, m_curg: 136, g_goid: 152 };
 
 pub const SUPPORTED: &[&str] = &["go1.25", "go1.26", "go1.27"];
 
@@ -92,6 +93,16 @@ fn read_u64(memory: &[u8], at: u64) -> Option<u64> {
 fn read_u32(memory: &[u8], at: u64) -> Option<u32> {
     let at = usize::try_from(at).ok()?;
     Some(u32::from_le_bytes(memory.get(at..at + 4)?.try_into().ok()?))
+}
+
+/// The id of goroutine `g` (the value of global `GLOBAL_G`): 0 for g0 (the
+/// scheduler's own stack) and before the runtime has a g.
+pub fn goid(memory: &[u8], g: u64, o: &GoOffsets) -> u64 {
+    let g = g & 0xFFFF_FFFF;
+    if g == 0 {
+        return 0;
+    }
+    read_u64(memory, g + o.g_goid as u64).unwrap_or(0)
 }
 
 /// Ask the goroutine running on `g` (the value of global `GLOBAL_G`) to yield.

@@ -178,6 +178,9 @@ fn hook(c: &mut Caller<'_, Node>) -> Result<(), HostError> {
     // Only Go modules have a g global (index 2 by Go's linker convention).
     let g = if is_go { c.global_get(goruntime::GLOBAL_G) } else { 0 };
     let (memory, node) = c.memory_and_data();
+    if let Some(goroutines) = &mut node.goroutines {
+        goroutines.observe(memory, g);
+    }
     let decision = decide(node, memory, g, counter);
     let node = c.data_mut();
     let p = node.preempt.as_mut().expect("checked above");

@@ -31,6 +31,7 @@ fn bind(
     let traced_name = name.to_string();
     let arity = params.len();
     linker.func(MODULE, name, params, &[ValType::I32], move |caller, values| {
+        Node::observe_goroutine(caller);
         let errno = match body(caller, values) {
             Ok(()) => abi::SUCCESS,
             Err(errno) => errno,

@@ -94,6 +94,7 @@ fn write_event(c: &mut Caller<'_, Node>, at: u32, sub: &Subscription, (error, ha
 }
 
 fn poll_oneoff(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<Errno, HostError> {
+    Node::observe_goroutine(c);
     let (subs_ptr, events_ptr, count, nevents_ptr) = (v[0] as u32, v[1] as u32, v[2] as u32, v[3] as u32);
     if count == 0 {
         return Ok(EINVAL);

@@ -209,6 +209,9 @@ pub struct RunResult {
     /// in `RunSpec::programs` order: the functions it ran over all its
     /// incarnations (empty without the bitmap; never hashed).
     pub functions_ran: Vec<NodeFunctions>,
+    /// Per Go node, in `RunSpec::programs` order: its goroutine switches
+    /// (`goroutines.rs`; never hashed).
+    pub goroutine_shapes: Vec<crate::goroutines::NodeShape>,
 }
 
 /// Runs one seed. `log`, when given, receives the full trace as text: boots,
@@ -560,6 +563,7 @@ impl<'a> World<'a> {
             }
         }
         let functions_ran = (&mut self.slots).into_iter().filter_map(|s| s.functions_ran.take()).collect();
+        let goroutine_shapes = (&mut self.slots).into_iter().filter_map(|s| s.goroutine_shape.take()).collect();
         if self.spec.preempt.records_points() {
             // Not hashed: the counts are in every incarnation's trace already.
             for slot in self.slots.iter().filter(|s| s.program.counter_global.is_some()) {
@@ -593,6 +597,7 @@ impl<'a> World<'a> {
             linearizability,
             crash_space: self.crash_space,
             functions_ran,
+            goroutine_shapes,
         }
     }
 

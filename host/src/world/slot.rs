@@ -15,6 +15,7 @@ use crate::guest::Role;
 use crate::net::{Net, ip};
 use crate::node::{Node, Output, Perturb, SimLink};
 use crate::node_id::NodeId;
+use crate::goroutines::{Goroutines, NodeShape};
 use crate::preempt::Preemption;
 use crate::preempt::strategy::{PreemptConfig, Schedule};
 use crate::random::{CrashKey, Purpose, RandomStream};
@@ -71,6 +72,8 @@ pub struct Slot<'a> {
     /// The functions every ended incarnation ran (None: the code has no
     /// function bitmap).
     pub functions_ran: Option<super::NodeFunctions>,
+    /// The goroutine switches of every ended incarnation (None: not Go code).
+    pub goroutine_shape: Option<NodeShape>,
 }
 
 /// What every boot of every node of a run shares.
@@ -118,6 +121,7 @@ impl<'a> Slot<'a> {
             points_fired: 0,
             counted_ran: 0,
             functions_ran: super::NodeFunctions::empty(&program.name, &program.code),
+            goroutine_shape: program.go_offsets.map(|_| NodeShape::new(&program.name)),
         }
     }
 
@@ -176,6 +180,7 @@ impl<'a> Slot<'a> {
         node.stderr = Output::Capture(Vec::new());
         node.trace.progress = ctx.progress.clone();
         node.trace.log = ctx.hash_log.cloned();
+        node.goroutines = p.go_offsets.map(Goroutines::new);
         node.perturb = ctx
             .perturb
             .filter(|(name, k, _)| *name == p.name && *k == self.incarnation)
@@ -268,6 +273,9 @@ impl<'a> Slot<'a> {
         instance.abandon();
         if let (Some(acc), Some(ran)) = (self.functions_ran.as_mut(), instance.functions_ran()) {
             acc.absorb(ran);
+        }
+        if let (Some(acc), Some(seen)) = (self.goroutine_shape.as_mut(), &instance.data().goroutines) {
+            acc.absorb(seen);
         }
         let hash = crate::exec::trace_hash(&instance);
         // The disk outlives the process; the page cache too, unless crashed.
