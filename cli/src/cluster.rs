@@ -284,6 +284,7 @@ impl Cluster {
             isolation: self.config.isolation,
             crash_into: None,
             net_overlay: self.config.net_overlay,
+            keep_workload_output: false,
         }
     }
 }

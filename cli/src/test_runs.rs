@@ -25,6 +25,7 @@ pub fn run(seed: u64, end_ms: u64, verdict: Verdict) -> RunResult {
         crash_space: None,
         functions_ran: vec![],
         goroutine_shapes: vec![],
+        workload_output: vec![],
     }
 }
 

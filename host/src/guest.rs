@@ -131,6 +131,7 @@ impl Guest {
             args,
             env,
             role,
+            mounts: Vec::new(),
         }
     }
 }

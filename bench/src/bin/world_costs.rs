@@ -64,6 +64,7 @@ fn boot(dir: PathBuf, iterations: usize, file: PathBuf, args: Vec<String>) -> Re
             isolation: None,
             crash_into: None,
             net_overlay: false,
+            keep_workload_output: false,
         };
         let result = world::run(&spec, None).map_err(|e| e.to_string())?;
         let t = result.timings;

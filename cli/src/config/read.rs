@@ -725,7 +725,7 @@ fn preempt(value: &Json) -> Result<PreemptConfig> {
             ));
         }
     };
-    Ok(PreemptConfig { strategy, loops })
+    Ok(PreemptConfig { strategy, loops, record: false })
 }
 
 /// `faults`: each field is a knob of the registry, read as its type says.

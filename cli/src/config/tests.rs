@@ -108,7 +108,10 @@ fn the_design_example_parses() {
     assert_eq!(config.base_dir, Path::new(BASE));
     assert_eq!(config.duration, Duration::from_secs(60));
     assert_eq!(config.watchdog, Duration::from_secs(10));
-    assert_eq!(config.preempt, PreemptConfig { strategy: Strategy::Pct { depth: 2, steps: 400_000 }, loops: false });
+    assert_eq!(
+        config.preempt,
+        PreemptConfig { strategy: Strategy::Pct { depth: 2, steps: 400_000 }, loops: false, record: false }
+    );
     let given = [
         ("crash_per_sec", number(0.5)),
         ("crash_downtime", range_ms(100, 1000)),
@@ -216,7 +219,7 @@ fn preempt_strategies() {
     assert_eq!(strategy(r#"{}"#), PreemptConfig::default());
     assert_eq!(
         strategy(r#"{"strategy": "random", "loops": true}"#),
-        PreemptConfig { strategy: Strategy::Random, loops: true }
+        PreemptConfig { strategy: Strategy::Random, loops: true, record: false }
     );
     assert_eq!(strategy(r#"{"strategy": "pct"}"#).strategy, Strategy::Pct { depth: 2, steps: 400_000 });
     assert_eq!(

@@ -21,11 +21,15 @@ pub struct PreemptConfig {
     pub strategy: Strategy,
     /// Count loop iterations as well as calls.
     pub loops: bool,
+    /// Record every strategy's points in the run's schedule, so a schedule
+    /// replays them (`seedfall test -minimize` shrinks random's points).
+    /// pct always records its own.
+    pub record: bool,
 }
 
 impl Default for PreemptConfig {
     fn default() -> Self {
-        PreemptConfig { strategy: Strategy::None, loops: false }
+        PreemptConfig { strategy: Strategy::None, loops: false, record: false }
     }
 }
 
@@ -60,15 +64,16 @@ impl PreemptConfig {
             },
             other => return Err(format!("preempt: unknown strategy {other:?} (known: none, random, pct, calls)")),
         };
-        Ok(PreemptConfig { strategy, loops })
+        Ok(PreemptConfig { strategy, loops, record: false })
     }
 
     /// Whether the strategy's points are recorded as `preempt` faults (and
-    /// a schedule's points replace its own): only pct's few change points
-    /// are choices worth a schedule entry; random and calls preempt every
+    /// a schedule's points replace its own): pct's, and any strategy's with
+    /// `record`. Otherwise only pct's few change points are choices worth a
+    /// schedule entry; random and calls preempt every
     /// few thousand calls, from the seed alone.
     pub fn records_points(&self) -> bool {
-        matches!(self.strategy, Strategy::Pct { .. })
+        self.record || matches!(self.strategy, Strategy::Pct { .. })
     }
 
     /// The replay header of a strategy that records its points, in the
@@ -167,7 +172,7 @@ mod tests {
         assert_eq!(PreemptConfig::parse("none").unwrap(), PreemptConfig::default());
         assert_eq!(
             PreemptConfig::parse("pct,depth=3,steps=1000,loops=true").unwrap(),
-            PreemptConfig { strategy: Strategy::Pct { depth: 3, steps: 1000 }, loops: true }
+            PreemptConfig { strategy: Strategy::Pct { depth: 3, steps: 1000 }, loops: true, record: false }
         );
         assert_eq!(PreemptConfig::parse("calls,every=8").unwrap().strategy, Strategy::Calls { every: 8 });
         assert!(PreemptConfig::parse("pcd").unwrap_err().contains("unknown strategy"));

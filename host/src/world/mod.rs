@@ -98,6 +98,9 @@ pub struct NodeProgram {
     /// `KEY=VALUE` strings.
     pub env: Vec<String>,
     pub role: Role,
+    /// (host directory, guest path): read-through mounts in every new disk
+    /// (`seedfall test` mounts the package directory); writes stay in memory.
+    pub mounts: Vec<(std::path::PathBuf, String)>,
 }
 
 impl NodeProgram {
@@ -152,6 +155,9 @@ pub struct RunSpec {
     /// `seedfall crashstates`: the crash this run's schedule places keeps
     /// the given prefixes of pending writes instead of drawing them.
     pub crash_into: Option<CrashInto>,
+    /// Keep what the workload prints (`RunResult::workload_output`):
+    /// `seedfall test` shows a failing test's output.
+    pub keep_workload_output: bool,
     /// Config `net_overlay`: every node's file system gets `/etc/hosts`
     /// naming each node's simulated IP (`net::ip`) and an nsswitch.conf
     /// that keeps Go's resolver to it.
@@ -212,7 +218,14 @@ pub struct RunResult {
     /// Per Go node, in `RunSpec::programs` order: its goroutine switches
     /// (`goroutines.rs`; never hashed).
     pub goroutine_shapes: Vec<crate::goroutines::NodeShape>,
+    /// With `RunSpec::keep_workload_output`: the last `KEPT_OUTPUT_BYTES`
+    /// the workload wrote, stdout and stderr in the order they came.
+    pub workload_output: Vec<u8>,
 }
+
+/// The most of the workload's output a run keeps (its end: where a test's
+/// failure and a panic are).
+pub const KEPT_OUTPUT_BYTES: usize = 1 << 20;
 
 /// Runs one seed. `log`, when given, receives the full trace as text: boots,
 /// faults, exits and every line the nodes print, prefixed by node#k and
@@ -237,6 +250,8 @@ pub struct World<'a> {
     /// Ties between nodes due at the same instant.
     schedule: RandomStream,
     hash_log: Option<SharedLog>,
+    /// `RunSpec::keep_workload_output`'s bytes so far.
+    workload_output: Vec<u8>,
     steps: u64,
     properties: Properties,
     failures: Vec<Failure>,
@@ -338,6 +353,7 @@ impl<'a> World<'a> {
             budget_default: None,
             schedule: RandomStream::new(seed, Purpose::Schedule, "", 0),
             hash_log,
+            workload_output: Vec::new(),
             steps: 0,
             properties: Properties::new(),
             failures: Vec::new(),
@@ -598,6 +614,7 @@ impl<'a> World<'a> {
             crash_space: self.crash_space,
             functions_ran,
             goroutine_shapes,
+            workload_output: std::mem::take(&mut self.workload_output),
         }
     }
 
@@ -847,6 +864,12 @@ impl<'a> World<'a> {
     /// Prints (replay) what the node wrote, prefixed by node#k and time.
     fn forward_output(&mut self, id: NodeId) {
         let (out, err, dropped) = self.slots[id].take_output();
+        if self.spec.keep_workload_output && self.slots[id].program.role == Role::Workload {
+            let kept = &mut self.workload_output;
+            kept.extend_from_slice(&out);
+            kept.extend_from_slice(&err);
+            kept.drain(..kept.len().saturating_sub(KEPT_OUTPUT_BYTES));
+        }
         if !self.rec.logging() {
             return;
         }

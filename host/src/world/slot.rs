@@ -11,11 +11,11 @@ use super::fault::{crash_io, lost_write, misdirected_write, preempt};
 use crate::clock::{self, EPOCH_UNIX_NS, VirtualClock};
 use crate::disk_latency::DiskLatency;
 use crate::fs::{CrashReport, DiskFaults, DiskStreams, Fs};
+use crate::goroutines::{Goroutines, NodeShape};
 use crate::guest::Role;
 use crate::net::{Net, ip};
 use crate::node::{Node, Output, Perturb, SimLink};
 use crate::node_id::NodeId;
-use crate::goroutines::{Goroutines, NodeShape};
 use crate::preempt::Preemption;
 use crate::preempt::strategy::{PreemptConfig, Schedule};
 use crate::random::{CrashKey, Purpose, RandomStream};
@@ -140,35 +140,44 @@ impl<'a> Slot<'a> {
     pub fn boot(&mut self, id: NodeId, ctx: &BootContext, clock: &VirtualClock) -> Result<(), seedfall_engine::Error> {
         self.incarnation += 1;
         let p = self.program;
-        let fs = self.disk.take().unwrap_or_else(|| {
-            let mut fs = Fs::new(EPOCH_UNIX_NS);
-            fs.set_disk_bytes(ctx.disk_bytes);
-            if let Some(hosts) = &ctx.hosts {
-                fs.install_etc("hosts", hosts, EPOCH_UNIX_NS).expect("a new file system has room for /etc");
-                fs.install_etc("nsswitch.conf", ip::NSSWITCH_CONF, EPOCH_UNIX_NS)
-                    .expect("a new file system has room for /etc");
+        let fs = match self.disk.take() {
+            Some(fs) => fs,
+            None => {
+                let mut fs = Fs::new(EPOCH_UNIX_NS);
+                fs.set_disk_bytes(ctx.disk_bytes);
+                if let Some(hosts) = &ctx.hosts {
+                    fs.install_etc("hosts", hosts, EPOCH_UNIX_NS).expect("a new file system has room for /etc");
+                    fs.install_etc("nsswitch.conf", ip::NSSWITCH_CONF, EPOCH_UNIX_NS)
+                        .expect("a new file system has room for /etc");
+                }
+                for (host, guest) in &p.mounts {
+                    // Checked before the run (`seedfall test`): failing here means the directory went away.
+                    if let Err(message) = fs.mount_host(host, guest) {
+                        return Err(seedfall_engine::Error::Link(format!("node {}: {message}", p.name)));
+                    }
+                }
+                if p.is_service() {
+                    let faults = match &self.replay_disk {
+                        Some(faults) => DiskFaults::replay(ctx.disk, faults),
+                        None => DiskFaults::random(
+                            ctx.disk,
+                            DiskStreams {
+                                crash_on_io: crash_io::disk_stream(ctx.seed, &p.name),
+                                fsync_eio: disk_stream(ctx.seed, &FSYNC_EIO, &p.name),
+                                write_eio: disk_stream(ctx.seed, &WRITE_EIO, &p.name),
+                                write_enospc: disk_stream(ctx.seed, &WRITE_ENOSPC, &p.name),
+                                read_eio: disk_stream(ctx.seed, &READ_EIO, &p.name),
+                                read_corrupt: disk_stream(ctx.seed, &READ_CORRUPT, &p.name),
+                                lost_write: lost_write::disk_stream(ctx.seed, &p.name),
+                                misdirected_write: misdirected_write::disk_stream(ctx.seed, &p.name),
+                            },
+                        ),
+                    };
+                    fs.start_disk_model(faults.gated(ctx.gate.clone()));
+                }
+                fs
             }
-            if p.is_service() {
-                let faults = match &self.replay_disk {
-                    Some(faults) => DiskFaults::replay(ctx.disk, faults),
-                    None => DiskFaults::random(
-                        ctx.disk,
-                        DiskStreams {
-                            crash_on_io: crash_io::disk_stream(ctx.seed, &p.name),
-                            fsync_eio: disk_stream(ctx.seed, &FSYNC_EIO, &p.name),
-                            write_eio: disk_stream(ctx.seed, &WRITE_EIO, &p.name),
-                            write_enospc: disk_stream(ctx.seed, &WRITE_ENOSPC, &p.name),
-                            read_eio: disk_stream(ctx.seed, &READ_EIO, &p.name),
-                            read_corrupt: disk_stream(ctx.seed, &READ_CORRUPT, &p.name),
-                            lost_write: lost_write::disk_stream(ctx.seed, &p.name),
-                            misdirected_write: misdirected_write::disk_stream(ctx.seed, &p.name),
-                        },
-                    ),
-                };
-                fs.start_disk_model(faults.gated(ctx.gate.clone()));
-            }
-            fs
-        });
+        };
         let mut argv = vec![p.name.clone()];
         argv.extend(p.args.iter().cloned());
         let mut node = Node::new(&p.name, ctx.seed, argv, p.env.clone(), fs);

@@ -102,6 +102,7 @@ pub(super) fn program(name: &str, code: Arc<Code>) -> NodeProgram {
         args: Vec::new(),
         env: Vec::new(),
         role: Role::Service { supervise: false },
+        mounts: Vec::new(),
     }
 }
 
@@ -129,6 +130,7 @@ pub(super) fn spec(seed: u64, programs: Vec<NodeProgram>) -> RunSpec {
         isolation: None,
         crash_into: None,
         net_overlay: false,
+        keep_workload_output: false,
     }
 }
 
@@ -449,7 +451,14 @@ fn drawn_slowdowns_are_recorded_with_their_latency_and_end_at_until() {
 }
 
 pub(super) fn clone_program(p: &NodeProgram) -> NodeProgram {
-    NodeProgram { name: p.name.clone(), code: p.code.clone(), args: p.args.clone(), env: p.env.clone(), ..*p }
+    NodeProgram {
+        name: p.name.clone(),
+        code: p.code.clone(),
+        args: p.args.clone(),
+        env: p.env.clone(),
+        mounts: p.mounts.clone(),
+        ..*p
+    }
 }
 
 #[test]
