@@ -2,7 +2,7 @@
 //! single-dash long flags (`-seeds 1-500`, `-c file`), clap wants GNU style
 //! (`--seeds`). Known single-dash spellings become double-dash. For `exec`,
 //! nothing after the program file is touched: it belongs to the guest
-//! (`-test.v` and friends).
+//! (`-test.v` and friends); for any command, nothing after `--` is either.
 
 /// Long flags documented with a single dash.
 const SINGLE_DASH_LONG: &[&str] = &[
@@ -27,6 +27,11 @@ const SINGLE_DASH_LONG: &[&str] = &[
     "shrink-new",
     "futures",
     "moments",
+    "run",
+    "minimize",
+    "novelty",
+    "novelty-patience",
+    "save-trace",
 ];
 
 pub fn normalize(args: Vec<String>) -> Vec<String> {
@@ -40,6 +45,12 @@ pub fn normalize(args: Vec<String>) -> Vec<String> {
     let mut rest_is_guest = false;
     for arg in iter {
         if rest_is_guest {
+            out.push(arg);
+            continue;
+        }
+        if arg == "--" {
+            // `test … -- TESTFLAGS`: what follows belongs to the test binary.
+            rest_is_guest = true;
             out.push(arg);
             continue;
         }
@@ -81,6 +92,9 @@ fn takes_value(flag: &str) -> bool {
             | "--report"
             | "--show-fails"
             | "--fail-on"
+            | "--run"
+            | "--novelty-patience"
+            | "--save-trace"
             | "-j"
     )
 }

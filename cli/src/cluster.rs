@@ -33,6 +33,8 @@ pub struct Cluster {
     pub load_time: Duration,
     /// `seedfall mutate`: the durability promise every node's disk breaks.
     pub mutant: Option<seedfall_host::fs::Mutant>,
+    /// Keep what the workload prints (`RunResult::workload_output`): `seedfall test`.
+    pub keep_workload_output: bool,
 }
 
 /// How `Cluster::prepare_with` compiles the programs. The default is what
@@ -59,6 +61,7 @@ struct NodeEntry {
     env: Vec<String>,
     role: Role,
     program: usize,
+    mounts: Vec<(PathBuf, String)>,
 }
 
 /// Why a cluster could not be made. Build errors carry Go's own output.
@@ -219,6 +222,7 @@ impl Cluster {
                 env: env(&n.env),
                 role: Role::Service { supervise: n.supervise },
                 program: index[&n.source],
+                mounts: Vec::new(),
             })
             .collect();
         let w = &config.workload;
@@ -228,6 +232,7 @@ impl Cluster {
             env: env(&w.env),
             role: Role::Workload,
             program: index[&w.source],
+            mounts: Vec::new(),
         });
         if let Some(f) = &config.finally {
             nodes.push(NodeEntry {
@@ -236,9 +241,20 @@ impl Cluster {
                 env: env(&[]),
                 role: Role::Finally,
                 program: index[&f.source],
+                mounts: Vec::new(),
             });
         }
-        Ok(Cluster { config, nodes, programs, programs_hash, catalog, build_time, load_time, mutant: None })
+        Ok(Cluster {
+            config,
+            nodes,
+            programs,
+            programs_hash,
+            catalog,
+            build_time,
+            load_time,
+            mutant: None,
+            keep_workload_output: false,
+        })
     }
 
     /// How `run` fails, if it does: its first failure's signature with the
@@ -257,6 +273,16 @@ impl Cluster {
         Some(self.programs[node.program].code())
     }
 
+    /// `seedfall test`: the workload (a test binary) runs with `args` and
+    /// env `env`, and sees `mounts` (host directory, guest path) read-through.
+    pub fn set_workload(&mut self, args: Vec<String>, env: Vec<String>, mounts: Vec<(PathBuf, String)>) {
+        let workload = self.nodes.iter_mut().find(|n| n.role == Role::Workload).expect("every cluster has a workload");
+        workload.args = args;
+        workload.env.retain(|e| e.starts_with(antithesis::OUTPUT_ENV));
+        workload.env.extend(env);
+        workload.mounts = mounts;
+    }
+
     /// The run of one seed, its faults drawn from the seed (callers set
     /// `schedule`, `budget_cap` or `duration_ns` to replay or shrink).
     pub fn spec(&self, seed: u64) -> RunSpec {
@@ -266,7 +292,12 @@ impl Cluster {
             programs: self
                 .nodes
                 .iter()
-                .map(|n| self.programs[n.program].node_program(&n.name, n.args.clone(), n.env.clone(), n.role))
+                .map(|n| {
+                    let mut program =
+                        self.programs[n.program].node_program(&n.name, n.args.clone(), n.env.clone(), n.role);
+                    program.mounts = n.mounts.clone();
+                    program
+                })
                 .collect(),
             duration: span(self.config.duration),
             liveness: self.config.liveness.map(span),
@@ -284,7 +315,7 @@ impl Cluster {
             isolation: self.config.isolation,
             crash_into: None,
             net_overlay: self.config.net_overlay,
-            keep_workload_output: false,
+            keep_workload_output: self.keep_workload_output,
         }
     }
 }
@@ -322,7 +353,7 @@ fn go_build(
     // config never read a half-written module.
     let partial = build_dir.join(format!("{name}.wasm.{}.partial", std::process::id()));
     let modfile = crate::patches::modfile(patches, dir, build_dir, &name, patched)?;
-    let output = crate::overlay::go_build(overlay)
+    let output = crate::overlay::go_command(overlay, &["build"])
         .args(modfile.map(|m| format!("-modfile={}", m.display())))
         .arg("-o")
         .arg(&partial)

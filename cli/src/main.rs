@@ -17,6 +17,7 @@ mod replay_cmd;
 mod run_cmd;
 mod schedule_cmd;
 mod shrink_cmd;
+mod test_cmd;
 
 use clap::{Parser, Subcommand};
 use seedfall::{argv, compiled};
@@ -57,6 +58,8 @@ enum Command {
     Report(merge_cmd::ReportArgs),
     /// Serve the Model Context Protocol on stdio: tools for a coding agent (docs/agents.md).
     Mcp(mcp_cmd::McpArgs),
+    /// Sweep a Go package's own tests over seeds in the deterministic world.
+    Test(test_cmd::TestArgs),
 }
 
 fn main() -> ExitCode {
@@ -81,6 +84,7 @@ fn main() -> ExitCode {
         Command::Crashstates(args) => crashstates_cmd::run(args),
         Command::Report(args) => merge_cmd::run(args),
         Command::Cause(args) => cause_cmd::run(args),
+        Command::Test(args) => test_cmd::run(args),
         Command::Mcp(args) => mcp_cmd::run(args),
     };
     compiled::finish_uploads();

@@ -8,7 +8,7 @@
 //! `go build -overlay=<json>` maps the GOROOT paths to them, so no runtime is
 //! forked and Go's build cache and the compiled-code cache see every change.
 //! A toolchain in the module cache is reached through a GOROOT link
-//! (`go_build`). Any other release is a setup error naming the supported
+//! (`go_command`). Any other release is a setup error naming the supported
 //! ones rather than an obscure build error.
 
 use crate::cluster::SetupError;
@@ -106,11 +106,11 @@ pub struct Prepared {
     goroot_link: Option<PathBuf>,
 }
 
-/// `go build`, with `-overlay=<json>` when there is an overlay. `go build`
-/// refuses to replace files beneath GOMODCACHE, where a toolchain fetched
+/// `go <verb...>` (`build`, or `test -c` for `seedfall test`), with
+/// `-overlay=<json>` when there is an overlay. `go build` refuses to replace files beneath GOMODCACHE, where a toolchain fetched
 /// through GOTOOLCHAIN lives; such a toolchain's own `go` then builds with
 /// GOROOT at the link (and GOTOOLCHAIN=local, so it switches to no other).
-pub fn go_build(overlay: Option<&Prepared>) -> Command {
+pub fn go_command(overlay: Option<&Prepared>, verb: &[&str]) -> Command {
     let mut go = match overlay.and_then(|o| o.goroot_link.as_deref()) {
         Some(link) => {
             let mut go = Command::new(link.join("bin").join("go"));
@@ -119,7 +119,7 @@ pub fn go_build(overlay: Option<&Prepared>) -> Command {
         }
         None => Command::new("go"),
     };
-    go.arg("build");
+    go.args(verb);
     if let Some(o) = overlay {
         go.arg(format!("-overlay={}", o.json.display()));
     }
@@ -127,7 +127,7 @@ pub fn go_build(overlay: Option<&Prepared>) -> Command {
 }
 
 /// Writes the overlay for the installed Go under
-/// `build_dir/overlay/<release>`, for `go_build`; None when the config asks
+/// `build_dir/overlay/<release>`, for `go_command`; None when the config asks
 /// for none.
 pub fn prepare(build_dir: &Path, parts: Parts) -> Result<Option<Prepared>, SetupError> {
     if !parts.net && !parts.compat {
@@ -278,14 +278,14 @@ mod tests {
             assert_eq!(std::fs::read_link(&link_path).unwrap(), Path::new(target));
         }
         let prepared = Prepared { json: dir.join("o.json"), goroot_link: Some(link_path.clone()) };
-        let go = go_build(Some(&prepared));
+        let go = go_command(Some(&prepared), &["build"]);
         assert_eq!(go.get_program(), link_path.join("bin/go"));
         let envs: Vec<_> = go.get_envs().map(|(k, v)| (k.to_owned(), v.map(|v| v.to_owned()))).collect();
         assert!(envs.contains(&("GOROOT".into(), Some(link_path.clone().into()))), "{envs:?}");
         assert!(envs.contains(&("GOTOOLCHAIN".into(), Some("local".into()))), "{envs:?}");
         let args: Vec<_> = go.get_args().map(|a| a.to_string_lossy().into_owned()).collect();
         assert_eq!(args, ["build".to_string(), format!("-overlay={}", dir.join("o.json").display())]);
-        assert_eq!(go_build(None).get_program(), "go");
+        assert_eq!(go_command(None, &["build"]).get_program(), "go");
         let _ = std::fs::remove_dir_all(&dir);
     }
 

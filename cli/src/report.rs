@@ -32,6 +32,17 @@ pub fn fail_lines(seed: u64, failures: &[Failure], end_ns: u64, steps: u64, real
     out
 }
 
+/// One hash of every seed's trace hash, in seed order: equal for two sweeps
+/// only if every seed ran the same.
+pub fn trace_digest(trace_hashes: &BTreeMap<u64, String>) -> String {
+    let mut hasher = blake3::Hasher::new();
+    for (seed, hash) in trace_hashes {
+        hasher.update(&seed.to_le_bytes());
+        hasher.update(hash.as_bytes());
+    }
+    hasher.finalize().to_hex().to_string()
+}
+
 /// What a sweep prints for one seed as it comes: its FAIL block (when
 /// `fail_block` is true: a sweep shows only its first few), that `-check`
 /// found it not deterministic, or its internal error (nothing for a pass).
@@ -247,12 +258,7 @@ impl Tally {
     /// One hash over every seed's trace hash, in seed order: equal digests
     /// mean every run behaved the same (whatever the worker count).
     pub fn trace_digest(&self) -> String {
-        let mut hasher = blake3::Hasher::new();
-        for (seed, hash) in &self.trace_hashes {
-            hasher.update(&seed.to_le_bytes());
-            hasher.update(hash.as_bytes());
-        }
-        hasher.finalize().to_hex().to_string()
+        trace_digest(&self.trace_hashes)
     }
 
     /// The `fail_block`s of the first `at_most` failing seeds, in seed

@@ -1,0 +1,3 @@
+module seedfall.dev/examples/gotest
+
+go 1.26
