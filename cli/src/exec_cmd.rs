@@ -6,14 +6,19 @@
 
 use seedfall::compiled::{self, LoadError};
 use seedfall::duration::parse_duration;
+use seedfall::go_exec::{self, TestsRun};
 use seedfall_cache::Cache;
 use seedfall_engine::{CompileConfig, PinnedGlobal};
 use seedfall_host::exec::{self, Exit};
+use seedfall_host::node::Output;
 use seedfall_host::preempt::strategy::PreemptConfig;
 use seedfall_host::{ExecNode, GuestError};
+use std::cell::RefCell;
 use std::fmt;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::rc::Rc;
 
 #[derive(clap::Args)]
 pub struct ExecArgs {
@@ -64,6 +69,11 @@ pub struct ExecArgs {
     /// At exit, print the run's trace hash (host calls, scheduling, final memory) to stderr.
     #[arg(long)]
     trace_hash: bool,
+    /// After the program exits, print an `=== ATTR` line per top-level test it ran
+    /// (seed, trace hash, replay command) for `go test -json` (what the `go-exec`
+    /// wrapper passes; docs/go-test.md).
+    #[arg(long)]
+    test_attrs: bool,
     /// Arguments for the guest, passed untouched.
     #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
     args: Vec<String>,
@@ -152,17 +162,32 @@ pub fn run(args: ExecArgs) -> ExitCode {
         Err(e) => return fail(e),
     };
     let mut argv = vec![args.file.display().to_string()];
-    argv.extend(args.args);
+    argv.extend(args.args.iter().cloned());
     let mounts = mounts(&args.dirs, &cwd);
     let node = match guest.exec_node(ExecNode { name: NODE.into(), seed: args.seed, argv, env, mounts, preempt }) {
         Ok(node) => node,
         Err(GuestError::Mount { host, message }) => return fail(format!("--dir {}: {message}", host.display())),
         Err(e) => return fail(e),
     };
+    let mut node = node;
+    let tests_run = Rc::new(RefCell::new(TestsRun::default()));
+    if args.test_attrs {
+        let seen = tests_run.clone();
+        node.stdout = Output::Tee(Box::new(move |bytes| seen.borrow_mut().observe(bytes)));
+    }
     let (exit, instance) = match exec::run(guest.code().clone(), node, watchdog) {
         Ok(done) => done,
         Err(e) => return fail(e),
     };
+    if args.test_attrs {
+        let hash = exec::trace_hash(&instance).to_string();
+        let replay = go_exec::replay_command(args.seed, &args.preempt, &args.args);
+        let attrs =
+            [("seedfall.seed", args.seed.to_string()), ("seedfall.trace_hash", hash), ("seedfall.replay", replay)];
+        let lines = tests_run.borrow().attr_lines(&attrs);
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(lines.as_bytes()).and_then(|()| out.flush());
+    }
     if args.trace_hash {
         eprintln!("seedfall: trace hash {} ({} events)", exec::trace_hash(&instance), instance.data().trace.events());
     }

@@ -21,6 +21,7 @@ pub mod crashstates;
 pub mod duration;
 pub mod finding_history;
 pub mod findings;
+pub mod go_exec;
 pub mod gotest;
 mod input;
 pub mod interrupt;

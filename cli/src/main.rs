@@ -10,6 +10,7 @@ mod cache_cmd;
 mod cause_cmd;
 mod crashstates_cmd;
 mod exec_cmd;
+mod go_exec_cmd;
 mod mcp_cmd;
 mod merge_cmd;
 mod mutate_cmd;
@@ -60,6 +61,8 @@ enum Command {
     Mcp(mcp_cmd::McpArgs),
     /// Sweep a Go package's own tests over seeds in the deterministic world.
     Test(test_cmd::TestArgs),
+    /// Plain `go test` under seedfall: `go-exec install DIR` writes the go_wasip1_wasm_exec wrapper.
+    GoExec(go_exec_cmd::GoExecArgs),
 }
 
 fn main() -> ExitCode {
@@ -85,6 +88,7 @@ fn main() -> ExitCode {
         Command::Report(args) => merge_cmd::run(args),
         Command::Cause(args) => cause_cmd::run(args),
         Command::Test(args) => test_cmd::run(args),
+        Command::GoExec(args) => go_exec_cmd::run(args),
         Command::Mcp(args) => mcp_cmd::run(args),
     };
     compiled::finish_uploads();

@@ -25,6 +25,9 @@ pub enum Output {
     /// Kept in memory (tests, and sweeps that hide node output), as a
     /// bounded tail: see `CAPTURE_TAIL_BYTES`.
     Capture(Vec<u8>),
+    /// Straight to the host's stdout, and every write also to an observer
+    /// (`seedfall exec --test-attrs` notes which tests ran).
+    Tee(Box<dyn FnMut(&[u8])>),
 }
 
 /// The captured output kept between two takes (one scheduler step): past
@@ -47,6 +50,10 @@ impl Output {
                 let _ = out.write_all(bytes).and_then(|_| out.flush());
                 0
             }
+            Output::Tee(observe) => {
+                observe(bytes);
+                Output::Inherit.write(bytes, stderr)
+            }
             Output::Capture(buf) => {
                 let skip = bytes.len().saturating_sub(CAPTURE_TAIL_BYTES);
                 let (bytes, mut dropped) = (&bytes[skip..], skip as u64);
@@ -66,7 +73,7 @@ impl Output {
     pub fn captured(&self) -> &[u8] {
         match self {
             Output::Capture(buf) => buf,
-            Output::Inherit => &[],
+            Output::Inherit | Output::Tee(_) => &[],
         }
     }
 
@@ -74,7 +81,7 @@ impl Output {
     pub fn take(&mut self) -> Vec<u8> {
         match self {
             Output::Capture(buf) => std::mem::take(buf),
-            Output::Inherit => Vec::new(),
+            Output::Inherit | Output::Tee(_) => Vec::new(),
         }
     }
 }
