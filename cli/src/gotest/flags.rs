@@ -1,14 +1,17 @@
 //! The test binary's arguments: `go test`'s short spellings after `--`
 //! (`-v`, `-short`, `-timeout 30s`) become the binary's `-test.` flags, as
-//! `go test` does, and every run gets a `-test.timeout` (Go's default 10m)
-//! so a test that sleeps or deadlocks ends with Go's own timeout panic and
-//! every goroutine's stack. It does not check the flags: the binary does.
+//! `go test` does, and every run gets a `-test.timeout` (default 1m of
+//! virtual time) so a test that sleeps, deadlocks or spins ends with Go's
+//! own timeout panic and every goroutine's stack. Go's default is 10m; in
+//! the world waiting is free but spinning is not (a preemption slice of 4M
+//! calls advances the clock 10ms), so a spin would cost minutes per seed.
+//! It does not check the flags: the binary does.
 
 use crate::duration::parse_duration;
 use std::time::Duration;
 
-/// `go test`'s default `-timeout`.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
+/// `seedfall test`'s default `-timeout` (virtual time).
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// Flags the testing package defines (after `-test.`).
 const TESTING_FLAGS: &[&str] = &[
@@ -117,7 +120,7 @@ mod tests {
 
     #[test]
     fn a_run_names_exactly_one_test() {
-        assert_eq!(for_test("TestA", &[]), strings(&["-test.run=^TestA$", "-test.timeout=600s"]));
+        assert_eq!(for_test("TestA", &[]), strings(&["-test.run=^TestA$", "-test.timeout=60s"]));
         assert_eq!(
             for_test("TestA", &strings(&["-test.timeout=5s"])),
             strings(&["-test.run=^TestA$", "-test.timeout=5s"])

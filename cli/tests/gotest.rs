@@ -1,0 +1,223 @@
+//! `seedfall test` and `go-exec` (issue 37) on examples/gotest's bank (a
+//! check-then-act race across a function call) and banksafe (its correct
+//! twin), copied to a scratch module so `-minimize` can write its corpus,
+//! and on the fixtures in tests/go/gotests (a lock-order deadlock, spinning
+//! tests, a package that does not compile).
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn cache() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join("gotest-cache")
+}
+
+/// A fresh copy of examples/gotest named `name`.
+fn module(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("gotest-{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/gotest");
+    for package in ["bank", "banksafe"] {
+        std::fs::create_dir_all(dir.join(package)).unwrap();
+        for file in std::fs::read_dir(source.join(package)).unwrap() {
+            let file = file.unwrap().path();
+            if file.extension().is_some_and(|e| e == "go") {
+                std::fs::copy(&file, dir.join(package).join(file.file_name().unwrap())).unwrap();
+            }
+        }
+    }
+    std::fs::copy(source.join("go.mod"), dir.join("go.mod")).unwrap();
+    dir
+}
+
+fn seedfall(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_seedfall"))
+        .args(args)
+        .current_dir(dir)
+        .env("SEEDFALL_CACHE_DIR", cache())
+        .output()
+        .unwrap()
+}
+
+/// `seedfall test ARGS --json F` in `dir`: exit code, stdout and the document.
+fn test(dir: &Path, args: &[&str]) -> (i32, String, Value) {
+    let json = dir.join("out.json");
+    let mut all = vec!["test"];
+    all.extend_from_slice(args);
+    let json_arg = json.display().to_string();
+    // Before any `--`: what follows it belongs to the test binary.
+    let at = all.iter().position(|a| *a == "--").unwrap_or(all.len());
+    all.splice(at..at, ["--json", json_arg.as_str()]);
+    let out = seedfall(dir, &all);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let doc = std::fs::read_to_string(&json).map(|t| serde_json::from_str(&t).unwrap()).unwrap_or(Value::Null);
+    (out.status.code().unwrap_or(-1), format!("{stdout}{stderr}"), doc)
+}
+
+/// The JSON of test `name` in the first package.
+fn test_doc<'a>(doc: &'a Value, name: &str) -> &'a Value {
+    let tests = doc["packages"][0]["tests"].as_array().expect("tests");
+    tests.iter().find(|t| t["test"] == name).unwrap_or_else(|| panic!("{name} in {doc}"))
+}
+
+#[test]
+fn the_race_is_found_its_command_reproduces_it_and_its_minimized_schedule_fails_a_later_plain_run() {
+    let dir = module("race");
+    let (code, out, doc) = test(&dir, &["./bank", "-preempt", "random", "-seeds", "1-300"]);
+    assert_eq!(code, 1, "{out}");
+    let race = test_doc(&doc, "TestConcurrentWithdrawals");
+    let finding = &race["findings"][0];
+    let failing = finding["count"].as_u64().unwrap();
+    assert!((10..=290).contains(&failing), "a race, not a certainty: {failing} of 300\n{out}");
+    assert!(finding["output"].as_str().unwrap().contains("overdrawn: balance -40"), "{out}");
+    assert_eq!(test_doc(&doc, "TestSingleWithdrawal")["failed"], 0);
+    let lowest = finding["lowest_seed"].as_u64().unwrap();
+    let reproduce = finding["reproduce"].as_str().unwrap();
+    assert_eq!(reproduce, format!("seedfall test ./bank -run TestConcurrentWithdrawals -seeds {lowest}"));
+    assert!(out.contains(&format!("reproduce: {reproduce}")), "{out}");
+
+    // The printed command, as printed.
+    let words: Vec<&str> = reproduce.split_whitespace().skip(1).collect();
+    let again = seedfall(&dir, &words);
+    let again_out = String::from_utf8_lossy(&again.stdout);
+    assert_eq!(again.status.code(), Some(1), "{again_out}");
+    assert!(again_out.contains(&format!("FAIL seed {lowest} at")) && again_out.contains("overdrawn"), "{again_out}");
+
+    // -minimize saves a schedule of preemption points that still fails.
+    let seed = lowest.to_string();
+    let (code, out, doc) = test(&dir, &["./bank", "-run", "TestConcurrentWithdrawals", "-seeds", &seed, "-minimize"]);
+    assert_eq!(code, 1, "{out}");
+    let saved = dir.join(format!("bank/testdata/seedfall/TestConcurrentWithdrawals/seed-{lowest}.faults.json"));
+    assert_eq!(test_doc(&doc, "TestConcurrentWithdrawals")["findings"][0]["schedule"], saved.display().to_string());
+    let schedule: Value = serde_json::from_str(&std::fs::read_to_string(&saved).unwrap()).unwrap();
+    let faults = schedule["faults"].as_array().unwrap();
+    assert!(!faults.is_empty() && faults.iter().all(|f| f["kind"] == "preempt"), "{schedule}");
+    assert!(faults.len() as u64 <= schedule["shrunk_from"]["faults"].as_u64().unwrap());
+
+    // A later plain run replays it first and fails on it, on a seed whose own run passes.
+    let passing = (1..=300).find(|s| !finding["failing_seeds"].as_array().unwrap().contains(&Value::from(*s))).unwrap();
+    let (code, out, doc) = test(&dir, &["./bank", "-seeds", &passing.to_string()]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("FAIL saved schedule testdata/seedfall/TestConcurrentWithdrawals/"), "{out}");
+    assert_eq!(doc["packages"][0]["corpus"][0]["verdict"], "fail");
+    assert_eq!(test_doc(&doc, "TestConcurrentWithdrawals")["failed"], 0, "the seed itself passes");
+    std::fs::remove_file(&saved).unwrap();
+    let (code, out, _) = test(&dir, &["./bank", "-seeds", &passing.to_string()]);
+    assert_eq!(code, 0, "without the saved schedule the same run passes: {out}");
+}
+
+#[test]
+fn the_correct_twin_passes_300_seeds_twice_with_the_same_trace_hashes() {
+    let dir = module("twin");
+    let (code, out, first) = test(&dir, &["./banksafe", "-seeds", "1-300"]);
+    assert_eq!(code, 0, "{out}");
+    let (code, out, second) = test(&dir, &["./banksafe", "-seeds", "1-300", "-j", "1"]);
+    assert_eq!(code, 0, "{out}");
+    for name in ["TestConcurrentWithdrawals", "TestSingleWithdrawal"] {
+        let (a, b) = (test_doc(&first, name), test_doc(&second, name));
+        assert_eq!(a["seeds"], 300);
+        assert_eq!(a["trace_digest"], b["trace_digest"], "{name}");
+    }
+}
+
+#[test]
+fn several_packages_are_swept_one_after_the_other_each_reported() {
+    let dir = module("several");
+    let (code, out, doc) = test(&dir, &["./...", "-run", "TestConcurrentWithdrawals", "-seeds", "1-20"]);
+    assert_eq!(code, 1, "{out}");
+    let packages: Vec<&str> =
+        doc["packages"].as_array().unwrap().iter().map(|p| p["package"].as_str().unwrap()).collect();
+    assert_eq!(packages, ["./bank", "./banksafe"]);
+    assert!(out.contains("FAIL ./bank\n") && out.contains("ok   ./banksafe\n"), "{out}");
+}
+
+#[test]
+fn novelty_stops_after_patience_plus_one_seeds_on_a_program_with_one_shape() {
+    let dir = module("novelty");
+    let (code, out, doc) = test(
+        &dir,
+        &["./banksafe", "-run", "TestSingleWithdrawal", "-preempt", "none", "-novelty", "-novelty-patience", "7"],
+    );
+    assert_eq!(code, 0, "{out}");
+    let single = test_doc(&doc, "TestSingleWithdrawal");
+    assert_eq!((single["seeds"].as_u64(), single["novelty"]["shapes"].as_u64()), (Some(8), Some(1)), "{out}");
+    assert!(out.contains("novelty: 1 shapes in 8 seeds (stopped at seed 8: 7 seeds without a new shape)"), "{out}");
+    // Two goroutines racing under random preemption take more than one shape.
+    let (_, out, doc) =
+        test(&dir, &["./banksafe", "-run", "TestConcurrentWithdrawals", "-novelty", "-novelty-patience", "30"]);
+    assert!(test_doc(&doc, "TestConcurrentWithdrawals")["novelty"]["shapes"].as_u64().unwrap() > 1, "{out}");
+}
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/go")
+}
+
+#[test]
+fn a_two_goroutine_deadlock_shows_both_goroutines_stacks() {
+    let (code, out, doc) = test(&fixtures(), &["./gotests/deadlock", "-seeds", "1"]);
+    assert_eq!(code, 1, "{out}");
+    let output = test_doc(&doc, "TestLockOrder")["findings"][0]["output"].as_str().unwrap().to_string();
+    for frame in ["deadlock.lockFirstThenSecond(", "deadlock.lockSecondThenFirst(", "[sync.Mutex.Lock]"] {
+        assert!(output.contains(frame), "{frame} in\n{output}");
+    }
+}
+
+#[test]
+fn spinning_tests_end_in_their_verdicts_and_the_sweep_goes_on() {
+    let dir = fixtures();
+    let config = "gotests/spin/watchdog.json";
+    let (code, out, doc) = test(&dir, &["./gotests/spin", "-c", config, "-seeds", "1", "--", "-timeout", "300ms"]);
+    assert_eq!(code, 1, "{out}");
+    let finding =
+        |name: &str, field: &str| test_doc(&doc, name)["findings"][0][field].as_str().unwrap_or("").to_string();
+    assert!(finding("TestSpinsWithoutCalls", "signature").contains("watchdog"), "{out}");
+    assert!(finding("TestSpinsWithCalls", "output").contains("panic: test timed out after 300ms"), "{out}");
+    assert_eq!(test_doc(&doc, "TestPasses")["failed"], 0, "{out}");
+}
+
+#[test]
+fn a_package_that_does_not_compile_shows_gos_error_and_exits_2() {
+    let (code, out, doc) = test(&fixtures(), &["./gotests/nobuild"]);
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains("cannot use \"not an int\""), "{out}");
+    assert!(doc["packages"][0]["error"].as_str().unwrap().contains("nobuild_test.go:7"), "{doc}");
+    let bad = seedfall(&fixtures(), &["test", "./gotests/deadlock", "-preempt", "sometimes"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("-preempt: preempt: unknown strategy \"sometimes\""));
+}
+
+#[test]
+fn go_test_json_through_the_installed_wrapper_carries_the_attr_events() {
+    let dir = module("goexec");
+    let bin = dir.join("bin");
+    let install = seedfall(&dir, &["go-exec", "install", bin.to_str().unwrap()]);
+    assert!(install.status.success(), "{}", String::from_utf8_lossy(&install.stderr));
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+    let out = Command::new("go")
+        .args(["test", "-json", "-count=1", "./banksafe"])
+        .current_dir(&dir)
+        .env("PATH", path)
+        .env("GOOS", "wasip1")
+        .env("GOARCH", "wasm")
+        .env("SEEDFALL_SEED", "7")
+        .env("SEEDFALL_CACHE_DIR", cache())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    let attrs: Vec<Value> =
+        text.lines().filter_map(|l| serde_json::from_str::<Value>(l).ok()).filter(|e| e["Action"] == "attr").collect();
+    let of = |test: &str, key: &str| {
+        attrs.iter().find(|e| e["Test"] == test && e["Key"] == key).map(|e| e["Value"].as_str().unwrap().to_string())
+    };
+    for test in ["TestConcurrentWithdrawals", "TestSingleWithdrawal"] {
+        assert_eq!(of(test, "seedfall.seed").as_deref(), Some("7"), "{text}");
+        assert_eq!(of(test, "seedfall.trace_hash").map(|h| h.len()), Some(64), "{text}");
+        let replay = of(test, "seedfall.replay").unwrap();
+        assert!(
+            replay.starts_with("SEEDFALL_SEED=7 SEEDFALL_PREEMPT=random GOOS=wasip1 GOARCH=wasm go test -json"),
+            "{replay}"
+        );
+    }
+}
