@@ -110,3 +110,17 @@ fn the_report_json_has_the_fields_docs_json_lists() {
     let doc: Value = serde_json::from_str(&std::fs::read_to_string(page.with_extension("json")).unwrap()).unwrap();
     assert_eq!(&keys(&doc), documented().get("report").unwrap());
 }
+
+#[test]
+fn the_test_json_has_the_fields_docs_json_lists() {
+    let out = Command::new(env!("CARGO_BIN_EXE_seedfall"))
+        .args(["test", "./banksafe", "-run", "TestSingleWithdrawal", "-seeds", "1-2", "--json", "-"])
+        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/gotest"))
+        .env("SEEDFALL_CACHE_DIR", Path::new(env!("CARGO_TARGET_TMPDIR")).join("gotest-cache"))
+        .output()
+        .unwrap();
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {out:?}"));
+    assert_eq!(out.status.code(), Some(0), "{doc}");
+    assert_eq!(&keys(&doc), documented().get("test").unwrap());
+    assert_eq!(doc["packages"][0]["tests"][0]["seeds"], 2);
+}
