@@ -83,7 +83,15 @@ impl Output {
 /// on, `Node::waits`, wakes it). The engine carries the timer as its
 /// suspend value, the absolute monotonic reading (`woken_at` reads it back).
 pub fn park(c: &mut Caller<'_, Node>, timer: Option<SimTime>) {
+    park_for(c, timer, "");
+}
+
+/// `park`, naming why the node waits when its timer alone does not say
+/// (`preempted`, `fsync`): `Node::parked_for`, for the trace log only.
+pub fn park_for(c: &mut Caller<'_, Node>, timer: Option<SimTime>, why: &'static str) {
+    c.data_mut().parked_for = why;
     c.suspend(timer.map_or(NO_TIMER, clock::reading));
+    c.data_mut().parked_for = "";
 }
 
 /// The timer a node parked with (`Run::Suspended`'s value). A reading that
@@ -214,6 +222,9 @@ pub struct Node {
     pub sim: Option<SimLink>,
     /// What the node waits for while parked (empty while it runs).
     pub waits: Vec<Wait>,
+    /// Why a parked node waits on its timer, when `waits` and the timer do
+    /// not say (`park_for`; empty otherwise). Observation only.
+    pub parked_for: &'static str,
     /// Set by the preemption hook when it stops a goroutine that spins
     /// without stack-checked calls: a deterministic busy loop, not a
     /// real-time watchdog stop.
@@ -262,6 +273,7 @@ impl Node {
             preempt: None,
             sim: None,
             waits: Vec::new(),
+            parked_for: "",
             busy_loop: None,
             perturb: None,
             antithesis: Default::default(),
@@ -280,7 +292,38 @@ impl Node {
         let (memory, node) = caller.memory_and_data();
         if let Some(goroutines) = &mut node.goroutines {
             goroutines.observe(memory, g);
+            node.trace.goroutine = Some(goroutines.current());
         }
+    }
+
+    /// What this parked node waits on, short, for the trace log: each
+    /// `Wait` (`read fd 5`, `accept fd 3`, `write fd 5`, `recv fd 6`,
+    /// `connect`), then its timer (`timer until 1.2s`; `preempted until`,
+    /// `fsync until` when `park_for` named why; `yield` when it is due
+    /// now, as when a failed property or a crash stops the node), or
+    /// `nothing` (no wait, no timer).
+    pub fn parked_on(&self, timer: Option<SimTime>, now: SimTime) -> String {
+        let mut parts: Vec<String> = self
+            .waits
+            .iter()
+            .map(|w| match *w {
+                Wait::Readable(fd) => match self.fds.get(fd).map(|e| &e.kind) {
+                    Some(FdKind::Listener(_)) => format!("accept fd {fd}"),
+                    Some(FdKind::Udp(_)) => format!("recv fd {fd}"),
+                    _ => format!("read fd {fd}"),
+                },
+                Wait::Writable(fd) => format!("write fd {fd}"),
+                Wait::Connect(_) => "connect".to_string(),
+            })
+            .collect();
+        let why = if self.parked_for.is_empty() { "timer" } else { self.parked_for };
+        match timer {
+            Some(at) if at <= now && self.waits.is_empty() && self.parked_for.is_empty() => parts.push("yield".into()),
+            Some(at) => parts.push(format!("{why} until {at}")),
+            None if parts.is_empty() => parts.push("nothing".into()),
+            None => {}
+        }
+        parts.join(", ")
     }
 
     /// Lets go of what a removed descriptor held: a file system reference,

@@ -11,11 +11,11 @@ use super::fault::{crash_io, lost_write, misdirected_write, preempt};
 use crate::clock::{self, EPOCH_UNIX_NS, VirtualClock};
 use crate::disk_latency::DiskLatency;
 use crate::fs::{CrashReport, DiskFaults, DiskStreams, Fs};
+use crate::goroutines::{Goroutines, NodeShape};
 use crate::guest::Role;
 use crate::net::{Net, ip};
 use crate::node::{Node, Output, Perturb, SimLink};
 use crate::node_id::NodeId;
-use crate::goroutines::{Goroutines, NodeShape};
 use crate::preempt::Preemption;
 use crate::preempt::strategy::{PreemptConfig, Schedule};
 use crate::random::{CrashKey, Purpose, RandomStream};
@@ -181,6 +181,7 @@ impl<'a> Slot<'a> {
         node.trace.progress = ctx.progress.clone();
         node.trace.log = ctx.hash_log.cloned();
         node.goroutines = p.go_offsets.map(Goroutines::new);
+        node.trace.goroutine = node.goroutines.as_ref().map(Goroutines::current);
         node.perturb = ctx
             .perturb
             .filter(|(name, k, _)| *name == p.name && *k == self.incarnation)
