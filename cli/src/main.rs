@@ -17,6 +17,7 @@ mod replay_cmd;
 mod run_cmd;
 mod schedule_cmd;
 mod shrink_cmd;
+mod trace_cmd;
 
 use clap::{Parser, Subcommand};
 use seedfall::{argv, compiled};
@@ -57,6 +58,8 @@ enum Command {
     Report(merge_cmd::ReportArgs),
     /// Serve the Model Context Protocol on stdio: tools for a coding agent (docs/agents.md).
     Mcp(mcp_cmd::McpArgs),
+    /// Read `replay --save-trace` files: `trace view`, `trace diff`, `trace stats` (docs/trace-tools.md).
+    Trace(trace_cmd::TraceArgs),
 }
 
 fn main() -> ExitCode {
@@ -82,6 +85,7 @@ fn main() -> ExitCode {
         Command::Report(args) => merge_cmd::run(args),
         Command::Cause(args) => cause_cmd::run(args),
         Command::Mcp(args) => mcp_cmd::run(args),
+        Command::Trace(args) => trace_cmd::run(args),
     };
     compiled::finish_uploads();
     code
