@@ -82,8 +82,15 @@ impl NodeShape {
 mod tests {
     use super::*;
 
-    const OFFSETS: GoOffsets =
-        GoOffsets { g_stackguard0: 16, g_m: 48, g_atomicstatus: 144, g_preempt: 177, m_g0: 0, m_curg: 136, g_goid: 152 };
+    const OFFSETS: GoOffsets = GoOffsets {
+        g_stackguard0: 16,
+        g_m: 48,
+        g_atomicstatus: 144,
+        g_preempt: 177,
+        m_g0: 0,
+        m_curg: 136,
+        g_goid: 152,
+    };
 
     /// Memory with a g at 0x100 (goid 7) and one at 0x400 (goid 9).
     fn memory() -> Vec<u8> {
