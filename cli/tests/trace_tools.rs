@@ -121,6 +121,8 @@ fn real_traces_view_stats_and_diff() {
     assert!(text.lines().any(|l| l.split('\t').nth(5).is_some_and(|g| g.starts_with('g'))), "a goroutine column");
     assert!(text.lines().any(|l| l.split('\t').nth(6).is_some_and(|b| b.starts_with("read fd "))), "a read block");
     assert!(text.lines().any(|l| l.split('\t').nth(6).is_some_and(|b| b.contains("timer until "))), "a timer");
+    assert!(text.lines().any(|l| l.split('\t').nth(6).is_some_and(|b| b.starts_with("accept fd "))), "an accept");
+    assert!(text.lines().any(|l| l.split('\t').nth(6) == Some("connect")), "a dial");
 
     let (code, out) = seedfall(&["trace", "view", one, "--from", "10", "--to", "20"]);
     assert_eq!(code, 0, "{out}");

@@ -371,3 +371,32 @@ impl Node {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::ListenerId;
+    use crate::net::udp::UdpId;
+
+    /// Every kind of block reason the trace log names.
+    #[test]
+    fn what_a_parked_node_waits_on_in_short() {
+        let mut node = Node::new("n", 1, Vec::new(), Vec::new(), Fs::new(0));
+        let listener = node.fds.insert(FdKind::Listener(ListenerId(0)), 0).unwrap();
+        let udp = node.fds.insert(FdKind::Udp(UdpId(0)), 0).unwrap();
+        let (now, later) = (SimTime::from_ns(1_000_000_000), SimTime::from_ns(2_000_000_000));
+        node.waits = vec![Wait::Readable(listener), Wait::Readable(udp), Wait::Readable(99), Wait::Writable(7)];
+        assert_eq!(
+            node.parked_on(Some(later), now),
+            format!("accept fd {listener}, recv fd {udp}, read fd 99, write fd 7, timer until 2s")
+        );
+        assert_eq!(node.parked_on(None, now), format!("accept fd {listener}, recv fd {udp}, read fd 99, write fd 7"));
+        node.waits.clear();
+        assert_eq!(node.parked_on(None, now), "nothing");
+        assert_eq!(node.parked_on(Some(now), now), "yield", "a node stopped to be due at once");
+        node.parked_for = "preempted";
+        assert_eq!(node.parked_on(Some(SimTime::from_ns(1_010_000_000)), now), "preempted until 1.01s");
+        node.parked_for = "fsync";
+        assert_eq!(node.parked_on(Some(now), now), "fsync until 1s", "a zero wait is still a named one");
+    }
+}
