@@ -32,6 +32,10 @@ const SINGLE_DASH_LONG: &[&str] = &[
     "novelty",
     "novelty-patience",
     "save-trace",
+    "against",
+    "from",
+    "to",
+    "context",
 ];
 
 pub fn normalize(args: Vec<String>) -> Vec<String> {
@@ -111,6 +115,10 @@ mod tests {
     fn single_dash_long_flags_become_double_dash() {
         assert_eq!(n(&["sf", "run", "-seeds", "1-5", "-check"]), ["sf", "run", "--seeds", "1-5", "--check"]);
         assert_eq!(n(&["sf", "run", "-c", "x.json"]), ["sf", "run", "-c", "x.json"]);
+        assert_eq!(
+            n(&["sf", "trace", "view", "t.log", "-node", "server", "-from", "3", "-to", "9"]),
+            ["sf", "trace", "view", "t.log", "--node", "server", "--from", "3", "--to", "9"]
+        );
     }
 
     #[test]

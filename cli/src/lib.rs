@@ -2,7 +2,8 @@
 //! (`config`, `cluster`), and what is done with it: sweeps of seeds on
 //! worker threads (`sweep`) tallied and summarised (`report`, `summary`),
 //! `replay`, `shrink`, `verify`, schedule editing (`schedule_edit`),
-//! `mutate`, `crashstates` and the merging of shard reports (`merge`). The
+//! `mutate`, `crashstates`, the merging of shard reports (`merge`) and the
+//! readers of saved trace files (`trace_view`, `trace_diff`, `trace_stats`). The
 //! `seedfall` binary (`main.rs` and the `*_cmd.rs` files) is clap glue over
 //! it: arguments in, these calls, exit codes out; anything else that drives
 //! seedfall (the MCP server `mcp`, `seedfall test`) calls the same functions. No
@@ -45,4 +46,7 @@ pub mod sweep_report;
 #[cfg(test)]
 mod test_runs;
 mod timeline;
+pub mod trace_diff;
+pub mod trace_stats;
+pub mod trace_view;
 pub mod verify;

@@ -19,6 +19,7 @@ mod run_cmd;
 mod schedule_cmd;
 mod shrink_cmd;
 mod test_cmd;
+mod trace_cmd;
 
 use clap::{Parser, Subcommand};
 use seedfall::{argv, compiled};
@@ -63,6 +64,8 @@ enum Command {
     Test(test_cmd::TestArgs),
     /// Plain `go test` under seedfall: `go-exec install DIR` writes the go_wasip1_wasm_exec wrapper.
     GoExec(go_exec_cmd::GoExecArgs),
+    /// Read `replay --save-trace` files: `trace view`, `trace diff`, `trace stats` (docs/trace-tools.md).
+    Trace(trace_cmd::TraceArgs),
 }
 
 fn main() -> ExitCode {
@@ -90,6 +93,7 @@ fn main() -> ExitCode {
         Command::Test(args) => test_cmd::run(args),
         Command::GoExec(args) => go_exec_cmd::run(args),
         Command::Mcp(args) => mcp_cmd::run(args),
+        Command::Trace(args) => trace_cmd::run(args),
     };
     compiled::finish_uploads();
     code

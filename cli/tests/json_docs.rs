@@ -124,3 +124,23 @@ fn the_test_json_has_the_fields_docs_json_lists() {
     assert_eq!(&keys(&doc), documented().get("test").unwrap());
     assert_eq!(doc["packages"][0]["tests"][0]["seeds"], 2);
 }
+
+#[test]
+fn the_trace_tools_write_the_fields_docs_json_lists() {
+    let docs = documented();
+    let file = Path::new(env!("CARGO_TARGET_TMPDIR")).join("json-docs-trace.log");
+    let events = "0\t0\tworld\t00000000000000aa\tboot [0, 1, 0]\n\
+        1\t5\tserver#1\t00000000000000ab\thost call fd_read(5, 8, 1) = 6\tg7\tread fd 5\n";
+    std::fs::write(&file, events).unwrap();
+    let file = file.to_str().unwrap();
+    for (name, args) in [
+        ("trace view", vec!["trace", "view", file]),
+        ("trace diff", vec!["trace", "diff", file, file]),
+        ("trace stats", vec!["trace", "stats", file]),
+    ] {
+        let (code, doc) = json_of(&args);
+        assert_eq!(code, 0, "{name}: {doc}");
+        let fields = docs.get(name).unwrap_or_else(|| panic!("docs/json.md has no `## {name}` with Fields"));
+        assert_eq!(&keys(&doc), fields, "{name}: the document against docs/json.md");
+    }
+}

@@ -90,7 +90,15 @@ impl Output {
 /// on, `Node::waits`, wakes it). The engine carries the timer as its
 /// suspend value, the absolute monotonic reading (`woken_at` reads it back).
 pub fn park(c: &mut Caller<'_, Node>, timer: Option<SimTime>) {
+    park_for(c, timer, "");
+}
+
+/// `park`, naming why the node waits when its timer alone does not say
+/// (`preempted`, `fsync`): `Node::parked_for`, for the trace log only.
+pub fn park_for(c: &mut Caller<'_, Node>, timer: Option<SimTime>, why: &'static str) {
+    c.data_mut().parked_for = why;
     c.suspend(timer.map_or(NO_TIMER, clock::reading));
+    c.data_mut().parked_for = "";
 }
 
 /// The timer a node parked with (`Run::Suspended`'s value). A reading that
@@ -221,6 +229,9 @@ pub struct Node {
     pub sim: Option<SimLink>,
     /// What the node waits for while parked (empty while it runs).
     pub waits: Vec<Wait>,
+    /// Why a parked node waits on its timer, when `waits` and the timer do
+    /// not say (`park_for`; empty otherwise). Observation only.
+    pub parked_for: &'static str,
     /// Set by the preemption hook when it stops a goroutine that spins
     /// without stack-checked calls: a deterministic busy loop, not a
     /// real-time watchdog stop.
@@ -269,6 +280,7 @@ impl Node {
             preempt: None,
             sim: None,
             waits: Vec::new(),
+            parked_for: "",
             busy_loop: None,
             perturb: None,
             antithesis: Default::default(),
@@ -287,7 +299,38 @@ impl Node {
         let (memory, node) = caller.memory_and_data();
         if let Some(goroutines) = &mut node.goroutines {
             goroutines.observe(memory, g);
+            node.trace.goroutine = Some(goroutines.current());
         }
+    }
+
+    /// What this parked node waits on, short, for the trace log: each
+    /// `Wait` (`read fd 5`, `accept fd 3`, `write fd 5`, `recv fd 6`,
+    /// `connect`), then its timer (`timer until 1.2s`; `preempted until`,
+    /// `fsync until` when `park_for` named why; `yield` when it is due
+    /// now, as when a failed property or a crash stops the node), or
+    /// `nothing` (no wait, no timer).
+    pub fn parked_on(&self, timer: Option<SimTime>, now: SimTime) -> String {
+        let mut parts: Vec<String> = self
+            .waits
+            .iter()
+            .map(|w| match *w {
+                Wait::Readable(fd) => match self.fds.get(fd).map(|e| &e.kind) {
+                    Some(FdKind::Listener(_)) => format!("accept fd {fd}"),
+                    Some(FdKind::Udp(_)) => format!("recv fd {fd}"),
+                    _ => format!("read fd {fd}"),
+                },
+                Wait::Writable(fd) => format!("write fd {fd}"),
+                Wait::Connect(_) => "connect".to_string(),
+            })
+            .collect();
+        let why = if self.parked_for.is_empty() { "timer" } else { self.parked_for };
+        match timer {
+            Some(at) if at <= now && self.waits.is_empty() && self.parked_for.is_empty() => parts.push("yield".into()),
+            Some(at) => parts.push(format!("{why} until {at}")),
+            None if parts.is_empty() => parts.push("nothing".into()),
+            None => {}
+        }
+        parts.join(", ")
     }
 
     /// Lets go of what a removed descriptor held: a file system reference,
@@ -333,5 +376,34 @@ impl Node {
         for kind in self.fds.drain() {
             self.release(&kind);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::ListenerId;
+    use crate::net::udp::UdpId;
+
+    /// Every kind of block reason the trace log names.
+    #[test]
+    fn what_a_parked_node_waits_on_in_short() {
+        let mut node = Node::new("n", 1, Vec::new(), Vec::new(), Fs::new(0));
+        let listener = node.fds.insert(FdKind::Listener(ListenerId(0)), 0).unwrap();
+        let udp = node.fds.insert(FdKind::Udp(UdpId(0)), 0).unwrap();
+        let (now, later) = (SimTime::from_ns(1_000_000_000), SimTime::from_ns(2_000_000_000));
+        node.waits = vec![Wait::Readable(listener), Wait::Readable(udp), Wait::Readable(99), Wait::Writable(7)];
+        assert_eq!(
+            node.parked_on(Some(later), now),
+            format!("accept fd {listener}, recv fd {udp}, read fd 99, write fd 7, timer until 2s")
+        );
+        assert_eq!(node.parked_on(None, now), format!("accept fd {listener}, recv fd {udp}, read fd 99, write fd 7"));
+        node.waits.clear();
+        assert_eq!(node.parked_on(None, now), "nothing");
+        assert_eq!(node.parked_on(Some(now), now), "yield", "a node stopped to be due at once");
+        node.parked_for = "preempted";
+        assert_eq!(node.parked_on(Some(SimTime::from_ns(1_010_000_000)), now), "preempted until 1.01s");
+        node.parked_for = "fsync";
+        assert_eq!(node.parked_on(Some(now), now), "fsync until 1s", "a zero wait is still a named one");
     }
 }

@@ -8,7 +8,10 @@
 //! With a `HashLog` attached, every event is also logged with its own
 //! digest and where it happened (scheduler step, virtual time, node#k), so
 //! two runs can be compared event by event and the first divergence named
-//! (`seedfall run -check`, `replay --save-trace/--against`).
+//! (`seedfall run -check`, `replay --save-trace/--against`). A logged
+//! event also carries two observations that are never hashed and never
+//! compared: the goroutine the node ran at it (Go nodes) and, for the last
+//! event before a node parked, what it parked on (`seedfall trace`).
 //!
 //! Events are encoded into a buffer that is hashed in large blocks (blake3 is
 //! several times faster on long inputs than on many small updates), and the
@@ -64,6 +67,21 @@ pub struct LogEntry {
     pub what: String,
     /// A digest of exactly what was hashed for it.
     pub digest: u64,
+    /// The goroutine running at it (node events of Go nodes; 0: g0).
+    /// Observation only: not hashed, not compared.
+    pub goroutine: Option<u64>,
+    /// Set on the last event before the node parked: what it waits on
+    /// (`read fd 5`, `timer until 1.2s`). Observation only.
+    pub block: Option<String>,
+}
+
+impl LogEntry {
+    /// The same event in two runs: position, text and digest agree (the
+    /// goroutine and block observations are not compared, so a log written
+    /// before they existed compares as it did).
+    pub fn same_event(&self, other: &LogEntry) -> bool {
+        self.position == other.position && self.what == other.what && self.digest == other.digest
+    }
 }
 
 /// The per-event log of a run, shared by the world and its nodes' traces.
@@ -88,6 +106,9 @@ pub struct Trace {
     /// watchdog's interrupt: how far it spins until then is real-time, so
     /// nothing after that point (events, final memory) may enter the hash.
     pub frozen: bool,
+    /// The goroutine seen last at a host call or hook (Go nodes), logged
+    /// with each event; never hashed.
+    pub goroutine: Option<u64>,
 }
 
 impl Trace {
@@ -140,6 +161,8 @@ impl Trace {
                 position: log.position.clone(),
                 what: what(tag, name, args, result),
                 digest: fnv(&b[start..]),
+                goroutine: self.goroutine,
+                block: None,
             };
             log.entries.push(entry);
         }

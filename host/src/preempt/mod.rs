@@ -26,7 +26,7 @@
 pub mod goruntime;
 pub mod strategy;
 
-use crate::node::{Node, park};
+use crate::node::{Node, park_for};
 use crate::vtime::{SimDuration, SimTime};
 use goruntime::{GoOffsets, Request};
 use seedfall_engine::{Caller, HostError, Linker};
@@ -180,6 +180,7 @@ fn hook(c: &mut Caller<'_, Node>) -> Result<(), HostError> {
     let (memory, node) = c.memory_and_data();
     if let Some(goroutines) = &mut node.goroutines {
         goroutines.observe(memory, g);
+        node.trace.goroutine = Some(goroutines.current());
     }
     let decision = decide(node, memory, g, counter);
     let node = c.data_mut();
@@ -205,7 +206,7 @@ fn hook(c: &mut Caller<'_, Node>) -> Result<(), HostError> {
     }
     if decision.park {
         let deadline = c.data().clock.now().plus(SLICE_PARK);
-        park(c, Some(deadline));
+        park_for(c, Some(deadline), "preempted");
     }
     Ok(())
 }

@@ -6,7 +6,7 @@ use super::abi::*;
 use super::{bind, sock};
 use crate::fdtable::{FdEntry, FdKind};
 use crate::fs::Stat;
-use crate::node::{Node, Report, park};
+use crate::node::{Node, Report, park, park_for};
 use seedfall_engine::{Caller, Linker, ValType::*};
 
 const WHENCE_SET: u8 = 0;
@@ -152,7 +152,7 @@ fn fd_sync(c: &mut Caller<'_, Node>, v: &[u64]) -> WasiResult {
     let crashing = node.fs.crash_requested().is_some();
     if let Some(wait) = node.disk_latency.as_mut().filter(|_| !crashing).map(|l| l.draw()) {
         let until = node.clock.now().plus(wait);
-        park(c, Some(until));
+        park_for(c, Some(until), "fsync");
     }
     Ok(result?)
 }

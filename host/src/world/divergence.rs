@@ -25,7 +25,7 @@ pub fn first_divergence(first: &[LogEntry], second: &[LogEntry]) -> Option<Diver
     let index = first
         .iter()
         .zip(second)
-        .position(|(a, b)| a != b)
+        .position(|(a, b)| !a.same_event(b))
         .or_else(|| (first.len() != second.len()).then_some(first.len().min(second.len())))?;
     Some(Divergence { index, first: first.get(index).cloned(), second: second.get(index).cloned() })
 }
@@ -70,33 +70,57 @@ pub fn compare_runs(first: &RunResult, second: &RunResult) -> Option<String> {
     })
 }
 
-/// The file form of a log.
+/// The file form of a log: `step \t at_ns \t node#k \t digest \t what`,
+/// then, when there is one, `\t g7` (the goroutine; `-`: none) and
+/// `\t block` (what the node parked on after it). The two extra columns are
+/// observations, never hashed or compared; a five-column file (written
+/// before they existed) reads as events without them.
 pub fn to_text(entries: &[LogEntry]) -> String {
     let mut out = String::new();
     for e in entries {
         let what = e.what.replace(['\t', '\n'], " ");
         out.push_str(&format!(
-            "{}\t{}\t{}\t{:016x}\t{what}\n",
+            "{}\t{}\t{}\t{:016x}\t{what}",
             e.position.step, e.position.at_ns, e.position.node, e.digest
         ));
+        if e.goroutine.is_some() || e.block.is_some() {
+            match e.goroutine {
+                Some(g) => out.push_str(&format!("\tg{g}")),
+                None => out.push_str("\t-"),
+            }
+        }
+        if let Some(block) = &e.block {
+            out.push('\t');
+            out.push_str(&block.replace(['\t', '\n'], " "));
+        }
+        out.push('\n');
     }
     out
 }
 
-/// Reads a log written by `to_text`; errors name the line.
+/// Reads a log written by `to_text` (five columns or more); errors name the line.
 pub fn from_text(text: &str) -> Result<Vec<LogEntry>, String> {
     text.lines()
         .enumerate()
         .map(|(i, line)| {
             let bad = || format!("line {}: not a trace log line (step, time, node, digest, event)", i + 1);
-            let mut parts = line.splitn(5, '\t');
+            let mut parts = line.splitn(7, '\t');
             let mut next = || parts.next().ok_or_else(bad);
             let step = next()?.parse().map_err(|_| bad())?;
             let at_ns = next()?.parse().map_err(|_| bad())?;
             let node = next()?.to_string();
             let digest = u64::from_str_radix(next()?, 16).map_err(|_| bad())?;
             let what = next()?.to_string();
-            Ok(LogEntry { position: Position { step, at_ns, node }, what, digest })
+            let goroutine = match parts.next() {
+                None | Some("-") => None,
+                Some(g) => Some(
+                    g.strip_prefix('g')
+                        .and_then(|id| id.parse().ok())
+                        .ok_or_else(|| format!("line {}: `{g}` is not a goroutine (g7, or - for none)", i + 1))?,
+                ),
+            };
+            let block = parts.next().filter(|b| !b.is_empty()).map(str::to_string);
+            Ok(LogEntry { position: Position { step, at_ns, node }, what, digest, goroutine, block })
         })
         .collect()
 }
@@ -106,7 +130,13 @@ mod tests {
     use super::*;
 
     fn entry(step: u64, what: &str, digest: u64) -> LogEntry {
-        LogEntry { position: Position { step, at_ns: step * 1000, node: "n#1".into() }, what: what.into(), digest }
+        LogEntry {
+            position: Position { step, at_ns: step * 1000, node: "n#1".into() },
+            what: what.into(),
+            digest,
+            goroutine: None,
+            block: None,
+        }
     }
 
     #[test]
@@ -123,5 +153,26 @@ mod tests {
         assert_eq!(first_divergence(&a, &a[..2]).unwrap().index, 2, "a log that ends early diverges where it ends");
         assert_eq!(from_text(&to_text(&a)).unwrap(), a);
         assert!(from_text("1\tx\tn\t0\tw").unwrap_err().contains("line 1"));
+    }
+
+    /// The goroutine and block columns round-trip, a five-column line (a
+    /// file written before them) reads without them, and neither counts
+    /// when two logs are compared.
+    #[test]
+    fn goroutine_and_block_columns_are_optional_and_not_compared() {
+        let mut a = vec![entry(1, "host call a() = 0", 1), entry(2, "host call b() = 0", 2), entry(3, "c", 3)];
+        a[0].goroutine = Some(7);
+        a[1].goroutine = Some(0);
+        a[1].block = Some("read fd 5".into());
+        a[2].block = Some("timer until 1s".into());
+        let text = to_text(&a);
+        assert!(text.lines().next().unwrap().ends_with("host call a() = 0\tg7"), "{text}");
+        assert!(text.lines().nth(2).unwrap().ends_with("\tc\t-\ttimer until 1s"), "{text}");
+        assert_eq!(from_text(&text).unwrap(), a);
+        let old = "1\t1000\tn#1\t0000000000000001\thost call a() = 0\n";
+        let read = from_text(old).unwrap();
+        assert_eq!((read[0].goroutine, read[0].block.as_deref()), (None, None));
+        assert_eq!(first_divergence(&read, &a[..1]), None, "observations are not compared");
+        assert!(from_text("1\t1000\tn#1\t01\tw\tx7").unwrap_err().contains("line 1"));
     }
 }

@@ -777,6 +777,13 @@ impl<'a> World<'a> {
         }
         let started_at = now();
         let run = if started { instance.resume(0)? } else { instance.call("_start", &[])? };
+        if let (Run::Suspended(parked), Some(log)) = (&run, &self.hash_log) {
+            // What it parked on, on the last event it logged (never hashed).
+            let on = instance.data().parked_on(node::woken_at(*parked), instance.data().clock.now());
+            if let Some(last) = log.borrow_mut().entries.last_mut() {
+                last.block = Some(on);
+            }
+        }
         self.progress.clear_stop();
         self.timings.guest += started_at.elapsed();
         // The world's clock is true time: only the monotonic reading comes back.

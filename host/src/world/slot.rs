@@ -190,6 +190,7 @@ impl<'a> Slot<'a> {
         node.trace.progress = ctx.progress.clone();
         node.trace.log = ctx.hash_log.cloned();
         node.goroutines = p.go_offsets.map(Goroutines::new);
+        node.trace.goroutine = node.goroutines.as_ref().map(Goroutines::current);
         node.perturb = ctx
             .perturb
             .filter(|(name, k, _)| *name == p.name && *k == self.incarnation)
