@@ -269,18 +269,20 @@ fn report_finding(
         "output": finding.output,
         "schedule": null,
         "trace": null,
+        "minimized_trace": null,
     });
+    let mut minimized = None;
     if options.minimize {
         match corpus::minimize(prepared, test, seed, options.workers) {
             Ok((shrunk, file)) => {
                 let shown = file.strip_prefix(&prepared.package.dir).unwrap_or(&file).display().to_string();
-                let (before, after) = (shrunk.before.faults.len(), shrunk.after.faults.len());
+                let (before, after, runs) = (shrunk.before.faults.len(), shrunk.after.faults.len(), shrunk.runs);
                 let _ = writeln!(
                     out,
-                    "  minimized: {before} preemptions and faults to {after} in {} runs; saved {shown}",
-                    shrunk.runs
+                    "  minimized: {before} preemptions and faults to {after} in {runs} runs; saved {shown}"
                 );
                 doc["schedule"] = json!(file);
+                minimized = Some(corpus::Saved { test: test.to_string(), seed, file });
             }
             Err(e) => {
                 let _ = writeln!(out, "  minimize: {e}");
@@ -288,15 +290,28 @@ fn report_finding(
         }
     }
     if let Some(dir) = &options.save_trace {
-        let stem = prepared.package.import_path.replace(['/', '.'], "_");
-        let file = dir.join(format!("{stem}.{test}.seed-{seed}.trace"));
-        match gotest::save_trace(prepared, seed, &file) {
+        let stem = format!("{}.{test}.seed-{seed}", prepared.package.import_path.replace(['/', '.'], "_"));
+        let file = dir.join(format!("{stem}.trace"));
+        match gotest::save_trace(prepared.cluster.spec(seed), &file) {
             Ok(()) => {
                 let _ = writeln!(out, "  trace: {}", file.display());
                 doc["trace"] = json!(file);
             }
             Err(e) => {
                 let _ = writeln!(out, "  save-trace: {e}");
+            }
+        }
+        // Beside it, the minimized run: `seedfall trace diff` shows what minimizing kept.
+        if let Some(saved) = &minimized {
+            let file = dir.join(format!("{stem}.minimized.trace"));
+            match corpus::spec(prepared, saved).and_then(|spec| gotest::save_trace(spec, &file)) {
+                Ok(()) => {
+                    let _ = writeln!(out, "  minimized trace: {}", file.display());
+                    doc["minimized_trace"] = json!(file);
+                }
+                Err(e) => {
+                    let _ = writeln!(out, "  save-trace: {e}");
+                }
             }
         }
     }

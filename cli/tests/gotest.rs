@@ -108,6 +108,30 @@ fn the_race_is_found_its_command_reproduces_it_and_its_minimized_schedule_fails_
 }
 
 #[test]
+fn a_failing_seeds_trace_diffs_against_its_minimized_run() {
+    let dir = module("traces");
+    let traces = dir.join("traces");
+    let args = ["./bank", "-run", "TestConcurrentWithdrawals", "-seeds", "2", "-minimize", "-save-trace"];
+    let (code, out, doc) = test(&dir, &[&args[..], &[traces.to_str().unwrap()]].concat());
+    assert_eq!(code, 1, "{out}");
+    let finding = &test_doc(&doc, "TestConcurrentWithdrawals")["findings"][0];
+    let (original, minimized) = (finding["trace"].as_str().unwrap(), finding["minimized_trace"].as_str().unwrap());
+    let diff = seedfall(&dir, &["trace", "diff", original, minimized, "--json", "-"]);
+    let diff: Value = serde_json::from_slice(&diff.stdout).unwrap();
+    // They share the start (boot, the test's set-up) and part where a dropped preemption point was.
+    assert!(diff["shared_prefix"].as_u64().unwrap() > 0, "{diff}");
+    assert!(!diff["parts_at"].is_null(), "{diff}");
+    let view = seedfall(&dir, &["trace", "view", minimized]);
+    let text = String::from_utf8_lossy(&view.stdout);
+    assert!(view.status.success() && text.contains("test#1"), "{text}");
+    let stats = seedfall(&dir, &["trace", "stats", original, "--json", "-"]);
+    let stats: Value = serde_json::from_slice(&stats.stdout).unwrap();
+    // The test binary's goroutines: main, the test's, its two withdrawers at least.
+    let goroutines = stats["goroutines"].as_array().unwrap();
+    assert!(goroutines.len() >= 4, "{stats}");
+}
+
+#[test]
 fn the_correct_twin_passes_300_seeds_twice_with_the_same_trace_hashes() {
     let dir = module("twin");
     let (code, out, first) = test(&dir, &["./banksafe", "-seeds", "1-300"]);

@@ -9,7 +9,7 @@
 use super::Prepared;
 use crate::schedule::Schedule;
 use crate::shrink::{self, Budget, ShrinkOptions, Shrunk};
-use seedfall_host::world::{self, RunResult};
+use seedfall_host::world::{self, RunResult, RunSpec};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -47,17 +47,23 @@ pub fn saved(package_dir: &Path) -> Vec<Saved> {
     found
 }
 
-/// Replays `saved` (its test selected, its points and faults exactly).
-pub fn replay(prepared: &mut Prepared, saved: &Saved, test_flags: &[String]) -> Result<RunResult, String> {
+/// The run of `saved`'s seed that replays its schedule: its points and
+/// faults exactly, for the test `prepared` has selected.
+pub fn spec(prepared: &Prepared, saved: &Saved) -> Result<RunSpec, String> {
     let schedule = Schedule::load(&saved.file)?;
-    prepared.select(&saved.test, test_flags);
     let mut spec = prepared.cluster.spec(saved.seed);
     spec.preempt.record = true;
     spec.schedule = Some(schedule.faults);
     spec.branches = schedule.branches;
     spec.duration = schedule.duration.unwrap_or(spec.duration);
     spec.budget_cap = schedule.ops;
-    world::run(&spec, None).map_err(|e| format!("{}: {e}", saved.file.display()))
+    Ok(spec)
+}
+
+/// Replays `saved` (its test selected first).
+pub fn replay(prepared: &mut Prepared, saved: &Saved, test_flags: &[String]) -> Result<RunResult, String> {
+    prepared.select(&saved.test, test_flags);
+    world::run(&spec(prepared, saved)?, None).map_err(|e| format!("{}: {e}", saved.file.display()))
 }
 
 /// Shrinks `test`'s failure at `seed` (selected already) to its 1-minimal

@@ -150,12 +150,12 @@ pub fn reproduce_line(package: &Package, test: &str, seed: u64, test_flags: &[St
     line
 }
 
-/// `-save-trace`: runs `seed` of the selected test with every event logged
-/// and writes the log (`replay --save-trace`'s format) to `file`.
-pub fn save_trace(prepared: &Prepared, seed: u64, file: &Path) -> Result<(), String> {
-    let mut spec = prepared.cluster.spec(seed);
+/// `-save-trace`: runs `spec` (a seed of the selected test, or the replay
+/// of its minimized schedule) with every event logged and writes the log
+/// (`replay --save-trace`'s format) to `file`.
+pub fn save_trace(mut spec: seedfall_host::world::RunSpec, file: &Path) -> Result<(), String> {
     spec.hash_log = true;
-    let run = world::run(&spec, None).map_err(|e| format!("seed {seed}: {e}"))?;
+    let run = world::run(&spec, None).map_err(|e| format!("seed {}: {e}", spec.seed))?;
     let text = seedfall_host::world::divergence::to_text(run.hash_log.as_deref().unwrap_or_default());
     if let Some(dir) = file.parent() {
         std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
