@@ -21,6 +21,12 @@
 #       (default: every seed); if any seed failed, its first failure must
 #       match class, node and message as for "fail". For strategies whose
 #       hit rate is the point (pct against random).
+#   {"test": "./bank", "seeds": "1-300", "verdict": "count", "failed_at_least": 10, ...}
+#       an entry with "test" instead of "config" runs `seedfall test <test>
+#       -seeds <seeds> [-check]` in examples/<ex> and is judged the same way:
+#       its seeds are every test's runs (a failing saved schedule counts as
+#       one), a failure's class is "test", its node the test's name and its
+#       message the finding's signature.
 #
 # One line per entry ("ok   ..." or "FAIL ...", ending in its wall time); the script exits 1 if any
 # entry does not match, 2 if it cannot run at all.
@@ -52,6 +58,7 @@ if [[ ! -x $SEEDFALL ]]; then
   echo "regress: $SEEDFALL is not an executable (set SEEDFALL)" >&2
   exit 2
 fi
+seedfall_abs=$(realpath "$SEEDFALL")
 seeds_max=${REGRESS_SEEDS_MAX:-}
 if [[ -n $seeds_max && ! $seeds_max =~ ^[1-9][0-9]*$ ]]; then
   echo "regress: REGRESS_SEEDS_MAX must be a positive whole number, found \"$seeds_max\"" >&2
@@ -91,7 +98,9 @@ entries = json.load(open(path))
 if not isinstance(entries, list):
     sys.exit(f"{path}: expected a JSON array of entries")
 for i, e in enumerate(entries):
-    for field in ("config", "seeds", "verdict"):
+    if ("config" in e) == ("test" in e):
+        sys.exit(f"{path}: entry {i} needs one of 'config' and 'test'")
+    for field in ("seeds", "verdict"):
         if field not in e:
             sys.exit(f"{path}: entry {i} has no {field!r}")
     if e["verdict"] not in ("pass", "fail", "count"):
@@ -113,7 +122,8 @@ for i, e in enumerate(entries):
     if cap:
         hi = min(hi, lo + min(int(cap), quick or int(cap)) - 1)
     seeds = f"{lo}-{hi}" if hi != lo else str(lo)
-    print(i, e["config"], seeds, "1" if e.get("check") else "0", full - hi, sep="\t")
+    target = e["config"] if "config" in e else "test:" + e["test"]
+    print(i, target, seeds, "1" if e.get("check") else "0", full - hi, sep="\t")
 EOF
     echo "FAIL $ex: cannot read $expected"
     mismatches=$((mismatches + 1))
@@ -123,13 +133,38 @@ EOF
     entries=$((entries + 1))
     json=$tmp/$ex.$idx.json
     out=$tmp/$ex.$idx.out
-    args=(run -c "examples/$ex/$config" -seeds "$seeds")
-    ((check)) && args+=(-check)
-    args+=(--json "$json")
     rm -f "$json"
     started=$SECONDS
-    "$SEEDFALL" "${args[@]}" >"$out" 2>&1
-    rc=$?
+    if [[ $config == test:* ]]; then
+      args=(test "${config#test:}" -seeds "$seeds")
+      ((check)) && args+=(-check)
+      (cd "examples/$ex" && "$seedfall_abs" "${args[@]}" --json "$json") >"$out" 2>&1
+      rc=$?
+      [[ -f $json ]] && { python3 - "$json" <<'EOF' || rc=2; }
+# The test document as a run summary: every test's seeds are runs.
+import json, sys
+path = sys.argv[1]
+doc = json.load(open(path))
+tests = [t for p in doc["packages"] for t in p.get("tests", [])]
+failures = {}
+for t in tests:
+    for f in t["findings"]:
+        for seed in f["failing_seeds"]:
+            failures.setdefault(seed, []).append({"class": "test", "node": t["test"], "message": f["signature"]})
+corpus = [c for p in doc["packages"] for c in p.get("corpus", [])]
+failed = sum(t["failed"] for t in tests) + sum(1 for c in corpus if c["verdict"] != "pass")
+runs = sum(t["seeds"] for t in tests) + len(corpus)
+summary = {"exit_code": doc["exit_code"], "passed": runs - failed, "failed": failed, "horizon": 0,
+           "failures": [{"seed": s, "failures": fs} for s, fs in sorted(failures.items())],
+           "lowest_failing_seed": min(failures) if failures else None}
+json.dump(summary, open(path, "w"))
+EOF
+    else
+      args=(run -c "examples/$ex/$config" -seeds "$seeds")
+      ((check)) && args+=(-check)
+      "$SEEDFALL" "${args[@]}" --json "$json" >"$out" 2>&1
+      rc=$?
+    fi
     took=$((SECONDS - started))
     verdict=$(python3 - "$expected" "$idx" "$json" "$rc" "$ex" "$config" "$seeds" "$cut" <<'EOF'
 import json, sys

@@ -7,6 +7,7 @@
 
 use seedfall::gotest::build::{self, Package};
 use seedfall::gotest::corpus;
+use seedfall::gotest::novelty::Novelty;
 use seedfall::gotest::sweep::{Finding, TestOutcome};
 use seedfall::gotest::{self, Prepared, TestOptions, flags};
 use seedfall::interrupt::Interrupt;
@@ -226,9 +227,8 @@ fn report_test(prepared: &mut Prepared, options: &TestOptions, outcome: &TestOut
             Some(seed) => format!("stopped at seed {seed}: {} seeds without a new shape", n.patience),
             None => "the seeds ran out before the shapes did".to_string(),
         };
-        let curve: Vec<String> = n.curve.iter().map(|(seeds, shapes)| format!("{shapes}@{seeds}")).collect();
         let _ = writeln!(out, "  novelty: {} shapes in {} seeds ({stop})", n.shapes(), n.seeds_read());
-        let _ = writeln!(out, "  shapes@seeds: {}", curve.join(" "));
+        let _ = writeln!(out, "  shapes found by seed: {}", shapes_by_seed(n));
         json!({"shapes": n.shapes(), "seeds": n.seeds_read(), "stopped_at": n.stopped_at(),
                "patience": n.patience, "curve": n.curve})
     });
@@ -316,6 +316,15 @@ fn report_finding(
         }
     }
     doc
+}
+
+/// `shapes@seeds` at 1, 2, 5, 10, 20, 50, … seeds read and at the end.
+fn shapes_by_seed(n: &Novelty) -> String {
+    let read = n.seeds_read();
+    let mut marks: Vec<u64> =
+        (0..20u32).flat_map(|e| [1, 2, 5].map(|m| m * 10u64.pow(e))).take_while(|m| *m < read).collect();
+    marks.push(read);
+    marks.iter().map(|m| format!("{}@{m}", n.shapes_by(*m))).collect::<Vec<_>>().join(" ")
 }
 
 /// The last `OUTPUT_LINES` lines of `output`, indented under their finding.

@@ -67,6 +67,11 @@ impl Novelty {
         self.shapes.len()
     }
 
+    /// Shapes found within the first `seeds` seeds read.
+    pub fn shapes_by(&self, seeds: u64) -> usize {
+        self.curve.iter().take_while(|(read, _)| *read <= seeds).last().map_or(0, |(_, shapes)| *shapes)
+    }
+
     /// Seeds read in order so far.
     pub fn seeds_read(&self) -> u64 {
         self.read as u64
@@ -102,6 +107,7 @@ mod tests {
         let stops: Vec<bool> = shapes.iter().zip(1..).map(|(s, seed)| n.take(seed, Some(*s))).collect();
         assert_eq!(stops, [false, false, false, false, false, false, true]);
         assert_eq!(n.curve, vec![(1, 1), (3, 2), (5, 3)]);
+        assert_eq!([n.shapes_by(0), n.shapes_by(2), n.shapes_by(4), n.shapes_by(100)], [0, 1, 2, 3]);
         assert_eq!(n.stopped_at(), Some(7));
     }
 }
