@@ -96,9 +96,9 @@ func main() {
 	n := &node{id: id, rn: rn, storage: storage, conn: conn, peers: addrs, grantAll: *grantAll}
 	// One goroutine does everything: it waits for a datagram until the
 	// next tick is due, so raft's state needs no lock and a status answer
-	// is exactly the state after the last Ready.
-	// The first tick comes at a random point of the first period, so the
-	// nodes' clocks do not tick in step.
+	// is exactly the state after the last Ready. The first tick comes at
+	// a seeded point of the first period, so the five clocks do not tick
+	// in step.
 	buf := make([]byte, 64*1024)
 	next := time.Now().Add(1 + time.Duration(rand.Int64N(int64(*tick))))
 	for {
