@@ -1,5 +1,5 @@
 //! The simulated world through `seedfall run` and `replay`: verdicts for a
-//! deadlock, a panicking node, a node spinning without calls (the watchdog;
+//! deadlock (and its replay's goroutine stacks), a panicking node, a node spinning without calls (the watchdog;
 //! with loop counters a liveness verdict),
 //! a supervised node that restarts, `QuietFor` holding faults off, a
 //! `Sometimes` never true; clear errors for a config typo, a missing package
@@ -52,6 +52,25 @@ fn deadlock_fails_the_run_and_names_what_nodes_wait_on() {
     assert!(stdout.contains("FAIL seed 1 at t="), "{stdout}");
     assert!(stdout.contains("  world: deadlock: every node is blocked and nothing is pending"), "{stdout}");
     assert!(stdout.contains("server#1 waits on Readable(") && stdout.contains("client#1 waits on"), "{stdout}");
+}
+
+#[test]
+fn a_deadlocks_replay_shows_every_blocked_nodes_goroutine_stacks() {
+    let file = config(&world_dir(), "lockorder.json");
+    let (code, stdout, stderr) = run(&file, &["-seeds", "1"]);
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert!(stdout.contains("  world: deadlock: every node is blocked and nothing is pending"), "{stdout}");
+    let replay = seedfall(&["replay", "-c", &file, "-seed", "1"]);
+    let trace = text(&replay.stdout);
+    assert_eq!(replay.status.code(), Some(1), "{trace}");
+    for line in ["server#1: deadlocked; its goroutines:", "client#1: deadlocked; its goroutines:"] {
+        assert!(trace.contains(line), "{line} in\n{trace}");
+    }
+    // Both goroutines of the lock-order deadlock, with the function each waits in.
+    let stacks = trace.lines().filter(|l| l.contains("server#1") && l.contains("main.lockBoth(")).count();
+    assert_eq!(stacks, 2, "{trace}");
+    assert!(trace.contains("[sync.Mutex.Lock]"), "{trace}");
+    assert!(trace.contains("world: deadlock: every node is blocked"), "still a deadlock verdict: {trace}");
 }
 
 #[test]

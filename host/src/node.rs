@@ -246,6 +246,10 @@ pub struct Node {
     pub disk_latency: Option<crate::disk_latency::DiskLatency>,
     /// The goroutine switches seen at host calls (None: not a Go module).
     pub goroutines: Option<crate::goroutines::Goroutines>,
+    /// Set by the world at a deadlock: the parked poll_oneoff fails when it
+    /// resumes, so Go's netpoll throws and the runtime prints every
+    /// goroutine's stack (docs/world.md, "Deadlocks").
+    pub dump_goroutines: bool,
 }
 
 /// A deliberate difference, for tests of the determinism checks.
@@ -287,6 +291,7 @@ impl Node {
             locks: Default::default(),
             disk_latency: None,
             goroutines: None,
+            dump_goroutines: false,
         }
     }
 

@@ -148,6 +148,10 @@ fn poll_oneoff(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<Errno, HostError> 
             .collect();
         park(c, earliest);
         c.data_mut().waits.clear();
+        if std::mem::take(&mut c.data_mut().dump_goroutines) {
+            // Any errno but EINTR makes Go's netpoll throw, printing every goroutine.
+            return Ok(ENOTCAPABLE);
+        }
     }
 }
 

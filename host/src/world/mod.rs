@@ -223,6 +223,10 @@ pub struct RunResult {
     pub workload_output: Vec<u8>,
 }
 
+/// How many timers a deadlocked node's dump of its goroutines may sleep
+/// through before the run ends anyway.
+const DUMP_WAKES: usize = 64;
+
 /// The most of the workload's output a run keeps (its end: where a test's
 /// failure and a panic are).
 pub const KEPT_OUTPUT_BYTES: usize = 1 << 20;
@@ -402,6 +406,7 @@ impl<'a> World<'a> {
         let Some((at, next)) = self.next() else {
             let message =
                 format!("deadlock: every node is blocked and nothing is pending ({})", self.blocked_summary());
+            self.dump_goroutines()?;
             let failure = Failure {
                 class: Class::Deadlock,
                 node: "world".into(),
@@ -717,6 +722,39 @@ impl<'a> World<'a> {
             .map(|s| format!("{}#{} waits on {}", s.name(), s.incarnation, describe_waits(s.node())))
             .collect();
         parts.join("; ")
+    }
+
+    /// At a deadlock: every Go node parked in poll_oneoff is woken once with
+    /// a failing poll, so its runtime prints every goroutine's stack (the
+    /// replay shows them) and exits. Only deadlocked runs pay for it.
+    fn dump_goroutines(&mut self) -> Result<(), seedfall_engine::Error> {
+        for id in self.slots.ids() {
+            let State::Up { started: true, .. } = self.slots[id].state else { continue };
+            let node = self.slots[id].node();
+            if node.goroutines.is_none() || node.waits.is_empty() {
+                continue;
+            }
+            let who = self.slots[id].who(id);
+            self.rec.say(self.now(), &format!("{who}: deadlocked; its goroutines:"));
+            self.position(Some(id));
+            let instance = self.slots[id].instance.as_mut().expect("up");
+            instance.data_mut().dump_goroutines = true;
+            if let Some(index) = instance.data().preempt.as_ref().map(|p| p.counter_global()) {
+                // SAFETY: as in `step_node`: retiring the instance unwatches the counter first.
+                unsafe { self.progress.watch_counter(instance.global_ptr(index).expect("the counter global")) };
+            }
+            // Go's throw sleeps a few times (freezetheworld) before it prints
+            // the stacks and exits: wake it at each timer, on its own clock
+            // (the verdict keeps the deadlock's time), a bounded number of times.
+            for _ in 0..DUMP_WAKES {
+                let Run::Suspended(parked) = instance.resume(0)? else { break };
+                let Some(at) = node::woken_at(parked) else { break };
+                instance.data_mut().clock.advance_to(at);
+            }
+            self.progress.clear_stop();
+            self.forward_output(id);
+        }
+        Ok(())
     }
 
     /// Where the events logged from now on happen (`None`: the world's own).

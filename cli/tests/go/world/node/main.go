@@ -7,6 +7,7 @@
 //	           every connection on :7000 with the incarnation number
 //	ask        (workload) dial server:7000 until it answers; fail unless it says 3
 //	spin       spin in a loop without calls (the watchdog's case)
+//	lockorder  two goroutines deadlock on two mutexes; main waits on :7000
 //	quiet      (workload) ask for 1s without faults, sleep 2s, exit 0
 package main
 
@@ -16,6 +17,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"seedfall.dev/sdk/sim"
@@ -72,6 +74,8 @@ func main() {
 		}
 	case "spin":
 		spin()
+	case "lockorder":
+		lockOrder()
 	case "quiet":
 		sim.SetupComplete()
 		time.Sleep(200 * time.Millisecond)
@@ -95,4 +99,27 @@ func spin() {
 	for {
 		x++
 	}
+}
+
+// lockOrder deadlocks two goroutines on two mutexes taken in opposite
+// orders, then waits on the network as a server does: the world finds every
+// node blocked, and its replay must show both goroutines' stacks.
+func lockOrder() {
+	var first, second sync.Mutex
+	a, b := make(chan struct{}), make(chan struct{})
+	go lockBoth(&first, &second, a, b)
+	go lockBoth(&second, &first, b, a)
+	l, err := sim.Listen("tcp", ":7000")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	l.Accept()
+}
+
+func lockBoth(mine, theirs *sync.Mutex, ready, other chan struct{}) {
+	mine.Lock()
+	close(ready)
+	<-other
+	theirs.Lock()
 }
