@@ -268,7 +268,7 @@ fn report_finding(
         "reproduce": reproduce,
         "output": finding.output,
         "schedule": null,
-        "trace": null,
+        "traces": [],
         "minimized_trace": null,
     });
     let mut minimized = None;
@@ -290,17 +290,22 @@ fn report_finding(
         }
     }
     if let Some(dir) = &options.save_trace {
-        let stem = format!("{}.{test}.seed-{seed}", prepared.package.import_path.replace(['/', '.'], "_"));
-        let file = dir.join(format!("{stem}.trace"));
-        match gotest::save_trace(prepared.cluster.spec(seed), &file) {
-            Ok(()) => {
-                let _ = writeln!(out, "  trace: {}", file.display());
-                doc["trace"] = json!(file);
-            }
-            Err(e) => {
-                let _ = writeln!(out, "  save-trace: {e}");
+        let stem = format!("{}.{test}", prepared.package.import_path.replace(['/', '.'], "_"));
+        let mut traces = Vec::new();
+        for &failing in &finding.failing_seeds {
+            let file = dir.join(format!("{stem}.seed-{failing}.trace"));
+            match gotest::save_trace(prepared.cluster.spec(failing), &file) {
+                Ok(()) => traces.push(file),
+                Err(e) => {
+                    let _ = writeln!(out, "  save-trace: {e}");
+                }
             }
         }
+        if let Some(first) = traces.first() {
+            let _ = writeln!(out, "  traces: {} ({} of them, one per failing seed)", first.display(), traces.len());
+        }
+        doc["traces"] = json!(traces);
+        let stem = format!("{stem}.seed-{seed}");
         // Beside it, the minimized run: `seedfall trace diff` shows what minimizing kept.
         if let Some(saved) = &minimized {
             let file = dir.join(format!("{stem}.minimized.trace"));

@@ -41,7 +41,9 @@ fn seedfall(dir: &Path, args: &[&str]) -> Output {
 
 /// `seedfall test ARGS --json F` in `dir`: exit code, stdout and the document.
 fn test(dir: &Path, args: &[&str]) -> (i32, String, Value) {
-    let json = dir.join("out.json");
+    static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let json = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("gotest-{}-{n}.json", std::process::id()));
     let mut all = vec!["test"];
     all.extend_from_slice(args);
     let json_arg = json.display().to_string();
@@ -115,7 +117,8 @@ fn a_failing_seeds_trace_diffs_against_its_minimized_run() {
     let (code, out, doc) = test(&dir, &[&args[..], &[traces.to_str().unwrap()]].concat());
     assert_eq!(code, 1, "{out}");
     let finding = &test_doc(&doc, "TestConcurrentWithdrawals")["findings"][0];
-    let (original, minimized) = (finding["trace"].as_str().unwrap(), finding["minimized_trace"].as_str().unwrap());
+    assert_eq!(finding["traces"].as_array().unwrap().len(), 1, "one per failing seed");
+    let (original, minimized) = (finding["traces"][0].as_str().unwrap(), finding["minimized_trace"].as_str().unwrap());
     let diff = seedfall(&dir, &["trace", "diff", original, minimized, "--json", "-"]);
     let diff: Value = serde_json::from_slice(&diff.stdout).unwrap();
     // They share the start (boot, the test's set-up) and part where a dropped preemption point was.
