@@ -27,8 +27,11 @@ pub enum Output {
     Capture(Vec<u8>),
     /// Straight to the host's stdout, and every write also to an observer
     /// (`seedfall exec --test-attrs` notes which tests ran).
-    Tee(Box<dyn FnMut(&[u8])>),
+    Tee(OutputObserver),
 }
+
+/// What `Output::Tee` hands every write to.
+pub type OutputObserver = Box<dyn FnMut(&[u8])>;
 
 /// The captured output kept between two takes (one scheduler step): past
 /// twice this the oldest bytes go, down to this much, counted in
