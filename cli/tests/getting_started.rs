@@ -1,3 +1,4 @@
+//! The README stays short with its links inside the repository, and
 //! docs/getting-started.md stays true: its files (code blocks whose info
 //! string names `file=PATH`) are written into an empty directory, and its
 //! `console` blocks run there in order: each `$ seedfall …` line must exit
@@ -104,4 +105,23 @@ fn an_ellipsis_stands_for_any_text() {
     assert!(shows("a\n100 seeds in 3.2s: 100 passed, 0 failed\n", "100 seeds … 100 passed, 0 failed"));
     assert!(!shows("100 seeds: 99 passed, 1 failed\n", "100 seeds … 100 passed"));
     assert!(!shows("passed 100 seeds\n", "100 seeds … passed"), "in order");
+}
+
+#[test]
+fn the_readme_is_short_and_starts_with_the_two_commands() {
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md")).unwrap();
+    let lines = readme.lines().count();
+    assert!(lines <= 150, "README.md has {lines} lines: move detail to docs/");
+    let commands: Vec<&str> = readme.lines().skip_while(|l| *l != "## Set up and run").take(10).collect();
+    assert!(commands.iter().any(|l| l.starts_with("bash examples/demo.sh")), "{commands:?}");
+    assert!(commands.iter().any(|l| l.starts_with("cargo test --workspace")), "{commands:?}");
+    // Every relative link stays inside the repository.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    for (at, _) in readme.match_indices("](") {
+        let rest = &readme[at + 2..];
+        let target = &rest[..rest.find(')').unwrap()];
+        if !target.starts_with("http") {
+            assert!(root.join(target).exists(), "README links to {target}, which is not in the repository");
+        }
+    }
 }

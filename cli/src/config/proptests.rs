@@ -4,7 +4,7 @@
 //! (extremes included), and the design example cut or with a byte replaced.
 //! They prove the absence of panics and empty messages only; what each
 //! message says is `tests.rs`'s job. Cases: proptest's default 256, or
-//! `PROPTEST_CASES` (README "Tests").
+//! `PROPTEST_CASES` (docs/testing.md).
 
 use super::read::field_names;
 use super::*;
