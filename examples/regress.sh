@@ -154,7 +154,8 @@ for t in tests:
 corpus = [c for p in doc["packages"] for c in p.get("corpus", [])]
 failed = sum(t["failed"] for t in tests) + sum(1 for c in corpus if c["verdict"] != "pass")
 runs = sum(t["seeds"] for t in tests) + len(corpus)
-summary = {"exit_code": doc["exit_code"], "passed": runs - failed, "failed": failed, "horizon": 0,
+diverged = [d["seed"] for t in tests for d in t["diverged"]]
+summary = {"exit_code": doc["exit_code"], "passed": runs - failed, "failed": failed, "horizon": 0, "diverged": diverged,
            "failures": [{"seed": s, "failures": fs} for s, fs in sorted(failures.items())],
            "lowest_failing_seed": min(failures) if failures else None}
 json.dump(summary, open(path, "w"))
