@@ -139,6 +139,7 @@ SelectType=select/cons_tres
 SelectTypeParameters=CR_CPU
 MpiDefault=none
 SwitchType=switch/none
+MailProg=/bin/true
 ReturnToService=2
 # Finished jobs stay visible to scontrol for 10 minutes (no accounting database here).
 MinJobAge=600
