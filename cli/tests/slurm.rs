@@ -78,8 +78,8 @@ impl Cluster {
         if dir.as_os_str().len() > 60 {
             dir = std::env::temp_dir().join(format!("seedfall-slurm-{}", std::process::id()));
         }
-        let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
+        // Dropped, it stops whatever an earlier, killed run left in DIR too (start resets DIR).
         let cluster = Cluster { dir, runs: Vec::new() };
         // A port of this process's own, away from a system Slurm's and another run's.
         let port = 17000 + (std::process::id() % 1000) * 2;
