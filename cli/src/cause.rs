@@ -8,21 +8,21 @@
 //! (`cause_stats` turns the outcomes into the curve, the biggest jump and
 //! the function table).
 //!
-//! Sharing the prefix: where `fork()` exists each of `jobs` lanes steps one
-//! copy of the failing run through the moments and forks a child per
-//! future (`World::fork_branch`), so a future costs only its own steps;
-//! elsewhere, or when asked, each future replays its prefix. Both give the
-//! same runs (`cli/tests/cause.rs` compares trace hashes). With `-faults`
+//! Sharing the prefix (`prefix.rs`): where `fork()` exists each of `jobs`
+//! lanes steps one copy of the failing run through the moments and forks a
+//! child per future, so a future costs only its own steps; elsewhere, or
+//! when asked, each future replays its prefix. Both give the same runs
+//! (`cli/tests/cause.rs` compares trace hashes). With `-faults`
 //! the schedule's faults stay in every future (they are replayed, not
 //! drawn); only the randomness after the moment changes.
 
 use crate::cluster::Cluster;
+use crate::prefix::Prefix;
 use crate::schedule::Schedule;
+use seedfall_host::branch::Branch;
 use seedfall_host::vtime::SimTime;
 use seedfall_host::world::{self, Fault, RunResult, RunSpec, Verdict, World};
 use serde::{Deserialize, Serialize};
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// What `cause` is asked.
@@ -92,7 +92,7 @@ pub fn cause(cluster: &Cluster, options: &CauseOptions) -> Result<Cause, String>
     let moments = original.moments(options.moments);
     let share = options.share_prefix && seedfall_host::fork::AVAILABLE;
     let runs = Futures { cluster, spec: &spec, moments: &moments, futures: options.futures, seed: options.seed };
-    let outcomes = if share { runs.forked(&original, options.jobs)? } else { runs.replayed(&original, options.jobs)? };
+    let outcomes = runs.run(&original.signature, options.jobs, share)?;
     Ok(Cause {
         seed: options.seed,
         failure: original.failure,
@@ -203,104 +203,20 @@ impl Futures<'_> {
         u64::from_le_bytes(hasher.finalize().as_bytes()[..8].try_into().expect("8 bytes"))
     }
 
-    fn empty(&self) -> Vec<Vec<Option<Outcome>>> {
-        self.moments.iter().map(|_| (0..self.futures).map(|_| None).collect()).collect()
+    /// Every future of every moment (`prefix.rs`: forked from the moment
+    /// with `share`, else replaying the prefix), as `[moment][future]`.
+    fn run(&self, signature: &str, jobs: usize, share: bool) -> Result<Vec<Vec<Outcome>>, String> {
+        let futures: Vec<Branch> = self
+            .moments
+            .iter()
+            .flat_map(|m| (0..self.futures).map(|f| Branch { step: m.step, reseed: self.reseed(m.step, f) }))
+            .collect();
+        let prefix = Prefix { spec: self.spec, branches: &[] };
+        let outcomes = prefix.futures(&futures, jobs, share, |run| outcome(self.cluster, run, signature, self.spec))?;
+        let per_moment = self.futures as usize;
+        let mut outcomes = outcomes.into_iter();
+        Ok(self.moments.iter().map(|_| outcomes.by_ref().take(per_moment).collect()).collect())
     }
-
-    /// Every future replays its prefix: jobs take (moment, future) pairs in turn.
-    fn replayed(&self, original: &Original, jobs: usize) -> Result<Vec<Vec<Outcome>>, String> {
-        let pairs: Vec<(usize, u32)> =
-            (0..self.moments.len()).flat_map(|m| (0..self.futures).map(move |f| (m, f))).collect();
-        let next = AtomicUsize::new(0);
-        let results = Mutex::new(self.empty());
-        let failed = Mutex::new(None);
-        std::thread::scope(|scope| {
-            for _ in 0..jobs.max(1) {
-                scope.spawn(|| {
-                    while let Some(&(m, f)) = pairs.get(next.fetch_add(1, Ordering::Relaxed)) {
-                        let step = self.moments[m].step;
-                        match self.replay_one(step, self.reseed(step, f), &original.signature) {
-                            Ok(outcome) => results.lock().expect("no lane panics")[m][f as usize] = Some(outcome),
-                            Err(e) => {
-                                failed.lock().expect("no lane panics").get_or_insert(e);
-                                next.store(pairs.len(), Ordering::Relaxed);
-                            }
-                        }
-                    }
-                });
-            }
-        });
-        finish(results.into_inner().expect("no lane panics"), failed.into_inner().expect("no lane panics"))
-    }
-
-    fn replay_one(&self, step: u64, reseed: u64, signature: &str) -> Result<Outcome, String> {
-        let mut world = World::new(self.spec, None);
-        world.branch_before(step, reseed);
-        let run = world.run().map_err(|e| e.to_string())?;
-        Ok(outcome(self.cluster, &run, signature, self.spec))
-    }
-
-    /// Lane `l` of `jobs` steps its own copy of the run through every
-    /// moment and forks futures `l`, `l + jobs`, … of each.
-    fn forked(&self, original: &Original, jobs: usize) -> Result<Vec<Vec<Outcome>>, String> {
-        let jobs = jobs.clamp(1, self.futures as usize);
-        let results = Mutex::new(self.empty());
-        let lanes: Vec<Result<(), String>> = std::thread::scope(|scope| {
-            let lanes: Vec<_> = (0..jobs)
-                .map(|lane| {
-                    let results = &results;
-                    scope.spawn(move || self.lane(lane, jobs, &original.signature, results))
-                })
-                .collect();
-            lanes.into_iter().map(|h| h.join().unwrap_or_else(|_| Err("a cause lane panicked".into()))).collect()
-        });
-        let failed = lanes.into_iter().find_map(Result::err);
-        finish(results.into_inner().expect("no lane panics"), failed)
-    }
-
-    fn lane(
-        &self,
-        lane: usize,
-        jobs: usize,
-        signature: &str,
-        results: &Mutex<Vec<Vec<Option<Outcome>>>>,
-    ) -> Result<(), String> {
-        let mut world = World::new(self.spec, None);
-        for (m, moment) in self.moments.iter().enumerate() {
-            advance(&mut world, moment.step)?;
-            for f in (lane as u32..self.futures).step_by(jobs) {
-                let answer = world
-                    .fork_branch(self.reseed(moment.step, f), |run| {
-                        match run {
-                            Ok(run) => {
-                                serde_json::to_vec(&Ok::<_, String>(outcome(self.cluster, &run, signature, self.spec)))
-                            }
-                            Err(e) => serde_json::to_vec(&Err::<Outcome, _>(e.to_string())),
-                        }
-                        .expect("outcomes serialize")
-                    })
-                    .map_err(|e| format!("a forked future: {e}"))?;
-                let outcome: Result<Outcome, String> =
-                    serde_json::from_slice(&answer).map_err(|e| format!("a forked future's answer: {e}"))?;
-                results.lock().expect("no lane panics")[m][f as usize] = Some(outcome?);
-            }
-        }
-        Ok(())
-    }
-}
-
-/// Steps `world` until `step` scheduler steps are done; an error if it
-/// ends first (it is then not the run `cause` stepped through).
-fn advance(world: &mut World, step: u64) -> Result<(), String> {
-    while world.steps() < step {
-        if world.step().map_err(|e| e.to_string())?.is_some() {
-            return Err(format!(
-                "the run ended after {} steps, before the moment at step {step}: it did not repeat",
-                world.steps()
-            ));
-        }
-    }
-    Ok(())
 }
 
 fn outcome(cluster: &Cluster, run: &RunResult, signature: &str, spec: &RunSpec) -> Outcome {
@@ -328,13 +244,6 @@ fn packed(ran: &[u8]) -> Vec<u8> {
         bits[i / 8] |= 1 << (i % 8);
     }
     bits
-}
-
-fn finish(results: Vec<Vec<Option<Outcome>>>, failed: Option<String>) -> Result<Vec<Vec<Outcome>>, String> {
-    if let Some(e) = failed {
-        return Err(e);
-    }
-    Ok(results.into_iter().map(|m| m.into_iter().map(|o| o.expect("every future ran")).collect()).collect())
 }
 
 /// Runs the future a saved schedule describes, in full: what a forked

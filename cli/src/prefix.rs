@@ -1,0 +1,147 @@
+//! The shared prefix: runs that leave one run (its seed and the branches it
+//! already took) at given scheduler steps, each with new randomness
+//! (`World::branch_before`), without replaying the prefix for each. Where
+//! `fork()` exists each of `jobs` lanes steps its own copy of the run
+//! through the steps in order and forks a child per future
+//! (`World::fork_branch`), which sends back what `answer` makes of its
+//! result; elsewhere, or when asked, each future replays the run from its
+//! start with its branches. Both give the same runs (`cli/tests/cause.rs`
+//! compares trace hashes). `seedfall cause` and `seedfall explore` use it;
+//! it does not choose the steps or the reseeds.
+
+use seedfall_host::branch::Branch;
+use seedfall_host::world::{RunResult, RunSpec, World};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// A run that futures leave: `spec`'s seed with `branches` taken.
+pub struct Prefix<'a> {
+    pub spec: &'a RunSpec,
+    pub branches: &'a [Branch],
+}
+
+type Slots<T> = Mutex<Vec<Option<Result<T, String>>>>;
+
+impl Prefix<'_> {
+    /// The run from its start, with its branches (each drawing anew).
+    pub fn world(&self) -> World<'_> {
+        let mut world = World::new(self.spec, None);
+        for b in self.branches {
+            world.branch_before(b.step, b.reseed);
+        }
+        world
+    }
+
+    /// Runs every future (steps in increasing order) and returns `answer`
+    /// of each run, in the futures' order; the first error if one could
+    /// not run.
+    pub fn futures<T, F>(&self, futures: &[Branch], jobs: usize, share: bool, answer: F) -> Result<Vec<T>, String>
+    where
+        T: Serialize + DeserializeOwned + Send,
+        F: Fn(&RunResult) -> T + Sync,
+    {
+        let results: Slots<T> = Mutex::new(futures.iter().map(|_| None).collect());
+        if share && seedfall_host::fork::AVAILABLE {
+            self.forked(futures, jobs, &answer, &results)?;
+        } else {
+            self.replayed(futures, jobs, &answer, &results);
+        }
+        let results = results.into_inner().expect("no lane panics");
+        results.into_iter().map(|r| r.unwrap_or_else(|| Err("a future did not run".into()))).collect()
+    }
+
+    /// Jobs take the futures in turn, each replaying the prefix.
+    fn replayed<T>(
+        &self,
+        futures: &[Branch],
+        jobs: usize,
+        answer: &(dyn Fn(&RunResult) -> T + Sync),
+        results: &Slots<T>,
+    ) where
+        T: Send,
+    {
+        let next = AtomicUsize::new(0);
+        std::thread::scope(|scope| {
+            for _ in 0..jobs.clamp(1, futures.len().max(1)) {
+                scope.spawn(|| {
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(future) = futures.get(i) else { break };
+                        let mut world = self.world();
+                        world.branch_before(future.step, future.reseed);
+                        let result = world.run().map(|run| answer(&run)).map_err(|e| e.to_string());
+                        if result.is_err() {
+                            next.store(futures.len(), Ordering::Relaxed);
+                        }
+                        results.lock().expect("no lane panics")[i] = Some(result);
+                    }
+                });
+            }
+        });
+    }
+
+    /// Lane `l` of `jobs` steps its own copy of the run and forks futures
+    /// `l`, `l + jobs`, … from it.
+    fn forked<T>(
+        &self,
+        futures: &[Branch],
+        jobs: usize,
+        answer: &(dyn Fn(&RunResult) -> T + Sync),
+        results: &Slots<T>,
+    ) -> Result<(), String>
+    where
+        T: Serialize + DeserializeOwned + Send,
+    {
+        let jobs = jobs.clamp(1, futures.len().max(1));
+        let lanes: Vec<Result<(), String>> = std::thread::scope(|scope| {
+            let lanes: Vec<_> =
+                (0..jobs).map(|lane| scope.spawn(move || self.lane(lane, jobs, futures, answer, results))).collect();
+            lanes.into_iter().map(|h| h.join().unwrap_or_else(|_| Err("a lane panicked".into()))).collect()
+        });
+        lanes.into_iter().collect()
+    }
+
+    fn lane<T>(
+        &self,
+        lane: usize,
+        jobs: usize,
+        futures: &[Branch],
+        answer: &(dyn Fn(&RunResult) -> T + Sync),
+        results: &Slots<T>,
+    ) -> Result<(), String>
+    where
+        T: Serialize + DeserializeOwned + Send,
+    {
+        let mut world = self.world();
+        for i in (lane..futures.len()).step_by(jobs) {
+            let future = futures[i];
+            advance(&mut world, future.step)?;
+            let bytes = world
+                .fork_branch(future.reseed, |run| {
+                    let answered = run.map(|run| answer(&run)).map_err(|e| e.to_string());
+                    serde_json::to_vec(&answered).expect("answers serialize")
+                })
+                .map_err(|e| format!("a forked future: {e}"))?;
+            let result: Result<T, String> =
+                serde_json::from_slice(&bytes).map_err(|e| format!("a forked future's answer: {e}"))?;
+            results.lock().expect("no lane panics")[i] = Some(result);
+        }
+        Ok(())
+    }
+}
+
+/// Steps `world` until `step` scheduler steps are done; an error if it
+/// ends first (it is then not the run the steps were taken from).
+fn advance(world: &mut World, step: u64) -> Result<(), String> {
+    while world.steps() < step {
+        if world.step().map_err(|e| e.to_string())?.is_some() {
+            return Err(format!(
+                "the run ended after {} steps, before the branch at step {step}: it did not repeat",
+                world.steps()
+            ));
+        }
+    }
+    Ok(())
+}
