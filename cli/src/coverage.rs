@@ -1,0 +1,65 @@
+//! What a run covered, as a set of feature numbers `seedfall explore`
+//! compares across runs: each Go function a node group ran (the function
+//! bitmap, docs/function-bitmap.md), each SDK property reached and each one
+//! that held, and an abstract signature of what the world did to it: the
+//! fault kinds that acted and which kind followed which. A feature is a
+//! hash of its description, so sets from forked children travel as numbers.
+//! It does not measure branch edges inside functions (not built yet).
+
+use seedfall_host::world::RunResult;
+use std::collections::BTreeSet;
+
+fn feature(parts: &[&[u8]]) -> u64 {
+    let mut hasher = blake3::Hasher::new_derive_key("seedfall coverage feature v1");
+    for part in parts {
+        hasher.update(&(part.len() as u64).to_le_bytes());
+        hasher.update(part);
+    }
+    u64::from_le_bytes(hasher.finalize().as_bytes()[..8].try_into().expect("8 bytes"))
+}
+
+/// The features of `run`; `group` names a node by its config name (`n2` is `n`).
+pub fn of(run: &RunResult, group: impl Fn(&str) -> String) -> BTreeSet<u64> {
+    let mut features = BTreeSet::new();
+    for node in &run.functions_ran {
+        let name = group(&node.node);
+        for (i, _) in node.ran.iter().enumerate().filter(|(_, ran)| **ran != 0) {
+            features.insert(feature(&[b"fn", name.as_bytes(), &(i as u64).to_le_bytes()]));
+        }
+    }
+    for (message, seen) in &run.properties {
+        features.insert(feature(&[b"reached", message.as_bytes()]));
+        if seen.ever_true {
+            features.insert(feature(&[b"held", message.as_bytes()]));
+        }
+    }
+    let kinds: Vec<&str> = run.faults.iter().map(|f| f.kind.name()).collect();
+    for kind in &kinds {
+        features.insert(feature(&[b"fault", kind.as_bytes()]));
+    }
+    for pair in kinds.windows(2) {
+        features.insert(feature(&[b"then", pair[0].as_bytes(), pair[1].as_bytes()]));
+    }
+    features
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_runs;
+    use seedfall_host::world::{NodeFunctions, Verdict};
+
+    #[test]
+    fn functions_are_features_of_their_group() {
+        let mut run = test_runs::run(1, 10, Verdict::Pass);
+        run.functions_ran = vec![
+            NodeFunctions { node: "n1".into(), ran: vec![1, 0, 1] },
+            NodeFunctions { node: "n2".into(), ran: vec![1, 1, 0] },
+        ];
+        let group = |n: &str| n.trim_end_matches(char::is_numeric).to_string();
+        let features = of(&run, group);
+        assert_eq!(features.len(), 3, "functions 0, 1 and 2 of group n");
+        let apart = of(&run, |n: &str| n.to_string());
+        assert_eq!(apart.len(), 4, "without groups, n1 and n2 are two programs");
+    }
+}

@@ -1,0 +1,327 @@
+//! `seedfall explore`: spend the run budget where coverage grows instead of
+//! on more seeds. Generation 0 runs the starting seeds. Every run whose
+//! coverage (`coverage.rs`) adds features the corpus has not seen becomes a
+//! branch point; the next generation leaves the most promising ones (those
+//! whose features are rarest) at a few evenly spaced scheduler steps after
+//! their last branch, each future with new randomness (`prefix.rs`: forked
+//! from the branch point where `fork()` exists, else replaying the prefix),
+//! so a branch of a branch is one more entry in `branches`. It stops at the
+//! budget or when `patience` generations in a row add no coverage.
+//!
+//! Determinism: generations run one after the other, each branch point's
+//! futures in parallel, and every result is read in a fixed order (seed,
+//! then branch point, then future), so the same seeds and run budget give
+//! the same findings for any `-j`. Failing runs are grouped by
+//! `Cluster::signature`; each finding keeps its first run's schedule. It
+//! prints nothing (`explore_cmd.rs` does) and never touches the findings
+//! history.
+
+use crate::cluster::Cluster;
+use crate::prefix::Prefix;
+use crate::schedule::Schedule;
+use seedfall_host::branch::Branch;
+use seedfall_host::world::{RunResult, Verdict};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// How much exploring to do.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Budget {
+    /// Completed runs (each future is one).
+    Runs(u64),
+    /// Wall time (then the findings depend on the machine's speed).
+    Time(Duration),
+}
+
+#[derive(Debug, Clone)]
+pub struct ExploreOptions {
+    pub seeds: Vec<u64>,
+    pub budget: Budget,
+    pub jobs: usize,
+    /// Branch points a generation leaves.
+    pub branch_points: usize,
+    /// Steps each branch point is left at.
+    pub moments: u32,
+    /// Futures from each of those steps.
+    pub futures: u32,
+    /// Generations in a row without new coverage before it stops.
+    pub patience: u32,
+    /// Fork futures from the branch point (where `fork()` exists).
+    pub share_prefix: bool,
+}
+
+impl ExploreOptions {
+    pub fn new(seeds: Vec<u64>, budget: Budget, jobs: usize) -> ExploreOptions {
+        ExploreOptions {
+            seeds,
+            budget,
+            jobs,
+            branch_points: 16,
+            moments: 4,
+            futures: 2,
+            patience: 3,
+            share_prefix: true,
+        }
+    }
+}
+
+/// What one run found, small enough to come back from a forked child.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Explored {
+    pub seed: u64,
+    pub branches: Vec<(u64, u64)>,
+    pub steps: u64,
+    /// How it failed (`Cluster::signature`), if it did.
+    pub signature: Option<String>,
+    /// Its first failure as a FAIL block prints it.
+    pub failure: Option<String>,
+    pub trace_hash: String,
+    /// Its schedule (JSON) when it failed: it replays the run exactly.
+    pub schedule: Option<String>,
+    pub features: Vec<u64>,
+}
+
+impl Explored {
+    fn of(cluster: &Cluster, seed: u64, run: &RunResult) -> Explored {
+        let signature = cluster.signature(run);
+        let failure = match &run.verdict {
+            Verdict::Fail(f) => f.first().map(|f| format!("{}#{}: {}", f.node, f.incarnation, f.message)),
+            _ => None,
+        };
+        let spec = cluster.spec(seed);
+        let schedule = signature.as_ref().map(|_| {
+            Schedule {
+                seed: Some(seed),
+                faults: run.faults.clone(),
+                duration: Some(spec.duration),
+                ops: None,
+                shrunk_from: None,
+                shrink_runs: None,
+                branches: run.branches.clone(),
+            }
+            .to_json()
+        });
+        let groups = cluster.config.node_groups();
+        let group = |node: &str| groups.iter().find(|(n, _)| n == node).map_or(node.to_string(), |(_, g)| g.clone());
+        Explored {
+            seed,
+            branches: run.branches.iter().map(|b| (b.step, b.reseed)).collect(),
+            steps: run.steps,
+            signature,
+            failure,
+            trace_hash: run.trace_hash.to_string(),
+            schedule,
+            features: crate::coverage::of(run, group).into_iter().collect(),
+        }
+    }
+
+    fn branches(&self) -> Vec<Branch> {
+        self.branches.iter().map(|&(step, reseed)| Branch { step, reseed }).collect()
+    }
+}
+
+/// A failure explore found: every run that failed the same way.
+#[derive(Debug, Clone)]
+pub struct Finding {
+    pub id: String,
+    pub signature: String,
+    pub failure: String,
+    /// The first run that failed this way (in exploration order).
+    pub first: Explored,
+    /// Which run (1 = the first completed) found it.
+    pub found_at_run: u64,
+    pub runs: u64,
+}
+
+/// The corpus's coverage after some runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Point {
+    pub runs: u64,
+    pub features: usize,
+}
+
+pub struct Exploration {
+    pub runs: u64,
+    pub generations: u32,
+    pub findings: Vec<Finding>,
+    pub curve: Vec<Point>,
+    /// Why it stopped: the budget, a plateau, or Ctrl-C.
+    pub stopped: String,
+    pub elapsed: Duration,
+}
+
+/// The corpus: how many runs hit each feature, the findings so far.
+struct Corpus {
+    hits: BTreeMap<u64, u64>,
+    findings: Vec<Finding>,
+    runs: u64,
+}
+
+impl Corpus {
+    /// Reads one run; its rarity score if it added coverage (a branch point).
+    fn take(&mut self, run: Explored) -> Option<(f64, Explored)> {
+        self.runs += 1;
+        if let Some(signature) = &run.signature {
+            match self.findings.iter_mut().find(|f| &f.signature == signature) {
+                Some(f) => f.runs += 1,
+                None => self.findings.push(Finding {
+                    id: crate::findings::id(signature),
+                    signature: signature.clone(),
+                    failure: run.failure.clone().unwrap_or_default(),
+                    first: run.clone(),
+                    found_at_run: self.runs,
+                    runs: 1,
+                }),
+            }
+        }
+        let new = run.features.iter().filter(|f| !self.hits.contains_key(f)).count();
+        for f in &run.features {
+            *self.hits.entry(*f).or_default() += 1;
+        }
+        let score: f64 = run.features.iter().map(|f| 1.0 / self.hits[f] as f64).sum();
+        (new > 0).then_some((score, run))
+    }
+
+    fn point(&self) -> Point {
+        Point { runs: self.runs, features: self.hits.len() }
+    }
+}
+
+/// The new randomness of future `future` at `step` of the run (`seed`, `branches`).
+fn reseed(seed: u64, branches: &[(u64, u64)], step: u64, future: u32) -> u64 {
+    let mut hasher = blake3::Hasher::new_derive_key("seedfall explore future v1");
+    hasher.update(&seed.to_le_bytes());
+    for (s, r) in branches {
+        hasher.update(&s.to_le_bytes());
+        hasher.update(&r.to_le_bytes());
+    }
+    hasher.update(&step.to_le_bytes());
+    hasher.update(&future.to_le_bytes());
+    u64::from_le_bytes(hasher.finalize().as_bytes()[..8].try_into().expect("8 bytes"))
+}
+
+/// The futures of branch point `parent`: `moments` steps spread evenly
+/// after its last branch, `futures` reseeds each.
+fn futures_of(parent: &Explored, moments: u32, futures: u32) -> Vec<Branch> {
+    let from = parent.branches.last().map_or(0, |(s, _)| s + 1);
+    let span = parent.steps.saturating_sub(from);
+    if span == 0 {
+        return Vec::new();
+    }
+    let mut steps: Vec<u64> = (1..=u64::from(moments)).map(|m| from + m * span / (u64::from(moments) + 1)).collect();
+    steps.dedup();
+    steps
+        .into_iter()
+        .flat_map(|step| {
+            (0..futures).map(move |f| Branch { step, reseed: reseed(parent.seed, &parent.branches, step, f) })
+        })
+        .collect()
+}
+
+pub fn explore(cluster: &Cluster, options: &ExploreOptions, interrupt: &AtomicBool) -> Result<Exploration, String> {
+    let started = Instant::now();
+    let mut corpus = Corpus { hits: BTreeMap::new(), findings: Vec::new(), runs: 0 };
+    let left = |corpus: &Corpus| match options.budget {
+        Budget::Runs(n) => n.saturating_sub(corpus.runs),
+        Budget::Time(t) => u64::from(started.elapsed() < t) * u64::MAX,
+    };
+    // Generation 0: the starting seeds, as many as the budget allows.
+    let seeds: Vec<u64> = options.seeds.iter().copied().take(left(&corpus).min(usize::MAX as u64) as usize).collect();
+    let mut outcomes: Vec<Option<Result<Explored, String>>> = seeds.iter().map(|_| None).collect();
+    crate::sweep::each(
+        &seeds.iter().copied().enumerate().collect::<Vec<_>>(),
+        options.jobs,
+        interrupt,
+        |&(i, seed)| {
+            (i, seedfall_host::world::run(&cluster.spec(seed), None).map(|run| Explored::of(cluster, seed, &run)))
+        },
+        |(i, result)| outcomes[i] = Some(result.map_err(|e| e.to_string())),
+    );
+    let mut points = Vec::new();
+    for result in outcomes.into_iter().flatten() {
+        points.extend(corpus.take(result?));
+    }
+    let mut curve = vec![corpus.point()];
+    let (mut generations, mut flat) = (0u32, 0u32);
+    let stopped = loop {
+        if interrupt.load(Ordering::Relaxed) {
+            break "interrupted".to_string();
+        }
+        if left(&corpus) == 0 {
+            break "the budget is spent".to_string();
+        }
+        if flat >= options.patience || points.is_empty() {
+            break format!("coverage stopped growing: {flat} generations without a new feature");
+        }
+        // Rarest first; ties in the order the runs were read.
+        let mut ranked: Vec<(usize, (f64, Explored))> = std::mem::take(&mut points).into_iter().enumerate().collect();
+        ranked.sort_by(|(i, (a, _)), (j, (b, _))| b.total_cmp(a).then(i.cmp(j)));
+        let before = corpus.hits.len();
+        generations += 1;
+        for (_, (_, parent)) in ranked.into_iter().take(options.branch_points) {
+            let mut futures = futures_of(&parent, options.moments, options.futures);
+            futures.truncate(left(&corpus).min(futures.len() as u64) as usize);
+            if futures.is_empty() || interrupt.load(Ordering::Relaxed) {
+                continue;
+            }
+            let spec = cluster.spec(parent.seed);
+            let branches = parent.branches();
+            let prefix = Prefix { spec: &spec, branches: &branches };
+            let runs = prefix
+                .futures(&futures, options.jobs, options.share_prefix, |run| Explored::of(cluster, parent.seed, run))?;
+            for run in runs {
+                points.extend(corpus.take(run));
+            }
+            curve.push(corpus.point());
+        }
+        flat = if corpus.hits.len() > before { 0 } else { flat + 1 };
+    };
+    Ok(Exploration {
+        runs: corpus.runs,
+        generations,
+        findings: corpus.findings,
+        curve,
+        stopped,
+        elapsed: started.elapsed(),
+    })
+}
+
+/// A run explore made, run again from its start with its branches: what a
+/// forked future must equal (`cli/tests/explore.rs`).
+pub fn rerun(cluster: &Cluster, run: &Explored) -> Result<RunResult, String> {
+    let spec = cluster.spec(run.seed);
+    let branches = run.branches();
+    Prefix { spec: &spec, branches: &branches }.world().run().map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    fn parent(steps: u64, branches: Vec<(u64, u64)>) -> Explored {
+        Explored {
+            seed: 7,
+            branches,
+            steps,
+            signature: None,
+            failure: None,
+            trace_hash: String::new(),
+            schedule: None,
+            features: vec![],
+        }
+    }
+
+    #[test]
+    fn futures_leave_after_the_last_branch_each_with_its_own_randomness() {
+        let futures = futures_of(&parent(100, vec![(49, 1)]), 4, 2);
+        let steps: Vec<u64> = futures.iter().map(|b| b.step).collect();
+        assert_eq!(steps, [60, 60, 70, 70, 80, 80, 90, 90]);
+        let reseeds: BTreeSet<u64> = futures.iter().map(|b| b.reseed).collect();
+        assert_eq!(reseeds.len(), 8);
+        assert!(futures_of(&parent(50, vec![(49, 1)]), 4, 2).is_empty(), "nothing after the last branch");
+        assert_eq!(futures_of(&parent(100, vec![]), 4, 2), futures_of(&parent(100, vec![]), 4, 2));
+    }
+}
