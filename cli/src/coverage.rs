@@ -1,12 +1,13 @@
 //! What a run covered, as a set of feature numbers `seedfall explore`
 //! compares across runs: each Go function a node group ran (the function
 //! bitmap, docs/function-bitmap.md), each SDK property reached and each one
-//! that held, and an abstract signature of what the world did to it: the
-//! fault kinds that acted and which kind followed which. A feature is a
+//! that held, and an abstract signature of what the world did to it: each
+//! fault kind on each node group with its count in powers of two, and which
+//! kind followed which. A feature is a
 //! hash of its description, so sets from forked children travel as numbers.
 //! It does not measure branch edges inside functions (not built yet).
 
-use seedfall_host::world::RunResult;
+use seedfall_host::world::{RunResult, Target};
 use std::collections::BTreeSet;
 
 fn feature(parts: &[&[u8]]) -> u64 {
@@ -34,8 +35,19 @@ pub fn of(run: &RunResult, group: impl Fn(&str) -> String) -> BTreeSet<u64> {
         }
     }
     let kinds: Vec<&str> = run.faults.iter().map(|f| f.kind.name()).collect();
-    for kind in &kinds {
-        features.insert(feature(&[b"fault", kind.as_bytes()]));
+    let mut per_target: std::collections::BTreeMap<(String, &str), u32> = Default::default();
+    for f in &run.faults {
+        let target = match &f.target {
+            Target::Node(name) => group(name),
+            Target::Groups { .. } | Target::Link { .. } => "cluster".to_string(),
+        };
+        *per_target.entry((target, f.kind.name())).or_default() += 1;
+    }
+    // Each kind on each node group, and how many times (1, 2, 3-4, 5-8, …).
+    for ((target, kind), count) in per_target {
+        let bucket = (32 - count.leading_zeros()).to_le_bytes();
+        features.insert(feature(&[b"fault", kind.as_bytes(), target.as_bytes()]));
+        features.insert(feature(&[b"faults", kind.as_bytes(), target.as_bytes(), &bucket]));
     }
     for pair in kinds.windows(2) {
         features.insert(feature(&[b"then", pair[0].as_bytes(), pair[1].as_bytes()]));

@@ -149,12 +149,17 @@ pub struct Exploration {
     pub curve: Vec<Point>,
     /// Why it stopped: the budget, a plateau, or Ctrl-C.
     pub stopped: String,
+    /// One hash of every run's trace hash in the order they were read:
+    /// equal for two explorations only if they made the same runs.
+    pub trace_digest: String,
     pub elapsed: Duration,
 }
 
 /// The corpus: how many runs hit each feature, the findings so far.
 struct Corpus {
     hits: BTreeMap<u64, u64>,
+    /// Every run's trace hash, in the order they were read.
+    traces: blake3::Hasher,
     findings: Vec<Finding>,
     runs: u64,
 }
@@ -163,6 +168,7 @@ impl Corpus {
     /// Reads one run; its rarity score if it added coverage (a branch point).
     fn take(&mut self, run: Explored) -> Option<(f64, Explored)> {
         self.runs += 1;
+        self.traces.update(run.trace_hash.as_bytes());
         if let Some(signature) = &run.signature {
             match self.findings.iter_mut().find(|f| &f.signature == signature) {
                 Some(f) => f.runs += 1,
@@ -190,8 +196,9 @@ impl Corpus {
 }
 
 /// The new randomness of future `future` at `step` of the run (`seed`, `branches`).
-fn reseed(seed: u64, branches: &[(u64, u64)], step: u64, future: u32) -> u64 {
+fn reseed(generation: u32, seed: u64, branches: &[(u64, u64)], step: u64, future: u32) -> u64 {
     let mut hasher = blake3::Hasher::new_derive_key("seedfall explore future v1");
+    hasher.update(&generation.to_le_bytes());
     hasher.update(&seed.to_le_bytes());
     for (s, r) in branches {
         hasher.update(&s.to_le_bytes());
@@ -202,9 +209,9 @@ fn reseed(seed: u64, branches: &[(u64, u64)], step: u64, future: u32) -> u64 {
     u64::from_le_bytes(hasher.finalize().as_bytes()[..8].try_into().expect("8 bytes"))
 }
 
-/// The futures of branch point `parent`: `moments` steps spread evenly
-/// after its last branch, `futures` reseeds each.
-fn futures_of(parent: &Explored, moments: u32, futures: u32) -> Vec<Branch> {
+/// The futures of branch point `parent` in `generation`: `moments` steps
+/// spread evenly after its last branch, `futures` reseeds each.
+fn futures_of(generation: u32, parent: &Explored, moments: u32, futures: u32) -> Vec<Branch> {
     let from = parent.branches.last().map_or(0, |(s, _)| s + 1);
     let span = parent.steps.saturating_sub(from);
     if span == 0 {
@@ -215,14 +222,15 @@ fn futures_of(parent: &Explored, moments: u32, futures: u32) -> Vec<Branch> {
     steps
         .into_iter()
         .flat_map(|step| {
-            (0..futures).map(move |f| Branch { step, reseed: reseed(parent.seed, &parent.branches, step, f) })
+            (0..futures)
+                .map(move |f| Branch { step, reseed: reseed(generation, parent.seed, &parent.branches, step, f) })
         })
         .collect()
 }
 
 pub fn explore(cluster: &Cluster, options: &ExploreOptions, interrupt: &AtomicBool) -> Result<Exploration, String> {
     let started = Instant::now();
-    let mut corpus = Corpus { hits: BTreeMap::new(), findings: Vec::new(), runs: 0 };
+    let mut corpus = Corpus { hits: BTreeMap::new(), traces: blake3::Hasher::new(), findings: Vec::new(), runs: 0 };
     let left = |corpus: &Corpus| match options.budget {
         Budget::Runs(n) => n.saturating_sub(corpus.runs),
         Budget::Time(t) => u64::from(started.elapsed() < t) * u64::MAX,
@@ -245,6 +253,7 @@ pub fn explore(cluster: &Cluster, options: &ExploreOptions, interrupt: &AtomicBo
     }
     let mut curve = vec![corpus.point()];
     let (mut generations, mut flat) = (0u32, 0u32);
+    let mut frontier: Vec<Explored> = Vec::new();
     let stopped = loop {
         if interrupt.load(Ordering::Relaxed) {
             break "interrupted".to_string();
@@ -252,16 +261,24 @@ pub fn explore(cluster: &Cluster, options: &ExploreOptions, interrupt: &AtomicBo
         if left(&corpus) == 0 {
             break "the budget is spent".to_string();
         }
-        if flat >= options.patience || points.is_empty() {
-            break format!("coverage stopped growing: {flat} generations without a new feature");
+        if flat >= options.patience {
+            break format!("coverage stopped growing: {flat} generations in a row without a new feature");
         }
-        // Rarest first; ties in the order the runs were read.
-        let mut ranked: Vec<(usize, (f64, Explored))> = std::mem::take(&mut points).into_iter().enumerate().collect();
-        ranked.sort_by(|(i, (a, _)), (j, (b, _))| b.total_cmp(a).then(i.cmp(j)));
+        // A generation that found nothing new leaves the same branch points again, with new randomness.
+        if !points.is_empty() {
+            // Rarest first; ties in the order the runs were read.
+            let mut ranked: Vec<(usize, (f64, Explored))> =
+                std::mem::take(&mut points).into_iter().enumerate().collect();
+            ranked.sort_by(|(i, (a, _)), (j, (b, _))| b.total_cmp(a).then(i.cmp(j)));
+            frontier = ranked.into_iter().take(options.branch_points).map(|(_, (_, run))| run).collect();
+        }
+        if frontier.is_empty() {
+            break "no run covered anything to branch from".to_string();
+        }
         let before = corpus.hits.len();
         generations += 1;
-        for (_, (_, parent)) in ranked.into_iter().take(options.branch_points) {
-            let mut futures = futures_of(&parent, options.moments, options.futures);
+        for parent in &frontier {
+            let mut futures = futures_of(generations, parent, options.moments, options.futures);
             futures.truncate(left(&corpus).min(futures.len() as u64) as usize);
             if futures.is_empty() || interrupt.load(Ordering::Relaxed) {
                 continue;
@@ -284,6 +301,7 @@ pub fn explore(cluster: &Cluster, options: &ExploreOptions, interrupt: &AtomicBo
         findings: corpus.findings,
         curve,
         stopped,
+        trace_digest: corpus.traces.finalize().to_hex().to_string(),
         elapsed: started.elapsed(),
     })
 }
@@ -316,12 +334,13 @@ mod tests {
 
     #[test]
     fn futures_leave_after_the_last_branch_each_with_its_own_randomness() {
-        let futures = futures_of(&parent(100, vec![(49, 1)]), 4, 2);
+        let futures = futures_of(1, &parent(100, vec![(49, 1)]), 4, 2);
         let steps: Vec<u64> = futures.iter().map(|b| b.step).collect();
         assert_eq!(steps, [60, 60, 70, 70, 80, 80, 90, 90]);
         let reseeds: BTreeSet<u64> = futures.iter().map(|b| b.reseed).collect();
         assert_eq!(reseeds.len(), 8);
-        assert!(futures_of(&parent(50, vec![(49, 1)]), 4, 2).is_empty(), "nothing after the last branch");
-        assert_eq!(futures_of(&parent(100, vec![]), 4, 2), futures_of(&parent(100, vec![]), 4, 2));
+        assert!(futures_of(1, &parent(50, vec![(49, 1)]), 4, 2).is_empty(), "nothing after the last branch");
+        assert_eq!(futures_of(1, &parent(100, vec![]), 4, 2), futures_of(1, &parent(100, vec![]), 4, 2));
+        assert_ne!(futures_of(1, &parent(100, vec![]), 4, 2), futures_of(2, &parent(100, vec![]), 4, 2));
     }
 }

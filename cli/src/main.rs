@@ -10,6 +10,7 @@ mod cache_cmd;
 mod cause_cmd;
 mod crashstates_cmd;
 mod exec_cmd;
+mod explore_cmd;
 mod go_exec_cmd;
 mod mcp_cmd;
 mod merge_cmd;
@@ -62,6 +63,8 @@ enum Command {
     Mcp(mcp_cmd::McpArgs),
     /// Sweep a Go package's own tests over seeds in the deterministic world.
     Test(test_cmd::TestArgs),
+    /// Explore beyond random seeds: branch runs where coverage grows (docs/explore.md).
+    Explore(explore_cmd::ExploreArgs),
     /// Plain `go test` under seedfall: `go-exec install DIR` writes the go_wasip1_wasm_exec wrapper.
     GoExec(go_exec_cmd::GoExecArgs),
     /// Read `replay --save-trace` files: `trace view`, `trace diff`, `trace stats` (docs/trace-tools.md).
@@ -91,6 +94,7 @@ fn main() -> ExitCode {
         Command::Report(args) => merge_cmd::run(args),
         Command::Cause(args) => cause_cmd::run(args),
         Command::Test(args) => test_cmd::run(args),
+        Command::Explore(args) => explore_cmd::run(args),
         Command::GoExec(args) => go_exec_cmd::run(args),
         Command::Mcp(args) => mcp_cmd::run(args),
         Command::Trace(args) => trace_cmd::run(args),

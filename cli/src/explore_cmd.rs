@@ -1,0 +1,119 @@
+//! `seedfall explore [-c CONFIG] [-seeds LIST] [-budget 2000|10m] [-j N]
+//! [--json FILE] [--no-fork]`: runs the library's `explore`, prints each
+//! generation's coverage, why it stopped and the findings, saves each
+//! finding's schedule as `.seedfall/explore/<finding id>.faults.json` beside
+//! the config with its replay command, and writes the JSON. Exit codes as
+//! `run`: 0 nothing found, 1 a finding, 2 an error.
+
+use crate::run_cmd::setup_with;
+use seedfall::cluster::LoadOptions;
+use seedfall::duration::parse_duration;
+use seedfall::explore::{Budget, ExploreOptions, explore};
+use seedfall::interrupt::Interrupt;
+use seedfall::json_doc;
+use seedfall::seeds::parse_seeds;
+use serde_json::json;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(clap::Args)]
+pub struct ExploreArgs {
+    /// The config (default ./seedfall.json).
+    #[arg(short = 'c', long = "config")]
+    config: Option<PathBuf>,
+    /// The seeds it starts from: 7, 1-500, 1,5,9-12.
+    #[arg(long, default_value = "1-100")]
+    seeds: String,
+    /// Completed runs (each future is one; the same budget gives the same
+    /// findings for any -j), or wall time: 10m.
+    #[arg(long, default_value = "2000")]
+    budget: String,
+    /// Worker threads (default: all cores).
+    #[arg(short = 'j', long = "jobs", value_name = "N")]
+    jobs: Option<usize>,
+    /// Write the result as JSON (`-`: stdout, the text then goes to stderr).
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+    /// Replay each future's prefix instead of forking it from its branch point.
+    #[arg(long)]
+    no_fork: bool,
+}
+
+fn fail(message: impl std::fmt::Display) -> ExitCode {
+    eprintln!("seedfall explore: {message}");
+    ExitCode::from(2)
+}
+
+fn budget(text: &str) -> Result<Budget, String> {
+    if let Ok(runs) = text.parse::<u64>() {
+        return Ok(Budget::Runs(runs));
+    }
+    parse_duration(text).map(Budget::Time).map_err(|e| format!("-budget: {e} (or a number of runs)"))
+}
+
+pub fn run(args: ExploreArgs) -> ExitCode {
+    let seeds = match parse_seeds(&args.seeds) {
+        Ok(s) => s,
+        Err(e) => return fail(format!("-seeds: {e}")),
+    };
+    let budget = match budget(&args.budget) {
+        Ok(b) => b,
+        Err(e) => return fail(e),
+    };
+    // Coverage needs the function bitmap; the runs are the same with it.
+    let (cluster, config_path) = match setup_with(args.config.as_deref(), LoadOptions { function_bitmap: true }) {
+        Ok(ready) => ready,
+        Err(code) => return code,
+    };
+    let mut options = ExploreOptions::new(seeds, budget, seedfall::sweep::workers(args.jobs));
+    options.share_prefix = !args.no_fork;
+    let interrupt = Interrupt::install();
+    let found = match explore(&cluster, &options, &interrupt.stop) {
+        Ok(found) => found,
+        Err(e) => return fail(e),
+    };
+    let out = &mut json_doc::text_out(args.json.as_deref());
+    let _ = writeln!(
+        out,
+        "explored {} runs in {} generations from {} starting seeds in {:.1}s; {}",
+        found.runs,
+        found.generations,
+        options.seeds.len(),
+        found.elapsed.as_secs_f64(),
+        found.stopped
+    );
+    let curve: Vec<String> = found.curve.iter().map(|p| format!("{}@{}", p.features, p.runs)).collect();
+    let _ = writeln!(out, "coverage (features@runs): {}", curve.join(" "));
+    let folder = config_path.parent().unwrap_or(Path::new("")).join(".seedfall").join("explore");
+    let mut findings = Vec::new();
+    let _ = writeln!(out, "findings: {}", found.findings.len());
+    for f in &found.findings {
+        let file = folder.join(format!("{}.faults.json", f.id));
+        let schedule = f.first.schedule.as_deref().unwrap_or_default();
+        let saved = std::fs::create_dir_all(&folder).and_then(|()| std::fs::write(&file, schedule));
+        if let Err(e) = saved {
+            return fail(format!("cannot write {}: {e}", file.display()));
+        }
+        let replay =
+            format!("seedfall replay -c {} -seed {} -faults {}", config_path.display(), f.first.seed, file.display());
+        let _ = writeln!(out, "  {}  {} runs, first at run {}: {}", f.id, f.runs, f.found_at_run, f.failure);
+        let _ = writeln!(out, "             replay: {replay}");
+        findings.push(json!({
+            "id": f.id, "signature": f.signature, "failure": f.failure, "runs": f.runs,
+            "found_at_run": f.found_at_run, "seed": f.first.seed, "branches": f.first.branches,
+            "schedule": file, "replay": replay,
+        }));
+    }
+    let code = u8::from(!found.findings.is_empty());
+    if let Some(target) = &args.json {
+        let doc = json!({
+            "config": config_path, "seeds": args.seeds, "runs": found.runs, "generations": found.generations,
+            "stopped": found.stopped, "coverage": found.curve, "trace_digest": found.trace_digest, "findings": findings, "exit_code": code,
+        });
+        if let Err(e) = json_doc::write(target, &doc) {
+            return fail(e);
+        }
+    }
+    ExitCode::from(code)
+}

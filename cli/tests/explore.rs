@@ -1,0 +1,73 @@
+//! `seedfall explore` (issue 41, first part): futures forked from a branch
+//! point make exactly the runs that replaying their prefix makes, for any
+//! `-j` (kvlog and raftkv, compared by the digest of every run's trace
+//! hash); a finding's saved schedule replays to the same failure; a clean
+//! config ends on a coverage plateau with no finding.
+
+use serde_json::Value;
+use std::path::Path;
+use std::process::Command;
+
+fn example(name: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples").join(name)
+}
+
+/// `seedfall explore` in examples/`name`: exit code and the document.
+fn explore(name: &str, args: &[&str]) -> (i32, Value) {
+    let out = Command::new(env!("CARGO_BIN_EXE_seedfall"))
+        .arg("explore")
+        .args(args)
+        .args(["--json", "-"])
+        .current_dir(example(name))
+        .env("SEEDFALL_CACHE_DIR", Path::new(env!("CARGO_TARGET_TMPDIR")).join("world-tests-cache"))
+        .output()
+        .unwrap();
+    let doc =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    (out.status.code().unwrap_or(-1), doc)
+}
+
+#[test]
+fn forked_futures_are_the_runs_a_replay_of_their_prefix_makes_for_any_jobs() {
+    let args = ["-c", "seedfall.json", "-seeds", "1-3", "-budget", "27"];
+    let (code, forked) = explore("kvlog", &[&args[..], &["-j", "2"]].concat());
+    assert_eq!(code, 1, "kvlog's bug is found: {forked}");
+    assert_eq!(forked["runs"], 27, "{forked}");
+    assert!(forked["generations"].as_u64().unwrap() >= 1, "it branched: {forked}");
+    let (_, replayed) = explore("kvlog", &[&args[..], &["-j", "2", "--no-fork"]].concat());
+    let (_, one_job) = explore("kvlog", &[&args[..], &["-j", "1"]].concat());
+    for other in [&replayed, &one_job] {
+        assert_eq!(forked["trace_digest"], other["trace_digest"]);
+        assert_eq!(forked["findings"], other["findings"]);
+        assert_eq!(forked["coverage"], other["coverage"]);
+    }
+    // The finding's schedule replays to the same failure.
+    let finding = &forked["findings"][0];
+    let replay = Command::new(env!("CARGO_BIN_EXE_seedfall"))
+        .args(["replay", "-c", "seedfall.json", "-seed", &finding["seed"].to_string(), "-faults"])
+        .arg(finding["schedule"].as_str().unwrap())
+        .current_dir(example("kvlog"))
+        .env("SEEDFALL_CACHE_DIR", Path::new(env!("CARGO_TARGET_TMPDIR")).join("world-tests-cache"))
+        .output()
+        .unwrap();
+    let trace = String::from_utf8_lossy(&replay.stdout);
+    assert_eq!(replay.status.code(), Some(1), "{trace}");
+    assert!(trace.contains(finding["failure"].as_str().unwrap()), "{finding} in\n{trace}");
+}
+
+#[test]
+fn raftkv_forks_the_same_runs_as_it_replays() {
+    let args = ["-c", "lin.json", "-seeds", "1", "-budget", "5", "-j", "2"];
+    let (_, forked) = explore("raftkv", &args);
+    let (_, replayed) = explore("raftkv", &[&args[..], &["--no-fork"]].concat());
+    assert_eq!(forked["runs"], 5, "{forked}");
+    assert_eq!(forked["trace_digest"], replayed["trace_digest"], "{forked}\n{replayed}");
+}
+
+#[test]
+fn a_clean_config_ends_on_a_coverage_plateau_without_a_finding() {
+    let (code, doc) = explore("kvlog", &["-c", "seedfall.fixed.json", "-seeds", "1-10", "-budget", "400"]);
+    assert_eq!(code, 0, "{doc}");
+    assert_eq!(doc["findings"], Value::Array(vec![]));
+    assert!(doc["stopped"].as_str().unwrap().starts_with("coverage stopped growing"), "{doc}");
+}
