@@ -80,7 +80,7 @@ pub fn run(args: ReportArgs) -> ExitCode {
                 config: &config,
                 seed_list: &merged.summary.identity.seed_list,
                 run_at: &reported.run_at,
-                    commit: reported.commit.as_deref(),
+                commit: reported.commit.as_deref(),
                 linearizable: cluster.config.linearizable.map(|m| m.name()),
                 schedules: &BTreeMap::new(),
             };

@@ -93,7 +93,8 @@ exit "$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["exit_c
         .unwrap();
     let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     assert_eq!(out.status.code(), Some(1), "{text}");
-    let verdicts: Vec<&str> = text.lines().filter_map(|l| l.split(": ").next()).filter(|l| l.contains(" fake ")).collect();
+    let verdicts: Vec<&str> =
+        text.lines().filter_map(|l| l.split(": ").next()).filter(|l| l.contains(" fake ")).collect();
     assert_eq!(
         verdicts,
         [

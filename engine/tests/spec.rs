@@ -68,7 +68,8 @@ fn main() {
     let skips = Skips::load();
     // SPEC_FILTER=substring runs only the matching files (for debugging).
     let filter = std::env::var("SPEC_FILTER").unwrap_or_default();
-    let lime1 = |(name, contents): (&str, &'static str)| TestFile { parent: "lime1".into(), name: name.into(), contents };
+    let lime1 =
+        |(name, contents): (&str, &'static str)| TestFile { parent: "lime1".into(), name: name.into(), contents };
     let files: Vec<TestFile<'static>> = data::spec(SpecVersion::V1)
         .chain(PROPOSALS.iter().flat_map(|p| data::proposal(*p)))
         .chain(LIME1_FILES.map(lime1))
