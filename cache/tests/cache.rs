@@ -391,6 +391,36 @@ fn unwritable_dir_compiles_in_memory_and_warns_once() {
     assert_eq!(cache.clear().unwrap(), 0);
 }
 
+/// Drops CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH from the calling thread's
+/// effective capabilities (Linux keeps capabilities per thread), so file
+/// permissions bind it even when the tests run as root; other threads keep
+/// theirs. A no-op for an unprivileged user, who has none.
+fn obey_permissions_on_this_thread() {
+    #[repr(C)]
+    struct Header {
+        version: u32,
+        pid: i32,
+    }
+    #[repr(C)]
+    #[derive(Clone, Copy, Default)]
+    struct Data {
+        effective: u32,
+        permitted: u32,
+        inheritable: u32,
+    }
+    const LINUX_CAPABILITY_VERSION_3: u32 = 0x2008_0522;
+    const DAC: u32 = (1 << 1) | (1 << 2); // CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH
+    let mut data = [Data::default(); 2];
+    let mut header = Header { version: LINUX_CAPABILITY_VERSION_3, pid: 0 };
+    // SAFETY: capget/capset with a version 3 header and two data structs, as the ABI asks; pid 0 is this thread.
+    unsafe {
+        assert_eq!(libc::syscall(libc::SYS_capget, &mut header as *mut Header, data.as_mut_ptr()), 0, "capget");
+        data[0].effective &= !DAC;
+        let mut header = Header { version: LINUX_CAPABILITY_VERSION_3, pid: 0 };
+        assert_eq!(libc::syscall(libc::SYS_capset, &mut header as *mut Header, data.as_ptr()), 0, "capset");
+    }
+}
+
 #[test]
 fn read_only_dir_still_hits_and_compiles_in_memory() {
     use std::os::unix::fs::PermissionsExt;
@@ -400,23 +430,24 @@ fn read_only_dir_still_hits_and_compiles_in_memory() {
     let stored = cache.fetch(&module(0), &config(), b"").unwrap();
     cache.record_set(&[stored.key]);
     std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o555)).unwrap();
-    if std::fs::write(dir.join("probe"), b"").is_ok() {
-        // Running as root: permissions do not stop writes, so this variant
-        // proves nothing (`unwritable_dir_…` covers the behaviour).
-        eprintln!("skipping the chmod variant: running with privileges that ignore permissions");
-        return;
-    }
-    let cache = Cache::open(&dir);
-    assert!(!cache.is_writable());
-    let hit = cache.fetch(&module(0), &config(), b"").unwrap();
-    assert_eq!(hit.outcome, Outcome::Hit);
-    assert!(hit.warnings.is_empty());
-    let miss = cache.fetch(&module(1), &config(), b"").unwrap();
-    assert_eq!(miss.outcome, Outcome::Miss);
-    assert_eq!(miss.warnings.len(), 1, "{:?}", miss.warnings);
-    assert_runs(miss.code, 1);
-    assert!(cache.record_set(&[hit.key, miss.key]).warnings.is_empty());
-    assert_runs(hit.code, 0);
+    // Root ignores permissions; a thread without the capabilities that let it does not.
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            obey_permissions_on_this_thread();
+            assert!(std::fs::write(dir.join("probe"), b"").is_err(), "the directory is read-only to this thread");
+            let cache = Cache::open(&dir);
+            assert!(!cache.is_writable());
+            let hit = cache.fetch(&module(0), &config(), b"").unwrap();
+            assert_eq!(hit.outcome, Outcome::Hit);
+            assert!(hit.warnings.is_empty());
+            let miss = cache.fetch(&module(1), &config(), b"").unwrap();
+            assert_eq!(miss.outcome, Outcome::Miss);
+            assert_eq!(miss.warnings.len(), 1, "{:?}", miss.warnings);
+            assert_runs(miss.code, 1);
+            assert!(cache.record_set(&[hit.key, miss.key]).warnings.is_empty());
+            assert_runs(hit.code, 0);
+        });
+    });
 }
 
 #[test]

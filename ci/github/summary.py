@@ -82,8 +82,9 @@ def main():
         lines.append(f"{what}: {s.get('seeds', 0)} seeds, {s.get('passed', 0)} passed, {s.get('failed', 0)} failed.")
         if s.get("horizon"):
             lines.append(f"{s['horizon']} seeds hit the time horizon.")
-        if s.get("linearizability_unknown"):
-            lines.append(f"{s['linearizability_unknown']} seeds' linearizability unknown (search budget).")
+        # Every summary of a config with `linearizable` says it, even at 0 (docs/json.md).
+        if s.get("linearizable") is not None or s.get("linearizability_unknown"):
+            lines.append(f"linearizability unknown: {s.get('linearizability_unknown', 0)} seeds (search budget).")
     if args.code is not None:
         verdict = VERDICTS.get(args.code, "error").format(fail_on=args.fail_on)
         if args.shard and args.code == 1:

@@ -34,6 +34,9 @@ struct Doc {
     horizon: u64,
     #[serde(default)]
     linearizability_unknown: u64,
+    /// The config's `linearizable` model (absent from older documents).
+    #[serde(default)]
+    linearizable: Option<String>,
     failures: Vec<FailedSeed>,
     diverged: Vec<u64>,
     errors: Vec<SeedError>,
@@ -151,6 +154,7 @@ pub fn merge(files: &[PathBuf], json: Option<PathBuf>) -> Result<Merged, String>
         // The shards' documents do not say how `count` nodes group.
         groups: Vec::new(),
         fail_on: FailOn::default(),
+        linearizable: first.doc.linearizable.clone(),
     };
     Ok(Merged { tally, summary, elapsed: max(|d| d.elapsed_ms) })
 }
@@ -265,4 +269,53 @@ fn failure(f: &FailureDoc, file: &str) -> Result<Failure, String> {
 
 fn property_kind(name: &str, file: &str) -> Result<PropertyKind, String> {
     PropertyKind::from_name(name).ok_or_else(|| format!("{file}: unknown property kind {name:?}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::summary::tests::summary;
+
+    /// Two shards of seeds 1-4 of a `kv` config, written as `run --shard I/2 --json` writes them;
+    /// the first with `unknown` seeds whose linearizability search ran out of budget.
+    fn shards(dir: &Path, unknown: u64) -> Vec<PathBuf> {
+        (0..2u64)
+            .map(|index| {
+                let shard = Shard::parse(&format!("{index}/2")).unwrap();
+                let seeds = shard.select(&[1, 2, 3, 4]);
+                let n = seeds.len() as u64;
+                let tally = Tally {
+                    seeds: n,
+                    passed: n,
+                    lin_unknown: if index == 0 { unknown } else { 0 },
+                    trace_hashes: seeds.iter().map(|s| (*s, format!("h{s}"))).collect(),
+                    ..Tally::default()
+                };
+                let mut summary = summary(dir, Some("kv"));
+                summary.identity.shard = Some(shard);
+                let file = dir.join(format!("shard-{index}-{unknown}.json"));
+                summary.json = Some(file.clone());
+                summary.report_to(&mut Vec::new(), &tally, false, Duration::from_secs(1), None);
+                file
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_merged_summary_says_how_many_seeds_linearizability_is_unknown_even_at_zero() {
+        let dir = std::env::temp_dir().join(format!("seedfall-merge-lin-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for unknown in [0, 2] {
+            let merged = merge(&shards(&dir, unknown), None).unwrap();
+            assert_eq!(merged.tally.lin_unknown, unknown);
+            assert_eq!(merged.summary.linearizable.as_deref(), Some("kv"));
+            let mut out = Vec::new();
+            let reported = merged.summary.report_to(&mut out, &merged.tally, false, merged.elapsed, None);
+            let text = String::from_utf8(out).unwrap();
+            assert!(text.contains(&format!("linearizability unknown: {unknown} seeds")), "{text}");
+            assert_eq!(reported.doc["linearizability_unknown"], unknown);
+            assert_eq!(reported.doc["linearizable"], "kv");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

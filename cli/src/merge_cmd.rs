@@ -81,6 +81,7 @@ pub fn run(args: ReportArgs) -> ExitCode {
                 seed_list: &merged.summary.identity.seed_list,
                 run_at: &reported.run_at,
                 commit: reported.commit.as_deref(),
+                linearizable: cluster.config.linearizable.map(|m| m.name()),
                 schedules: &BTreeMap::new(),
             };
             match sweep_report::write(page, &cluster, &run, &merged.tally, &reported.found, &reported.records) {

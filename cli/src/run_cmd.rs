@@ -227,6 +227,7 @@ pub fn run(args: RunArgs) -> ExitCode {
             seed_list: &summary.identity.seed_list,
             run_at: &reported.run_at,
             commit: reported.commit.as_deref(),
+            linearizable: cluster.config.linearizable.map(|m| m.name()),
             schedules: &schedules,
         };
         match sweep_report::write(page, &cluster, &run, &tally, &reported.found, &reported.records) {

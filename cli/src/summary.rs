@@ -68,6 +68,9 @@ pub struct Summary {
     /// Each node's group (`NodeSpec::group`) by name; a node not listed is its own.
     pub groups: Vec<(String, String)>,
     pub fail_on: FailOn,
+    /// The config's `linearizable` model, by name (None: no history is
+    /// checked, so no seed can be unknown and the summary says nothing of it).
+    pub linearizable: Option<String>,
 }
 
 impl Summary {
@@ -100,6 +103,7 @@ impl Summary {
             },
             groups: cluster.config.node_groups(),
             fail_on: FailOn::Any,
+            linearizable: cluster.config.linearizable.map(|m| m.name().to_string()),
         }
     }
 
@@ -142,19 +146,17 @@ impl Summary {
         }
         let _ = writeln!(
             out,
-            "{} seeds in {:.1}s ({rate:.1} seeds/s on {} workers): {} passed, {} failed{}{}",
+            "{} seeds in {:.1}s ({rate:.1} seeds/s on {} workers): {} passed, {} failed{}",
             tally.seeds,
             elapsed.as_secs_f64(),
             self.workers,
             tally.passed,
             tally.failed.len(),
             if tally.horizon > 0 { format!(" ({} seeds hit the time horizon)", tally.horizon) } else { String::new() },
-            if tally.lin_unknown > 0 {
-                format!(" ({} seeds' linearizability unknown: the search budget ran out)", tally.lin_unknown)
-            } else {
-                String::new()
-            },
         );
+        if self.linearizable.is_some() {
+            let _ = writeln!(out, "{}", lin_unknown_line(tally.lin_unknown));
+        }
         if !tally.diverged.is_empty() {
             let _ = writeln!(out, "not deterministic: seeds {:?}", tally.diverged.iter().collect::<Vec<_>>());
         }
@@ -226,6 +228,7 @@ impl Summary {
         doc["programs_hash"] = json!(id.programs_hash);
         doc["seed_list"] = json!(id.seed_list);
         doc["check"] = json!(id.check);
+        doc["linearizable"] = json!(self.linearizable);
         doc["shard"] = id.shard.map_or(Value::Null, |s| json!({"index": s.index, "count": s.count}));
         doc["workers"] = json!(self.workers);
         doc["elapsed_ms"] = json!(elapsed.as_millis() as u64);
@@ -233,6 +236,13 @@ impl Summary {
         doc["totals"]["load_ms"] = json!(self.load_time.as_millis() as u64);
         doc
     }
+}
+
+/// The line every summary of a config with `linearizable` prints, even at 0:
+/// seeds whose linearizability search ran out of budget pass, but prove nothing.
+pub fn lin_unknown_line(seeds: u64) -> String {
+    let why = if seeds > 0 { " (the search budget ran out: these seeds passed but prove nothing)" } else { "" };
+    format!("linearizability unknown: {seeds} seeds{why}")
 }
 
 /// The history's record of `finding` (None: no history kept).
@@ -281,4 +291,56 @@ fn exit_code(tally: &Tally, interrupted: bool, found: &[Finding], records: Optio
 /// blake3 of a file's bytes, for `Identity::config_hash`.
 pub fn file_hash(path: &std::path::Path) -> std::io::Result<String> {
     Ok(blake3::hash(&std::fs::read(path)?).to_hex().to_string())
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::report::Tally;
+
+    /// The summary of a config at `dir/c.json`, `linearizable` as given.
+    pub(crate) fn summary(dir: &Path, linearizable: Option<&str>) -> Summary {
+        Summary {
+            total: 4,
+            workers: 1,
+            config: dir.join("c.json"),
+            json: None,
+            build_time: Duration::ZERO,
+            load_time: Duration::ZERO,
+            identity: Identity {
+                version: "0".into(),
+                config_hash: "c".into(),
+                programs_hash: "p".into(),
+                seed_list: "1-4".into(),
+                check: false,
+                shard: None,
+            },
+            groups: Vec::new(),
+            fail_on: FailOn::Any,
+            linearizable: linearizable.map(str::to_string),
+        }
+    }
+
+    fn printed(summary: &Summary, tally: &Tally) -> (String, Value) {
+        let mut out = Vec::new();
+        let reported = summary.report_to(&mut out, tally, false, Duration::from_secs(1), None);
+        (String::from_utf8(out).unwrap(), reported.doc)
+    }
+
+    #[test]
+    fn the_linearizability_unknown_line_is_there_even_at_zero_for_a_linearizable_config() {
+        let dir = std::env::temp_dir();
+        let tally = Tally { seeds: 4, passed: 4, lin_unknown: 3, ..Tally::default() };
+        let (text, doc) = printed(&summary(&dir, Some("kv")), &tally);
+        assert!(text.contains("\nlinearizability unknown: 3 seeds (the search budget ran out"), "{text}");
+        assert_eq!((doc["linearizability_unknown"].as_u64(), doc["linearizable"].as_str()), (Some(3), Some("kv")));
+        let tally = Tally { seeds: 4, passed: 4, ..Tally::default() };
+        let (text, doc) = printed(&summary(&dir, Some("kv")), &tally);
+        assert!(text.lines().any(|l| l == "linearizability unknown: 0 seeds"), "{text}");
+        assert_eq!(doc["linearizability_unknown"], 0);
+        // Without `linearizable` no history is checked: the text says nothing, the JSON says null.
+        let (text, doc) = printed(&summary(&dir, None), &tally);
+        assert!(!text.contains("linearizability"), "{text}");
+        assert_eq!((doc["linearizability_unknown"].as_u64(), doc["linearizable"].is_null()), (Some(0), true));
+    }
 }

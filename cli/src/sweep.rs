@@ -10,6 +10,7 @@
 //! seed order), print anything, or choose the seeds (`seeds.rs`, `shard.rs`).
 
 use crate::cluster::Cluster;
+use seedfall_host::node::Perturb;
 use seedfall_host::world::divergence::compare_runs;
 use seedfall_host::world::{self, RunResult};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -53,22 +54,54 @@ pub fn workers(jobs: Option<usize>) -> usize {
     jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
+/// The environment variable of the test-only perturbation of `-check`.
+pub const TEST_PERTURB_VAR: &str = "SEEDFALL_TEST_PERTURB";
+
+/// TEST ONLY, undocumented for users: `SEEDFALL_TEST_PERTURB=node,k,call,nth,errno`
+/// makes the `nth` call of host function `call` by incarnation `node#k`
+/// return `errno`, and `node,k,read,nth` flips the first byte of its `nth`
+/// read, in the second run of each `-check` pair only, so the CLI's
+/// divergence path (`FAIL seed N is not deterministic`, exit 1) can be
+/// tested end to end (`cli/tests/world.rs`). Without `-check` it does nothing.
+pub fn test_perturbation() -> Result<Option<(String, u32, Perturb)>, String> {
+    let Ok(text) = std::env::var(TEST_PERTURB_VAR) else { return Ok(None) };
+    let bad = |why: &str| format!("{TEST_PERTURB_VAR}={text:?}: {why}");
+    let parts: Vec<&str> = text.split(',').collect();
+    let number = |i: usize| parts[i].parse::<u64>().map_err(|_| bad(&format!("{:?} is not a number", parts[i])));
+    let perturb = match parts.as_slice() {
+        [_, _, "read", _] => Perturb::ReadByte { nth: number(3)? },
+        [_, _, call, _, _] => Perturb::CallResult {
+            call: call.to_string(),
+            nth: number(3)?,
+            errno: u16::try_from(number(4)?).map_err(|_| bad("errno out of range"))?,
+        },
+        _ => return Err(bad("expected node,incarnation,call,nth,errno or node,incarnation,read,nth")),
+    };
+    let incarnation = u32::try_from(number(1)?).map_err(|_| bad("incarnation out of range"))?;
+    Ok(Some((parts[0].to_string(), incarnation, perturb)))
+}
+
 /// Runs one seed of `cluster` (twice with `check`).
 pub fn run_seed(cluster: &Cluster, seed: u64, check: bool) -> SeedOutcome {
-    let run = |hash_log: bool| {
+    let perturbation = if check { test_perturbation() } else { Ok(None) };
+    // `perturbed`: the second run of a pair, which the test hook may change.
+    let run = |hash_log: bool, perturbed: bool| {
         let mut spec = cluster.spec(seed);
         spec.hash_log = hash_log;
+        if perturbed {
+            spec.perturb = perturbation.clone()?;
+        }
         world::run(&spec, None).map_err(|e| e.to_string())
     };
-    let mut result = run(false);
+    let mut result = run(false, false);
     let mut divergence = None;
     if let (Ok(first), true) = (&result, check) {
-        match run(false) {
+        match run(false, true) {
             Ok(second) if second.trace_hash == first.trace_hash => {}
             // Logging every event costs; only a mismatch pays for two logged runs to say where.
             Ok(second) => {
                 let hashes = format!("trace hash {} then {}", first.trace_hash, second.trace_hash);
-                divergence = Some(match (run(true), run(true)) {
+                divergence = Some(match (run(true, false), run(true, true)) {
                     (Ok(a), Ok(b)) => compare_runs(&a, &b).unwrap_or_else(|| {
                         format!("{hashes}; two more runs, logged, agreed: the divergence did not recur")
                     }),

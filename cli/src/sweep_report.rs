@@ -26,6 +26,8 @@ pub struct ReportRun<'a> {
     pub seed_list: &'a str,
     pub run_at: &'a str,
     pub commit: Option<&'a str>,
+    /// The config's `linearizable` model (None: no history is checked).
+    pub linearizable: Option<&'a str>,
     /// `--shrink-new`: each shrunk finding's saved schedule, by id.
     pub schedules: &'a BTreeMap<String, PathBuf>,
 }
@@ -139,7 +141,8 @@ fn document(run: &ReportRun, tally: &Tally, found: &[Finding], records: &[Record
         "run_at": run.run_at,
         "commit": run.commit,
         "summary": {"seeds": tally.seeds, "passed": tally.passed, "failed": tally.failed.len(),
-                    "horizon": tally.horizon, "linearizability_unknown": tally.lin_unknown},
+                    "horizon": tally.horizon, "linearizability_unknown": tally.lin_unknown,
+                    "linearizable": run.linearizable},
         "findings": findings.into_iter().chain(gone).collect::<Vec<_>>(),
         "properties": tally.properties.json(),
     })
@@ -171,6 +174,14 @@ fn html(doc: &Value) -> String {
         summary["passed"],
         summary["failed"]
     ));
+    if !summary["linearizable"].is_null() {
+        let unknown = summary["linearizability_unknown"].as_u64().unwrap_or(0);
+        out.push_str(&format!(
+            "<p class=\"lin-unknown\">{} (model {})</p>\n",
+            escape(&crate::summary::lin_unknown_line(unknown)),
+            text(&summary["linearizable"])
+        ));
+    }
     for f in doc["findings"].as_array().into_iter().flatten() {
         let status = f["status"].as_str().unwrap_or("");
         out.push_str(&format!(
@@ -252,4 +263,39 @@ fn html(doc: &Value) -> String {
     }
     out.push_str("</table>\n</body></html>\n");
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn page(linearizable: Option<&str>, unknown: u64) -> (Value, String) {
+        let schedules = BTreeMap::new();
+        let run = ReportRun {
+            config: "c.json",
+            seed_list: "1-4",
+            run_at: "2026-01-01T00:00:00Z",
+            commit: None,
+            linearizable,
+            schedules: &schedules,
+        };
+        let tally = Tally { seeds: 4, passed: 4, lin_unknown: unknown, ..Tally::default() };
+        let doc = document(&run, &tally, &[], &[], &[]);
+        let page = html(&doc);
+        (doc, page)
+    }
+
+    #[test]
+    fn the_report_says_how_many_seeds_linearizability_is_unknown_even_at_zero() {
+        for unknown in [0, 3] {
+            let (doc, page) = page(Some("kv"), unknown);
+            assert_eq!(doc["summary"]["linearizability_unknown"], unknown);
+            assert_eq!(doc["summary"]["linearizable"], "kv");
+            assert!(page.contains(&format!("linearizability unknown: {unknown} seeds")), "{page}");
+        }
+        let (doc, page) = page(None, 0);
+        assert!(doc["summary"]["linearizable"].is_null());
+        assert_eq!(doc["summary"]["linearizability_unknown"], 0);
+        assert!(!page.contains("linearizability unknown"), "no history is checked: {page}");
+    }
 }

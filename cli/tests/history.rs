@@ -38,6 +38,7 @@ fn stale_reads_fail_as_linearizability_and_the_fixed_twin_passes() {
     let all = text(&out);
     assert_eq!(out.status.code(), Some(1), "{all}");
     assert!(all.contains("  world: key \"k0\" is not linearizable: [c"), "{all}");
+    assert!(all.lines().any(|l| l == "linearizability unknown: 0 seeds"), "said even at 0: {all}");
     let doc = json(&report);
     let first = &doc["failures"][0]["failures"][0];
     assert_eq!((first["class"].as_str(), first["node"].as_str()), (Some("linearizability"), Some("world")), "{doc}");
@@ -45,6 +46,7 @@ fn stale_reads_fail_as_linearizability_and_the_fixed_twin_passes() {
     let (at, end) = (first["at_ns"].as_u64().unwrap(), doc["failures"][0]["virtual_ns"].as_u64().unwrap());
     assert!(at < end, "{doc}");
     assert_eq!(doc["linearizability_unknown"], 0);
+    assert_eq!(doc["linearizable"], "kv");
 
     let report = Path::new(env!("CARGO_TARGET_TMPDIR")).join("history-pass.json");
     let out =

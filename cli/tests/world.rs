@@ -250,6 +250,40 @@ fn check_runs_every_seed_twice_and_passes_when_they_agree() {
     assert!(!stdout.contains("not deterministic"), "{stdout}");
 }
 
+/// `-check` through the CLI, failing: the test-only `SEEDFALL_TEST_PERTURB` hook
+/// (cli/src/sweep.rs) makes the second run of each pair differ, and the sweep
+/// must say `FAIL seed N is not deterministic`, list the seed and exit 1.
+#[test]
+fn check_fails_a_seed_whose_second_run_differs() {
+    let json = Path::new(env!("CARGO_TARGET_TMPDIR")).join("check-diverged.json");
+    let file = config(&kvlog_dir(), "seedfall.fixed.json");
+    let args = ["run", "-c", &file, "-seeds", "1-2", "-check", "--json", json.to_str().unwrap()];
+    let out = Command::new(env!("CARGO_BIN_EXE_seedfall"))
+        .args(args)
+        .env("SEEDFALL_CACHE_DIR", shared_cache())
+        .env("SEEDFALL_TEST_PERTURB", "server,1,fd_sync,1,29")
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
+    for seed in [1, 2] {
+        assert!(stdout.contains(&format!("FAIL seed {seed} is not deterministic: ")), "{stdout}");
+    }
+    assert!(stdout.contains("host call fd_sync("), "names where the runs part: {stdout}");
+    assert!(stdout.contains("not deterministic: seeds [1, 2]"), "{stdout}");
+    let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(doc["diverged"], serde_json::json!([1, 2]), "{doc}");
+    assert_eq!(doc["exit_code"], 1);
+    // The hook is inert without -check: the same sweep passes.
+    let plain = Command::new(env!("CARGO_BIN_EXE_seedfall"))
+        .args(["run", "-c", &file, "-seeds", "1-2"])
+        .env("SEEDFALL_CACHE_DIR", shared_cache())
+        .env("SEEDFALL_TEST_PERTURB", "server,1,fd_sync,1,29")
+        .output()
+        .unwrap();
+    assert_eq!(plain.status.code(), Some(0), "{}", text(&plain.stdout));
+}
+
 #[test]
 fn ctrl_c_stops_a_sweep_and_still_reports_the_lowest_failing_seed() {
     use std::io::{BufRead, BufReader};

@@ -6,6 +6,12 @@
 //! against a `spectest` module, and kept alive for the whole file, because
 //! exports, registered modules and shared tables refer to their instances.
 //!
+//! Also run: `tests/spec-lime1/extended-const.wast` (as `lime1/…`), LIME1
+//! rewrites of the extended-const directives skipped below only for the
+//! reference types beside them, so their values are compared; and the
+//! self-check `tests/spec-lime1/must-fail.wast`, whose assertions all expect
+//! wrong values and must each fail.
+//!
 //! Skips: a whole file, or the directive starting on one line of a file, is
 //! skipped only when `tests/spec-skips.txt` lists it with a reason. A skipped
 //! module skips every directive that uses it. A skip entry that matches
@@ -48,21 +54,35 @@ const PROPOSALS: [Proposal; 6] = [
 
 const MODES: [TrapMode; 2] = [TrapMode::Signals, TrapMode::Explicit];
 
+/// In-repo files run like the suite's, as `lime1/<name>`: LIME1 rewrites of
+/// the extended-const directives `spec-skips.txt` skips only for the
+/// reference types beside them, so their values are compared.
+const LIME1_FILES: [(&str, &str); 1] = [("extended-const.wast", include_str!("spec-lime1/extended-const.wast"))];
+
+/// The harness's self-check: each assertion here expects a wrong value and
+/// must fail (its modules must instantiate), or the harness is not comparing.
+const MUST_FAIL: (&str, &str) = ("must-fail.wast", include_str!("spec-lime1/must-fail.wast"));
+
 fn main() {
     let started = Instant::now();
     let skips = Skips::load();
     // SPEC_FILTER=substring runs only the matching files (for debugging).
     let filter = std::env::var("SPEC_FILTER").unwrap_or_default();
+    let lime1 =
+        |(name, contents): (&str, &'static str)| TestFile { parent: "lime1".into(), name: name.into(), contents };
     let files: Vec<TestFile<'static>> = data::spec(SpecVersion::V1)
         .chain(PROPOSALS.iter().flat_map(|p| data::proposal(*p)))
+        .chain(LIME1_FILES.map(lime1))
         .filter(|f| format!("{}/{}", f.parent(), f.name()).contains(&filter))
         .collect();
+    let must_fail = lime1(MUST_FAIL);
     let mut tallies = Vec::new();
     for mode in MODES {
         let mut tally = Tally::default();
         for file in &files {
             run_file(file, mode, &skips, &mut tally);
         }
+        run_must_fail(&must_fail, mode, &mut tally);
         tallies.push((mode, tally));
     }
     let stale = if filter.is_empty() { skips.stale() } else { Vec::new() };
@@ -177,6 +197,32 @@ fn run_file(file: &TestFile<'static>, mode: TrapMode, skips: &Skips, tally: &mut
             Err(Stop::Fail(reason)) => tally.fail(format!("FAIL {path}:{line} [{mode:?}] {name}: {reason}")),
         }
     }
+}
+
+/// Runs `file`, whose assertions all expect wrong values: an assertion
+/// passes here by failing, and fails the suite by passing.
+fn run_must_fail(file: &TestFile<'static>, mode: TrapMode, tally: &mut Tally) {
+    let path = format!("{}/{}", file.parent(), file.name());
+    let buffer = file.wast().unwrap_or_else(|e| panic!("{path}: lexing: {e}"));
+    let directives = buffer.directives().unwrap_or_else(|e| panic!("{path}: parsing: {e}"));
+    let mut script = Script::new(mode);
+    let mut caught = 0;
+    for directive in directives {
+        let line = directive.span().linecol_in(file.raw()).0 + 1;
+        let name = directive_name(&directive);
+        let assertion = matches!(directive, WastDirective::AssertReturn { .. } | WastDirective::AssertTrap { .. });
+        match (assertion, script.run(directive, line)) {
+            (true, Err(Stop::Fail(_))) => caught += 1,
+            (false, Ok(())) => {}
+            (true, Ok(())) => tally.fail(format!(
+                "FAIL {path}:{line} [{mode:?}] {name}: a wrong expectation passed: the harness does not compare it"
+            )),
+            (_, Err(Stop::Fail(reason))) => tally.fail(format!("FAIL {path}:{line} [{mode:?}] {name}: {reason}")),
+            (_, Err(Stop::Skip)) => tally.fail(format!("FAIL {path}:{line} [{mode:?}] {name}: skipped")),
+        }
+    }
+    assert!(caught > 0, "{path} has assertions");
+    tally.passed += caught;
 }
 
 fn directive_name(directive: &WastDirective<'_>) -> &'static str {

@@ -3,8 +3,8 @@
 //! blocks and of its "Config additions" bullet, plus `memory`, which only
 //! §1's prose names. The blocks and the bullet are copied verbatim into
 //! `cli/tests/fixtures/` so this runs on a clean clone, where the shared
-//! design folder is absent; when it is present, a second test checks the
-//! copies still equal the design.
+//! design folder is absent; an ignored test, run by hand beside the shared
+//! folder (`--ignored`), checks the copies still equal the design.
 
 use super::json::Json;
 use super::read::field_names;
@@ -128,12 +128,14 @@ fn shared_design() -> Option<String> {
     std::fs::read_to_string(path).ok()
 }
 
+/// Needs the shared design folder, which a clean clone (CI's) lacks, so it is
+/// not part of the default run and fails, never passes, without it: run it
+/// with `cargo test -p seedfall --lib -- --ignored the_fixtures_are_the_design_blocks`
+/// after editing DESIGN.md §1. The fixtures themselves are tested by the tests above.
 #[test]
+#[ignore = "needs ../shared/DESIGN.md, absent from a clean clone; run with --ignored beside it"]
 fn the_fixtures_are_the_design_blocks() {
-    let Some(design) = shared_design() else {
-        eprintln!("skipped: no ../shared/DESIGN.md beside this checkout");
-        return;
-    };
+    let design = shared_design().expect("../shared/DESIGN.md beside this checkout");
     let start = design.find("## 1.").expect("DESIGN.md has §1");
     let end = design[start..].find("\n## 2.").map_or(design.len(), |n| start + n);
     let mut blocks = Vec::new();

@@ -55,6 +55,7 @@ const RUN_FIELDS: &[&str] = &[
     "errors",
     "diverged",
     "linearizability_unknown",
+    "linearizable",
     "exit_code",
     "lowest_failing_seed",
     "failures",
