@@ -24,6 +24,7 @@
 use crate::cluster::Cluster;
 use crate::duration::parse_duration;
 use crate::schedule::{Schedule, ShrunkFrom};
+use seedfall_host::branch::Branch;
 use seedfall_host::vtime::{SimDuration, SimTime};
 use seedfall_host::world::fault::Trigger;
 use seedfall_host::world::{self, Failure, Fault, RunResult, RunSpec, Verdict};
@@ -84,16 +85,20 @@ impl<F: Fn(&Candidate) -> Result<Outcome, String> + Sync> Runner for F {
     }
 }
 
-/// One seed of a cluster, its drawn faults replaced by the candidate's.
+/// One seed of a cluster, its drawn faults replaced by the candidate's
+/// (and its randomness leaving the seed's at `branches`, for a run that
+/// `cause` or `explore` found).
 pub struct SeedRunner<'a> {
     pub cluster: &'a Cluster,
     pub seed: u64,
+    pub branches: &'a [Branch],
 }
 
 impl SeedRunner<'_> {
     fn spec(&self, c: &Candidate) -> RunSpec {
         let mut spec = self.cluster.spec(self.seed);
         spec.schedule = Some(c.faults.clone());
+        spec.branches = self.branches.to_vec();
         spec.duration = c.duration;
         spec.budget_cap = c.ops;
         spec
@@ -424,14 +429,34 @@ pub struct Failing {
     pub start: Candidate,
     /// The size the workload passed to `sim.Budget`, if it called it.
     pub default_ops: Option<u64>,
+    /// Where the run leaves the seed's randomness (a schedule's `branches`).
+    pub branches: Vec<Branch>,
     fail_at: SimTime,
     started: Instant,
 }
 
 /// Runs `seed` as drawn; an error unless it fails.
 pub fn failing(cluster: &Cluster, seed: u64) -> Result<Failing, String> {
+    failing_run(cluster, seed, None)
+}
+
+/// Runs `seed` with `schedule` (its faults, branches, duration and cap:
+/// a run `cause` or `explore` saved); an error unless it fails.
+pub fn failing_from(cluster: &Cluster, seed: u64, schedule: &Schedule) -> Result<Failing, String> {
+    failing_run(cluster, seed, Some(schedule))
+}
+
+fn failing_run(cluster: &Cluster, seed: u64, schedule: Option<&Schedule>) -> Result<Failing, String> {
     let started = Instant::now();
-    let first = world::run(&cluster.spec(seed), None).map_err(|e| e.to_string())?;
+    let mut spec = cluster.spec(seed);
+    let full = spec.duration;
+    if let Some(schedule) = schedule {
+        spec.schedule = Some(schedule.faults.clone());
+        spec.branches = schedule.branches.clone();
+        spec.duration = schedule.duration.unwrap_or(spec.duration);
+        spec.budget_cap = schedule.ops;
+    }
+    let first = world::run(&spec, None).map_err(|e| e.to_string())?;
     let (Some(signature), Verdict::Fail(failures)) = (cluster.signature(&first), &first.verdict) else {
         return Err(format!("seed {seed} passes: nothing to shrink"));
     };
@@ -439,8 +464,13 @@ pub fn failing(cluster: &Cluster, seed: u64) -> Result<Failing, String> {
         seed,
         failure: failures[0].clone(),
         signature,
-        start: Candidate { faults: first.faults.clone(), duration: cluster.spec(seed).duration, ops: None },
+        start: Candidate {
+            faults: first.faults.clone(),
+            duration: schedule.and_then(|s| s.duration).unwrap_or(full),
+            ops: schedule.and_then(|s| s.ops),
+        },
         default_ops: first.budget_default,
+        branches: spec.branches,
         fail_at: first.end,
         started,
     })
@@ -460,6 +490,7 @@ pub struct Shrunk {
     /// The smallest candidate found; it fails the same way.
     pub after: Candidate,
     pub default_ops: Option<u64>,
+    pub branches: Vec<Branch>,
     pub runs: u64,
     pub stopped_early: bool,
     pub interrupted: bool,
@@ -476,7 +507,7 @@ pub fn shrink(
     interrupt: Arc<AtomicBool>,
     on_step: impl FnMut(&Step),
 ) -> Result<Shrunk, String> {
-    let runner = SeedRunner { cluster, seed: failing.seed };
+    let runner = SeedRunner { cluster, seed: failing.seed, branches: &failing.branches };
     let mut shrinker =
         Shrinker::new(runner, failing.signature.clone(), options.workers, options.budget, failing.fail_at);
     shrinker.interrupt_on(interrupt);
@@ -505,6 +536,7 @@ pub fn shrink(
         before: failing.start.clone(),
         after: best,
         default_ops: failing.default_ops,
+        branches: failing.branches.clone(),
         runs: shrinker.runs,
         stopped_early: shrinker.stopped_early,
         interrupted: shrinker.interrupted,
@@ -526,7 +558,7 @@ impl Shrunk {
                 ops: self.before.ops.or(self.default_ops),
             }),
             shrink_runs: Some(self.runs),
-            branches: Vec::new(),
+            branches: self.branches.clone(),
         }
     }
 

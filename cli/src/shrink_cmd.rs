@@ -1,5 +1,5 @@
-//! `seedfall shrink -c CONFIG -seed N [-j N] [-budget 300|10m] [--json FILE]`: cuts a
-//! failing seed's fault schedule down to the faults that matter (see
+//! `seedfall shrink -c CONFIG -seed N [-faults FILE] [-j N] [-budget 300|10m] [--json FILE]`:
+//! cuts a failing seed's fault schedule (or a saved one, branches kept) down to the faults that matter (see
 //! `shrink.rs`), printing each improvement with the runs used and the faults
 //! left, then the sizes before and after, and saves the schedule to
 //! `.seedfall/[X.]seed-N.faults.json` beside the config. Ctrl-C or SIGTERM
@@ -11,6 +11,7 @@ use crate::run_cmd::setup;
 use seedfall::config;
 use seedfall::interrupt::Interrupt;
 use seedfall::json_doc;
+use seedfall::schedule::Schedule;
 use seedfall::shrink::{self, Budget, ShrinkOptions};
 use seedfall::sweep;
 use std::io::Write;
@@ -25,6 +26,10 @@ pub struct ShrinkArgs {
     /// The failing seed.
     #[arg(long)]
     seed: u64,
+    /// Start from this schedule (its faults and branches: a run `cause` or `explore` saved)
+    /// instead of the seed's drawn faults.
+    #[arg(long, value_name = "FILE")]
+    faults: Option<PathBuf>,
     /// Worker threads (default: all cores); the result is the same for any count.
     #[arg(short = 'j', long = "jobs", value_name = "N")]
     jobs: Option<usize>,
@@ -51,7 +56,14 @@ pub fn run(args: ShrinkArgs) -> ExitCode {
         Ok(ready) => ready,
         Err(code) => return code,
     };
-    let failing = match shrink::failing(&cluster, args.seed) {
+    let from = match args.faults.as_deref().map(Schedule::load).transpose() {
+        Ok(from) => from,
+        Err(e) => return fail(e),
+    };
+    let failing = match from.as_ref().map_or_else(
+        || shrink::failing(&cluster, args.seed),
+        |schedule| shrink::failing_from(&cluster, args.seed, schedule),
+    ) {
         Ok(failing) => failing,
         Err(e) => return fail(e),
     };

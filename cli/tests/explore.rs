@@ -1,8 +1,9 @@
 //! `seedfall explore` (issue 41, first part): futures forked from a branch
 //! point make exactly the runs that replaying their prefix makes, for any
 //! `-j` (kvlog and raftkv, compared by the digest of every run's trace
-//! hash); a finding's saved schedule replays to the same failure; a clean
-//! config ends on a coverage plateau with no finding.
+//! hash); a finding that only a branch made (every starting seed passes)
+//! replays from its saved schedule to the same failure and shrinks with its
+//! branches kept; a clean config ends on a coverage plateau with no finding.
 
 use serde_json::Value;
 use std::path::Path;
@@ -29,10 +30,11 @@ fn explore(name: &str, args: &[&str]) -> (i32, Value) {
 
 #[test]
 fn forked_futures_are_the_runs_a_replay_of_their_prefix_makes_for_any_jobs() {
-    let args = ["-c", "seedfall.json", "-seeds", "1-3", "-budget", "27"];
+    // Seeds 2, 6 and 9 pass as drawn: the bug is found on a branch.
+    let args = ["-c", "seedfall.json", "-seeds", "2,6,9", "-budget", "60"];
     let (code, forked) = explore("kvlog", &[&args[..], &["-j", "2"]].concat());
     assert_eq!(code, 1, "kvlog's bug is found: {forked}");
-    assert_eq!(forked["runs"], 27, "{forked}");
+    assert_eq!(forked["runs"], 60, "{forked}");
     assert!(forked["generations"].as_u64().unwrap() >= 1, "it branched: {forked}");
     let (_, replayed) = explore("kvlog", &[&args[..], &["-j", "2", "--no-fork"]].concat());
     let (_, one_job) = explore("kvlog", &[&args[..], &["-j", "1"]].concat());
@@ -43,6 +45,7 @@ fn forked_futures_are_the_runs_a_replay_of_their_prefix_makes_for_any_jobs() {
     }
     // The finding's schedule replays to the same failure.
     let finding = &forked["findings"][0];
+    assert!(finding["found_at_run"].as_u64().unwrap() > 3 && !finding["branches"].as_array().unwrap().is_empty());
     let replay = Command::new(env!("CARGO_BIN_EXE_seedfall"))
         .args(["replay", "-c", "seedfall.json", "-seed", &finding["seed"].to_string(), "-faults"])
         .arg(finding["schedule"].as_str().unwrap())
@@ -53,6 +56,22 @@ fn forked_futures_are_the_runs_a_replay_of_their_prefix_makes_for_any_jobs() {
     let trace = String::from_utf8_lossy(&replay.stdout);
     assert_eq!(replay.status.code(), Some(1), "{trace}");
     assert!(trace.contains(finding["failure"].as_str().unwrap()), "{finding} in\n{trace}");
+    // And shrinks from it, its branches kept.
+    let shrink = Command::new(env!("CARGO_BIN_EXE_seedfall"))
+        .args(["shrink", "-c", "seedfall.json", "-seed", &finding["seed"].to_string(), "-faults"])
+        .arg(finding["schedule"].as_str().unwrap())
+        .args(["--json", "-"])
+        .current_dir(example("kvlog"))
+        .env("SEEDFALL_CACHE_DIR", Path::new(env!("CARGO_TARGET_TMPDIR")).join("world-tests-cache"))
+        .output()
+        .unwrap();
+    let shrunk: Value = serde_json::from_slice(&shrink.stdout).unwrap();
+    assert_eq!(shrink.status.code(), Some(0), "{shrunk}");
+    let saved: Value = serde_json::from_str(
+        &std::fs::read_to_string(example("kvlog").join(shrunk["schedule"].as_str().unwrap())).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(saved["branches"].as_array().unwrap().len(), finding["branches"].as_array().unwrap().len(), "{saved}");
 }
 
 #[test]
