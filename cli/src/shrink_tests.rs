@@ -237,6 +237,7 @@ fn what_shrink_prints() {
         before: candidate(vec![crash("n1", 100), crash("n2", 200)]),
         after: Candidate { ops: Some(5), ..candidate(vec![crash("n2", 200)]) },
         default_ops: Some(40),
+        branches: vec![],
         runs: 10,
         stopped_early: false,
         interrupted: false,
