@@ -40,7 +40,14 @@
 # One line per entry ("ok   ..." or "FAIL ...", ending in its wall time); the script exits 1 if any
 # entry does not match, 2 if it cannot run at all.
 #
-# Usage: examples/regress.sh [EXAMPLE...]     (default: every example)
+# Usage: examples/regress.sh [--ledger FILE] [EXAMPLE...]     (default: every example)
+#
+#   --ledger FILE      run every entry at its full range (REGRESS_SEEDS_MAX is
+#                      refused) and append one row per entry to FILE (a
+#                      markdown table, written with its header if missing):
+#                      date, commit, seedfall version, platform, example,
+#                      config, seeds, passed, failed, linearizability
+#                      unknown, diverged seeds, matched, wall time.
 #
 # Environment:
 #   SEEDFALL           the seedfall binary (default target/release/seedfall,
@@ -58,6 +65,16 @@
 #                      for it (slow configs: a 90 s cluster run per seed).
 #   REGRESS_VERBOSE=1  print the output of every run, not only of mismatches
 set -uo pipefail
+ledger=
+if [[ ${1:-} == --ledger ]]; then
+  [[ -n ${2:-} ]] || { echo "regress: --ledger needs a FILE" >&2; exit 2; }
+  ledger=$(realpath -m "$2")
+  shift 2
+  if [[ -n ${REGRESS_SEEDS_MAX:-} ]]; then
+    echo "regress: --ledger runs every entry at its full range; unset REGRESS_SEEDS_MAX" >&2
+    exit 2
+  fi
+fi
 cd "$(dirname "$0")/.." || exit 2
 root=$PWD
 
@@ -94,6 +111,23 @@ if ((${#examples[@]} == 0)); then
   echo "regress: no examples/*/expected.json" >&2
   exit 2
 fi
+
+if [[ -n $ledger && ! -s $ledger ]]; then
+  cat >"$ledger" <<'EOF'
+# Ledger: full-range runs of the examples' expected verdicts
+
+Written by `examples/regress.sh --ledger docs/ledger.md`: one row per `examples/*/expected.json`
+entry and run, at the entry's full seed range, newest at the bottom. A result stated for N seeds in
+the README or docs/findings.md has a row here. `commit` ends in `+` when the work tree had changes.
+
+| date (UTC) | commit | seedfall | platform | example | config | seeds | passed | failed | lin unknown | diverged | matched | wall |
+|---|---|---|---|---|---|---|---|---|---|---|---|---|
+EOF
+fi
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+git diff --quiet HEAD 2>/dev/null || commit="$commit+"
+version=$("$SEEDFALL" --version 2>/dev/null | awk '{print $2}')
+platform="$(uname -s) $(uname -m)"
 
 mismatches=0
 entries=0
@@ -133,6 +167,22 @@ for ex in "${examples[@]}"; do
     verdict=$(python3 "$judge" judge "$expected" "$idx" "$json" "$rc" "$ex" "$config" "$seeds" "$cut")
     status=$?
     echo "$verdict [${took}s]"
+    if [[ -n $ledger ]]; then
+      matched=$([[ $status == 0 ]] && echo yes || echo NO)
+      python3 - "$json" "$(date -u '+%Y-%m-%d %H:%M')" "$commit" "$version" "$platform" "$ex" "$config" "$seeds" "$matched" "${took}s" "$check" >>"$ledger" <<'EOF'
+import json, sys
+path, *cells = sys.argv[1:]
+date, commit, version, platform, ex, config, seeds, matched, wall, check = cells
+try:
+    s = json.load(open(path))
+except (OSError, ValueError):
+    s = {}
+diverged = len(s.get("diverged") or []) if check == "1" else "-"
+row = [date, commit, version, platform, ex, config.replace("|", "\\|"), seeds, s.get("passed", "?"), s.get("failed", "?"),
+       s.get("linearizability_unknown", 0), diverged, matched, wall]
+print("| " + " | ".join(str(c) for c in row) + " |")
+EOF
+    fi
     if ((status != 0)); then
       mismatches=$((mismatches + 1))
       echo "     \$ $SEEDFALL ${args[*]}"

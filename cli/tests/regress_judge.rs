@@ -112,4 +112,40 @@ exit "$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["exit_c
     assert!(text.contains("not deterministic: seeds [2]"), "{text}");
     assert!(text.contains("expected every seed that ran to fail"), "{text}");
     assert!(text.contains("regress: 3 of 7 entries did not match"), "{text}");
+
+    // --ledger: every entry at its full range, one row each, appended under one header.
+    let ledger = root.join("ledger.md");
+    for _ in 0..2 {
+        let out = Command::new("bash")
+            .arg(examples.join("regress.sh"))
+            .args(["--ledger", ledger.to_str().unwrap()])
+            .env("SEEDFALL", &bin)
+            .env_remove("REGRESS_SEEDS_MAX")
+            .env("PYTHONDONTWRITEBYTECODE", "1")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stdout));
+    }
+    let text = std::fs::read_to_string(&ledger).unwrap();
+    let rows: Vec<Vec<&str>> = text
+        .lines()
+        .filter(|l| l.starts_with("| 20"))
+        .map(|l| l.trim_matches('|').split(" | ").map(str::trim).collect())
+        .collect();
+    assert_eq!(text.matches("| date (UTC) |").count(), 1, "{text}");
+    assert_eq!(rows.len(), 14, "{text}");
+    // example, config, seeds, passed, failed, lin unknown, diverged, matched
+    let cells: Vec<Vec<&str>> = rows[..7].iter().map(|r| r[4..12].to_vec()).collect();
+    assert_eq!(cells[0], ["fake", "unknown.json", "1-4", "4", "0", "2", "-", "NO"], "{text}");
+    assert_eq!(cells[2], ["fake", "diverged.json", "1-4", "2", "2", "0", "1", "NO"], "{text}");
+    assert_eq!(cells[4][2], "1-20", "the full range: {text}");
+    assert_eq!(cells[6][6..], ["0", "yes"], "{text}");
+    let refused = Command::new("bash")
+        .arg(examples.join("regress.sh"))
+        .args(["--ledger", ledger.to_str().unwrap()])
+        .env("SEEDFALL", &bin)
+        .env("REGRESS_SEEDS_MAX", "4")
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
 }
