@@ -2,8 +2,8 @@
 //! on more seeds. Generation 0 runs the starting seeds. Every run whose
 //! coverage (`coverage.rs`) adds features the corpus has not seen becomes a
 //! branch point; the next generation leaves the most promising ones (those
-//! whose features are rarest) at a few evenly spaced scheduler steps after
-//! their last branch, each future with new randomness (`prefix.rs`: forked
+//! whose features are rarest) at a few scheduler steps after their last
+//! branch (around their last faults, the rest evenly spaced), each future with new randomness (`prefix.rs`: forked
 //! from the branch point where `fork()` exists, else replaying the prefix),
 //! so a branch of a branch is one more entry in `branches`. It stops at the
 //! budget or when `patience` generations in a row add no coverage.
@@ -73,6 +73,8 @@ pub struct Explored {
     pub seed: u64,
     pub branches: Vec<(u64, u64)>,
     pub steps: u64,
+    /// The scheduler steps at which its faults came.
+    pub fault_steps: Vec<u64>,
     /// How it failed (`Cluster::signature`), if it did.
     pub signature: Option<String>,
     /// Its first failure as a FAIL block prints it.
@@ -109,6 +111,7 @@ impl Explored {
             seed,
             branches: run.branches.iter().map(|b| (b.step, b.reseed)).collect(),
             steps: run.steps,
+            fault_steps: run.fault_steps.clone(),
             signature,
             failure,
             trace_hash: run.trace_hash.to_string(),
@@ -209,15 +212,27 @@ fn reseed(generation: u32, seed: u64, branches: &[(u64, u64)], step: u64, future
     u64::from_le_bytes(hasher.finalize().as_bytes()[..8].try_into().expect("8 bytes"))
 }
 
-/// The futures of branch point `parent` in `generation`: `moments` steps
-/// spread evenly after its last branch, `futures` reseeds each.
+/// The futures of branch point `parent` in `generation`: after its last
+/// branch, the steps just before and just after each of its last
+/// `moments / 2` faults (another course of what a fault set off, or the
+/// fault meeting another state) and the rest spread evenly, `futures`
+/// reseeds each.
 fn futures_of(generation: u32, parent: &Explored, moments: u32, futures: u32) -> Vec<Branch> {
     let from = parent.branches.last().map_or(0, |(s, _)| s + 1);
-    let span = parent.steps.saturating_sub(from);
-    if span == 0 {
+    if parent.steps <= from {
         return Vec::new();
     }
-    let mut steps: Vec<u64> = (1..=u64::from(moments)).map(|m| from + m * span / (u64::from(moments) + 1)).collect();
+    let last = parent.steps - 1;
+    let faults: Vec<u64> = parent.fault_steps.iter().copied().filter(|s| *s >= from && *s <= last).collect();
+    let around = faults.len().min(moments as usize / 2);
+    let evenly = u64::from(moments) - 2 * around as u64;
+    let span = parent.steps - from;
+    let mut steps: Vec<u64> = (1..=evenly).map(|m| from + m * span / (evenly + 1)).collect();
+    for step in faults.iter().rev().take(around) {
+        steps.extend([step.saturating_sub(1).max(from), *step]);
+    }
+    steps.iter_mut().for_each(|s| *s = (*s).min(last));
+    steps.sort_unstable();
     steps.dedup();
     steps
         .into_iter()
@@ -324,6 +339,7 @@ mod tests {
             seed: 7,
             branches,
             steps,
+            fault_steps: vec![],
             signature: None,
             failure: None,
             trace_hash: String::new(),
@@ -342,5 +358,16 @@ mod tests {
         assert!(futures_of(1, &parent(50, vec![(49, 1)]), 4, 2).is_empty(), "nothing after the last branch");
         assert_eq!(futures_of(1, &parent(100, vec![]), 4, 2), futures_of(1, &parent(100, vec![]), 4, 2));
         assert_ne!(futures_of(1, &parent(100, vec![]), 4, 2), futures_of(2, &parent(100, vec![]), 4, 2));
+    }
+
+    #[test]
+    fn futures_leave_around_the_last_faults_after_the_last_branch() {
+        let mut run = parent(100, vec![(9, 1)]);
+        run.fault_steps = vec![5, 30, 70, 71];
+        let steps: Vec<u64> = futures_of(1, &run, 4, 1).iter().map(|b| b.step).collect();
+        // Faults 71 and 70 (the last two), then none left to spread: moments 4 = 2 faults × 2.
+        assert_eq!(steps, [69, 70, 71]);
+        let steps: Vec<u64> = futures_of(1, &run, 8, 1).iter().map(|b| b.step).collect();
+        assert_eq!(steps, [29, 30, 40, 69, 70, 71], "the three faults after the branch, two spread (70 twice)");
     }
 }

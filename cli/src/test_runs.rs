@@ -26,6 +26,7 @@ pub fn run(seed: u64, end_ms: u64, verdict: Verdict) -> RunResult {
         functions_ran: vec![],
         goroutine_shapes: vec![],
         workload_output: vec![],
+        fault_steps: vec![],
     }
 }
 

@@ -221,6 +221,10 @@ pub struct RunResult {
     /// With `RunSpec::keep_workload_output`: the last `KEPT_OUTPUT_BYTES`
     /// the workload wrote, stdout and stderr in the order they came.
     pub workload_output: Vec<u8>,
+    /// For each of `faults`, the scheduler steps done when it was recorded
+    /// (a fault in the middle of a disk operation belongs to the step it
+    /// ended): where `seedfall explore` branches around faults.
+    pub fault_steps: Vec<u64>,
 }
 
 /// How many timers a deadlocked node's dump of its goroutines may sleep
@@ -256,6 +260,8 @@ pub struct World<'a> {
     hash_log: Option<SharedLog>,
     /// `RunSpec::keep_workload_output`'s bytes so far.
     workload_output: Vec<u8>,
+    /// For each fault recorded so far, the scheduler steps done when it was.
+    fault_steps: Vec<u64>,
     steps: u64,
     properties: Properties,
     failures: Vec<Failure>,
@@ -358,6 +364,7 @@ impl<'a> World<'a> {
             schedule: RandomStream::new(seed, Purpose::Schedule, "", 0),
             hash_log,
             workload_output: Vec::new(),
+            fault_steps: Vec::new(),
             steps: 0,
             properties: Properties::new(),
             failures: Vec::new(),
@@ -396,6 +403,15 @@ impl<'a> World<'a> {
     /// Does the next thing (a fault, a boot, a node's step); a verdict when
     /// the run is over.
     pub fn step(&mut self) -> Result<Option<Verdict>, seedfall_engine::Error> {
+        let stepped = self.step_once();
+        // Every fault recorded in this call belongs to the steps done by now.
+        let recorded = self.rec.faults().len();
+        let steps = self.steps;
+        self.fault_steps.resize(recorded, steps);
+        stepped
+    }
+
+    fn step_once(&mut self) -> Result<Option<Verdict>, seedfall_engine::Error> {
         let _lineage = branch::enter(self.lineage);
         if self.watchdog.is_none() {
             self.watchdog = Some(Watchdog::start(self.progress.clone(), self.spec.watchdog));
@@ -620,6 +636,7 @@ impl<'a> World<'a> {
             functions_ran,
             goroutine_shapes,
             workload_output: std::mem::take(&mut self.workload_output),
+            fault_steps: std::mem::take(&mut self.fault_steps),
         }
     }
 
