@@ -1,6 +1,7 @@
 //! `seedfall explore [-c CONFIG] [-seeds LIST] [-budget 2000|10m] [-j N]
-//! [--json FILE] [--no-fork]`: runs the library's `explore`, prints each
-//! generation's coverage, why it stopped and the findings, saves each
+//! [-report FILE.html] [--json FILE] [--no-fork]`: runs the library's
+//! `explore`, prints coverage over runs, why it stopped and the findings
+//! (`-report`: the same as a page, `explore_report.rs`), saves each
 //! finding's schedule as `.seedfall/explore/<finding id>.faults.json` beside
 //! the config with its replay command, and writes the JSON. Exit codes as
 //! `run`: 0 nothing found, 1 a finding, 2 an error.
@@ -9,6 +10,7 @@ use crate::run_cmd::setup_with;
 use seedfall::cluster::LoadOptions;
 use seedfall::duration::parse_duration;
 use seedfall::explore::{Budget, ExploreOptions, explore};
+use seedfall::explore_report;
 use seedfall::interrupt::Interrupt;
 use seedfall::json_doc;
 use seedfall::seeds::parse_seeds;
@@ -35,6 +37,9 @@ pub struct ExploreArgs {
     /// Write the result as JSON (`-`: stdout, the text then goes to stderr).
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
+    /// Write FILE.html (coverage over runs, the findings) and FILE.json beside it.
+    #[arg(long, value_name = "FILE.html")]
+    report: Option<PathBuf>,
     /// Replay each future's prefix instead of forking it from its branch point.
     #[arg(long)]
     no_fork: bool,
@@ -106,14 +111,24 @@ pub fn run(args: ExploreArgs) -> ExitCode {
         }));
     }
     let code = u8::from(!found.findings.is_empty());
-    if let Some(target) = &args.json {
-        let doc = json!({
-            "config": config_path, "seeds": args.seeds, "runs": found.runs, "generations": found.generations,
-            "stopped": found.stopped, "coverage": found.curve, "trace_digest": found.trace_digest, "findings": findings, "exit_code": code,
-        });
-        if let Err(e) = json_doc::write(target, &doc) {
+    let doc = json!({
+        "config": config_path, "seeds": args.seeds, "runs": found.runs, "generations": found.generations,
+        "stopped": found.stopped, "coverage": found.curve, "trace_digest": found.trace_digest,
+        "findings": findings, "exit_code": code,
+    });
+    if let Some(page) = &args.report {
+        let written = std::fs::write(page, explore_report::html(&doc))
+            .map_err(|e| format!("cannot write {}: {e}", page.display()))
+            .and_then(|()| json_doc::write(&page.with_extension("json"), &doc));
+        if let Err(e) = written {
             return fail(e);
         }
+        let _ = writeln!(out, "report: {}", page.display());
+    }
+    if let Some(target) = &args.json
+        && let Err(e) = json_doc::write(target, &doc)
+    {
+        return fail(e);
     }
     ExitCode::from(code)
 }

@@ -22,6 +22,7 @@ pub mod coverage;
 pub mod crashstates;
 pub mod duration;
 pub mod explore;
+pub mod explore_report;
 pub mod finding_history;
 pub mod findings;
 pub mod go_exec;

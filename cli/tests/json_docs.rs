@@ -144,3 +144,11 @@ fn the_trace_tools_write_the_fields_docs_json_lists() {
         assert_eq!(&keys(&doc), fields, "{name}: the document against docs/json.md");
     }
 }
+
+#[test]
+fn the_explore_json_has_the_fields_docs_json_lists() {
+    let (code, doc) = json_of(&["explore", "-c", "seedfall.fixed.json", "-seeds", "1-2", "-budget", "6"]);
+    assert_eq!(code, 0, "{doc}");
+    assert_eq!(&keys(&doc), documented().get("explore").unwrap());
+    assert_eq!(doc["runs"], 6);
+}
