@@ -56,7 +56,7 @@ pub struct ExecArgs {
     /// with --timings, say how many functions ran. For measuring its cost; not for tests.
     #[arg(long, hide_short_help = true)]
     function_bitmap: bool,
-    /// Real time a guest may run without any host call (or, while it ignores preemption
+    /// CPU time (of its thread) a guest may run without any host call (or, while it ignores preemption
     /// requests, without honouring one) before it is stopped as a busy loop; at least 100ms.
     #[arg(long, default_value = "10s", value_name = "DURATION")]
     watchdog: String,

@@ -66,7 +66,7 @@ pub fn run(code: Arc<Code>, node: Node, watchdog: Duration) -> Result<(Exit, Ins
                         "the running goroutine ignored {} preemption requests in a row (its loop calls only \
                          functions that cannot take one: runtime or internal packages, or functions without a \
                          stack check when entry checks are off) and made no other host call within the \
-                         watchdog's real-time limit",
+                         watchdog's limit of CPU time",
                         p.ignored_slices()
                     ));
                 }

@@ -1,10 +1,13 @@
 //! The real-time watchdog: stops a guest that runs for too long without making
 //! any host call or function call (a loop with no calls and no loop counters
 //! never reaches the preemption hook). It watches a progress counter that every
-//! host call bumps and the guest's call counter; if both stand still for
-//! `limit` of real time it interrupts the
-//! guest's thread, which traps with `TrapKind::Interrupted`. Real time is read
-//! only here, never in the simulation, and never affects a run that finishes.
+//! host call bumps and the guest's call counter; if both stand still while the
+//! guest's thread spends `limit` of CPU time it interrupts the guest's thread,
+//! which traps with `TrapKind::Interrupted`. CPU time of that thread, not wall
+//! time (where the platform has a per-thread CPU clock; Linux does): a
+//! machine loaded by other work delays the guest without making it spin, and
+//! must not turn a long computation into a verdict. Real time is read only
+//! here, never in the simulation, and never affects a run that finishes.
 //!
 //! The counter stops counting as progress while the running goroutine ignores
 //! preemption requests (`set_stalled`, set by the hook at a slice end whose
@@ -23,7 +26,9 @@ use seedfall_engine::Interrupter;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+#[cfg(not(target_os = "linux"))]
+use std::time::Instant;
 
 pub const DEFAULT_LIMIT: Duration = Duration::from_secs(10);
 /// The shortest limit accepted: below it a verdict would depend on the machine's speed (a slow or
@@ -132,6 +137,46 @@ impl Progress {
     }
 }
 
+/// How much time the guest's thread has had: its CPU time where the
+/// platform has a per-thread CPU clock, else wall time since the start.
+#[derive(Clone, Copy)]
+struct GuestClock {
+    #[cfg(target_os = "linux")]
+    cpu: libc::clockid_t,
+    #[cfg(not(target_os = "linux"))]
+    start: Instant,
+}
+
+impl GuestClock {
+    /// The clock of the calling thread (the guest's), readable from any thread.
+    #[allow(clippy::disallowed_methods)] // real time by design (module doc), off Linux only
+    fn of_this_thread() -> GuestClock {
+        #[cfg(target_os = "linux")]
+        {
+            let mut cpu: libc::clockid_t = 0;
+            // SAFETY: pthread_self is the calling thread; `cpu` is a valid out-pointer.
+            let found = unsafe { libc::pthread_getcpuclockid(libc::pthread_self(), &mut cpu) };
+            assert_eq!(found, 0, "every Linux thread has a CPU-time clock");
+            GuestClock { cpu }
+        }
+        #[cfg(not(target_os = "linux"))]
+        GuestClock { start: Instant::now() }
+    }
+
+    fn now(&self) -> Duration {
+        #[cfg(target_os = "linux")]
+        {
+            let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+            // SAFETY: `t` is a valid out-pointer; the clock id stays valid while
+            // the guest's thread lives, which outlives this watchdog (it drops it).
+            unsafe { libc::clock_gettime(self.cpu, &mut t) };
+            Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
+        }
+        #[cfg(not(target_os = "linux"))]
+        self.start.elapsed()
+    }
+}
+
 /// A running watchdog; stops when dropped.
 pub struct Watchdog {
     stop: Arc<AtomicBool>,
@@ -147,8 +192,9 @@ impl Watchdog {
         let stopped = stop.clone();
         let tick = (limit / 10).clamp(Duration::from_millis(1), Duration::from_millis(100));
         let waker = progress.waker.clone();
+        let clock = GuestClock::of_this_thread();
         let thread = std::thread::spawn(move || {
-            let (mut seen, mut since) = (progress.get(), Instant::now());
+            let (mut seen, mut since) = (progress.get(), clock.now());
             while !stopped.load(Ordering::Relaxed) {
                 // Parked, not slept: `drop` unparks it, so stopping never waits out a tick.
                 let requested = progress.stop_now.load(Ordering::Relaxed);
@@ -158,10 +204,10 @@ impl Watchdog {
                     // Ignored while the thread is in host code: asked again until it lands.
                     interrupter.interrupt();
                 } else if now != seen {
-                    (seen, since) = (now, Instant::now());
-                } else if since.elapsed() >= limit && !stopped.load(Ordering::Relaxed) {
+                    (seen, since) = (now, clock.now());
+                } else if clock.now().saturating_sub(since) >= limit && !stopped.load(Ordering::Relaxed) {
                     interrupter.interrupt();
-                    since = Instant::now();
+                    since = clock.now();
                 }
             }
         });
@@ -177,5 +223,31 @@ impl Drop for Watchdog {
             thread.thread().unpark();
             let _ = thread.join();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The watchdog's clock counts the guest thread's CPU time: a thread
+    /// that waits (as one starved by a loaded machine does) does not age it.
+    #[test]
+    #[cfg(target_os = "linux")]
+    #[allow(clippy::disallowed_methods)] // the test measures real time on purpose
+    fn the_clock_counts_the_threads_cpu_time_not_its_waits() {
+        let clock = GuestClock::of_this_thread();
+        let before = clock.now();
+        std::thread::sleep(Duration::from_millis(300));
+        let waited = clock.now() - before;
+        assert!(waited < Duration::from_millis(100), "sleeping aged the clock by {waited:?}");
+        let spin_until = std::time::Instant::now() + Duration::from_millis(200);
+        let mut x = 0u64;
+        while std::time::Instant::now() < spin_until {
+            x = std::hint::black_box(x.wrapping_add(1));
+        }
+        // Read from another thread, as the watchdog does.
+        let spun = std::thread::spawn(move || clock.now()).join().unwrap() - before;
+        assert!(spun >= Duration::from_millis(20), "spinning aged it by only {spun:?}");
     }
 }

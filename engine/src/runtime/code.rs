@@ -226,7 +226,7 @@ fn fault_trap(artifact: &Artifact, base: usize, pc: usize, signal: i32) -> Trap 
         None => TrapKind::StackOverflow,
     };
     let detail =
-        (kind == TrapKind::Interrupted).then(|| "no host call within the watchdog's real-time limit".to_string());
+        (kind == TrapKind::Interrupted).then(|| "no host call within the watchdog's limit of CPU time".to_string());
     Trap {
         kind,
         func_index,

@@ -20,7 +20,7 @@
 //! a preemption point, so a goroutine that ignores a request loops over runtime
 //! or internal functions only (or computes in one long call, as Go's `bytes`
 //! tests do); the hook marks it stalled, and the watchdog then stops it if it
-//! goes on ignoring requests for its real-time limit. A loop with no calls at
+//! goes on ignoring requests for its limit of CPU time. A loop with no calls at
 //! all never reaches the hook (the watchdog's case too).
 
 pub mod goruntime;

@@ -873,7 +873,7 @@ impl<'a> World<'a> {
                     None if trap.kind == TrapKind::Interrupted => {
                         let limit = vtime::go_duration(self.spec.watchdog.as_nanos() as u64);
                         let message =
-                            format!("stopped by the watchdog after {limit} of real time without yielding: {trap}");
+                            format!("stopped by the watchdog after {limit} of CPU time without yielding: {trap}");
                         (Class::Watchdog, message)
                     }
                     None => (Class::Trap, format!("trapped: {trap}")),
@@ -1005,7 +1005,7 @@ impl<'a> World<'a> {
             let limit = vtime::go_duration(self.spec.watchdog.as_nanos() as u64);
             (
                 Class::Watchdog,
-                format!("stopped by the watchdog after {limit} of real time in its start function: {trap}"),
+                format!("stopped by the watchdog after {limit} of CPU time in its start function: {trap}"),
             )
         } else {
             (Class::Trap, format!("trapped in its start function: {trap}"))

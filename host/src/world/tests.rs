@@ -426,7 +426,7 @@ fn a_start_function_that_traps_or_spins_is_a_verdict_not_an_engine_error() {
     let (verdict, log, _) = run_with(module("(loop $l (br $l))"));
     let Verdict::Fail(f) = verdict else { panic!("{log}") };
     assert_eq!((f[0].class, f[0].node.as_str()), (Class::Watchdog, "a"), "{log}");
-    assert!(f[0].message.contains("after 200ms of real time in its start function"), "{}", f[0].message);
+    assert!(f[0].message.contains("after 200ms of CPU time in its start function"), "{}", f[0].message);
 }
 
 #[test]
