@@ -8,6 +8,10 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
+#[path = "support/sweep_compare.rs"]
+mod sweep_compare;
+use sweep_compare::{comparable, comparable_json};
+
 fn seedfall(args: &[&str]) -> (Option<i32>, String, String) {
     let out: Output = std::process::Command::new(env!("CARGO_BIN_EXE_seedfall"))
         .args(args)
@@ -26,44 +30,6 @@ fn scratch(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
-}
-
-/// The summary without what is real time: the FAIL blocks (printed in
-/// completion order during a sweep), the seeds/s line's figures and the
-/// real-time line.
-fn comparable(stdout: &str) -> Vec<String> {
-    stdout
-        .lines()
-        .filter(|l| !l.starts_with("FAIL seed") && !l.starts_with("  ") && !l.starts_with("real time:"))
-        .map(|l| match l.split_once(" in ") {
-            Some((count, rest)) if l.contains("seeds/s") => format!("{count}{}", &rest[rest.find(':').unwrap()..]),
-            _ => l.to_string(),
-        })
-        .collect()
-}
-
-/// The JSON without real-time figures and what only a shard has.
-fn comparable_json(path: &Path) -> Value {
-    let mut doc: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
-    let doc_map = doc.as_object_mut().unwrap();
-    for key in ["elapsed_ms", "workers"] {
-        doc_map.remove(key);
-    }
-    let totals = doc_map["totals"].as_object_mut().unwrap();
-    for key in ["real_ms", "boot_ms", "guest_ms", "build_ms", "load_ms"] {
-        totals.remove(key);
-    }
-    for failure in doc_map["failures"].as_array_mut().unwrap() {
-        failure.as_object_mut().unwrap().remove("real_ms");
-    }
-    // A finding's status and history rows are about when the sweep ran, and
-    // the whole sweep and the merge are two runs of the config's history.
-    for finding in doc_map["findings"].as_array_mut().unwrap() {
-        let finding = finding.as_object_mut().unwrap();
-        finding.remove("status");
-        finding.remove("history");
-    }
-    doc
 }
 
 fn run_shards(dir: &Path, config: &str, seeds: &str, count: u64) -> Vec<String> {

@@ -16,6 +16,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+#[path = "support/sweep_compare.rs"]
+mod sweep_compare;
+use sweep_compare::{comparable, comparable_json};
+
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..").canonicalize().unwrap()
 }
@@ -199,48 +203,6 @@ impl Drop for Cluster {
             Err(e) => eprintln!("local-cluster.sh stop: {e}"),
         }
     }
-}
-
-/// The summary without what is real time (as in tests/shard.rs): the FAIL
-/// blocks, the seeds/s line's figures, the real-time line; and the report
-/// line only the merge's `-report` prints.
-fn comparable(stdout: &str) -> Vec<String> {
-    stdout
-        .lines()
-        .filter(|l| {
-            !l.starts_with("FAIL seed")
-                && !l.starts_with("  ")
-                && !l.starts_with("real time:")
-                && !l.starts_with("report: ")
-        })
-        .map(|l| match l.split_once(" in ") {
-            Some((count, rest)) if l.contains("seeds/s") => format!("{count}{}", &rest[rest.find(':').unwrap()..]),
-            _ => l.to_string(),
-        })
-        .collect()
-}
-
-/// The JSON without real-time figures and a finding's status and history
-/// (the whole sweep and the merge are two runs of the config's history).
-fn comparable_json(path: &Path) -> Value {
-    let mut doc: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
-    let doc_map = doc.as_object_mut().unwrap();
-    for key in ["elapsed_ms", "workers"] {
-        doc_map.remove(key);
-    }
-    let totals = doc_map["totals"].as_object_mut().unwrap();
-    for key in ["real_ms", "boot_ms", "guest_ms", "build_ms", "load_ms"] {
-        totals.remove(key);
-    }
-    for failure in doc_map["failures"].as_array_mut().unwrap() {
-        failure.as_object_mut().unwrap().remove("real_ms");
-    }
-    for finding in doc_map["findings"].as_array_mut().unwrap() {
-        let finding = finding.as_object_mut().unwrap();
-        finding.remove("status");
-        finding.remove("history");
-    }
-    doc
 }
 
 #[test]
