@@ -8,14 +8,14 @@
 //!
 //! The engine knows nothing of WASI, seeds or faults: that is the host crate.
 //!
-//! x86-64 Linux only: the code generator's ISA baselines, the signal handler
-//! (which reads `REG_RIP` from a Linux `ucontext_t`), memfd memory images and
-//! the direct-call relocation are all specific to it. That is checked here,
-//! once, so a build elsewhere fails with a sentence instead of a page of
-//! missing `libc` items.
+//! Targets: x86-64 and aarch64 on Linux and macOS (docs/platforms.md). What
+//! differs between them is confined to `compile::isa` (baselines, triple,
+//! calling convention), the relocation kinds in `artifact`, and the signal
+//! context in `runtime::signal_context`. A build elsewhere fails here with a
+//! sentence instead of a page of missing `libc` items.
 
-#[cfg(not(all(target_arch = "x86_64", target_os = "linux")))]
-compile_error!("seedfall-engine supports x86-64 Linux only (see engine/src/lib.rs)");
+#[cfg(not(all(any(target_arch = "x86_64", target_arch = "aarch64"), any(target_os = "linux", target_os = "macos"))))]
+compile_error!("seedfall-engine supports x86-64 and aarch64 on Linux and macOS (see engine/src/lib.rs)");
 
 pub mod artifact;
 pub mod compile;

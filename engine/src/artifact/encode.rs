@@ -10,7 +10,7 @@ use std::ops::Range;
 use std::sync::Arc;
 
 /// Bump on any change to the encoding or to what compiled code expects.
-pub const FORMAT_VERSION: u32 = 6;
+pub const FORMAT_VERSION: u32 = 7;
 /// The code's alignment in an encoding made by `encode_at`: the page size.
 pub const CODE_ALIGNMENT: usize = 4096;
 const MAGIC: &[u8; 8] = b"SEEDFALL";
@@ -404,6 +404,7 @@ impl Artifact {
             TrapMode::Explicit => 1,
         });
         w.str(self.baseline.name());
+        w.str(&self.target);
         write_info(&mut w, &self.info);
         w.opt_u64(self.counter_global.map(u64::from));
         w.u8(self.function_bitmap as u8);
@@ -466,6 +467,7 @@ impl Artifact {
             b => return Err(Error::Artifact(format!("bad trap mode {b}"))),
         };
         let baseline = IsaBaseline::from_name(&r.str()?).map_err(|e| Error::Artifact(e.to_string()))?;
+        let target = r.str()?;
         let info = read_info(&mut r)?;
         let counter_global = small_index(r.opt_u64()?)?;
         if counter_global.is_some_and(|g| g as usize >= info.globals.len()) {
@@ -513,6 +515,7 @@ impl Artifact {
             info,
             trap_mode,
             baseline,
+            target,
             code,
             functions,
             trampolines,

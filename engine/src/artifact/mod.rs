@@ -22,11 +22,15 @@ pub struct FuncLayout {
     pub len: u32,
 }
 
-/// The only relocation compiled code contains: a direct call between functions.
+/// The only relocations compiled code contains: a direct call between
+/// functions, one kind per architecture.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RelocKind {
     /// x86-64 `call rel32`: write `target + addend - site` as i32 at `offset`.
     CallPcRel4,
+    /// aarch64 `bl imm26`: `(target + addend - site) / 4` into the low 26
+    /// bits of the instruction at `offset` (a reach of ±128 MiB).
+    Arm64Call,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,6 +51,7 @@ impl Relocation {
         out.extend_from_slice(&self.offset.to_le_bytes());
         out.push(match self.kind {
             RelocKind::CallPcRel4 => 0,
+            RelocKind::Arm64Call => 1,
         });
         out.extend_from_slice(&self.target.to_le_bytes());
         out.extend_from_slice(&self.addend.to_le_bytes());
@@ -56,6 +61,7 @@ impl Relocation {
     pub fn read(record: &[u8; RELOC_RECORD]) -> crate::Result<Relocation> {
         let kind = match record[4] {
             0 => RelocKind::CallPcRel4,
+            1 => RelocKind::Arm64Call,
             b => return Err(crate::Error::Artifact(format!("unknown relocation kind {b}"))),
         };
         Ok(Relocation {
@@ -72,6 +78,9 @@ pub struct Artifact {
     pub info: ModuleInfo,
     pub trap_mode: TrapMode,
     pub baseline: IsaBaseline,
+    /// The target triple the code was compiled for (`compile::target_triple`):
+    /// loading it anywhere else is refused, whatever the baseline says.
+    pub target: String,
     pub code: Vec<u8>,
     pub functions: Vec<FuncLayout>,
     /// (signature id, code offset), one per distinct function type.
@@ -149,16 +158,23 @@ pub fn apply_relocations(code: &mut [u8], functions: &[FuncLayout], relocations:
             .get(reloc.target as usize)
             .ok_or_else(|| crate::Error::Artifact(format!("relocation to missing function {}", reloc.target)))?
             .offset as i64;
-        match reloc.kind {
-            RelocKind::CallPcRel4 => {
-                let delta = i32::try_from(target + reloc.addend - site as i64)
-                    .map_err(|_| crate::Error::Artifact(format!("call at {site:#x} out of rel32 range")))?;
-                let bytes = code
-                    .get_mut(site..site + 4)
-                    .ok_or_else(|| crate::Error::Artifact(format!("relocation at {site:#x} outside the code")))?;
-                bytes.copy_from_slice(&delta.to_le_bytes());
+        let delta = target + reloc.addend - site as i64;
+        let bytes = code
+            .get_mut(site..site + 4)
+            .ok_or_else(|| crate::Error::Artifact(format!("relocation at {site:#x} outside the code")))?;
+        let out_of_range = || crate::Error::Artifact(format!("call at {site:#x} out of range of {:?}", reloc.kind));
+        let word = match reloc.kind {
+            RelocKind::CallPcRel4 => i32::try_from(delta).map_err(|_| out_of_range())? as u32,
+            RelocKind::Arm64Call => {
+                let words = delta / 4;
+                if delta % 4 != 0 || !(-(1 << 25)..(1 << 25)).contains(&words) {
+                    return Err(out_of_range());
+                }
+                let insn = u32::from_le_bytes(bytes[..].try_into().expect("4 bytes"));
+                (insn & 0xfc00_0000) | (words as u32 & 0x03ff_ffff)
             }
-        }
+        };
+        bytes.copy_from_slice(&word.to_le_bytes());
     }
     Ok(())
 }

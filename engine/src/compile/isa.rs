@@ -1,11 +1,13 @@
 //! The target ISA, built from a named baseline instead of whatever the host CPU
 //! has, so compiled code can be shared by CI runners of different generations
-//! (the cache keys on `IsaBaseline::name` and the full flag set).
+//! (the cache keys on the target triple, `IsaBaseline::name` and the full flag
+//! set). Code is only ever compiled for the machine it runs on: the triple is
+//! the host's, never chosen by the caller.
 
 use crate::error::{Error, Result};
 use crate::module::{ModuleInfo, PinnedGlobal};
 use crate::translate::TrapMode;
-use cranelift_codegen::isa::{self, OwnedTargetIsa};
+use cranelift_codegen::isa::{self, CallConv, OwnedTargetIsa};
 use cranelift_codegen::settings::{self, Configurable};
 
 /// A named set of CPU features code may rely on.
@@ -15,6 +17,10 @@ pub enum IsaBaseline {
     X86_64V2,
     /// x86-64-v3: adds AVX2, BMI1/2, LZCNT, FMA (Haswell and later).
     X86_64V3,
+    /// ARMv8.0-A with no optional extension: every 64-bit Arm server, Apple
+    /// silicon and the Raspberry Pi 4 run it. Go's wasm uses no atomics, so
+    /// LSE would buy nothing.
+    Aarch64V8,
 }
 
 impl IsaBaseline {
@@ -22,6 +28,16 @@ impl IsaBaseline {
         match self {
             IsaBaseline::X86_64V2 => "x86-64-v2",
             IsaBaseline::X86_64V3 => "x86-64-v3",
+            IsaBaseline::Aarch64V8 => "aarch64-v8",
+        }
+    }
+
+    /// The Cranelift preset that enables the baseline's features; None when
+    /// the backend's defaults are the baseline.
+    fn preset(self) -> Option<&'static str> {
+        match self {
+            IsaBaseline::X86_64V2 | IsaBaseline::X86_64V3 => Some(self.name()),
+            IsaBaseline::Aarch64V8 => None,
         }
     }
 
@@ -29,8 +45,9 @@ impl IsaBaseline {
         match name {
             "x86-64-v2" => Ok(IsaBaseline::X86_64V2),
             "x86-64-v3" => Ok(IsaBaseline::X86_64V3),
+            "aarch64-v8" => Ok(IsaBaseline::Aarch64V8),
             other => Err(Error::Unsupported {
-                feature: format!("ISA baseline {other:?} (known: x86-64-v2, x86-64-v3)"),
+                feature: format!("ISA baseline {other:?} (known: x86-64-v2, x86-64-v3, aarch64-v8)"),
                 function: None,
             }),
         }
@@ -38,6 +55,10 @@ impl IsaBaseline {
 
     /// The best baseline this CPU can run.
     pub fn host() -> IsaBaseline {
+        #[cfg(target_arch = "aarch64")]
+        {
+            IsaBaseline::Aarch64V8
+        }
         #[cfg(target_arch = "x86_64")]
         {
             let v3 = std::arch::is_x86_feature_detected!("avx2")
@@ -45,11 +66,8 @@ impl IsaBaseline {
                 && std::arch::is_x86_feature_detected!("bmi2")
                 && std::arch::is_x86_feature_detected!("lzcnt")
                 && std::arch::is_x86_feature_detected!("fma");
-            if v3 {
-                return IsaBaseline::X86_64V3;
-            }
+            if v3 { IsaBaseline::X86_64V3 } else { IsaBaseline::X86_64V2 }
         }
-        IsaBaseline::X86_64V2
     }
 
     /// Whether this CPU can run code compiled for the baseline.
@@ -57,14 +75,33 @@ impl IsaBaseline {
         match self {
             IsaBaseline::X86_64V2 => cfg!(target_arch = "x86_64"),
             IsaBaseline::X86_64V3 => IsaBaseline::host() == IsaBaseline::X86_64V3,
+            IsaBaseline::Aarch64V8 => cfg!(target_arch = "aarch64"),
         }
     }
 }
 
-/// The target triple code is compiled for.
+/// The target triple code is compiled for: this machine's. The operating
+/// system is part of it because it picks the calling convention between
+/// compiled code and the runtime (`HOST_CALL_CONV`).
 pub fn target_triple() -> String {
-    format!("{}-unknown-linux-gnu", std::env::consts::ARCH)
+    let system = match std::env::consts::OS {
+        "macos" => "apple-darwin",
+        "windows" => "pc-windows-gnu",
+        _ => "unknown-linux-gnu",
+    };
+    format!("{}-{system}", std::env::consts::ARCH)
 }
+
+/// The calling convention of Rust's `extern "C"` on this machine, which
+/// every call between compiled code and the runtime uses (libcalls, host
+/// calls, trampolines) and, for simplicity, calls between wasm functions too.
+pub const HOST_CALL_CONV: CallConv = if cfg!(windows) {
+    CallConv::WindowsFastcall
+} else if cfg!(all(target_vendor = "apple", target_arch = "aarch64")) {
+    CallConv::AppleAarch64
+} else {
+    CallConv::SystemV
+};
 
 /// Codegen options that change the machine code (and so belong in a cache key).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -107,7 +144,8 @@ impl CompileConfig {
             ("probestack_strategy", "inline"),
             ("enable_multi_ret_implicit_sret", "true"),
             ("is_pic", "false"),
-            // r15 holds the pinned global (docs/pinned-global.md); without one it
+            // r15 (x86-64) or x21 (aarch64) holds the pinned global
+            // (docs/pinned-global.md); without one it
             // stays with the register allocator.
             ("enable_pinned_reg", if self.pinned_global == PinnedGlobal::None { "false" } else { "true" }),
             ("unwind_info", "false"),
@@ -167,9 +205,9 @@ impl CompileConfig {
         let triple = target_triple();
         let mut builder =
             isa::lookup_by_name(&triple).map_err(|e| Error::Os(format!("no Cranelift backend for {triple}: {e}")))?;
-        builder
-            .enable(self.baseline.name())
-            .map_err(|e| Error::Os(format!("baseline {}: {e}", self.baseline.name())))?;
+        if let Some(preset) = self.baseline.preset() {
+            builder.enable(preset).map_err(|e| Error::Os(format!("baseline {preset}: {e}")))?;
+        }
         builder.finish(settings::Flags::new(flags)).map_err(|e| Error::Os(format!("building the ISA: {e}")))
     }
 }

@@ -10,7 +10,7 @@
 mod isa;
 
 pub use crate::module::PinnedGlobal;
-pub use isa::{CompileConfig, IsaBaseline, target_triple};
+pub use isa::{CompileConfig, HOST_CALL_CONV, IsaBaseline, target_triple};
 
 use crate::artifact::{Artifact, Blob, FuncLayout, NO_WASM_OFFSET, RelocKind, Relocation, apply_relocations};
 use crate::error::{Error, Result};
@@ -35,11 +35,15 @@ enum Job {
     Trampoline { ty: FuncType },
 }
 
+/// The byte between functions: never executed, and a trap if it were
+/// (x86-64 `int3`; on aarch64 four zero bytes are `udf #0`).
+const PADDING: u8 = if cfg!(target_arch = "x86_64") { 0xcc } else { 0 };
+
 /// One compiled function before layout.
 struct Compiled {
     code: Vec<u8>,
-    /// (offset in function, target function index, addend)
-    calls: Vec<(u32, u32, i64)>,
+    /// (offset in function, relocation kind, target function index, addend)
+    calls: Vec<(u32, RelocKind, u32, i64)>,
     /// (offset in function, trap kind, wasm byte offset or `NO_WASM_OFFSET`)
     traps: Vec<(u32, u8, u32)>,
 }
@@ -162,13 +166,16 @@ fn compile_one(
     let compiled = ctx.compiled_code().expect("just compiled");
     let mut calls = Vec::new();
     for reloc in compiled.buffer.relocs() {
-        let target = match (&reloc.kind, &reloc.target) {
+        let (kind, target) = match (&reloc.kind, &reloc.target) {
             (Reloc::X86CallPCRel4, FinalizedRelocTarget::ExternalName(ExternalName::User(name))) => {
-                ctx.func.params.user_named_funcs()[*name].index
+                (RelocKind::CallPcRel4, ctx.func.params.user_named_funcs()[*name].index)
+            }
+            (Reloc::Arm64Call, FinalizedRelocTarget::ExternalName(ExternalName::User(name))) => {
+                (RelocKind::Arm64Call, ctx.func.params.user_named_funcs()[*name].index)
             }
             (kind, target) => return Err(format!("unexpected relocation {kind:?} to {target:?}")),
         };
-        calls.push((reloc.offset, target, reloc.addend));
+        calls.push((reloc.offset, kind, target, reloc.addend));
     }
     let srclocs = compiled.buffer.get_srclocs_sorted();
     let mut traps = Vec::new();
@@ -217,13 +224,13 @@ fn layout(
     let mut traps = Vec::new();
     for compiled in results {
         while code.len() % 16 != 0 {
-            code.push(0xcc); // int3 padding
+            code.push(PADDING);
         }
         let start = code.len() as u32;
         functions.push(FuncLayout { offset: start, len: compiled.code.len() as u32 });
         code.extend_from_slice(&compiled.code);
-        for (offset, target, addend) in compiled.calls {
-            Relocation { offset: start + offset, kind: RelocKind::CallPcRel4, target, addend }.write(&mut relocations);
+        for (offset, kind, target, addend) in compiled.calls {
+            Relocation { offset: start + offset, kind, target, addend }.write(&mut relocations);
         }
         for (offset, kind, wasm_offset) in compiled.traps {
             traps.extend_from_slice(&(start + offset).to_le_bytes());
@@ -243,6 +250,7 @@ fn layout(
         info,
         trap_mode: config.trap_mode,
         baseline: config.baseline,
+        target: target_triple(),
         code,
         functions,
         trampolines,

@@ -40,7 +40,10 @@ fn loaded() -> std::sync::MutexGuard<'static, Vec<Loaded>> {
 }
 
 fn check_baseline(artifact: &Artifact) -> Result<()> {
-    if artifact.baseline.runs_on_host() {
+    let here = crate::compile::target_triple();
+    if artifact.target != here {
+        Err(Error::Artifact(format!("compiled for {}, and this machine is {here}", artifact.target)))
+    } else if artifact.baseline.runs_on_host() {
         Ok(())
     } else {
         Err(Error::Artifact(format!("compiled for {}, which this CPU cannot run", artifact.baseline.name())))

@@ -3,10 +3,10 @@
 //! can keep it in a register and other instances importing the memory see the
 //! same bytes.
 //!
-//! The reservation covers every address a wasm32 access can form (a 4 GiB
-//! index plus a 4 GiB static offset) and a guard, so in `Signals` mode no access can
-//! reach memory outside the reservation; everything past the accessible size
-//! is PROT_NONE and faults.
+//! The reservation (`reservation`, which also reuses them) covers every
+//! address a wasm32 access can form and a guard, so in `Signals` mode no
+//! access can reach memory outside the reservation; everything past the
+//! accessible size is PROT_NONE and faults.
 //!
 //! A memory is shared (`Rc`) by the instance that defines it and every
 //! importer, and `memory.grow` in any of them grows it: the runtime grows
@@ -15,13 +15,13 @@
 //! type is neither `Send` nor `Sync`. The public `grow` takes `&mut self`.
 
 use crate::error::{Error, Result};
+use crate::runtime::reservation;
 use crate::runtime::vmctx::MemoryDef;
 use std::cell::UnsafeCell;
 
 pub const PAGE_SIZE: u64 = 65536;
 /// wasm32 limit: 4 GiB.
 pub const MAX_PAGES: u64 = 65536;
-const RESERVATION: usize = (8 << 30) + (64 << 10);
 
 /// A linear memory. Dropping it unmaps everything.
 pub struct LinearMemory {
@@ -60,21 +60,9 @@ impl LinearMemory {
             Some(cap) => max_pages.min(cap),
             None => max_pages,
         };
-        // SAFETY: a fresh anonymous PROT_NONE mapping; no existing memory is affected.
-        let base = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                RESERVATION,
-                libc::PROT_NONE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
-                -1,
-                0,
-            )
-        };
-        if base == libc::MAP_FAILED {
-            return Err(Error::Os(format!("reserving linear memory: {}", std::io::Error::last_os_error())));
-        }
-        let def = Box::new(UnsafeCell::new(MemoryDef { base: base as *mut u8, size: 0 }));
+        let base = reservation::take()
+            .ok_or_else(|| Error::Os(format!("reserving linear memory: {}", std::io::Error::last_os_error())))?;
+        let def = Box::new(UnsafeCell::new(MemoryDef { base, size: 0 }));
         let mut memory = LinearMemory { def, max_pages, declared_max };
         if memory.grow(min_pages).is_none() {
             return Err(Error::Os(format!("committing {min_pages} pages of linear memory")));
@@ -188,11 +176,9 @@ impl LinearMemory {
 
 impl Drop for LinearMemory {
     fn drop(&mut self) {
-        // SAFETY: unmapping exactly the reservation made in `new`; no slice
-        // of it outlives `self` (they borrow it).
-        unsafe {
-            libc::munmap(self.base() as *mut libc::c_void, RESERVATION);
-        }
+        // SAFETY: the reservation `new` took; no slice of it outlives `self`
+        // (they borrow it), and no other memory has its base.
+        unsafe { reservation::give_back(self.base(), self.size_bytes() as usize) };
     }
 }
 

@@ -11,6 +11,8 @@ pub(crate) mod libcalls;
 pub mod memory;
 pub(crate) mod perf_map;
 pub(crate) mod registry;
+pub(crate) mod reservation;
+pub(crate) mod signal_context;
 pub(crate) mod signals;
 pub mod table;
 pub mod trap;

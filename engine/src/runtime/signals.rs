@@ -10,7 +10,7 @@
 //! is ignored when the thread is running host code.
 
 use crate::runtime::fiber::{FiberReturn, TRAP_HANDLER};
-use crate::runtime::registry;
+use crate::runtime::{registry, signal_context};
 use std::mem::MaybeUninit;
 use std::sync::Once;
 
@@ -83,9 +83,7 @@ pub fn ensure_installed() {
 unsafe extern "C" fn handler(signal: libc::c_int, info: *mut libc::siginfo_t, context: *mut libc::c_void) {
     let uc = context as *mut libc::ucontext_t;
     // SAFETY: the kernel passes a valid ucontext_t, ours alone until we return.
-    let gregs = unsafe { &mut (*uc).uc_mcontext.gregs };
-    let pc = gregs[libc::REG_RIP as usize] as usize;
-    let sp = gregs[libc::REG_RSP as usize] as usize;
+    let (pc, sp) = unsafe { signal_context::pc_and_sp(uc) };
     if registry::contains(pc)
         && let Some(trap_handler) = TRAP_HANDLER.with(|h| h.get())
         && trap_handler.stack_ptr_in_bounds(sp)
@@ -95,11 +93,8 @@ unsafe extern "C" fn handler(signal: libc::c_int, info: *mut libc::siginfo_t, co
         // coroutine's frames are abandoned and it returns the closure's
         // value. The closure allocates nothing (async-signal-safe).
         let regs = unsafe { trap_handler.setup_trap_handler(move || FiberReturn::Fault { pc, signal }) };
-        gregs[libc::REG_RIP as usize] = regs.rip as i64;
-        gregs[libc::REG_RSP as usize] = regs.rsp as i64;
-        gregs[libc::REG_RBP as usize] = regs.rbp as i64;
-        gregs[libc::REG_RDI as usize] = regs.rdi as i64;
-        gregs[libc::REG_RSI as usize] = regs.rsi as i64;
+        // SAFETY: the same context, and registers for the running coroutine.
+        unsafe { signal_context::redirect(uc, regs) };
         return;
     }
     if signal == INTERRUPT_SIGNAL {

@@ -11,13 +11,13 @@ use crate::runtime::table;
 use crate::runtime::trap::TrapKind;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{self, AbiParam, InstBuilder, MemFlagsData, Signature, Value, types};
-use cranelift_codegen::isa::CallConv;
+use crate::compile::HOST_CALL_CONV;
 use wasmparser::Operator;
 
 impl Translator<'_, '_> {
     /// Call the runtime function whose pointer is at `vmctx + offset`.
     pub(crate) fn libcall(&mut self, offset: i32, args: &[Value], results: &[ir::Type]) -> Option<Value> {
-        let mut sig = Signature::new(CallConv::SystemV);
+        let mut sig = Signature::new(HOST_CALL_CONV);
         sig.params.push(AbiParam::new(types::I64));
         for arg in args {
             sig.params.push(AbiParam::new(self.b.func.dfg.value_type(*arg)));

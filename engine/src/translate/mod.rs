@@ -19,7 +19,8 @@ use crate::module::{ModuleInfo, ValType};
 use crate::runtime::vmctx;
 use control::Frame;
 use cranelift_codegen::ir::{self, AbiParam, InstBuilder, Signature, Value, types};
-use cranelift_codegen::isa::{CallConv, TargetFrontendConfig};
+use crate::compile::HOST_CALL_CONV;
+use cranelift_codegen::isa::TargetFrontendConfig;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use wasmparser::{FunctionBody, Operator};
 
@@ -46,7 +47,7 @@ pub fn ir_type(t: ValType) -> ir::Type {
 
 /// The native signature of a wasm function: `(vmctx, params...) -> results`.
 pub fn wasm_signature(ty: &crate::module::FuncType) -> Signature {
-    let mut sig = Signature::new(CallConv::SystemV);
+    let mut sig = Signature::new(HOST_CALL_CONV);
     sig.params.push(AbiParam::new(types::I64));
     sig.params.extend(ty.params.iter().map(|t| AbiParam::new(ir_type(*t))));
     sig.returns.extend(ty.results.iter().map(|t| AbiParam::new(ir_type(*t))));

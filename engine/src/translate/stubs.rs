@@ -23,7 +23,8 @@ use crate::runtime::vmctx;
 use cranelift_codegen::ir::{
     self, AbiParam, InstBuilder, MemFlagsData, Signature, StackSlotData, StackSlotKind, types,
 };
-use cranelift_codegen::isa::{CallConv, TargetFrontendConfig};
+use crate::compile::HOST_CALL_CONV;
+use cranelift_codegen::isa::TargetFrontendConfig;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 
 /// Store each value as a full 8-byte slot, 32-bit values zero-extended.
@@ -81,7 +82,7 @@ pub fn import_stub(
     let buffer = b.ins().stack_addr(types::I64, slot, 0);
     store_values(&mut b, &params[1..], buffer);
 
-    let mut sig = Signature::new(CallConv::SystemV);
+    let mut sig = Signature::new(HOST_CALL_CONV);
     sig.params.extend([AbiParam::new(types::I64), AbiParam::new(types::I32), AbiParam::new(types::I64)]);
     let sigref = b.import_signature(sig);
     let flags = MemFlagsData::trusted().with_readonly().with_can_move();
@@ -102,7 +103,7 @@ pub fn import_stub(
 
 /// The native signature of every trampoline: `(vmctx, callee, values)`.
 pub fn trampoline_signature() -> Signature {
-    let mut sig = Signature::new(CallConv::SystemV);
+    let mut sig = Signature::new(HOST_CALL_CONV);
     sig.params.extend([AbiParam::new(types::I64), AbiParam::new(types::I64), AbiParam::new(types::I64)]);
     sig
 }
