@@ -8,7 +8,8 @@
 //!
 //! Also run: `tests/spec-lime1/extended-const.wast` (as `lime1/…`), LIME1
 //! rewrites of the extended-const directives skipped below only for the
-//! reference types beside them, so their values are compared; and the
+//! reference types beside them, so their values are compared;
+//! `tests/spec-lime1/same-bits.wast`, float bits pinned across machines; and the
 //! self-check `tests/spec-lime1/must-fail.wast`, whose assertions all expect
 //! wrong values and must each fail.
 //!
@@ -56,8 +57,13 @@ const MODES: [TrapMode; 2] = [TrapMode::Signals, TrapMode::Explicit];
 
 /// In-repo files run like the suite's, as `lime1/<name>`: LIME1 rewrites of
 /// the extended-const directives `spec-skips.txt` skips only for the
-/// reference types beside them, so their values are compared.
-const LIME1_FILES: [(&str, &str); 1] = [("extended-const.wast", include_str!("spec-lime1/extended-const.wast"))];
+/// reference types beside them, so their values are compared; and the float
+/// bits the spec leaves to the machine, pinned so that every architecture
+/// gives the same ones.
+const LIME1_FILES: [(&str, &str); 2] = [
+    ("extended-const.wast", include_str!("spec-lime1/extended-const.wast")),
+    ("same-bits.wast", include_str!("spec-lime1/same-bits.wast")),
+];
 
 /// The harness's self-check: each assertion here expects a wrong value and
 /// must fail (its modules must instantiate), or the harness is not comparing.
