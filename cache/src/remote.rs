@@ -24,6 +24,14 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+/// rustls (with ring's C and assembly) on Linux; elsewhere the system's own
+/// TLS (Security.framework, SChannel), which needs no C compiler for the
+/// target and follows the system's certificate settings (docs/platforms.md).
+#[cfg(target_os = "linux")]
+const TLS_PROVIDER: ureq::tls::TlsProvider = ureq::tls::TlsProvider::Rustls;
+#[cfg(not(target_os = "linux"))]
+const TLS_PROVIDER: ureq::tls::TlsProvider = ureq::tls::TlsProvider::NativeTls;
+
 pub const URL_ENV: &str = "SEEDFALL_REMOTE_CACHE";
 pub const TOKEN_ENV: &str = "SEEDFALL_REMOTE_CACHE_TOKEN";
 pub const READONLY_ENV: &str = "SEEDFALL_REMOTE_CACHE_READONLY";
@@ -114,11 +122,12 @@ impl Remote {
         }
         let basic = userinfo.map(|u| format!("Basic {}", base64(u.as_bytes())));
         let authorization = token.map(|t| format!("Bearer {t}")).or(basic);
-        let mut config = ureq::Agent::config_builder()
+        let config = ureq::Agent::config_builder()
             .http_status_as_error(false)
             .timeout_connect(Some(Duration::from_secs(3)))
             .timeout_recv_response(Some(Duration::from_secs(10)))
             .timeout_global(Some(Duration::from_secs(120)));
+        let mut tls = ureq::tls::TlsConfig::builder().provider(TLS_PROVIDER);
         if let Some(ca) = ca {
             let pem = std::fs::read(ca).map_err(|e| format!("{CA_ENV} {}: {e}", ca.display()))?;
             let certs: Vec<_> = ureq::tls::parse_pem(&pem)
@@ -130,9 +139,9 @@ impl Remote {
             if certs.is_empty() {
                 return Err(format!("{CA_ENV} {}: no PEM certificate in it", ca.display()));
             }
-            let tls = ureq::tls::TlsConfig::builder().root_certs(ureq::tls::RootCerts::new_with_certs(&certs)).build();
-            config = config.tls_config(tls);
+            tls = tls.root_certs(ureq::tls::RootCerts::new_with_certs(&certs));
         }
+        let config = config.tls_config(tls.build());
         Ok(Remote {
             base: format!("{scheme}://{host}{}", path.trim_end_matches('/')),
             authorization,

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# seedfall on aarch64 Linux, for real, under Debian's qemu-user: cross-builds
+# the engine's spec test and the seedfall binary for aarch64-unknown-linux-gnu
+# (linker and runner in .cargo/config.toml), runs the spec suite in both trap
+# modes, and a kvlog sweep of seeds 1-50 whose trace digest must equal the
+# x86-64 one. Prints the minutes each step took. Guest speed under emulation
+# is not a performance figure (docs/platforms.md).
+# Usage: ci/cross/aarch64.sh [SEEDS]   (default 1-50)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+seeds=${1:-1-50}
+target=aarch64-unknown-linux-gnu
+
+if ! command -v qemu-aarch64-static >/dev/null || ! command -v aarch64-linux-gnu-gcc >/dev/null; then
+    (apt-get update -qq &&
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq qemu-user-static gcc-aarch64-linux-gnu libc6-dev-arm64-cross) >/dev/null
+fi
+rustup target list --installed | grep -qx "$target" || rustup target add "$target"
+
+step() { echo "cross aarch64: $1: $(((SECONDS - started) / 60))m$(((SECONDS - started) % 60))s"; started=$SECONDS; }
+started=$SECONDS
+
+cargo test -q -p seedfall-engine --test spec --target "$target"
+step "spec suite under qemu"
+
+cargo build -q -p seedfall --target "$target"
+cargo build -q -p seedfall
+step "build seedfall"
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+ci/cross/kvlog-wasm.sh target/debug/seedfall "$work"
+export SEEDFALL_CACHE_DIR="$work/cache-x86_64"
+(cd "$work" && "$OLDPWD/target/debug/seedfall" run -c kvlog.json -seeds "$seeds" --json x86_64.json >/dev/null) || true
+step "kvlog $seeds on x86-64"
+export SEEDFALL_CACHE_DIR="$work/cache-aarch64"
+(cd "$work" && qemu-aarch64-static -L /usr/aarch64-linux-gnu "$OLDPWD/target/$target/debug/seedfall" \
+    run -c kvlog.json -seeds "$seeds" --json aarch64.json >/dev/null) || true
+step "kvlog $seeds on aarch64 under qemu"
+
+python3 ci/cross/same_digest.py "$work/x86_64.json" "$work/aarch64.json"
