@@ -39,3 +39,13 @@ export SEEDFALL_CACHE_DIR="$work/cache-aarch64"
 step "kvlog $seeds on aarch64 under qemu"
 
 python3 ci/cross/same_digest.py "$work/x86_64.json" "$work/aarch64.json"
+
+# A guest whose float bits differ between the two CPUs unless the engine
+# pins them: the same output and trace hash on both.
+(cd cli/tests/go && GOOS=wasip1 GOARCH=wasm go build -o "$work/floats.wasm" ./floats)
+floats=(exec --trace-hash "$work/floats.wasm" 0 1 -1 inf)
+target/debug/seedfall "${floats[@]}" >"$work/floats.x86_64" 2>&1
+qemu-aarch64-static -L /usr/aarch64-linux-gnu "target/$target/debug/seedfall" "${floats[@]}" >"$work/floats.aarch64" 2>&1
+diff "$work/floats.x86_64" "$work/floats.aarch64"
+echo "cross: floats: the same bits and $(grep 'trace hash' "$work/floats.aarch64")"
+step "floats on both"
