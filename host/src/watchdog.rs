@@ -4,7 +4,7 @@
 //! host call bumps and the guest's call counter; if both stand still while the
 //! guest's thread spends `limit` of CPU time it interrupts the guest's thread,
 //! which traps with `TrapKind::Interrupted`. CPU time of that thread, not wall
-//! time (where the platform has a per-thread CPU clock; Linux does): a
+//! time (where the platform has a per-thread CPU clock; Linux and macOS do): a
 //! machine loaded by other work delays the guest without making it spin, and
 //! must not turn a long computation into a verdict. Real time is read only
 //! here, never in the simulation, and never affects a run that finishes.
@@ -27,7 +27,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
-#[cfg(not(target_os = "linux"))]
+#[cfg(not(any(target_os = "linux", target_os = "macos")))]
 use std::time::Instant;
 
 pub const DEFAULT_LIMIT: Duration = Duration::from_secs(10);
@@ -143,7 +143,10 @@ impl Progress {
 struct GuestClock {
     #[cfg(target_os = "linux")]
     cpu: libc::clockid_t,
-    #[cfg(not(target_os = "linux"))]
+    /// The guest thread's Mach port, which `thread_info` reads the CPU time of.
+    #[cfg(target_os = "macos")]
+    port: libc::mach_port_t,
+    #[cfg(not(any(target_os = "linux", target_os = "macos")))]
     start: Instant,
 }
 
@@ -159,7 +162,12 @@ impl GuestClock {
             assert_eq!(found, 0, "every Linux thread has a CPU-time clock");
             GuestClock { cpu }
         }
-        #[cfg(not(target_os = "linux"))]
+        #[cfg(target_os = "macos")]
+        {
+            // SAFETY: pthread_self is the calling thread, which has a Mach port.
+            GuestClock { port: unsafe { libc::pthread_mach_thread_np(libc::pthread_self()) } }
+        }
+        #[cfg(not(any(target_os = "linux", target_os = "macos")))]
         GuestClock { start: Instant::now() }
     }
 
@@ -172,7 +180,21 @@ impl GuestClock {
             unsafe { libc::clock_gettime(self.cpu, &mut t) };
             Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
         }
-        #[cfg(not(target_os = "linux"))]
+        #[cfg(target_os = "macos")]
+        {
+            // SAFETY: `thread_basic_info` is plain data, valid all-zero.
+            let mut info: libc::thread_basic_info = unsafe { std::mem::zeroed() };
+            let mut count = libc::THREAD_BASIC_INFO_COUNT;
+            // SAFETY: `info` has room for THREAD_BASIC_INFO_COUNT words; the port
+            // names the guest's thread, which outlives this watchdog.
+            #[allow(deprecated)]
+            unsafe {
+                libc::thread_info(self.port, libc::THREAD_BASIC_INFO as _, (&raw mut info).cast(), &mut count)
+            };
+            let micros = |t: libc::time_value_t| t.seconds as u64 * 1_000_000 + t.microseconds as u64;
+            Duration::from_micros(micros(info.user_time) + micros(info.system_time))
+        }
+        #[cfg(not(any(target_os = "linux", target_os = "macos")))]
         self.start.elapsed()
     }
 }
