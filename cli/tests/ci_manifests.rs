@@ -6,7 +6,8 @@
 //! steps are run here as written, with this build of seedfall: the action's
 //! sweep (its findings table in the job summary, its exit per `--fail-on`
 //! across runs that keep the finding history), the workflow's shards and
-//! merge through the action, the Kubernetes shards and merge.
+//! merge through the action, the Kubernetes shards and merge, and the release
+//! workflow's (ci/github/release.yml) targets and packaging.
 
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -289,6 +290,7 @@ fn run_action(
 #[test]
 fn the_manifests_pass_their_schemas() {
     validator("check-jsonschema", &["--builtin-schema", "vendor.github-workflows", "ci/github/seedfall-sweep.yml"]);
+    validator("check-jsonschema", &["--builtin-schema", "vendor.github-workflows", "ci/github/release.yml"]);
     validator("check-jsonschema", &["--builtin-schema", "vendor.github-actions", "action.yml"]);
     validator("kubernetes-validate", &["--strict", "ci/k8s/sweep.yaml", "ci/k8s/merge.yaml"]);
 }
@@ -483,4 +485,55 @@ fn the_kubernetes_indexed_job_shards_by_completion_index_and_merges() {
     assert_eq!(code, Some(0), "{out}");
     assert!(out.contains("5 seeds in") && out.contains("5 passed, 0 failed"), "{out}");
     assert!(results.join("merged.json").exists());
+}
+
+/// The release workflow builds the five targets on a tag, each on a runner of
+/// its own system after the spec suite passed there, and its packaging step
+/// (run here as written, for Linux) makes the archive and its checksum.
+#[test]
+fn the_release_workflow_builds_the_five_targets_and_packages_each() {
+    let workflow = &yaml_documents("ci/github/release.yml")[0];
+    // YAML 1.1 (PyYAML) reads the key `on` as the boolean true.
+    assert_eq!(workflow["true"]["push"]["tags"], serde_json::json!(["v*"]));
+    let build = &workflow["jobs"]["build"];
+    let targets: Vec<&Value> = build["strategy"]["matrix"]["include"].as_array().unwrap().iter().collect();
+    let names: Vec<String> = targets.iter().map(|t| scalar(&t["target"])).collect();
+    assert_eq!(
+        names,
+        [
+            "x86_64-unknown-linux-gnu",
+            "aarch64-unknown-linux-gnu",
+            "x86_64-apple-darwin",
+            "aarch64-apple-darwin",
+            "x86_64-pc-windows-gnu"
+        ]
+    );
+    let step_names: Vec<String> = build["steps"].as_array().unwrap().iter().map(|s| scalar(&s["name"])).collect();
+    let position = |name: &str| step_names.iter().position(|n| n.starts_with(name)).unwrap();
+    assert!(position("Spec suite") < position("Build"), "{step_names:?}");
+    assert!(scalar(&step(build, "Spec suite")["run"]).contains("--test spec --target ${{ matrix.target }}"));
+
+    let linux = targets[0];
+    let dir = scratch("release-package");
+    let release = dir.join("target/x86_64-unknown-linux-gnu/release");
+    std::fs::create_dir_all(&release).unwrap();
+    std::fs::write(release.join("seedfall"), "the binary").unwrap();
+    std::fs::write(dir.join("README.md"), "readme").unwrap();
+    std::fs::write(dir.join("LICENSE"), "license").unwrap();
+    let script = expand(&scalar(&step(build, "Package")["run"]), &|e| scalar(&linux[e.trim_start_matches("matrix.")]));
+    let (code, log) = sh(
+        &script,
+        &dir,
+        &[("GITHUB_REF_NAME", "v1.2.3".into()), ("GITHUB_OUTPUT", dir.join("out").display().to_string())],
+    );
+    assert_eq!(code, Some(0), "{log}");
+    let file = "dist/seedfall-v1.2.3-x86_64-unknown-linux-gnu.tar.gz";
+    assert_eq!(step_outputs(&std::fs::read_to_string(dir.join("out")).unwrap())["file"], file);
+    let listing = Command::new("tar").args(["tzf", file]).current_dir(&dir).output().unwrap();
+    let listing = String::from_utf8_lossy(&listing.stdout);
+    for member in ["seedfall", "README.md", "LICENSE"] {
+        assert!(listing.contains(&format!("seedfall-v1.2.3-x86_64-unknown-linux-gnu/{member}")), "{listing}");
+    }
+    let sum = std::fs::read_to_string(dir.join(format!("{file}.sha256"))).unwrap();
+    assert!(sum.ends_with("seedfall-v1.2.3-x86_64-unknown-linux-gnu.tar.gz\n"), "{sum}");
 }
