@@ -7,11 +7,11 @@
 //! functions of other instances.
 
 use super::{Translator, func_ref_name, wasm_signature};
+use crate::compile::HOST_CALL_CONV;
 use crate::runtime::table;
 use crate::runtime::trap::TrapKind;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{self, AbiParam, InstBuilder, MemFlagsData, Signature, Value, types};
-use crate::compile::HOST_CALL_CONV;
 use wasmparser::Operator;
 
 impl Translator<'_, '_> {

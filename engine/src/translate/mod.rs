@@ -15,11 +15,11 @@ mod numeric;
 pub mod stubs;
 mod traps;
 
+use crate::compile::HOST_CALL_CONV;
 use crate::module::{ModuleInfo, ValType};
 use crate::runtime::vmctx;
 use control::Frame;
 use cranelift_codegen::ir::{self, AbiParam, InstBuilder, Signature, Value, types};
-use crate::compile::HOST_CALL_CONV;
 use cranelift_codegen::isa::TargetFrontendConfig;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use wasmparser::{FunctionBody, Operator};

@@ -18,12 +18,12 @@
 //! read back.
 
 use super::{enter_function, ir_type, wasm_signature};
+use crate::compile::HOST_CALL_CONV;
 use crate::module::FuncType;
 use crate::runtime::vmctx;
 use cranelift_codegen::ir::{
     self, AbiParam, InstBuilder, MemFlagsData, Signature, StackSlotData, StackSlotKind, types,
 };
-use crate::compile::HOST_CALL_CONV;
 use cranelift_codegen::isa::TargetFrontendConfig;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 
