@@ -84,6 +84,20 @@ fn corrupt_artifacts_are_errors() {
     }
 }
 
+/// Code compiled for one machine never runs on another: an artifact names its
+/// target triple, and loading it elsewhere is refused naming both.
+#[test]
+fn an_artifact_for_another_target_is_refused() {
+    let wasm = wat::parse_str(r#"(module (func (export "f") (result i32) i32.const 7))"#).unwrap();
+    let mut artifact = compile(&wasm, &CompileConfig::default()).unwrap();
+    assert_eq!(artifact.target, seedfall_engine::compile::target_triple());
+    let elsewhere = if cfg!(target_arch = "aarch64") { "x86_64-unknown-linux-gnu" } else { "aarch64-apple-darwin" };
+    artifact.target = elsewhere.to_string();
+    let decoded = Artifact::decode(&artifact.encode()).unwrap();
+    let err = Code::load(decoded).expect_err("another target's code");
+    assert!(err.to_string().contains(elsewhere) && err.to_string().contains("this machine is"), "{err}");
+}
+
 #[test]
 fn missing_and_mistyped_imports_name_the_import() {
     let code = common::load_wat(r#"(module (import "env" "tick" (func (param i32))))"#, TrapMode::Signals);
