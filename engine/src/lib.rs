@@ -8,14 +8,15 @@
 //!
 //! The engine knows nothing of WASI, seeds or faults: that is the host crate.
 //!
-//! x86-64 Linux only: the code generator's ISA baselines, the signal handler
-//! (which reads `REG_RIP` from a Linux `ucontext_t`), memfd memory images and
-//! the direct-call relocation are all specific to it. That is checked here,
+//! x86-64 Linux, and x86-64 Windows (docs/platforms-windows.md): the code
+//! generator's ISA baselines, the trap handler (which reads `REG_RIP` from a
+//! Linux `ucontext_t`, or `Rip` from a Windows CONTEXT) and the direct-call
+//! relocation are all specific to them. That is checked here,
 //! once, so a build elsewhere fails with a sentence instead of a page of
 //! missing `libc` items.
 
-#[cfg(not(all(target_arch = "x86_64", target_os = "linux")))]
-compile_error!("seedfall-engine supports x86-64 Linux only (see engine/src/lib.rs)");
+#[cfg(not(all(target_arch = "x86_64", any(target_os = "linux", target_os = "windows"))))]
+compile_error!("seedfall-engine supports x86-64 Linux and Windows only (see engine/src/lib.rs)");
 
 pub mod artifact;
 pub mod compile;

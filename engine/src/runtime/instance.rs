@@ -23,6 +23,7 @@
 
 use crate::error::{Error, Result};
 use crate::module::{ConstExpr, ConstOp, ExportKind, FuncType, GlobalType, ImportKind, ValType};
+use crate::runtime::abi::guest_abi_fn_type;
 use crate::runtime::code::{self, Code};
 use crate::runtime::fiber::{Fiber, FiberStep, FiberYield};
 use crate::runtime::host::{Caller, Extern, Global, HostError, HostFunc, Linker, Val};
@@ -575,7 +576,7 @@ impl<T: 'static> Instance<T> {
             // call) stay alive until the fiber finishes or is abandoned, which
             // `Instance::drop` does first.
             unsafe {
-                let f: unsafe extern "C" fn(usize, usize, usize) = std::mem::transmute(trampoline);
+                let f: guest_abi_fn_type!((usize, usize, usize)) = std::mem::transmute(trampoline);
                 f(vmctx, callee, values_ptr);
             }
         })
@@ -693,7 +694,7 @@ fn cross_instance_call<T>(owner: Rc<dyn Any>, code: Arc<Code>, index: u32, vmctx
             // sized for this type, which matched at link time) outlives the
             // fiber, which finishes or is abandoned before this returns.
             unsafe {
-                let f: unsafe extern "C" fn(usize, usize, usize) = std::mem::transmute(trampoline);
+                let f: guest_abi_fn_type!((usize, usize, usize)) = std::mem::transmute(trampoline);
                 f(vmctx, callee, values_ptr);
             }
         })

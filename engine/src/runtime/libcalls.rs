@@ -1,5 +1,5 @@
 //! The runtime functions compiled code calls through the vmctx. They are
-//! `extern "C"` and must never panic (a panic here would abort the process):
+//! `extern "C"` (`extern "sysv64"` on Windows, see `abi`) and must never panic (a panic here would abort the process):
 //! host functions are run under `catch_unwind` by the instance's dispatcher.
 //!
 //! Every libcall shares one contract, stated once here and referred to as
@@ -8,6 +8,7 @@
 //! own `vmctx`, which points at a live instance (`VmCtxHeader::instance` is
 //! its `InstanceCore`), on the fiber running that code.
 
+use crate::runtime::abi::guest_abi_fn;
 use crate::runtime::code::Code;
 use crate::runtime::fiber::{self, FiberYield};
 use crate::runtime::instance::InstanceCore;
@@ -38,11 +39,12 @@ unsafe fn core<'a>(vmctx: *mut VmCtx) -> &'a InstanceCore {
     unsafe { &*((*vmctx).header.instance as *const InstanceCore) }
 }
 
+guest_abi_fn! {
 /// Raise an explicit-mode trap: never returns to compiled code.
 ///
 /// # Safety
 /// The libcall contract (module doc).
-pub(crate) unsafe extern "C" fn trap(vmctx: *mut VmCtx, kind: u32, func_index: u32) {
+pub(crate) unsafe fn trap(vmctx: *mut VmCtx, kind: u32, func_index: u32) {
     let kind = TrapKind::from_u8(kind as u8).unwrap_or(TrapKind::HostError);
     // SAFETY: the libcall contract.
     TRAP_ORIGIN.with(|origin| origin.set(unsafe { core(vmctx) }.code));
@@ -50,12 +52,14 @@ pub(crate) unsafe extern "C" fn trap(vmctx: *mut VmCtx, kind: u32, func_index: u
     // this yield; guest frames hold no destructors.
     unsafe { fiber::suspend_current(FiberYield::Trap { kind, func_index }) };
 }
+}
 
+guest_abi_fn! {
 /// `memory.grow`.
 ///
 /// # Safety
 /// The libcall contract (module doc).
-pub(crate) unsafe extern "C" fn memory_grow(vmctx: *mut VmCtx, delta: u32) -> u32 {
+pub(crate) unsafe fn memory_grow(vmctx: *mut VmCtx, delta: u32) -> u32 {
     // SAFETY: the libcall contract.
     let core = unsafe { core(vmctx) };
     match core.memory.as_ref().and_then(|m| m.grow_shared(delta as u64)) {
@@ -63,17 +67,19 @@ pub(crate) unsafe extern "C" fn memory_grow(vmctx: *mut VmCtx, delta: u32) -> u3
         None => u32::MAX,
     }
 }
+}
 
 /// Whether `[start, start + len)` lies inside `size` bytes.
 fn in_bounds(start: u32, len: u32, size: u64) -> bool {
     start as u64 + len as u64 <= size
 }
 
+guest_abi_fn! {
 /// `memory.copy`: 0, or 1 for an out-of-bounds range (the caller traps).
 ///
 /// # Safety
 /// The libcall contract (module doc).
-pub(crate) unsafe extern "C" fn memory_copy(vmctx: *mut VmCtx, dst: u32, src: u32, len: u32) -> u32 {
+pub(crate) unsafe fn memory_copy(vmctx: *mut VmCtx, dst: u32, src: u32, len: u32) -> u32 {
     // SAFETY: the libcall contract.
     let core = unsafe { core(vmctx) };
     let Some(memory) = core.memory.as_ref() else { return 1 };
@@ -85,12 +91,14 @@ pub(crate) unsafe extern "C" fn memory_copy(vmctx: *mut VmCtx, dst: u32, src: u3
     unsafe { std::ptr::copy(memory.base().add(src as usize), memory.base().add(dst as usize), len as usize) };
     0
 }
+}
 
+guest_abi_fn! {
 /// `memory.fill`: 0, or 1 for an out-of-bounds range (the caller traps).
 ///
 /// # Safety
 /// The libcall contract (module doc).
-pub(crate) unsafe extern "C" fn memory_fill(vmctx: *mut VmCtx, dst: u32, byte: u32, len: u32) -> u32 {
+pub(crate) unsafe fn memory_fill(vmctx: *mut VmCtx, dst: u32, byte: u32, len: u32) -> u32 {
     // SAFETY: the libcall contract.
     let core = unsafe { core(vmctx) };
     let Some(memory) = core.memory.as_ref() else { return 1 };
@@ -101,14 +109,16 @@ pub(crate) unsafe extern "C" fn memory_fill(vmctx: *mut VmCtx, dst: u32, byte: u
     unsafe { std::ptr::write_bytes(memory.base().add(dst as usize), byte as u8, len as usize) };
     0
 }
+}
 
+guest_abi_fn! {
 /// Call host function `import_index`; `values` holds its arguments and
 /// receives its results.
 ///
 /// # Safety
 /// The libcall contract (module doc), from the import stub of function
 /// `import_index`, which passes a buffer of `max(params, results, 1)` slots.
-pub(crate) unsafe extern "C" fn host_call(vmctx: *mut VmCtx, import_index: u32, values: *mut u64) {
+pub(crate) unsafe fn host_call(vmctx: *mut VmCtx, import_index: u32, values: *mut u64) {
     // Raw pointer, not a reference: the dispatcher borrows parts of the instance.
     // SAFETY: the libcall contract: the vmctx header is initialised.
     let core = unsafe { (*vmctx).header.instance as *mut InstanceCore };
@@ -123,4 +133,5 @@ pub(crate) unsafe extern "C" fn host_call(vmctx: *mut VmCtx, import_index: u32, 
         // guest, whose frames hold no destructors.
         unsafe { fiber::suspend_current(FiberYield::Abort) };
     }
+}
 }

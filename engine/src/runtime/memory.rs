@@ -6,7 +6,7 @@
 //! The reservation covers every address a wasm32 access can form (a 4 GiB
 //! index plus a 4 GiB static offset) and a guard, so in `Signals` mode no access can
 //! reach memory outside the reservation; everything past the accessible size
-//! is PROT_NONE and faults.
+//! is PROT_NONE (on Windows: reserved, not committed) and faults.
 //!
 //! A memory is shared (`Rc`) by the instance that defines it and every
 //! importer, and `memory.grow` in any of them grows it: the runtime grows
@@ -15,6 +15,8 @@
 //! type is neither `Send` nor `Sync`. The public `grow` takes `&mut self`.
 
 use crate::error::{Error, Result};
+#[cfg(windows)]
+use crate::runtime::memory_windows::{commit, reserve};
 use crate::runtime::vmctx::MemoryDef;
 use std::cell::UnsafeCell;
 
@@ -60,21 +62,11 @@ impl LinearMemory {
             Some(cap) => max_pages.min(cap),
             None => max_pages,
         };
-        // SAFETY: a fresh anonymous PROT_NONE mapping; no existing memory is affected.
-        let base = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                RESERVATION,
-                libc::PROT_NONE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
-                -1,
-                0,
-            )
-        };
-        if base == libc::MAP_FAILED {
+        let base = reserve(RESERVATION);
+        if base.is_null() {
             return Err(Error::Os(format!("reserving linear memory: {}", std::io::Error::last_os_error())));
         }
-        let def = Box::new(UnsafeCell::new(MemoryDef { base: base as *mut u8, size: 0 }));
+        let def = Box::new(UnsafeCell::new(MemoryDef { base, size: 0 }));
         let mut memory = LinearMemory { def, max_pages, declared_max };
         if memory.grow(min_pages).is_none() {
             return Err(Error::Os(format!("committing {min_pages} pages of linear memory")));
@@ -126,14 +118,9 @@ impl LinearMemory {
         if delta > 0 {
             // SAFETY: the range starts at the accessible end and, since `new`
             // is at most 4 GiB of pages, lies inside our own reservation.
-            let rc = unsafe {
-                libc::mprotect(
-                    self.base().add(self.size_bytes() as usize) as *mut libc::c_void,
-                    (delta * PAGE_SIZE) as usize,
-                    libc::PROT_READ | libc::PROT_WRITE,
-                )
-            };
-            if rc != 0 {
+            let committed =
+                unsafe { commit(self.base().add(self.size_bytes() as usize), (delta * PAGE_SIZE) as usize) };
+            if !committed {
                 return None;
             }
         }
@@ -158,6 +145,7 @@ impl LinearMemory {
     /// the kernel does not say: every page must then be read. Only ever a
     /// shortcut, never a different answer: a page that is present may
     /// still hold its initial bytes, and the caller compares those.
+    #[cfg(target_os = "linux")]
     pub fn untouched_pages(&self) -> Option<Vec<bool>> {
         const HOST_PAGE: usize = 4096;
         const PRESENT: u64 = 1 << 63;
@@ -174,6 +162,13 @@ impl LinearMemory {
         Some(untouched)
     }
 
+    /// Off Linux no kernel interface says which pages were touched: None,
+    /// so every page is read (allowed by the contract above).
+    #[cfg(not(target_os = "linux"))]
+    pub fn untouched_pages(&self) -> Option<Vec<bool>> {
+        None
+    }
+
     /// The accessible bytes, writable.
     ///
     /// # Safety
@@ -188,12 +183,57 @@ impl LinearMemory {
 
 impl Drop for LinearMemory {
     fn drop(&mut self) {
-        // SAFETY: unmapping exactly the reservation made in `new`; no slice
+        // SAFETY: releasing exactly the reservation made in `new`; no slice
         // of it outlives `self` (they borrow it).
-        unsafe {
-            libc::munmap(self.base() as *mut libc::c_void, RESERVATION);
-        }
+        unsafe { release(self.base(), RESERVATION) };
     }
+}
+
+/// Reserve `len` bytes of inaccessible address space; null on failure.
+#[cfg(unix)]
+fn reserve(len: usize) -> *mut u8 {
+    // SAFETY: a fresh anonymous PROT_NONE mapping; no existing memory is affected.
+    let base = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_NONE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+            -1,
+            0,
+        )
+    };
+    if base == libc::MAP_FAILED { std::ptr::null_mut() } else { base as *mut u8 }
+}
+
+/// Make `[start, start + len)` readable and writable; false if the OS refuses.
+///
+/// # Safety
+/// The range must lie inside a reservation made by `reserve`.
+#[cfg(unix)]
+unsafe fn commit(start: *mut u8, len: usize) -> bool {
+    // SAFETY: inside our own reservation (the caller's promise).
+    unsafe { libc::mprotect(start as *mut libc::c_void, len, libc::PROT_READ | libc::PROT_WRITE) == 0 }
+}
+
+/// Free a whole reservation of `len` bytes.
+///
+/// # Safety
+/// `base` must be what `reserve(len)` returned, and nothing may use it afterwards.
+#[cfg(unix)]
+unsafe fn release(base: *mut u8, len: usize) {
+    // SAFETY: the caller's promise.
+    unsafe { libc::munmap(base as *mut libc::c_void, len) };
+}
+
+/// See the Unix `release`; Windows frees a reservation whole, without its length.
+///
+/// # Safety
+/// `base` must be what `reserve` returned, and nothing may use it afterwards.
+#[cfg(windows)]
+unsafe fn release(base: *mut u8, _len: usize) {
+    // SAFETY: the caller's promise, passed on.
+    unsafe { crate::runtime::memory_windows::release(base) };
 }
 
 #[cfg(test)]
@@ -201,6 +241,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[cfg(target_os = "linux")]
     fn untouched_pages_are_the_ones_never_read_or_written() {
         let memory = LinearMemory::new(2, None).unwrap();
         // SAFETY: no other reference to the bytes is live.

@@ -1,17 +1,26 @@
 //! Running compiled code: loading (`code`), memories, tables, the vmctx,
 //! instances, fibers, traps and the signal handler, and the host-function API.
 
+pub(crate) mod abi;
 pub mod code;
+pub(crate) mod fault;
 pub(crate) mod fiber;
 pub mod host;
 pub(crate) mod image;
 pub mod instance;
 pub mod interrupt;
+#[cfg(windows)]
+mod interrupt_windows;
 pub(crate) mod libcalls;
 pub mod memory;
+#[cfg(windows)]
+mod memory_windows;
 pub(crate) mod perf_map;
 pub(crate) mod registry;
+#[cfg(unix)]
 pub(crate) mod signals;
 pub mod table;
 pub mod trap;
+#[cfg(windows)]
+pub(crate) mod traps_windows;
 pub mod vmctx;

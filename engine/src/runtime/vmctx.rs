@@ -11,6 +11,7 @@
 //! entry stores 1 into its own byte at a constant offset from the vmctx, so the
 //! header (and every offset code without the bitmap uses) is unchanged.
 
+use crate::runtime::abi::guest_abi_fn_type;
 use crate::runtime::table::TableEntry;
 
 /// The bounds of a linear memory, shared by every instance that uses it.
@@ -37,15 +38,15 @@ pub struct VmCtxHeader {
     /// Runtime functions are reached through the vmctx, so compiled code has no
     /// absolute relocations and one Artifact works at any address.
     /// `(vmctx, trap_kind, func_index) -> !`, explicit-trap mode only.
-    pub trap: unsafe extern "C" fn(*mut VmCtx, u32, u32),
+    pub trap: guest_abi_fn_type!((*mut VmCtx, u32, u32)),
     /// `(vmctx, delta_pages) -> old_pages or u32::MAX`
-    pub memory_grow: unsafe extern "C" fn(*mut VmCtx, u32) -> u32,
+    pub memory_grow: guest_abi_fn_type!((*mut VmCtx, u32) -> u32),
     /// `(vmctx, dst, src, len) -> 0 ok / 1 out of bounds`
-    pub memory_copy: unsafe extern "C" fn(*mut VmCtx, u32, u32, u32) -> u32,
+    pub memory_copy: guest_abi_fn_type!((*mut VmCtx, u32, u32, u32) -> u32),
     /// `(vmctx, dst, byte, len) -> 0 ok / 1 out of bounds`
-    pub memory_fill: unsafe extern "C" fn(*mut VmCtx, u32, u32, u32) -> u32,
+    pub memory_fill: guest_abi_fn_type!((*mut VmCtx, u32, u32, u32) -> u32),
     /// `(vmctx, import_index, values)`: arguments in, results out, 8 bytes each.
-    pub host_call: unsafe extern "C" fn(*mut VmCtx, u32, *mut u64),
+    pub host_call: guest_abi_fn_type!((*mut VmCtx, u32, *mut u64)),
     /// The instance's `runtime::instance::InstanceCore` (first field of its
     /// `InstanceInner`), which the libcalls reach through this pointer.
     pub instance: *mut u8,
