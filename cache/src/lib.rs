@@ -44,7 +44,8 @@ use std::collections::{BTreeSet, HashSet};
 use std::fmt;
 use std::fs::{self, File, OpenOptions};
 use std::io;
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+#[cfg(unix)]
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -317,6 +318,23 @@ enum Bad {
 /// Identity of a file, so a bad entry is deleted only if nobody replaced it.
 type FileId = (u64, u64);
 
+/// The identity of the file `meta` describes: device and inode on Unix. On
+/// Windows, whose stable std API has no file index, its creation and last
+/// write times (100 ns ticks): an entry is replaced by renaming a file
+/// created later over it, so a replacement differs in both.
+fn file_id(meta: &fs::Metadata) -> FileId {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        (meta.dev(), meta.ino())
+    }
+    #[cfg(windows)]
+    {
+        use std::os::windows::fs::MetadataExt;
+        (meta.creation_time(), meta.last_write_time())
+    }
+}
+
 impl Cache {
     pub fn open(dir: &Path) -> Cache {
         let cache = Cache {
@@ -543,14 +561,19 @@ impl Cache {
         let start = Instant::now();
         // Non-blocking: opening a FIFO planted at an entry's name must not
         // hang the run (issue 19); it is then refused as not a regular file.
-        let file = match OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(path) {
+        // (Windows has no FIFOs in the file system: a plain open there.)
+        let mut options = OpenOptions::new();
+        options.read(true);
+        #[cfg(unix)]
+        options.custom_flags(libc::O_NONBLOCK);
+        let file = match options.open(path) {
             Ok(file) => file,
             // No entry, or no cache directory at all (a path under a file).
             Err(e) if matches!(e.kind(), io::ErrorKind::NotFound | io::ErrorKind::NotADirectory) => return Ok(None),
             Err(e) => return Err((Bad::Unreadable(format!("cannot open: {e}")), None)),
         };
         let meta = file.metadata().map_err(|e| (Bad::Unreadable(format!("cannot stat: {e}")), None))?;
-        let id = Some((meta.dev(), meta.ino()));
+        let id = Some(file_id(&meta));
         if !meta.is_file() {
             return Err((Bad::Corrupt("not a regular file".into()), id));
         }
@@ -841,7 +864,7 @@ fn entry_key(name: &str) -> Option<Key> {
 /// published a good entry in its place since we read it).
 fn remove_if_same(path: &Path, id: FileId) -> io::Result<()> {
     let meta = fs::symlink_metadata(path)?;
-    if (meta.dev(), meta.ino()) != id {
+    if file_id(&meta) != id {
         return Ok(());
     }
     fs::remove_file(path)

@@ -167,7 +167,7 @@ impl FileData {
             let file = std::fs::File::open(&*path)?;
             let mut done = 0;
             while done < want {
-                match std::os::unix::fs::FileExt::read_at(&file, &mut buf[done..want], offset + done as u64) {
+                match read_at(&file, &mut buf[done..want], offset + done as u64) {
                     Ok(0) => break, // the host file shrank: a short read
                     Ok(n) => done += n,
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
@@ -243,6 +243,15 @@ fn host_errno(error: &io::Error) -> Errno {
         io::ErrorKind::NotADirectory => Errno::NOTDIR,
         _ => Errno::IO,
     }
+}
+
+/// `pread`: up to `buf.len()` bytes at `offset`. Windows' `seek_read` also
+/// moves the file's cursor, which nothing here uses (each read opens the file).
+fn read_at(file: &std::fs::File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+    #[cfg(unix)]
+    return std::os::unix::fs::FileExt::read_at(file, buf, offset);
+    #[cfg(windows)]
+    return std::os::windows::fs::FileExt::seek_read(file, buf, offset);
 }
 
 #[cfg(test)]
