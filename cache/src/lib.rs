@@ -396,19 +396,13 @@ impl Cache {
         self.remote.clone()
     }
 
-    /// `$SEEDFALL_CACHE_DIR`, else `$XDG_CACHE_HOME/seedfall`, else
-    /// `~/.cache/seedfall` (the location for `exec`).
+    /// `$SEEDFALL_CACHE_DIR`, else the user's cache directory for this OS
+    /// (`user_cache_dir`), else a directory under the temporary one (the
+    /// location for `exec`).
     pub fn default_dir_for_exec() -> PathBuf {
-        let xdg = || {
-            std::env::var_os("XDG_CACHE_HOME")
-                .map(PathBuf::from)
-                .filter(|p| p.is_absolute())
-                .map(|p| p.join("seedfall"))
-        };
-        let home = || {
-            std::env::var_os("HOME").filter(|h| !h.is_empty()).map(|h| PathBuf::from(h).join(".cache").join("seedfall"))
-        };
-        env_dir().or_else(xdg).or_else(home).unwrap_or_else(|| std::env::temp_dir().join("seedfall-cache"))
+        env_dir()
+            .or_else(|| user_cache_dir(std::env::consts::OS, |name| std::env::var_os(name)))
+            .unwrap_or_else(|| std::env::temp_dir().join("seedfall-cache"))
     }
 
     /// `$SEEDFALL_CACHE_DIR`, else `.seedfall/cache` beside the config file
@@ -851,6 +845,24 @@ fn not_a_cache(dir: &Path) -> Result<(), String> {
     }
 }
 
+/// The user's cache directory for seedfall on `os` (`std::env::consts::OS`),
+/// given its environment: a pure function, so every OS's choice is tested
+/// on any. Windows: `%LOCALAPPDATA%\seedfall` (local, not roaming: compiled
+/// code is machine-specific and large). macOS: `~/Library/Caches/seedfall`.
+/// Elsewhere: `$XDG_CACHE_HOME/seedfall` when that is absolute, else
+/// `~/.cache/seedfall`. None when the variables are missing or empty.
+pub fn user_cache_dir(os: &str, env: impl Fn(&str) -> Option<std::ffi::OsString>) -> Option<PathBuf> {
+    let var = |name: &str| env(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+    match os {
+        "windows" => var("LOCALAPPDATA").map(|p| p.join("seedfall")),
+        "macos" => var("HOME").map(|h| h.join("Library").join("Caches").join("seedfall")),
+        _ => var("XDG_CACHE_HOME")
+            .filter(|p| p.is_absolute())
+            .map(|p| p.join("seedfall"))
+            .or_else(|| var("HOME").map(|h| h.join(".cache").join("seedfall"))),
+    }
+}
+
 fn env_dir() -> Option<PathBuf> {
     std::env::var_os(DIR_ENV).filter(|v| !v.is_empty()).map(PathBuf::from)
 }
@@ -883,6 +895,30 @@ fn read_whole(file: &File, len: u64) -> io::Result<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The cache directory each OS gets, from its environment alone.
+    #[test]
+    fn the_user_cache_dir_is_chosen_per_os() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |name: &str| pairs.iter().find(|(n, _)| *n == name).map(|(_, v)| std::ffi::OsString::from(v))
+        };
+        let windows_env = env(&[("LOCALAPPDATA", r"C:\Users\u\AppData\Local"), ("HOME", "/home/u")]);
+        assert_eq!(
+            user_cache_dir("windows", windows_env),
+            Some(PathBuf::from(r"C:\Users\u\AppData\Local").join("seedfall"))
+        );
+        assert_eq!(user_cache_dir("windows", env(&[("HOME", "/home/u"), ("LOCALAPPDATA", "")])), None);
+        let unix = env(&[("HOME", "/home/u"), ("XDG_CACHE_HOME", "/xdg")]);
+        assert_eq!(user_cache_dir("macos", unix), Some(PathBuf::from("/home/u/Library/Caches/seedfall")));
+        assert_eq!(user_cache_dir("linux", unix), Some(PathBuf::from("/xdg/seedfall")));
+        let relative_xdg = env(&[("HOME", "/home/u"), ("XDG_CACHE_HOME", "relative")]);
+        assert_eq!(user_cache_dir("linux", relative_xdg), Some(PathBuf::from("/home/u/.cache/seedfall")));
+        assert_eq!(
+            user_cache_dir("freebsd", env(&[("HOME", "/home/u")])),
+            Some(PathBuf::from("/home/u/.cache/seedfall"))
+        );
+        assert_eq!(user_cache_dir("linux", env(&[("LOCALAPPDATA", r"C:\x")])), None);
+    }
 
     #[test]
     fn key_hex_round_trip() {
