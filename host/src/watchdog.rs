@@ -4,7 +4,8 @@
 //! host call bumps and the guest's call counter; if both stand still while the
 //! guest's thread spends `limit` of CPU time it interrupts the guest's thread,
 //! which traps with `TrapKind::Interrupted`. CPU time of that thread, not wall
-//! time (where the platform has a per-thread CPU clock; Linux does): a
+//! time (where the platform has a per-thread CPU clock; Linux does, and
+//! Windows through `GetThreadTimes`, in `watchdog_windows`): a
 //! machine loaded by other work delays the guest without making it spin, and
 //! must not turn a long computation into a verdict. Real time is read only
 //! here, never in the simulation, and never affects a run that finishes.
@@ -27,7 +28,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
-#[cfg(not(target_os = "linux"))]
+#[cfg(not(any(target_os = "linux", windows)))]
 use std::time::Instant;
 
 pub const DEFAULT_LIMIT: Duration = Duration::from_secs(10);
@@ -139,11 +140,13 @@ impl Progress {
 
 /// How much time the guest's thread has had: its CPU time where the
 /// platform has a per-thread CPU clock, else wall time since the start.
-#[derive(Clone, Copy)]
+#[cfg_attr(not(windows), derive(Clone, Copy))]
 struct GuestClock {
     #[cfg(target_os = "linux")]
     cpu: libc::clockid_t,
-    #[cfg(not(target_os = "linux"))]
+    #[cfg(windows)]
+    cpu: crate::watchdog_windows::ThreadCpuClock,
+    #[cfg(not(any(target_os = "linux", windows)))]
     start: Instant,
 }
 
@@ -159,7 +162,11 @@ impl GuestClock {
             assert_eq!(found, 0, "every Linux thread has a CPU-time clock");
             GuestClock { cpu }
         }
-        #[cfg(not(target_os = "linux"))]
+        #[cfg(windows)]
+        {
+            GuestClock { cpu: crate::watchdog_windows::ThreadCpuClock::of_this_thread() }
+        }
+        #[cfg(not(any(target_os = "linux", windows)))]
         GuestClock { start: Instant::now() }
     }
 
@@ -172,7 +179,11 @@ impl GuestClock {
             unsafe { libc::clock_gettime(self.cpu, &mut t) };
             Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
         }
-        #[cfg(not(target_os = "linux"))]
+        #[cfg(windows)]
+        {
+            self.cpu.now()
+        }
+        #[cfg(not(any(target_os = "linux", windows)))]
         self.start.elapsed()
     }
 }
