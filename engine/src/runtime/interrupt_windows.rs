@@ -18,7 +18,9 @@ use windows_sys::Win32::Foundation::{CloseHandle, DUPLICATE_SAME_ACCESS, Duplica
 use windows_sys::Win32::System::Diagnostics::Debug::{
     CONTEXT, CONTEXT_CONTROL_AMD64, CONTEXT_INTEGER_AMD64, GetThreadContext, SetThreadContext,
 };
-use windows_sys::Win32::System::Threading::{GetCurrentProcess, GetCurrentThread, ResumeThread, SuspendThread};
+use windows_sys::Win32::System::Threading::{
+    GetCurrentProcess, GetCurrentThread, GetCurrentThreadId, GetThreadId, ResumeThread, SuspendThread,
+};
 
 /// An owned handle on a thread; closed on drop.
 #[derive(Debug)]
@@ -66,6 +68,12 @@ struct AlignedContext(CONTEXT);
 /// `thread` must not have exited, and `traps_windows::ensure_installed` must
 /// have run (the stub and the handler exist).
 pub(crate) unsafe fn interrupt(thread: &Thread) {
+    // A thread interrupting itself is running host code (this function), so
+    // there is nothing to stop; and suspending itself would never resume.
+    // SAFETY: a live thread's handle (the caller's promise).
+    if unsafe { GetThreadId(thread.0) } == unsafe { GetCurrentThreadId() } {
+        return;
+    }
     let stub = traps_windows::interrupt_stub();
     // SAFETY: a live thread's handle (the caller's promise).
     if stub == 0 || unsafe { SuspendThread(thread.0) } == u32::MAX {
