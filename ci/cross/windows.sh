@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# The Windows x86-64 port, checked on Linux under wine (docs/platforms-windows.md):
+#   1. cross-builds seedfall.exe (release) and the engine's spec test for
+#      x86_64-pc-windows-gnu, with mingw-w64's linker (.cargo/config.toml);
+#   2. runs the spec test natively and under wine: both trap modes, and the
+#      summary lines (passed, failed, skipped per mode) must be equal;
+#   3. a kvlog sweep, seeds 1-50: the example's Go server and client are built
+#      to wasm natively once (by `seedfall run` on examples/kvlog/seedfall.json),
+#      then one config naming those .wasm files (same args, supervise, duration
+#      and faults) is swept natively and by seedfall.exe under wine, and the
+#      two `trace_digest` fields must be equal. kvlog's config fails some seeds
+#      by design (exit 1): digests are compared, not exit codes.
+# Prints the minutes each step took, then `windows: ok` (exit 0) or what did
+# not match (exit 1); exit 2 when it cannot run (no mingw-w64, no wine).
+#
+# Wine 8 (Debian 12's wine64) lacks bcryptprimitives.dll, whose ProcessPrng
+# every Rust 1.78+ program imports; the script builds a stand-in
+# (ci/cross/bcryptprimitives.c) into its own wine prefix when the prefix has
+# none. Real Windows never needs it.
+#
+# Environment: CARGO_TARGET_DIR (default target), WINE (default wine64 on the
+# PATH, else /usr/lib/wine/wine64), CROSS_WORK (default
+# $CARGO_TARGET_DIR/cross-windows: the wine prefix, caches and JSON reports).
+set -euo pipefail
+
+cd "$(dirname "$0")/../.."
+root=$PWD
+TARGET=x86_64-pc-windows-gnu
+target_dir=${CARGO_TARGET_DIR:-$root/target}
+work=${CROSS_WORK:-$target_dir/cross-windows}
+WINE=${WINE:-$(command -v wine64 || echo /usr/lib/wine/wine64)}
+command -v x86_64-w64-mingw32-gcc >/dev/null || { echo "windows: no x86_64-w64-mingw32-gcc (apt install mingw-w64)" >&2; exit 2; }
+[[ -x $WINE ]] || { echo "windows: no wine at $WINE (apt install wine64, or set WINE)" >&2; exit 2; }
+mkdir -p "$work"
+export WINEPREFIX=$work/wineprefix WINEARCH=win64 WINEDEBUG=-all
+
+step_start=0
+step() { step_start=$(date +%s); echo "== $*"; }
+took() { awk -v s="$step_start" -v e="$(date +%s)" -v what="$1" 'BEGIN { printf "   %s: %.1f min\n", what, (e - s) / 60 }'; }
+failed=0
+mismatch() { echo "windows: MISMATCH: $*" >&2; failed=1; }
+
+# The executable a `cargo ... --no-run --message-format=json` build produced.
+executable() { python3 -c 'import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m.get("executable"): print(m["executable"])' | tail -1; }
+
+step "build: seedfall.exe and the spec test for $TARGET"
+cargo build --release -p seedfall --target $TARGET
+exe=$target_dir/$TARGET/release/seedfall.exe
+spec_exe=$(cargo test -p seedfall-engine --test spec --target $TARGET --no-run --message-format=json | executable)
+took "cross build"
+
+step "wine prefix: $WINEPREFIX"
+"$WINE" wineboot --init >/dev/null 2>&1 || true
+"$(dirname "$WINE")/wineserver" -w 2>/dev/null || wineserver -w 2>/dev/null || true
+dll=$WINEPREFIX/drive_c/windows/system32/bcryptprimitives.dll
+if [[ ! -e $dll ]]; then
+    echo "   this wine has no bcryptprimitives.dll: installing the stand-in"
+    x86_64-w64-mingw32-gcc -O2 -shared -o "$dll" ci/cross/bcryptprimitives.c ci/cross/bcryptprimitives.def -ladvapi32
+fi
+took "wine prefix"
+
+step "spec: native and under wine"
+summary() { grep -E '^(spec:|  (Signals|Explicit):)' "$1" || true; }
+cargo test -p seedfall-engine --test spec > "$work/spec-native.txt" 2>&1 || mismatch "the native spec test failed ($work/spec-native.txt)"
+"$WINE" "$spec_exe" > "$work/spec-wine.txt" 2>&1 || mismatch "the spec test failed under wine ($work/spec-wine.txt)"
+echo "   native: $(summary "$work/spec-native.txt" | tr '\n' ' ')"
+echo "   wine:   $(summary "$work/spec-wine.txt" | tr '\n' ' ')"
+[[ -n $(summary "$work/spec-wine.txt") && $(summary "$work/spec-native.txt") == $(summary "$work/spec-wine.txt") ]] ||
+    mismatch "spec counts differ"
+took "spec"
+
+step "kvlog: seeds 1-50, native and under wine, from the same wasm"
+native=$target_dir/release/seedfall
+cargo build --release -p seedfall
+# Builds examples/kvlog's server and client to .seedfall/build/*.wasm.
+"$native" run -c examples/kvlog/seedfall.json -seeds 1-50 --json "$work/kvlog-pkg.json" > "$work/kvlog-pkg.txt" 2>&1 || true
+build=$root/examples/kvlog/.seedfall/build
+python3 - "$root/examples/kvlog/seedfall.json" "$build" "$work/kvlog-wasm.json" <<'EOF'
+import json, sys
+config = json.load(open(sys.argv[1]))
+for node, wasm in ((config["nodes"][0], "seedfall.0-server.wasm"), (config["workload"], "seedfall.1-client.wasm")):
+    del node["pkg"]
+    node["wasm"] = sys.argv[2] + "/" + wasm
+json.dump(config, open(sys.argv[3], "w"), indent=1)
+EOF
+took "kvlog wasm build"
+step "kvlog: native sweep"
+SEEDFALL_CACHE_DIR=$work/cache-native "$native" run -c "$work/kvlog-wasm.json" -seeds 1-50 --json "$work/kvlog-native.json" > "$work/kvlog-native.txt" 2>&1 || true
+took "native sweep"
+step "kvlog: sweep under wine"
+rm -rf "$work/cache-wine"
+SEEDFALL_CACHE_DIR=$work/cache-wine "$WINE" "$exe" run -c "$work/kvlog-wasm.json" -seeds 1-50 --json "$work/kvlog-wine.json" > "$work/kvlog-wine.txt" 2>&1 || true
+took "wine sweep"
+field() { python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); print(r["trace_digest"], r["failed"], r["seeds"] if "seeds" in r else "")' "$1" 2>/dev/null || echo "none"; }
+echo "   pkg config, native:  digest, failed: $(field "$work/kvlog-pkg.json")"
+echo "   wasm config, native: digest, failed: $(field "$work/kvlog-native.json")"
+echo "   wasm config, wine:   digest, failed: $(field "$work/kvlog-wine.json")"
+[[ $(field "$work/kvlog-native.json") != none && $(field "$work/kvlog-native.json") == $(field "$work/kvlog-wine.json") ]] ||
+    mismatch "kvlog trace digests differ ($work/kvlog-wine.txt)"
+
+if [[ $failed == 0 ]]; then echo "windows: ok"; else exit 1; fi
