@@ -43,8 +43,17 @@ pub fn publish(dir: &Path, dest: &Path, parts: &[&[u8]]) -> io::Result<()> {
     result
 }
 
+#[cfg(unix)]
 pub fn sync_dir(dir: &Path) -> io::Result<()> {
     File::open(dir)?.sync_all()
+}
+
+/// Nothing on Windows: std cannot open a directory there (that needs
+/// `FILE_FLAG_BACKUP_SEMANTICS`), and NTFS journals a rename's metadata
+/// itself, so there is no directory fsync to do.
+#[cfg(windows)]
+pub fn sync_dir(_dir: &Path) -> io::Result<()> {
+    Ok(())
 }
 
 /// Whether `path` was last modified more than `age` ago.
