@@ -9,7 +9,10 @@
 #      then one config naming those .wasm files (same args, supervise, duration
 #      and faults) is swept natively and by seedfall.exe under wine, and the
 #      two `trace_digest` fields must be equal. kvlog's config fails some seeds
-#      by design (exit 1): digests are compared, not exit codes.
+#      by design (exit 1): digests are compared, not exit codes;
+#   4. the watchdog: examples/busyloop/spin.json (a call-free spin, watchdog
+#      1 s of CPU time) from its wasm under wine, seeds 1-2: both must fail as
+#      `watchdog` (the interrupt and the CPU clock, docs/platforms-windows.md).
 # Prints the minutes each step took, then `windows: ok` (exit 0) or what did
 # not match (exit 1); exit 2 when it cannot run (no mingw-w64, no wine).
 #
@@ -39,6 +42,23 @@ step() { step_start=$(date +%s); echo "== $*"; }
 took() { awk -v s="$step_start" -v e="$(date +%s)" -v what="$1" 'BEGIN { printf "   %s: %.1f min\n", what, (e - s) / 60 }'; }
 failed=0
 mismatch() { echo "windows: MISMATCH: $*" >&2; failed=1; }
+
+# A copy of the config $1 whose nodes and workload run the wasm modules
+# `seedfall run` built for them (in .seedfall/build beside it), written to $2.
+wasm_config() {
+    python3 - "$1" "$2" <<'EOF'
+import json, os, sys
+path, out = sys.argv[1], sys.argv[2]
+config = json.load(open(path))
+build = os.path.join(os.path.dirname(os.path.abspath(path)), ".seedfall", "build")
+stem = os.path.basename(path).removesuffix(".json")
+programs = config["nodes"] + [config["workload"]]
+for i, node in enumerate(programs):
+    del node["pkg"]
+    node["wasm"] = os.path.join(build, f"{stem}.{i}-{node['name']}.wasm")
+json.dump(config, open(out, "w"), indent=1)
+EOF
+}
 
 # The executable a `cargo ... --no-run --message-format=json` build produced.
 executable() { python3 -c 'import json, sys
@@ -77,15 +97,7 @@ native=$target_dir/release/seedfall
 cargo build --release -p seedfall
 # Builds examples/kvlog's server and client to .seedfall/build/*.wasm.
 "$native" run -c examples/kvlog/seedfall.json -seeds 1-50 --json "$work/kvlog-pkg.json" > "$work/kvlog-pkg.txt" 2>&1 || true
-build=$root/examples/kvlog/.seedfall/build
-python3 - "$root/examples/kvlog/seedfall.json" "$build" "$work/kvlog-wasm.json" <<'EOF'
-import json, sys
-config = json.load(open(sys.argv[1]))
-for node, wasm in ((config["nodes"][0], "seedfall.0-server.wasm"), (config["workload"], "seedfall.1-client.wasm")):
-    del node["pkg"]
-    node["wasm"] = sys.argv[2] + "/" + wasm
-json.dump(config, open(sys.argv[3], "w"), indent=1)
-EOF
+wasm_config examples/kvlog/seedfall.json "$work/kvlog-wasm.json"
 took "kvlog wasm build"
 step "kvlog: native sweep"
 SEEDFALL_CACHE_DIR=$work/cache-native "$native" run -c "$work/kvlog-wasm.json" -seeds 1-50 --json "$work/kvlog-native.json" > "$work/kvlog-native.txt" 2>&1 || true
@@ -100,5 +112,16 @@ echo "   wasm config, native: digest, failed: $(field "$work/kvlog-native.json")
 echo "   wasm config, wine:   digest, failed: $(field "$work/kvlog-wine.json")"
 [[ $(field "$work/kvlog-native.json") != none && $(field "$work/kvlog-native.json") == $(field "$work/kvlog-wine.json") ]] ||
     mismatch "kvlog trace digests differ ($work/kvlog-wine.txt)"
+
+step "watchdog: busyloop spin.json under wine"
+"$native" run -c examples/busyloop/spin.json -seeds 1-2 > "$work/spin-pkg.txt" 2>&1 || true
+wasm_config examples/busyloop/spin.json "$work/spin-wasm.json"
+SEEDFALL_CACHE_DIR=$work/cache-wine "$WINE" "$exe" run -c "$work/spin-wasm.json" -seeds 1-2 --json "$work/spin-wine.json" > "$work/spin-wine.txt" 2>&1 || true
+classes=$(python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+print(" ".join(sorted(f["class"] for run in r["failures"] for f in run["failures"])))' "$work/spin-wine.json" 2>/dev/null || echo none)
+echo "   failure classes under wine: $classes"
+[[ $classes == "watchdog watchdog" ]] || mismatch "spin.json under wine: expected two watchdog failures ($work/spin-wine.txt)"
+took "watchdog"
 
 if [[ $failed == 0 ]]; then echo "windows: ok"; else exit 1; fi
