@@ -244,7 +244,7 @@ mod tests {
     /// The watchdog's clock counts the guest thread's CPU time: a thread
     /// that waits (as one starved by a loaded machine does) does not age it.
     #[test]
-    #[cfg(target_os = "linux")]
+    #[cfg(any(target_os = "linux", windows))]
     #[allow(clippy::disallowed_methods)] // the test measures real time on purpose
     fn the_clock_counts_the_threads_cpu_time_not_its_waits() {
         let clock = GuestClock::of_this_thread();
