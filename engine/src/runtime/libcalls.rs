@@ -1,6 +1,7 @@
 //! The runtime functions compiled code calls through the vmctx. They are
-//! `extern "C"` (`extern "sysv64"` on Windows, see `abi`) and must never panic (a panic here would abort the process):
-//! host functions are run under `catch_unwind` by the instance's dispatcher.
+//! `extern "C"` (`extern "sysv64"` on Windows, see `abi`) and must never
+//! panic (a panic here would abort the process): host functions are run
+//! under `catch_unwind` by the instance's dispatcher.
 //!
 //! Every libcall shares one contract, stated once here and referred to as
 //! "the libcall contract" in each `# Safety` section: it is called only by
