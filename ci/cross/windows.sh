@@ -3,7 +3,9 @@
 #   1. cross-builds seedfall.exe (release) and the engine's spec test for
 #      x86_64-pc-windows-gnu, with mingw-w64's linker (.cargo/config.toml);
 #   2. runs the spec test natively and under wine: both trap modes, and the
-#      summary lines (passed, failed, skipped per mode) must be equal;
+#      summary lines (passed, failed, skipped per mode) must be equal; and the
+#      engine's traps (watchdog interrupt, stack overflow), fibers and smoke
+#      tests under wine, which must pass;
 #   3. a kvlog sweep, seeds 1-50: the example's Go server and client are built
 #      to wasm natively once (by `seedfall run` on examples/kvlog/seedfall.json),
 #      then one config naming those .wasm files (same args, supervise, duration
@@ -60,16 +62,17 @@ json.dump(config, open(out, "w"), indent=1)
 EOF
 }
 
-# The executable a `cargo ... --no-run --message-format=json` build produced.
-executable() { python3 -c 'import json, sys
+# The executables a `cargo ... --no-run --message-format=json` build produced.
+executables() { python3 -c 'import json, sys
 for line in sys.stdin:
     m = json.loads(line)
-    if m.get("reason") == "compiler-artifact" and m.get("executable"): print(m["executable"])' | tail -1; }
+    if m.get("reason") == "compiler-artifact" and m.get("executable"): print(m["executable"])'; }
 
 step "build: seedfall.exe and the spec test for $TARGET"
 cargo build --release -p seedfall --target $TARGET
 exe=$target_dir/$TARGET/release/seedfall.exe
-spec_exe=$(cargo test -p seedfall-engine --test spec --target $TARGET --no-run --message-format=json | executable)
+spec_exe=$(cargo test -p seedfall-engine --test spec --target $TARGET --no-run --message-format=json | executables | tail -1)
+engine_tests=$(cargo test -p seedfall-engine --test traps --test fibers --test smoke --target $TARGET --no-run --message-format=json | executables)
 took "cross build"
 
 step "wine prefix: $WINEPREFIX"
@@ -91,6 +94,17 @@ echo "   wine:   $(summary "$work/spec-wine.txt" | tr '\n' ' ')"
 [[ -n $(summary "$work/spec-wine.txt") && $(summary "$work/spec-native.txt") == $(summary "$work/spec-wine.txt") ]] ||
     mismatch "spec counts differ"
 took "spec"
+
+step "engine traps, fibers and smoke tests under wine"
+for test in $engine_tests; do
+    name=$(basename "$test" .exe)
+    if "$WINE" "$test" > "$work/$name.txt" 2>&1; then
+        echo "   ${name%-*}: $(grep 'test result' "$work/$name.txt")"
+    else
+        mismatch "${name%-*} failed under wine ($work/$name.txt)"
+    fi
+done
+took "engine tests"
 
 step "kvlog: seeds 1-50, native and under wine, from the same wasm"
 native=$target_dir/release/seedfall
