@@ -23,8 +23,15 @@ impl Secret {
 
     /// From `SEEDFALL_CACHE_SECRET`, if set and not empty.
     pub fn from_env() -> Option<Secret> {
+        #[cfg(unix)]
         use std::os::unix::ffi::OsStrExt;
-        std::env::var_os(SECRET_ENV).and_then(|s| Secret::new(s.as_bytes()))
+        // Windows: the secret's UTF-8 bytes (WTF-8 if it is not Unicode),
+        // the same bytes as on Unix for any secret both can spell.
+        #[cfg(windows)]
+        let bytes = |s: &std::ffi::OsString| s.as_encoded_bytes().to_vec();
+        #[cfg(unix)]
+        let bytes = |s: &std::ffi::OsString| s.as_bytes().to_vec();
+        std::env::var_os(SECRET_ENV).and_then(|s| Secret::new(&bytes(&s)))
     }
 
     pub(crate) fn mac(&self, bytes: &[u8]) -> blake3::Hash {

@@ -4,7 +4,7 @@
 //! file, never a partial one; two writers of one name both succeed and the
 //! last rename wins (both wrote the same bytes).
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -43,8 +43,17 @@ pub fn publish(dir: &Path, dest: &Path, parts: &[&[u8]]) -> io::Result<()> {
     result
 }
 
+#[cfg(unix)]
 pub fn sync_dir(dir: &Path) -> io::Result<()> {
-    File::open(dir)?.sync_all()
+    fs::File::open(dir)?.sync_all()
+}
+
+/// Nothing on Windows: std cannot open a directory there (that needs
+/// `FILE_FLAG_BACKUP_SEMANTICS`), and NTFS journals a rename's metadata
+/// itself, so there is no directory fsync to do.
+#[cfg(windows)]
+pub fn sync_dir(_dir: &Path) -> io::Result<()> {
+    Ok(())
 }
 
 /// Whether `path` was last modified more than `age` ago.

@@ -44,7 +44,8 @@ use std::collections::{BTreeSet, HashSet};
 use std::fmt;
 use std::fs::{self, File, OpenOptions};
 use std::io;
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+#[cfg(unix)]
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -317,6 +318,23 @@ enum Bad {
 /// Identity of a file, so a bad entry is deleted only if nobody replaced it.
 type FileId = (u64, u64);
 
+/// The identity of the file `meta` describes: device and inode on Unix. On
+/// Windows, whose stable std API has no file index, its creation and last
+/// write times (100 ns ticks): an entry is replaced by renaming a file
+/// created later over it, so a replacement differs in both.
+fn file_id(meta: &fs::Metadata) -> FileId {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        (meta.dev(), meta.ino())
+    }
+    #[cfg(windows)]
+    {
+        use std::os::windows::fs::MetadataExt;
+        (meta.creation_time(), meta.last_write_time())
+    }
+}
+
 impl Cache {
     pub fn open(dir: &Path) -> Cache {
         let cache = Cache {
@@ -378,19 +396,13 @@ impl Cache {
         self.remote.clone()
     }
 
-    /// `$SEEDFALL_CACHE_DIR`, else `$XDG_CACHE_HOME/seedfall`, else
-    /// `~/.cache/seedfall` (the location for `exec`).
+    /// `$SEEDFALL_CACHE_DIR`, else the user's cache directory for this OS
+    /// (`user_cache_dir`), else a directory under the temporary one (the
+    /// location for `exec`).
     pub fn default_dir_for_exec() -> PathBuf {
-        let xdg = || {
-            std::env::var_os("XDG_CACHE_HOME")
-                .map(PathBuf::from)
-                .filter(|p| p.is_absolute())
-                .map(|p| p.join("seedfall"))
-        };
-        let home = || {
-            std::env::var_os("HOME").filter(|h| !h.is_empty()).map(|h| PathBuf::from(h).join(".cache").join("seedfall"))
-        };
-        env_dir().or_else(xdg).or_else(home).unwrap_or_else(|| std::env::temp_dir().join("seedfall-cache"))
+        env_dir()
+            .or_else(|| user_cache_dir(std::env::consts::OS, |name| std::env::var_os(name)))
+            .unwrap_or_else(|| std::env::temp_dir().join("seedfall-cache"))
     }
 
     /// `$SEEDFALL_CACHE_DIR`, else `.seedfall/cache` beside the config file
@@ -543,14 +555,19 @@ impl Cache {
         let start = Instant::now();
         // Non-blocking: opening a FIFO planted at an entry's name must not
         // hang the run (issue 19); it is then refused as not a regular file.
-        let file = match OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(path) {
+        // (Windows has no FIFOs in the file system: a plain open there.)
+        let mut options = OpenOptions::new();
+        options.read(true);
+        #[cfg(unix)]
+        options.custom_flags(libc::O_NONBLOCK);
+        let file = match options.open(path) {
             Ok(file) => file,
             // No entry, or no cache directory at all (a path under a file).
             Err(e) if matches!(e.kind(), io::ErrorKind::NotFound | io::ErrorKind::NotADirectory) => return Ok(None),
             Err(e) => return Err((Bad::Unreadable(format!("cannot open: {e}")), None)),
         };
         let meta = file.metadata().map_err(|e| (Bad::Unreadable(format!("cannot stat: {e}")), None))?;
-        let id = Some((meta.dev(), meta.ino()));
+        let id = Some(file_id(&meta));
         if !meta.is_file() {
             return Err((Bad::Corrupt("not a regular file".into()), id));
         }
@@ -828,6 +845,24 @@ fn not_a_cache(dir: &Path) -> Result<(), String> {
     }
 }
 
+/// The user's cache directory for seedfall on `os` (`std::env::consts::OS`),
+/// given its environment: a pure function, so every OS's choice is tested
+/// on any. Windows: `%LOCALAPPDATA%\seedfall` (local, not roaming: compiled
+/// code is machine-specific and large). macOS: `~/Library/Caches/seedfall`.
+/// Elsewhere: `$XDG_CACHE_HOME/seedfall` when that is absolute, else
+/// `~/.cache/seedfall`. None when the variables are missing or empty.
+pub fn user_cache_dir(os: &str, env: impl Fn(&str) -> Option<std::ffi::OsString>) -> Option<PathBuf> {
+    let var = |name: &str| env(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+    match os {
+        "windows" => var("LOCALAPPDATA").map(|p| p.join("seedfall")),
+        "macos" => var("HOME").map(|h| h.join("Library").join("Caches").join("seedfall")),
+        _ => var("XDG_CACHE_HOME")
+            .filter(|p| p.is_absolute())
+            .map(|p| p.join("seedfall"))
+            .or_else(|| var("HOME").map(|h| h.join(".cache").join("seedfall"))),
+    }
+}
+
 fn env_dir() -> Option<PathBuf> {
     std::env::var_os(DIR_ENV).filter(|v| !v.is_empty()).map(PathBuf::from)
 }
@@ -841,7 +876,7 @@ fn entry_key(name: &str) -> Option<Key> {
 /// published a good entry in its place since we read it).
 fn remove_if_same(path: &Path, id: FileId) -> io::Result<()> {
     let meta = fs::symlink_metadata(path)?;
-    if (meta.dev(), meta.ino()) != id {
+    if file_id(&meta) != id {
         return Ok(());
     }
     fs::remove_file(path)
@@ -860,6 +895,30 @@ fn read_whole(file: &File, len: u64) -> io::Result<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The cache directory each OS gets, from its environment alone.
+    #[test]
+    fn the_user_cache_dir_is_chosen_per_os() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |name: &str| pairs.iter().find(|(n, _)| *n == name).map(|(_, v)| std::ffi::OsString::from(v))
+        };
+        let windows_env = env(&[("LOCALAPPDATA", r"C:\Users\u\AppData\Local"), ("HOME", "/home/u")]);
+        assert_eq!(
+            user_cache_dir("windows", windows_env),
+            Some(PathBuf::from(r"C:\Users\u\AppData\Local").join("seedfall"))
+        );
+        assert_eq!(user_cache_dir("windows", env(&[("HOME", "/home/u"), ("LOCALAPPDATA", "")])), None);
+        let unix = env(&[("HOME", "/home/u"), ("XDG_CACHE_HOME", "/xdg")]);
+        assert_eq!(user_cache_dir("macos", unix), Some(PathBuf::from("/home/u/Library/Caches/seedfall")));
+        assert_eq!(user_cache_dir("linux", unix), Some(PathBuf::from("/xdg/seedfall")));
+        let relative_xdg = env(&[("HOME", "/home/u"), ("XDG_CACHE_HOME", "relative")]);
+        assert_eq!(user_cache_dir("linux", relative_xdg), Some(PathBuf::from("/home/u/.cache/seedfall")));
+        assert_eq!(
+            user_cache_dir("freebsd", env(&[("HOME", "/home/u")])),
+            Some(PathBuf::from("/home/u/.cache/seedfall"))
+        );
+        assert_eq!(user_cache_dir("linux", env(&[("LOCALAPPDATA", r"C:\x")])), None);
+    }
 
     #[test]
     fn key_hex_round_trip() {

@@ -178,11 +178,21 @@ fn link(path: &Path, target: &Path) -> Result<PathBuf, SetupError> {
         std::fs::create_dir_all(parent).map_err(|error| SetupError::CreateDir { dir: parent.to_path_buf(), error })?;
         let partial = path.with_extension(format!("{}.partial", std::process::id()));
         let _ = std::fs::remove_file(&partial);
-        std::os::unix::fs::symlink(target, &partial)
+        symlink_dir(target, &partial)
             .and_then(|()| std::fs::rename(&partial, path))
             .map_err(|error| SetupError::Write { file: path.to_path_buf(), error })?;
     }
     Ok(path.to_path_buf())
+}
+
+/// A symbolic link at `link` to the directory `target`. Windows tells
+/// directory links from file links, and creating one needs Developer Mode or
+/// the privilege (else the setup error says the OS refused).
+fn symlink_dir(target: &Path, link: &Path) -> std::io::Result<()> {
+    #[cfg(unix)]
+    return std::os::unix::fs::symlink(target, link);
+    #[cfg(windows)]
+    return std::os::windows::fs::symlink_dir(target, link);
 }
 
 /// The supported release `version` ("go1.26.8", or a bare "go1.26") belongs

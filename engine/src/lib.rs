@@ -8,14 +8,21 @@
 //!
 //! The engine knows nothing of WASI, seeds or faults: that is the host crate.
 //!
-//! Targets: x86-64 and aarch64 on Linux and macOS (docs/platforms.md). What
-//! differs between them is confined to `compile::isa` (baselines, triple,
-//! calling convention), the relocation kinds in `artifact`, and the signal
-//! context in `runtime::signal_context`. A build elsewhere fails here with a
-//! sentence instead of a page of missing `libc` items.
+//! Targets: x86-64 and aarch64 on Linux and macOS, and x86-64 Windows
+//! (docs/platforms.md, docs/platforms-windows.md). What differs between them
+//! is confined to `compile::isa` (baselines, triple, calling convention), the
+//! relocation kinds in `artifact`, the signal context in
+//! `runtime::signal_context` and the Windows runtime files (`*_windows.rs`).
+//! A build elsewhere fails here with a sentence instead of a page of missing
+//! `libc` items.
 
-#[cfg(not(all(any(target_arch = "x86_64", target_arch = "aarch64"), any(target_os = "linux", target_os = "macos"))))]
-compile_error!("seedfall-engine supports x86-64 and aarch64 on Linux and macOS (see engine/src/lib.rs)");
+#[cfg(not(any(
+    all(any(target_arch = "x86_64", target_arch = "aarch64"), any(target_os = "linux", target_os = "macos")),
+    all(target_arch = "x86_64", target_os = "windows")
+)))]
+compile_error!(
+    "seedfall-engine supports x86-64 and aarch64 on Linux and macOS, and x86-64 Windows (see engine/src/lib.rs)"
+);
 
 pub mod artifact;
 pub mod compile;

@@ -29,6 +29,8 @@ pub mod trace;
 pub mod vtime;
 pub mod wasi;
 pub mod watchdog;
+#[cfg(windows)]
+mod watchdog_windows;
 pub mod world;
 
 pub use guest::{ExecNode, Guest, GuestError, Role};

@@ -4,7 +4,9 @@
 //! host call bumps and the guest's call counter; if both stand still while the
 //! guest's thread spends `limit` of CPU time it interrupts the guest's thread,
 //! which traps with `TrapKind::Interrupted`. CPU time of that thread, not wall
-//! time (where the platform has a per-thread CPU clock; Linux and macOS do): a
+//! time (every platform has a per-thread CPU clock: Linux's
+//! `pthread_getcpuclockid`, macOS's Mach `thread_info`, Windows's
+//! `GetThreadTimes` in `watchdog_windows`): a
 //! machine loaded by other work delays the guest without making it spin, and
 //! must not turn a long computation into a verdict. Real time is read only
 //! here, never in the simulation, and never affects a run that finishes.
@@ -27,8 +29,6 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
-#[cfg(not(any(target_os = "linux", target_os = "macos")))]
-use std::time::Instant;
 
 pub const DEFAULT_LIMIT: Duration = Duration::from_secs(10);
 /// The shortest limit accepted: below it a verdict would depend on the machine's speed (a slow or
@@ -137,22 +137,20 @@ impl Progress {
     }
 }
 
-/// How much time the guest's thread has had: its CPU time where the
-/// platform has a per-thread CPU clock, else wall time since the start.
-#[derive(Clone, Copy)]
+/// How much CPU time the guest's thread has had.
+#[cfg_attr(not(windows), derive(Clone, Copy))]
 struct GuestClock {
     #[cfg(target_os = "linux")]
     cpu: libc::clockid_t,
     /// The guest thread's Mach port, which `thread_info` reads the CPU time of.
     #[cfg(target_os = "macos")]
     port: libc::mach_port_t,
-    #[cfg(not(any(target_os = "linux", target_os = "macos")))]
-    start: Instant,
+    #[cfg(windows)]
+    cpu: crate::watchdog_windows::ThreadCpuClock,
 }
 
 impl GuestClock {
     /// The clock of the calling thread (the guest's), readable from any thread.
-    #[allow(clippy::disallowed_methods)] // real time by design (module doc), off Linux only
     fn of_this_thread() -> GuestClock {
         #[cfg(target_os = "linux")]
         {
@@ -167,8 +165,10 @@ impl GuestClock {
             // SAFETY: pthread_self is the calling thread, which has a Mach port.
             GuestClock { port: unsafe { libc::pthread_mach_thread_np(libc::pthread_self()) } }
         }
-        #[cfg(not(any(target_os = "linux", target_os = "macos")))]
-        GuestClock { start: Instant::now() }
+        #[cfg(windows)]
+        {
+            GuestClock { cpu: crate::watchdog_windows::ThreadCpuClock::of_this_thread() }
+        }
     }
 
     fn now(&self) -> Duration {
@@ -194,8 +194,10 @@ impl GuestClock {
             let micros = |t: libc::time_value_t| t.seconds as u64 * 1_000_000 + t.microseconds as u64;
             Duration::from_micros(micros(info.user_time) + micros(info.system_time))
         }
-        #[cfg(not(any(target_os = "linux", target_os = "macos")))]
-        self.start.elapsed()
+        #[cfg(windows)]
+        {
+            self.cpu.now()
+        }
     }
 }
 
@@ -255,7 +257,7 @@ mod tests {
     /// The watchdog's clock counts the guest thread's CPU time: a thread
     /// that waits (as one starved by a loaded machine does) does not age it.
     #[test]
-    #[cfg(target_os = "linux")]
+    #[cfg(any(target_os = "linux", windows))]
     #[allow(clippy::disallowed_methods)] // the test measures real time on purpose
     fn the_clock_counts_the_threads_cpu_time_not_its_waits() {
         let clock = GuestClock::of_this_thread();

@@ -220,12 +220,12 @@ fn fault_trap(artifact: &Artifact, base: usize, pc: usize, signal: i32) -> Trap 
     let offset = (pc - base) as u32;
     let func_index = artifact.function_at(offset);
     let kind = match artifact.trap_at(offset).and_then(TrapKind::from_u8) {
-        _ if signal == crate::runtime::signals::INTERRUPT_SIGNAL => TrapKind::Interrupted,
+        _ if signal == crate::runtime::fault::INTERRUPT => TrapKind::Interrupted,
         Some(kind) => kind,
         // A fault at an instruction that is not a recorded trap site: the
         // stack guard (a large frame's probe or a push) or a hardware
         // division fault; anything else would be an engine bug.
-        None if signal == libc::SIGFPE => TrapKind::IntegerDivideByZero,
+        None if signal == crate::runtime::fault::DIVIDE => TrapKind::IntegerDivideByZero,
         None => TrapKind::StackOverflow,
     };
     let detail =

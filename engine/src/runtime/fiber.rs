@@ -101,7 +101,10 @@ impl Fiber {
     /// A fiber that will run `body` (guest code) when first resumed.
     pub fn new(body: impl FnOnce() + 'static) -> std::io::Result<Fiber> {
         // Before any guest code can fault: once per process, not per resume.
+        #[cfg(unix)]
         crate::runtime::signals::ensure_installed();
+        #[cfg(windows)]
+        crate::runtime::traps_windows::ensure_installed();
         let stack = take_stack()?;
         let stack_limit = stack.limit().get() + HOST_STACK_RESERVE;
         let yielder: Box<Cell<*const GuestYielder>> = Box::new(Cell::new(std::ptr::null()));

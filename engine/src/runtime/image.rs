@@ -3,7 +3,9 @@
 //! - the memory image: the data segments laid out in a memfd, mapped
 //!   copy-on-write over a new linear memory instead of copying megabytes of
 //!   Go data into fresh pages on every instantiation (pages the guest never
-//!   writes stay shared with the page cache);
+//!   writes stay shared with the page cache). Where there is no memfd
+//!   (everywhere but Linux) the image is plain bytes copied into the new
+//!   memory: the same contents, without the sharing;
 //! - the table template: each element's code address and signature, so a
 //!   table is filled without looking functions up one by one.
 //!
@@ -16,8 +18,11 @@
 use crate::module::{ConstExpr, ConstOp, ModuleInfo};
 use crate::runtime::code::Code;
 use crate::runtime::memory::PAGE_SIZE;
+#[cfg(target_os = "linux")]
 use std::fs::File;
+#[cfg(target_os = "linux")]
 use std::os::fd::{AsRawFd, FromRawFd};
+#[cfg(target_os = "linux")]
 use std::os::unix::fs::FileExt;
 
 /// The host page: the granularity of a copy-on-write mapping.
@@ -50,6 +55,7 @@ impl Prepared {
 }
 
 /// The data segments of a module as one file to map.
+#[cfg(target_os = "linux")]
 pub struct MemoryImage {
     file: File,
     /// Bytes mapped from the start of memory (a multiple of the host page).
@@ -66,21 +72,72 @@ fn constant(expr: &ConstExpr) -> Option<u64> {
     }
 }
 
+/// The data segments of a module as bytes to copy.
+#[cfg(not(target_os = "linux"))]
+pub struct MemoryImage {
+    /// The first `len` bytes of memory as instantiation leaves them (`len`
+    /// a multiple of the host page, as on Linux, so `bytes` agrees).
+    bytes: Vec<u8>,
+}
+
+/// The image's length: the end of the last segment, rounded up to a host
+/// page; None when a segment reads a global or does not fit in the memory's
+/// minimum size (then instantiation takes the general path).
+fn image_len(info: &ModuleInfo) -> Option<usize> {
+    let memory = info.memory?;
+    if info.memory_imported || info.data.is_empty() {
+        return None;
+    }
+    let min_bytes = memory.min_pages * PAGE_SIZE;
+    let mut end = 0u64;
+    for segment in &info.data {
+        let start = constant(segment.offset.as_ref()?)?;
+        end = end.max(start.checked_add(segment.bytes.len() as u64).filter(|e| *e <= min_bytes)?);
+    }
+    Some((end as usize).div_ceil(HOST_PAGE) * HOST_PAGE)
+}
+
+#[cfg(not(target_os = "linux"))]
+impl MemoryImage {
+    /// The image of `info`'s data segments (see `image_len` for None).
+    pub fn build(info: &ModuleInfo) -> Option<MemoryImage> {
+        let mut bytes = vec![0u8; image_len(info)?];
+        for segment in &info.data {
+            let start = constant(segment.offset.as_ref()?)? as usize;
+            bytes[start..start + segment.bytes.len()].copy_from_slice(&segment.bytes);
+        }
+        Some(MemoryImage { bytes })
+    }
+
+    /// The initial contents of the first `len` bytes of memory.
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// Copies the image to `base`, the start of a linear memory whose first
+    /// `accessible` bytes are read-write.
+    ///
+    /// # Safety
+    /// `base` must be a fresh linear memory's base with at least `len`
+    /// accessible bytes, and no guest code may run concurrently.
+    pub unsafe fn map_at(&self, base: *mut u8, accessible: u64) -> bool {
+        if (self.bytes.len() as u64) > accessible {
+            return false;
+        }
+        // SAFETY: the caller's memory has `accessible` writable bytes, at
+        // least the image's length, and nothing else uses them now; the
+        // image is our own allocation, so the two cannot overlap.
+        unsafe { std::ptr::copy_nonoverlapping(self.bytes.as_ptr(), base, self.bytes.len()) };
+        true
+    }
+}
+
+#[cfg(target_os = "linux")]
 impl MemoryImage {
     /// The image of `info`'s data segments, if they all have constant offsets
     /// and fit in the memory's minimum size (else None: the general path).
     pub fn build(info: &ModuleInfo) -> Option<MemoryImage> {
-        let memory = info.memory?;
-        if info.memory_imported || info.data.is_empty() {
-            return None;
-        }
-        let min_bytes = memory.min_pages * PAGE_SIZE;
-        let mut end = 0u64;
-        for segment in &info.data {
-            let start = constant(segment.offset.as_ref()?)?;
-            end = end.max(start.checked_add(segment.bytes.len() as u64).filter(|e| *e <= min_bytes)?);
-        }
-        let len = (end as usize).div_ceil(HOST_PAGE) * HOST_PAGE;
+        let len = image_len(info)?;
         // SAFETY: plain syscall; the name is a NUL-terminated literal.
         let fd = unsafe { libc::memfd_create(c"seedfall-memory-image".as_ptr(), libc::MFD_CLOEXEC) };
         if fd < 0 {

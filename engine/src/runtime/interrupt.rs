@@ -3,6 +3,8 @@
 //! interrupt is a signal to the thread running the guest; the signal handler
 //! turns it into a `TrapKind::Interrupted` trap when the thread is in guest
 //! code, and ignores it otherwise. It costs nothing until it is sent.
+//! Windows has no signals: there the thread is suspended and redirected
+//! instead (`interrupt_windows`), with the same outcome.
 //!
 //! `pthread_kill` on a thread that has exited is undefined behaviour (its id
 //! may even name a new thread), so an `Interrupter` does not hold a bare id:
@@ -11,15 +13,21 @@
 //! signals under that lock, so the thread cannot finish exiting while a
 //! signal is being sent to it, and an interrupt after the exit does nothing.
 
+#[cfg(windows)]
+use crate::runtime::interrupt_windows::{self as os, Thread, this_thread};
+#[cfg(unix)]
 use crate::runtime::signals;
 use std::sync::{Arc, Mutex, MutexGuard};
 
+#[cfg(unix)]
+type Thread = libc::pthread_t;
+
 /// The target thread's id while it is alive, None after it exited.
 #[derive(Debug)]
-struct Target(Mutex<Option<libc::pthread_t>>);
+struct Target(Mutex<Option<Thread>>);
 
 impl Target {
-    fn lock(&self) -> MutexGuard<'_, Option<libc::pthread_t>> {
+    fn lock(&self) -> MutexGuard<'_, Option<Thread>> {
         // The slot is a plain value, consistent even if a holder panicked.
         self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
@@ -35,10 +43,7 @@ impl Drop for Registration {
 }
 
 thread_local! {
-    static REGISTRATION: Registration = Registration(Arc::new(Target(Mutex::new(Some(
-        // SAFETY: pthread_self has no preconditions.
-        unsafe { libc::pthread_self() },
-    )))));
+    static REGISTRATION: Registration = Registration(Arc::new(Target(Mutex::new(Some(this_thread())))));
 }
 
 /// A handle on a thread that runs guests; `Send` and `Sync`, so a watchdog
@@ -53,7 +58,10 @@ impl Interrupter {
     ///
     /// Panics if called while the thread's thread-locals are being destroyed.
     pub fn current() -> Interrupter {
+        #[cfg(unix)]
         signals::ensure_installed();
+        #[cfg(windows)]
+        crate::runtime::traps_windows::ensure_installed();
         let target = REGISTRATION.with(|registration| registration.0.clone());
         Interrupter { target }
     }
@@ -62,13 +70,12 @@ impl Interrupter {
     /// the thread has exited.
     pub fn interrupt(&self) {
         let alive = self.target.lock();
-        if let Some(thread) = *alive {
+        if let Some(thread) = &*alive {
             // SAFETY: the thread is alive: it clears the slot, under this lock,
             // before it exits, and we hold the lock. The handler for the signal
-            // was installed by `current` (process-wide, never removed).
-            unsafe {
-                libc::pthread_kill(thread, signals::INTERRUPT_SIGNAL);
-            }
+            // (on Windows, for the redirected fault) was installed by `current`
+            // (process-wide, never removed).
+            unsafe { send(thread) };
         }
     }
 
@@ -76,4 +83,31 @@ impl Interrupter {
     pub fn is_alive(&self) -> bool {
         self.target.lock().is_some()
     }
+}
+
+/// The calling thread, as `send` needs it.
+#[cfg(unix)]
+fn this_thread() -> Thread {
+    // SAFETY: pthread_self has no preconditions.
+    unsafe { libc::pthread_self() }
+}
+
+/// Interrupt `thread`.
+///
+/// # Safety
+/// `thread` must be alive, and the handler installed.
+#[cfg(unix)]
+unsafe fn send(thread: &Thread) {
+    // SAFETY: the caller's promise.
+    unsafe { libc::pthread_kill(*thread, signals::INTERRUPT_SIGNAL) };
+}
+
+/// Interrupt `thread`.
+///
+/// # Safety
+/// `thread` must be alive, and the handler installed.
+#[cfg(windows)]
+unsafe fn send(thread: &Thread) {
+    // SAFETY: the caller's promise, passed on.
+    unsafe { os::interrupt(thread) };
 }

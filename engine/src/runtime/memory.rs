@@ -6,7 +6,8 @@
 //! The reservation (`reservation`, which also reuses them) covers every
 //! address a wasm32 access can form and a guard, so in `Signals` mode no
 //! access can reach memory outside the reservation; everything past the
-//! accessible size is PROT_NONE and faults.
+//! accessible size is PROT_NONE (on Windows: reserved, not committed) and
+//! faults. The system calls are in `memory_unix` and `memory_windows`.
 //!
 //! A memory is shared (`Rc`) by the instance that defines it and every
 //! importer, and `memory.grow` in any of them grows it: the runtime grows
@@ -15,6 +16,10 @@
 //! type is neither `Send` nor `Sync`. The public `grow` takes `&mut self`.
 
 use crate::error::{Error, Result};
+#[cfg(unix)]
+use crate::runtime::memory_unix::commit;
+#[cfg(windows)]
+use crate::runtime::memory_windows::commit;
 use crate::runtime::reservation;
 use crate::runtime::vmctx::MemoryDef;
 use std::cell::UnsafeCell;
@@ -114,14 +119,9 @@ impl LinearMemory {
         if delta > 0 {
             // SAFETY: the range starts at the accessible end and, since `new`
             // is at most 4 GiB of pages, lies inside our own reservation.
-            let rc = unsafe {
-                libc::mprotect(
-                    self.base().add(self.size_bytes() as usize) as *mut libc::c_void,
-                    (delta * PAGE_SIZE) as usize,
-                    libc::PROT_READ | libc::PROT_WRITE,
-                )
-            };
-            if rc != 0 {
+            let committed =
+                unsafe { commit(self.base().add(self.size_bytes() as usize), (delta * PAGE_SIZE) as usize) };
+            if !committed {
                 return None;
             }
         }
@@ -146,6 +146,7 @@ impl LinearMemory {
     /// the kernel does not say: every page must then be read. Only ever a
     /// shortcut, never a different answer: a page that is present may
     /// still hold its initial bytes, and the caller compares those.
+    #[cfg(target_os = "linux")]
     pub fn untouched_pages(&self) -> Option<Vec<bool>> {
         const HOST_PAGE: usize = 4096;
         const PRESENT: u64 = 1 << 63;
@@ -160,6 +161,13 @@ impl LinearMemory {
             .map(|entry| u64::from_le_bytes(entry.try_into().expect("chunks of 8")) & (PRESENT | SWAPPED) == 0)
             .collect();
         Some(untouched)
+    }
+
+    /// Off Linux no kernel interface says which pages were touched: None,
+    /// so every page is read (allowed by the contract above).
+    #[cfg(not(target_os = "linux"))]
+    pub fn untouched_pages(&self) -> Option<Vec<bool>> {
+        None
     }
 
     /// The accessible bytes, writable.
@@ -187,6 +195,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[cfg(target_os = "linux")]
     fn untouched_pages_are_the_ones_never_read_or_written() {
         let memory = LinearMemory::new(2, None).unwrap();
         // SAFETY: no other reference to the bytes is live.

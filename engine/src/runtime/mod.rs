@@ -2,18 +2,29 @@
 //! instances, fibers, traps and the signal handler, and the host-function API.
 
 pub mod code;
+pub(crate) mod fault;
 pub(crate) mod fiber;
 pub mod host;
 pub(crate) mod image;
 pub mod instance;
 pub mod interrupt;
+#[cfg(windows)]
+mod interrupt_windows;
 pub(crate) mod libcalls;
 pub mod memory;
+#[cfg(unix)]
+mod memory_unix;
+#[cfg(windows)]
+mod memory_windows;
 pub(crate) mod perf_map;
 pub(crate) mod registry;
 pub(crate) mod reservation;
+#[cfg(unix)]
 pub(crate) mod signal_context;
+#[cfg(unix)]
 pub(crate) mod signals;
 pub mod table;
 pub mod trap;
+#[cfg(windows)]
+pub(crate) mod traps_windows;
 pub mod vmctx;

@@ -9,6 +9,10 @@
 //!
 //! It does not decide how much of a reservation is accessible: `memory` does.
 
+#[cfg(unix)]
+use crate::runtime::memory_unix as sys;
+#[cfg(windows)]
+use crate::runtime::memory_windows as sys;
 use std::sync::Mutex;
 
 /// Bytes of one reservation: every address a wasm32 access can form (a
@@ -26,42 +30,30 @@ fn free() -> std::sync::MutexGuard<'static, Vec<usize>> {
 }
 
 /// A reservation of `RESERVATION` inaccessible bytes: a kept one, else a new
-/// one. None when the kernel refuses.
+/// one. None when the OS refuses.
 pub fn take() -> Option<*mut u8> {
     if let Some(base) = free().pop() {
         return Some(base as *mut u8);
     }
-    // SAFETY: a fresh anonymous PROT_NONE mapping; no existing memory is affected.
-    let base = unsafe { map_inaccessible(std::ptr::null_mut(), RESERVATION, 0) };
-    (base != libc::MAP_FAILED).then_some(base as *mut u8)
+    let base = sys::reserve(RESERVATION);
+    (!base.is_null()).then_some(base)
 }
 
 /// Hand back the reservation at `base`, of which the first `used` bytes
-/// were made accessible. Those are replaced by fresh inaccessible pages,
-/// which drops their contents (written pages, a mapped memory image).
+/// were made accessible. Those are made inaccessible again and lose their
+/// contents (written pages, a mapped memory image).
 ///
 /// # Safety
 /// `base` came from `take` and nothing refers to its memory any more.
 pub unsafe fn give_back(base: *mut u8, used: usize) {
-    // SAFETY: replaces the caller's own, no longer used, range in place.
-    let reset = used == 0 || unsafe { map_inaccessible(base.cast(), used, libc::MAP_FIXED) } == base.cast();
+    // SAFETY: the caller's own reservation, no longer used.
+    let reset = used == 0 || unsafe { sys::reset(base, used) };
     let mut free = free();
     if reset && free.len() < KEPT {
         free.push(base as usize);
         return;
     }
     drop(free);
-    // SAFETY: unmapping exactly one reservation that no one uses.
-    unsafe { libc::munmap(base.cast(), RESERVATION) };
-}
-
-/// `mmap` of `len` anonymous, inaccessible, unreserved bytes at `at`.
-///
-/// # Safety
-/// With `MAP_FIXED` in `flags`, `at..at + len` must be the caller's own
-/// mapping, unused by anyone.
-unsafe fn map_inaccessible(at: *mut libc::c_void, len: usize, flags: libc::c_int) -> *mut libc::c_void {
-    let flags = flags | libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE;
-    // SAFETY: the caller's promise for MAP_FIXED; otherwise the kernel picks a free range.
-    unsafe { libc::mmap(at, len, libc::PROT_NONE, flags, -1, 0) }
+    // SAFETY: exactly one reservation that no one uses.
+    unsafe { sys::release(base, RESERVATION) };
 }

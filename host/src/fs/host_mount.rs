@@ -167,7 +167,7 @@ impl FileData {
             let file = std::fs::File::open(&*path)?;
             let mut done = 0;
             while done < want {
-                match std::os::unix::fs::FileExt::read_at(&file, &mut buf[done..want], offset + done as u64) {
+                match read_at(&file, &mut buf[done..want], offset + done as u64) {
                     Ok(0) => break, // the host file shrank: a short read
                     Ok(n) => done += n,
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
@@ -245,10 +245,21 @@ fn host_errno(error: &io::Error) -> Errno {
     }
 }
 
+/// `pread`: up to `buf.len()` bytes at `offset`. Windows' `seek_read` also
+/// moves the file's cursor, which nothing here uses (each read opens the file).
+fn read_at(file: &std::fs::File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+    #[cfg(unix)]
+    return std::os::unix::fs::FileExt::read_at(file, buf, offset);
+    #[cfg(windows)]
+    return std::os::windows::fs::FileExt::seek_read(file, buf, offset);
+}
+
 #[cfg(test)]
 mod tests {
+    #[cfg(unix)]
+    use super::super::FileType;
+    use super::super::OpenFlags;
     use super::super::testutil::*;
-    use super::super::{FileType, OpenFlags};
     use super::*;
     use std::path::PathBuf;
 
@@ -297,6 +308,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(unix)] // creates a host symlink, which Windows allows only with a privilege
     fn contents_types_and_order_come_from_the_host() {
         let host = HostDir::new("contents");
         host.put("b.txt", "bee");
@@ -431,6 +443,7 @@ mod tests {
     }
 
     /// The resident set of this process in KiB (`VmRSS`).
+    #[cfg(target_os = "linux")]
     fn rss_kib() -> u64 {
         let status = std::fs::read_to_string("/proc/self/status").unwrap();
         let line = status.lines().find(|l| l.starts_with("VmRSS:")).unwrap();
@@ -441,6 +454,7 @@ mod tests {
     /// bytes of a 20 GB sparse file cost 20 GB. Now a large file is read by
     /// range, and copying it for a write stops at the disk budget (`NOSPC`).
     #[test]
+    #[cfg(target_os = "linux")] // measures the resident set in /proc
     fn issue_19_a_huge_sparse_host_file_is_read_by_range() {
         let host = HostDir::new("sparse");
         let path = host.0.join("huge");
@@ -490,6 +504,9 @@ mod tests {
         fs.mount_host(Path::new("/"), "/host").unwrap();
         assert_eq!(fs.lookup(root, "/host/proc/self", true), Err(Errno::NOENT));
         assert_eq!(fs.lookup(root, "/host/dev/shm", true), Err(Errno::NOENT));
+        // Unix only: Windows has no /proc, /sys or /dev (under wine, Z:\proc
+        // is the Linux host's, which a Windows build cannot tell apart).
+        #[cfg(unix)]
         for dir in ["/proc", "/sys", "/proc/self", "/sys/kernel", "/dev"] {
             let err = Fs::new(T0).mount_host(Path::new(dir), "/m").unwrap_err();
             assert!(err.contains("live state"), "{dir}: {err}");
