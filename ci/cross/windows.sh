@@ -11,7 +11,8 @@
 #      then one config naming those .wasm files (same args, supervise, duration
 #      and faults) is swept natively and by seedfall.exe under wine, and the
 #      two `trace_digest` fields must be equal. kvlog's config fails some seeds
-#      by design (exit 1): digests are compared, not exit codes;
+#      by design (exit 1): digests are compared, not exit codes. Under wine it
+#      runs twice: from an empty cache (compiling) and from the warm one;
 #   4. the watchdog: examples/busyloop/spin.json (a call-free spin, watchdog
 #      1 s of CPU time) from its wasm under wine, seeds 1-2: both must fail as
 #      `watchdog` (the interrupt and the CPU clock, docs/platforms-windows.md).
@@ -120,12 +121,19 @@ step "kvlog: sweep under wine"
 rm -rf "$work/cache-wine"
 SEEDFALL_CACHE_DIR=$work/cache-wine "$WINE" "$exe" run -c "$work/kvlog-wasm.json" -seeds 1-50 --json "$work/kvlog-wine.json" > "$work/kvlog-wine.txt" 2>&1 || true
 took "wine sweep"
+step "kvlog: sweep under wine again, from the warm cache (entries loaded, not compiled)"
+SEEDFALL_CACHE_DIR=$work/cache-wine "$WINE" "$exe" run -c "$work/kvlog-wasm.json" -seeds 1-50 --json "$work/kvlog-wine-warm.json" > "$work/kvlog-wine-warm.txt" 2>&1 || true
+grep -o 'compile/load [^,]*' "$work/kvlog-wine-warm.txt" | sed 's/^/   /' || true
+took "warm wine sweep"
 field() { python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); print(r["trace_digest"], r["failed"], r["seeds"] if "seeds" in r else "")' "$1" 2>/dev/null || echo "none"; }
 echo "   pkg config, native:  digest, failed: $(field "$work/kvlog-pkg.json")"
 echo "   wasm config, native: digest, failed: $(field "$work/kvlog-native.json")"
 echo "   wasm config, wine:   digest, failed: $(field "$work/kvlog-wine.json")"
+echo "   wasm config, wine, warm cache: digest, failed: $(field "$work/kvlog-wine-warm.json")"
 [[ $(field "$work/kvlog-native.json") != none && $(field "$work/kvlog-native.json") == $(field "$work/kvlog-wine.json") ]] ||
     mismatch "kvlog trace digests differ ($work/kvlog-wine.txt)"
+[[ $(field "$work/kvlog-native.json") == $(field "$work/kvlog-wine-warm.json") ]] ||
+    mismatch "kvlog trace digests differ from the warm cache ($work/kvlog-wine-warm.txt)"
 
 step "watchdog: busyloop spin.json under wine"
 "$native" run -c examples/busyloop/spin.json -seeds 1-2 > "$work/spin-pkg.txt" 2>&1 || true
