@@ -60,7 +60,7 @@
 //!    shortened length; one that fits nothing fails its checks, `space.rs`). With probability `crash_on_io` the node crashes in the
 //!    middle of the operation, which takes effect in part: a write reaches
 //!    the page cache as a seeded prefix of its bytes (none and all
-//!    included); a sync of a file makes a seeded prefix of its pending
+//!    included; whole sectors of the file with `torn_sector`); a sync of a file makes a seeded prefix of its pending
 //!    writes durable (rule 4's draw) but does not complete (no name becomes
 //!    durable); a sync of a directory persists its entries or not; any other
 //!    operation happens in full or not at all. The operation then returns
