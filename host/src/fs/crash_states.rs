@@ -66,6 +66,7 @@ impl Choice {
         let (sector, at, len) = (self.sector.max(1), self.offsets[i], self.sizes[i] as u64);
         if len == 0 { 1 } else { 1 + (at + len - 1) / sector - at / sector }
     }
+
     /// The state `prefix` of this choice, as crashstates prints it.
     pub fn describe(&self, prefix: &Prefix) -> String {
         let torn = if prefix.bytes > 0 { format!(" + {} bytes of the next", prefix.bytes) } else { String::new() };
