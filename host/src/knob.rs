@@ -39,6 +39,10 @@ pub enum KnobType {
         max: u64,
         max_note: &'static str,
     },
+    /// A power of two in [1, max] (sizes that must divide one another).
+    PowerOfTwo {
+        max: u64,
+    },
     /// One of these names; `noun` is what one is called, for errors ("model").
     OneOf {
         names: &'static [&'static str],
@@ -110,6 +114,7 @@ impl Knob {
             (KnobType::Duration, KnobValue::Duration(_)) => true,
             (KnobType::Range, KnobValue::Range(min, max)) => min <= max,
             (KnobType::Whole { .. }, KnobValue::Whole(_)) => true,
+            (KnobType::PowerOfTwo { max }, KnobValue::Whole(n)) => n.is_power_of_two() && *n <= max,
             (KnobType::OneOf { names, .. }, KnobValue::OneOf(i)) => *i < names.len(),
             (KnobType::SetOf { names, .. }, KnobValue::SetOf(bits)) => {
                 *bits != 0 && (names.len() >= 32 || *bits >> names.len() == 0)

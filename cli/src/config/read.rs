@@ -440,6 +440,17 @@ fn bounded(value: &Json, field: &str, min: u64, max: u64, note: &str) -> Result<
     Ok(n)
 }
 
+/// A power of two from 1 to `max`: any other number, 0 included, gets the
+/// one message that says what is allowed.
+fn power_of_two(value: &Json, field: &str, max: u64) -> Result<u64> {
+    let allowed = format!("a power of two from 1 to {max}");
+    if !matches!(value, Json::UInt(_) | Json::Int(_) | Json::Float(_)) {
+        return Err(wrong_type(field, &allowed, value));
+    }
+    let n = whole(value, field, 0).ok().filter(|n| n.is_power_of_two() && *n <= max);
+    n.ok_or_else(|| invalid(field, format!("`{field}` must be {allowed}, found {}", value.found())))
+}
+
 fn strings(value: &Json, field: &str) -> Result<Vec<String>> {
     let Json::Array(items) = value else {
         return Err(wrong_type(field, "an array of strings", value));
@@ -755,6 +766,7 @@ fn knob_value(knob: &Knob, value: &Json, field: &str) -> Result<KnobValue> {
             KnobValue::Range(span(min), span(max))
         }
         KnobType::Whole { min, max, max_note } => KnobValue::Whole(bounded(value, field, min, max, max_note)?),
+        KnobType::PowerOfTwo { max } => KnobValue::Whole(power_of_two(value, field, max)?),
         KnobType::OneOf { names, noun } => KnobValue::OneOf(one_of(value, field, names, noun)?),
         KnobType::SetOf { names, noun } => KnobValue::SetOf(set_of(value, field, names, noun)?),
     })

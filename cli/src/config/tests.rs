@@ -274,7 +274,7 @@ fn unknown_field_known_elsewhere_or_far_from_everything() {
         message(r#", "faults": {"bananas": 1}"#),
         format!("unknown field `faults.bananas`; known fields: {}", names.join(", "))
     );
-    assert!(names.starts_with(&["torn_writes", "reorder_writes", "fs_model"]) && names.ends_with(&["swarm"]));
+    assert!(names.starts_with(&["torn_writes", "torn_sector", "reorder_writes"]) && names.ends_with(&["swarm"]));
 }
 
 #[test]
@@ -662,6 +662,31 @@ fn disk_bytes_is_a_bounded_byte_count() {
     assert_eq!(message(r#", "faults": {"disk_bytes": 4095}"#), "`faults.disk_bytes` must be at least 4096, found 4095");
     let e = error(&with(r#", "faults": {"disk_bytes": "1GiB"}"#));
     assert_eq!((e.kind, e.field.as_str()), (ErrorKind::WrongType, "faults.disk_bytes"), "{e}");
+}
+
+/// Issue 39: `faults.torn_sector` is the sector size torn writes respect,
+/// default 1 (any byte), a power of two up to 64 KiB; anything else names the field.
+#[test]
+fn torn_sector_is_a_power_of_two_byte_count() {
+    assert_eq!(knob(&parse_ok(&with("")).faults, "torn_sector"), KnobValue::Whole(1));
+    let sectors = parse_ok(&with(r#", "faults": {"torn_writes": true, "torn_sector": 512}"#)).faults;
+    assert_eq!(knob(&sectors, "torn_sector"), KnobValue::Whole(512));
+    assert_eq!(
+        knob(&parse_ok(&with(r#", "faults": {"torn_sector": 65536}"#)).faults, "torn_sector"),
+        KnobValue::Whole(65536)
+    );
+    for bad in ["0", "3", "1000", "131072", "-512", "512.5"] {
+        assert_eq!(
+            message(&format!(r#", "faults": {{"torn_sector": {bad}}}"#)),
+            format!("`faults.torn_sector` must be a power of two from 1 to 65536, found {bad}")
+        );
+    }
+    let e = error(&with(r#", "faults": {"torn_sector": "512"}"#));
+    assert_eq!((e.kind, e.field.as_str()), (ErrorKind::WrongType, "faults.torn_sector"), "{e}");
+    assert_eq!(
+        message(r#", "faults": {"torn_sectr": 512}"#),
+        "unknown field `faults.torn_sectr`; did you mean `torn_sector`?"
+    );
 }
 
 /// Issue 19: `memory` is each node's linear-memory cap in bytes, from 16 MiB to

@@ -12,6 +12,7 @@
 //! replays the seed once per state).
 
 use super::Prefix;
+use super::durability::Pending;
 use crate::random::RandomStream;
 
 /// What one choice of a crash decides.
@@ -35,9 +36,37 @@ pub enum ChoiceOf {
 pub struct Choice {
     pub of: ChoiceOf,
     pub sizes: Vec<usize>,
+    /// Where each piece starts in the file (0 for a truncation): sectors
+    /// are aligned to the file, not to the write.
+    pub offsets: Vec<u64>,
+    /// `torn_sector`, in bytes; 0 and 1 tear at any byte.
+    pub sector: u64,
 }
 
 impl Choice {
+    /// The choice of a prefix of `ops`, torn at multiples of `sector`.
+    fn of_ops<'o>(of: ChoiceOf, ops: impl Iterator<Item = &'o Pending>, sector: u64) -> Choice {
+        let (sizes, offsets) = ops
+            .map(|op| match op {
+                Pending::Write { offset, bytes } => (bytes.len(), *offset),
+                Pending::SetSize(_) => (0, 0),
+            })
+            .unzip();
+        Choice { of, sizes, offsets, sector }
+    }
+
+    /// `prefix` of these pieces, cut to whole sectors (`whole_sectors`).
+    pub fn whole_sectors(&self, prefix: Prefix) -> Prefix {
+        cut(prefix, self.offsets.get(prefix.ops).copied(), self.sector)
+    }
+
+    /// How many states piece `i` can be torn into (0 bytes of it
+    /// included): one per sector boundary strictly inside it, and none.
+    fn tears(&self, i: usize) -> u64 {
+        let (sector, at, len) = (self.sector.max(1), self.offsets[i], self.sizes[i] as u64);
+        if len == 0 { 1 } else { 1 + (at + len - 1) / sector - at / sector }
+    }
+
     /// The state `prefix` of this choice, as crashstates prints it.
     pub fn describe(&self, prefix: &Prefix) -> String {
         let torn = if prefix.bytes > 0 { format!(" + {} bytes of the next", prefix.bytes) } else { String::new() };
@@ -65,7 +94,7 @@ impl CrashSpace {
 
     /// How many states there are (saturating: a space past u64 is sampled anyway).
     pub fn count(&self) -> u64 {
-        self.choices.iter().fold(1u64, |n, c| n.saturating_mul(prefixes(&c.sizes)))
+        self.choices.iter().fold(1u64, |n, c| n.saturating_mul(prefixes(c)))
     }
 
     /// State `index` (below `count`): one prefix per choice. The first
@@ -74,8 +103,8 @@ impl CrashSpace {
     pub fn state(&self, mut index: u64) -> Vec<Prefix> {
         let mut out = vec![Prefix::default(); self.choices.len()];
         for (slot, choice) in self.choices.iter().enumerate().rev() {
-            let radix = prefixes(&choice.sizes);
-            out[slot] = nth_prefix(&choice.sizes, index % radix);
+            let radix = prefixes(choice);
+            out[slot] = nth_prefix(choice, index % radix);
             index /= radix;
         }
         out
@@ -88,6 +117,8 @@ impl CrashSpace {
 pub(super) struct CrashChoices<'a> {
     source: Source<'a>,
     pub made: Vec<Choice>,
+    /// `torn_sector`: where a torn piece may end.
+    pub sector: u64,
 }
 
 enum Source<'a> {
@@ -97,11 +128,11 @@ enum Source<'a> {
 
 impl<'a> CrashChoices<'a> {
     pub fn drawn(random: &'a mut RandomStream) -> Self {
-        CrashChoices { source: Source::Drawn(random), made: Vec::new() }
+        CrashChoices { source: Source::Drawn(random), made: Vec::new(), sector: 1 }
     }
 
     pub fn given(prefixes: &'a [Prefix]) -> Self {
-        CrashChoices { source: Source::Given(prefixes.iter()), made: Vec::new() }
+        CrashChoices { source: Source::Given(prefixes.iter()), made: Vec::new(), sector: 1 }
     }
 
     /// The crash's stream when its choices are drawn (rule 17's corruption
@@ -115,26 +146,28 @@ impl<'a> CrashChoices<'a> {
 
     /// Rule 4: an in-order prefix of a file's pending writes, drawn torn
     /// only with `torn_writes` (and not drawn at all without it).
-    pub fn file(&mut self, path: &str, sizes: &[usize], torn_writes: bool) -> Prefix {
-        self.made.push(Choice { of: ChoiceOf::File(path.to_string()), sizes: sizes.to_vec() });
-        match &mut self.source {
+    pub fn file(&mut self, path: &str, ops: &[Pending], torn_writes: bool) -> Prefix {
+        let choice = Choice::of_ops(ChoiceOf::File(path.to_string()), ops.iter(), self.sector);
+        let sizes = &choice.sizes;
+        let prefix = match &mut self.source {
             Source::Drawn(random) if torn_writes => Prefix::draw(sizes, random),
             Source::Drawn(_) => Prefix::default(),
             Source::Given(given) => given.next().map_or_else(Prefix::default, |p| p.fit(sizes)),
-        }
+        };
+        self.record(choice, prefix)
     }
 
-    /// Rule 16: a prefix of `sizes` (a file's ordered stream, or one page's
-    /// pieces: then `page`), the last piece kept partial only with `torn`.
-    /// A page is written back with probability one half; one that is not
-    /// keeps the empty prefix.
-    pub fn pieces(&mut self, of: ChoiceOf, sizes: &[usize], torn: bool) -> Prefix {
-        let page = matches!(of, ChoiceOf::Page(..));
-        self.made.push(Choice { of, sizes: sizes.to_vec() });
-        match &mut self.source {
+    /// Rule 16: a prefix of `pieces` (a file's ordered stream, or one page's
+    /// pieces: then `ChoiceOf::Page`), the last piece kept partial only with
+    /// `torn`. A page is written back with probability one half; one that is
+    /// not keeps the empty prefix.
+    pub fn pieces<'o>(&mut self, of: ChoiceOf, pieces: impl Iterator<Item = &'o Pending>, torn: bool) -> Prefix {
+        let choice = Choice::of_ops(of, pieces, self.sector);
+        let (page, sizes) = (matches!(choice.of, ChoiceOf::Page(..)), &choice.sizes);
+        let prefix = match &mut self.source {
             Source::Drawn(random) => {
                 if page && !random.chance(0.5) {
-                    return Prefix::default();
+                    return self.record(choice, Prefix::default());
                 }
                 let mut prefix = Prefix::draw(sizes, random);
                 if !torn {
@@ -143,13 +176,21 @@ impl<'a> CrashChoices<'a> {
                 prefix
             }
             Source::Given(given) => given.next().map_or_else(Prefix::default, |p| p.fit(sizes)),
-        }
+        };
+        self.record(choice, prefix)
+    }
+
+    /// Records `choice` and returns `prefix` of it, cut to whole sectors.
+    fn record(&mut self, choice: Choice, prefix: Prefix) -> Prefix {
+        let prefix = choice.whole_sectors(prefix);
+        self.made.push(choice);
+        prefix
     }
 
     /// Rule 16 under `dir_reorder`: whether the pending change of directory
     /// entry `name` survives (probability one half).
     pub fn entry(&mut self, name: &str) -> bool {
-        self.made.push(Choice { of: ChoiceOf::Entry(name.to_string()), sizes: vec![0] });
+        self.made.push(Choice { of: ChoiceOf::Entry(name.to_string()), sizes: vec![0], offsets: vec![0], sector: 1 });
         match &mut self.source {
             Source::Drawn(random) => random.chance(0.5),
             Source::Given(given) => given.next().is_some_and(|p| p.ops > 0),
@@ -157,23 +198,48 @@ impl<'a> CrashChoices<'a> {
     }
 }
 
-/// How many prefixes a sequence of operations of these sizes has: for each
-/// operation, stopping before it (with 0 bytes of it, or 1..len of a write),
-/// and all of them.
-fn prefixes(sizes: &[usize]) -> u64 {
-    sizes.iter().fold(1u64, |n, &len| n.saturating_add(len.max(1) as u64))
+/// `prefix` of `ops` with its torn write cut back to the last multiple of
+/// `sector` in the file inside it, or to none of it when there is none.
+pub(super) fn whole_sectors(prefix: Prefix, ops: &[Pending], sector: u64) -> Prefix {
+    let at = match ops.get(prefix.ops) {
+        Some(Pending::Write { offset, .. }) => Some(*offset),
+        _ => None,
+    };
+    cut(prefix, at, sector)
 }
 
-/// Prefix `n` of `prefixes(sizes)`, in order of how much took effect.
-fn nth_prefix(sizes: &[usize], mut n: u64) -> Prefix {
-    for (ops, &len) in sizes.iter().enumerate() {
-        let here = len.max(1) as u64;
+/// `whole_sectors` for a torn piece starting at file offset `at`.
+pub(super) fn cut(prefix: Prefix, at: Option<u64>, sector: u64) -> Prefix {
+    let sector = sector.max(1);
+    match at {
+        Some(at) if prefix.bytes > 0 => {
+            let end = (at + prefix.bytes as u64) / sector * sector;
+            Prefix { ops: prefix.ops, bytes: end.saturating_sub(at) as usize }
+        }
+        _ => prefix,
+    }
+}
+
+/// How many prefixes a choice's pieces have: for each piece, stopping
+/// before it (with 0 bytes of it, or torn at a sector boundary inside it),
+/// and all of them. With 1-byte sectors a write of len bytes has len.
+fn prefixes(choice: &Choice) -> u64 {
+    (0..choice.sizes.len()).fold(1u64, |n, i| n.saturating_add(choice.tears(i)))
+}
+
+/// Prefix `n` of `prefixes(choice)`, in order of how much took effect.
+fn nth_prefix(choice: &Choice, mut n: u64) -> Prefix {
+    for ops in 0..choice.sizes.len() {
+        let here = choice.tears(ops);
         if n < here {
-            return Prefix { ops, bytes: n as usize };
+            // The n-th sector boundary past the piece's start.
+            let (sector, at) = (choice.sector.max(1), choice.offsets[ops]);
+            let bytes = if n == 0 { 0 } else { (at / sector + n) * sector - at };
+            return Prefix { ops, bytes: bytes as usize };
         }
         n -= here;
     }
-    Prefix { ops: sizes.len(), bytes: 0 }
+    Prefix { ops: choice.sizes.len(), bytes: 0 }
 }
 
 #[cfg(test)]
@@ -183,7 +249,12 @@ mod tests {
     use std::collections::BTreeSet;
 
     fn space(files: &[&[usize]]) -> CrashSpace {
-        let choice = |(i, s): (usize, &&[usize])| Choice { of: ChoiceOf::File(format!("/f{i}")), sizes: s.to_vec() };
+        let choice = |(i, s): (usize, &&[usize])| Choice {
+            of: ChoiceOf::File(format!("/f{i}")),
+            sizes: s.to_vec(),
+            offsets: vec![0; s.len()],
+            sector: 1,
+        };
         CrashSpace { choices: files.iter().enumerate().map(choice).collect() }
     }
 
@@ -197,6 +268,27 @@ mod tests {
         let mut random = RandomStream::new(7, Purpose::TornWrites, "n", 1);
         let drawn: BTreeSet<Prefix> = (0..2000).map(|_| Prefix::draw(&sizes, &mut random)).collect();
         assert_eq!(drawn, listed, "every drawable prefix is listed and nothing else");
+    }
+
+    #[test]
+    fn with_sectors_the_states_are_the_cuts_at_sector_boundaries_of_the_file() {
+        // 1000 bytes at 100 (boundaries 512 and 1024 inside), a truncation,
+        // 72 bytes at 1100 (none inside).
+        let choice = Choice {
+            of: ChoiceOf::File("/f".into()),
+            sizes: vec![1000, 0, 72],
+            offsets: vec![100, 0, 1100],
+            sector: 512,
+        };
+        let one = CrashSpace::of(std::slice::from_ref(&choice));
+        let listed: BTreeSet<Prefix> = (0..one.count()).map(|i| one.state(i)[0]).collect();
+        let cut = |ops, bytes| Prefix { ops, bytes };
+        assert_eq!(listed, [cut(0, 0), cut(0, 412), cut(0, 924), cut(1, 0), cut(2, 0), cut(3, 0)].into());
+        assert_eq!(one.count(), 6);
+        let mut random = RandomStream::new(7, Purpose::TornWrites, "n", 1);
+        let drawn: BTreeSet<Prefix> =
+            (0..2000).map(|_| choice.whole_sectors(Prefix::draw(&choice.sizes, &mut random))).collect();
+        assert_eq!(drawn, listed, "every drawable cut is listed and nothing else");
     }
 
     #[test]

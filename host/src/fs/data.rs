@@ -75,7 +75,7 @@ impl Fs {
         if fits == 0 {
             return Err(Errno::NOSPC);
         }
-        let data = &data[..self.begin_write(fits)?];
+        let data = &data[..self.begin_write(offset, fits)?];
         self.disk_wrote(ino, offset, data)?;
         self.inodes.with_file(ino, |pages, _| pages.write(offset, data))?;
         self.inodes.get_mut(ino)?.modified(now_ns);

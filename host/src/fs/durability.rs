@@ -39,7 +39,16 @@
 //!    k uniform in 0..=n, then, if the next is a write of L > 1 bytes, its
 //!    first b bytes, b uniform in 0..L (the crash tore it). Truncations are
 //!    atomic. Without `torn_writes`, k = 0 and b = 0. The draws come from the
-//!    stream passed to `Fs::crash`, file by file in inode order.
+//!    stream passed to `Fs::crash`, file by file in inode order. With
+//!    `torn_sector` S, the torn write keeps only whole S-byte sectors of the
+//!    file: its kept end, at file offset o + b, is rounded down to a multiple
+//!    of S, and if that is not past its start o none of it is kept. A disk
+//!    that writes sectors atomically cannot leave half of one, and software
+//!    such as etcd's WAL relies on that. The rounding reuses the draw (the
+//!    same draws for every S, so S = 1 is the byte-granular default), and
+//!    holds for every tear: rule 16's pieces, and rule 5's crash in the
+//!    middle of a sync or of a write (whose part in the page cache the
+//!    guest never reads, so it only matters as what may reach the disk).
 //! 5. **Crash on I/O** (`crash_on_io`). Each mutating disk operation gets
 //!    the node's next disk-operation number (`Fs::disk_ops`, from 1, kept
 //!    across crashes): a write of at least one byte to a regular file, a
@@ -51,7 +60,7 @@
 //!    shortened length; one that fits nothing fails its checks, `space.rs`). With probability `crash_on_io` the node crashes in the
 //!    middle of the operation, which takes effect in part: a write reaches
 //!    the page cache as a seeded prefix of its bytes (none and all
-//!    included); a sync of a file makes a seeded prefix of its pending
+//!    included; whole sectors of the file with `torn_sector`); a sync of a file makes a seeded prefix of its pending
 //!    writes durable (rule 4's draw) but does not complete (no name becomes
 //!    durable); a sync of a directory persists its entries or not; any other
 //!    operation happens in full or not at all. The operation then returns
@@ -172,15 +181,15 @@
 //!   counts against the disk budget (`space.rs`).
 //! - Timestamps are not torn or reordered: a crash restores the times an
 //!   inode had at its last sync, its creation or the start of the model.
-//! - Byte-granular tearing is harsher than real sectors; writes are never
-//!   reordered (`reorder_writes` is a later option) and a torn extending
-//!   write extends the file only as far as its kept bytes.
+//! - Tearing is byte-granular unless `torn_sector` says otherwise, harsher
+//!   than real sectors; a torn extending write extends the file only as far
+//!   as its kept bytes.
 //! - With `strict_dirs` a rename across directories with only one of them
 //!   synced leaves two names or none. A directory that ends up with two
 //!   durable names (or in a cycle) keeps the first reached, in name order
 //!   from `/`.
 
-use super::crash_states::{Choice, CrashChoices};
+use super::crash_states::{self, Choice, CrashChoices};
 use super::device::Device;
 use super::faults::{DiskFault, DiskFaultKind, DiskFaults, DiskOp, Mutant, Prefix};
 use super::inode::{Dir, FileData, Inode, Inodes, Node};
@@ -572,8 +581,11 @@ impl Fs {
         let has_pending = !sizes.is_empty();
         if let Some(fault) = d.faults.crash_in(op, DiskOp::Sync, &sizes) {
             let DiskFaultKind::Crash { applied } = fault.kind else { unreachable!() };
+            let sector = d.faults.config().torn_sector;
             if let Some(file) = d.file(ino) {
-                let _ = file.apply(applied);
+                // The disk tears a sync it is writing as it tears one at rest
+                // (rule 4); the log keeps the draw, which replays to the same.
+                let _ = file.apply(crash_states::whole_sectors(applied, &file.pending, sector));
             }
             d.crashing = Some(fault);
             return Err(Errno::IO);
@@ -729,6 +741,7 @@ impl Fs {
         let mut d = *self.disk.take().expect("started above");
         let before = self.cache_paths();
         let mut report = CrashReport { during: d.crashing.take(), ..CrashReport::default() };
+        choices.sector = d.faults.config().torn_sector;
 
         let reorder = d.faults.config().reorder_writes.then_some(d.faults.config().fs_model);
         if reorder == Some(FsModel::DirReorder) {
@@ -803,7 +816,7 @@ impl Fs {
                             }
                             None => {
                                 let sizes = file.sizes();
-                                let prefix = choices.file(ino_path, &sizes, torn);
+                                let prefix = choices.file(ino_path, &file.pending, torn);
                                 written.extend(written_by(&file.pending, prefix).map(|(at, len)| (ino, at, len)));
                                 // A host file that cannot be read keeps its old bytes.
                                 let _ = file.apply(prefix);
@@ -908,10 +921,10 @@ impl Fs {
         Ok(())
     }
 
-    /// Starts a write of `len` bytes that passed its checks: how many of
-    /// them to write, or `IO` if none is written before the crash, or the
-    /// errno of a failed write (rule 12).
-    pub(super) fn begin_write(&mut self, len: usize) -> Result<usize, Errno> {
+    /// Starts a write of `len` bytes at `offset` that passed its checks: how
+    /// many of them to write, or `IO` if none is written before the crash,
+    /// or the errno of a failed write (rule 12).
+    pub(super) fn begin_write(&mut self, offset: u64, len: usize) -> Result<usize, Errno> {
         let op = self.begin()?;
         let Some(d) = self.disk.as_deref_mut() else { return Ok(len) };
         let Some(fault) = d.faults.crash_in(op, DiskOp::Write, &[len]) else {
@@ -922,9 +935,16 @@ impl Fs {
             };
         };
         d.crashing = Some(fault);
+        let sector = d.faults.config().torn_sector;
         match fault.kind {
             DiskFaultKind::Crash { applied } if applied.is_all(1) => Ok(len),
-            DiskFaultKind::Crash { applied } if applied.bytes > 0 => Ok(applied.bytes),
+            // The node dies before the guest reads its page cache again, so
+            // the part written matters only as what may reach the disk: a
+            // sector-atomic disk writes whole sectors of it (rule 4).
+            DiskFaultKind::Crash { applied } => match crash_states::cut(applied, Some(offset), sector).bytes {
+                0 => Err(Errno::IO),
+                bytes => Ok(bytes),
+            },
             _ => Err(Errno::IO),
         }
     }

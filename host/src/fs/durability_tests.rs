@@ -23,6 +23,7 @@ fn strict() -> Fs {
 const TORN: DiskConfig = DiskConfig {
     crash_on_io: 0.0,
     torn_writes: true,
+    torn_sector: 1,
     fsync_eio: 0.0,
     strict_dirs: false,
     write_eio: 0.0,
@@ -183,6 +184,114 @@ fn rule4_torn_writes_keep_a_seeded_in_order_prefix() {
     assert_ne!(data.len() % 4, 0, "seed {seed} ends inside a write: {data:?}");
     assert!(lengths.contains(&0) && lengths.contains(&12), "{lengths:?}");
     assert_eq!(run(DiskConfig::default(), 7).0, b"", "without torn_writes nothing pending survives");
+}
+
+/// `/tmp/log` with 100 durable bytes, then appends of these lengths, crashed
+/// with `torn_sector` `sector` and `seed`: the bytes left and what was kept.
+fn sector_crash(sector: u64, lengths: &[usize], seed: u64) -> (Vec<u8>, Prefix) {
+    let mut fs = model(DiskConfig { torn_sector: sector, ..TORN }, &[]);
+    write(&mut fs, "/tmp/log", &[b'd'; 100], T0);
+    sync(&mut fs, "/tmp/log");
+    for (i, &len) in lengths.iter().enumerate() {
+        append(&mut fs, "/tmp/log", &vec![b'a' + i as u8; len]);
+    }
+    let report = fs.crash(&mut torn_stream(seed));
+    (read(&mut fs, "/tmp/log"), report.files[0].kept)
+}
+
+#[test]
+fn rule4_torn_sector_tears_only_at_sector_boundaries_of_the_file() {
+    // At most rule 10's 1 KiB under test, so all of it stays pending.
+    let lengths = [300, 600, 40, 60];
+    let starts: Vec<usize> = lengths.iter().scan(100, |at, len| Some(std::mem::replace(at, *at + len))).collect();
+    let mut torn = 0;
+    for seed in 0..400 {
+        let (data, kept) = sector_crash(512, &lengths, seed);
+        let (bytewise, by_byte) = sector_crash(1, &lengths, seed);
+        assert_eq!(kept.ops, by_byte.ops, "seed {seed}: the same draw, only cut back");
+        assert!(bytewise.starts_with(&data), "seed {seed}: never more than byte-granular tearing keeps");
+        let whole_ops = 100 + lengths[..kept.ops].iter().sum::<usize>();
+        if kept.bytes > 0 {
+            torn += 1;
+            assert_eq!((starts[kept.ops] + kept.bytes) % 512, 0, "seed {seed}: {kept:?} ends mid-sector");
+            assert_eq!(data.len() % 512, 0, "seed {seed}: the file ends on a sector");
+        } else {
+            assert_eq!(data.len(), whole_ops, "seed {seed}: whole writes only");
+        }
+        let page_cache: Vec<u8> = [vec![b'd'; 100]]
+            .into_iter()
+            .chain(lengths.iter().enumerate().map(|(i, &len)| vec![b'a' + i as u8; len]))
+            .flatten()
+            .collect();
+        assert_eq!(data, page_cache[..data.len()], "seed {seed}: an in-order prefix");
+    }
+    assert!(torn > 20, "some seeds tear at a sector boundary: {torn}");
+}
+
+#[test]
+fn rule4_a_write_inside_one_sector_is_kept_whole_or_not_at_all() {
+    // 72 bytes at 100..172: no sector boundary of 512 inside them.
+    let lengths: std::collections::BTreeSet<usize> =
+        (0..200).map(|seed| sector_crash(512, &[72], seed).0.len()).collect();
+    assert_eq!(lengths, [100, 172].into(), "never torn");
+    let bytewise: std::collections::BTreeSet<usize> =
+        (0..200).map(|seed| sector_crash(1, &[72], seed).0.len()).collect();
+    assert!(bytewise.len() > 10, "byte-granular tears it: {bytewise:?}");
+}
+
+#[test]
+fn rule4_torn_sector_1_is_byte_granular_as_before() {
+    for seed in 0..100 {
+        let run = |config: DiskConfig| {
+            let mut fs = model(config, &[]);
+            write(&mut fs, "/tmp/log", b"0123456789", T0);
+            sync(&mut fs, "/tmp/log");
+            append(&mut fs, "/tmp/log", b"abcdefghij");
+            append(&mut fs, "/tmp/log", b"klmnopqrst");
+            let report = fs.crash(&mut torn_stream(seed));
+            (read(&mut fs, "/tmp/log"), report)
+        };
+        // The default config's 0 and a config's 1 both mean any byte.
+        assert_eq!(run(DiskConfig { torn_sector: 1, ..TORN }), run(TORN), "seed {seed}");
+    }
+}
+
+#[test]
+fn rule5_a_crash_in_a_sync_tears_at_sectors_too() {
+    // Op 5 is the sync: one pending write and 2 bytes of the next, which
+    // starts at byte 4 of the file: no whole sector, so none of it.
+    let applied = Prefix { ops: 1, bytes: 2 };
+    let fault = DiskFault { op: 5, on: DiskOp::Sync, kind: DiskFaultKind::Crash { applied } };
+    let run = |sector: u64| {
+        let mut fs = model(DiskConfig { torn_sector: sector, ..DiskConfig::default() }, &[fault]);
+        let file = write(&mut fs, "/tmp/f", b"", T0);
+        fs.sync(file).unwrap();
+        append(&mut fs, "/tmp/f", b"aaaa");
+        append(&mut fs, "/tmp/f", b"bbbb");
+        assert_eq!(fs.sync(file), Err(Errno::IO));
+        crash(&mut fs);
+        read(&mut fs, "/tmp/f")
+    };
+    assert_eq!(run(1), b"aaaabb");
+    assert_eq!(run(512), b"aaaa");
+}
+
+#[test]
+fn rule5_a_crash_in_a_write_leaves_whole_sectors_of_it() {
+    // Op 4 is the write of 600 bytes at 100: 500 of them drawn, cut back
+    // to byte 512 of the file (412 of them), or to none with 1 KiB sectors.
+    let applied = Prefix { ops: 0, bytes: 500 };
+    let fault = DiskFault { op: 4, on: DiskOp::Write, kind: DiskFaultKind::Crash { applied } };
+    let run = |sector: u64| {
+        let mut fs = model(DiskConfig { torn_sector: sector, ..TORN }, &[fault]);
+        let file = write(&mut fs, "/tmp/f", &[b'd'; 100], T0);
+        fs.sync(file).unwrap();
+        let wrote = fs.write_at(file, 100, &[b'a'; 600], T0);
+        (wrote, read(&mut fs, "/tmp/f").len())
+    };
+    assert_eq!(run(1), (Err(Errno::IO), 600));
+    assert_eq!(run(512), (Err(Errno::IO), 512));
+    assert_eq!(run(1024), (Err(Errno::IO), 100));
 }
 
 /// A deterministic workload for rule 5: it stops at the first error.
@@ -705,8 +814,13 @@ fn rule4_a_crash_given_prefixes_keeps_exactly_them_in_file_order() {
     assert_eq!(read(&mut fs, "/tmp/f"), b"onetw");
     assert_eq!(read(&mut fs, "/tmp/g"), b"", "no prefix given: nothing pending survives");
     let space = super::CrashSpace::of(&report.choices);
-    let file = |path: &str, sizes: Vec<usize>| super::Choice { of: super::ChoiceOf::File(path.to_string()), sizes };
-    assert_eq!(space.choices, [file("/tmp/f", vec![3, 3]), file("/tmp/g", vec![3])]);
+    let file = |path: &str, sizes: Vec<usize>, offsets: Vec<u64>| super::Choice {
+        of: super::ChoiceOf::File(path.to_string()),
+        sizes,
+        offsets,
+        sector: 0,
+    };
+    assert_eq!(space.choices, [file("/tmp/f", vec![3, 3], vec![0, 3]), file("/tmp/g", vec![3], vec![0])]);
     assert_eq!(space.count(), (3 + 3 + 1) * (3 + 1));
 }
 

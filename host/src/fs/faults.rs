@@ -32,6 +32,9 @@ pub struct DiskConfig {
     /// A crash keeps a seeded in-order prefix of each file's pending
     /// writes, possibly ending inside a write, instead of none of them.
     pub torn_writes: bool,
+    /// `torn_sector`: a torn write keeps whole sectors of this many bytes
+    /// of its file (a power of two; 0, the default's, and 1 tear anywhere).
+    pub torn_sector: u64,
     /// Probability, per sync of a file with pending writes, that the sync
     /// fails with EIO and the pending writes never reach the disk.
     pub fsync_eio: f64,

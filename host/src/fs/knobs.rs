@@ -1,5 +1,5 @@
 //! The disk model's conditions in a config's `faults`: how a crash treats
-//! pending writes (`torn_writes`, `reorder_writes`, `fs_model`,
+//! pending writes (`torn_writes`, `torn_sector`, `reorder_writes`, `fs_model`,
 //! `strict_dirs`, `corrupt_on_crash`), how long an fsync waits
 //! (`disk_latency`) and how big the disk is (`disk_bytes`). Conditions hold
 //! for the whole run; the per-operation fault kinds (`crash_on_io`,
@@ -10,6 +10,12 @@ use super::{DEFAULT_DISK_BYTES, DiskConfig, FsModel};
 use crate::knob::{FaultConfig, Knob, KnobType, KnobValue};
 
 pub static TORN_WRITES: Knob = Knob::switch("torn_writes", "a crash keeps a seeded in-order prefix of pending writes");
+pub static TORN_SECTOR: Knob = Knob {
+    name: "torn_sector",
+    ty: KnobType::PowerOfTwo { max: 1 << 16 },
+    default: KnobValue::Whole(1),
+    doc: "a torn write keeps whole sectors of this many bytes of its file",
+};
 pub static REORDER_WRITES: Knob =
     Knob::switch("reorder_writes", "a crash keeps the pieces of pending writes `fs_model` allows, in any order");
 pub static FS_MODEL: Knob = Knob {
@@ -31,8 +37,16 @@ pub static DISK_BYTES: Knob = Knob {
 };
 
 /// In the order docs/config.md lists them.
-pub static KNOBS: &[&Knob] =
-    &[&TORN_WRITES, &REORDER_WRITES, &FS_MODEL, &STRICT_DIRS, &CORRUPT_ON_CRASH, &DISK_LATENCY, &DISK_BYTES];
+pub static KNOBS: &[&Knob] = &[
+    &TORN_WRITES,
+    &TORN_SECTOR,
+    &REORDER_WRITES,
+    &FS_MODEL,
+    &STRICT_DIRS,
+    &CORRUPT_ON_CRASH,
+    &DISK_LATENCY,
+    &DISK_BYTES,
+];
 
 impl DiskConfig {
     /// The conditions `config` sets, with every per-operation probability 0.
@@ -40,6 +54,7 @@ impl DiskConfig {
         let fs_model = FsModel::NAMES.get(config.one_of(&FS_MODEL)).and_then(|name| FsModel::from_name(name));
         DiskConfig {
             torn_writes: config.switch(&TORN_WRITES),
+            torn_sector: config.whole(&TORN_SECTOR),
             reorder_writes: config.switch(&REORDER_WRITES),
             fs_model: fs_model.unwrap_or_default(),
             strict_dirs: config.switch(&STRICT_DIRS),

@@ -10,7 +10,8 @@
 //! each page survives on its own; only truncations stay ordered. A page
 //! that survives keeps an in-order prefix of its pieces (written back
 //! between two writes, it holds the first); with `torn_writes` the last
-//! piece kept in a page, or of the ordered stream, may be partial. The kept
+//! piece kept in a page, or of the ordered stream, may be partial (whole
+//! sectors of the file only, with `torn_sector`). The kept
 //! pieces are applied in the order they were written. Each choice comes
 //! from `CrashChoices`: drawn from the stream the crash passes (keyed by the
 //! crash, `world::slot`), or given by crashstates. Under
@@ -137,8 +138,7 @@ pub(super) struct Kept {
 
 /// The in-order prefix of `pieces` that choice `of` keeps (torn only with `torn`).
 fn prefix_of(mut pieces: Vec<(usize, Op)>, of: ChoiceOf, torn: bool, choices: &mut CrashChoices) -> Vec<(usize, Op)> {
-    let sizes: Vec<usize> = pieces.iter().map(|(_, op)| op.size()).collect();
-    let prefix = choices.pieces(of, &sizes, torn);
+    let prefix = choices.pieces(of, pieces.iter().map(|(_, op)| op), torn);
     let partial = (prefix.bytes > 0).then(|| pieces[prefix.ops].clone());
     pieces.truncate(prefix.ops);
     if let Some((seq, Op::Write { offset, bytes })) = partial {

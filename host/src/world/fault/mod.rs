@@ -77,7 +77,7 @@ pub static KINDS: &[&dyn FaultKind] = &[
 /// `faults` names DESIGN.md §1 reserves for what this build does not do
 /// yet: the config reader refuses them as "not supported yet", never
 /// ignores them.
-pub const RESERVED: &[&str] = &["torn_sector"];
+pub const RESERVED: &[&str] = &[];
 
 /// Every knob of a config's `faults`, each once: the disk and network
 /// models' conditions, then each kind's in registry order, then swarm's.
