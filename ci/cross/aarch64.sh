@@ -29,7 +29,9 @@ step "build seedfall"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-ci/cross/kvlog-wasm.sh target/debug/seedfall "$work"
+target/debug/seedfall run -c examples/kvlog/seedfall.json -seeds 1 >/dev/null || true # builds the modules
+python3 ci/cross/wasm_config.py examples/kvlog/seedfall.json "$work"
+mv "$work/seedfall.json" "$work/kvlog.json"
 export SEEDFALL_CACHE_DIR="$work/cache-x86_64"
 (cd "$work" && "$OLDPWD/target/debug/seedfall" run -c kvlog.json -seeds "$seeds" --json x86_64.json >/dev/null) || true
 step "kvlog $seeds on x86-64"
