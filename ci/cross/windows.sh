@@ -11,7 +11,8 @@
 #      under wine again from the warm one; the three must agree
 #      (ci/cross/same_digest.py). kvlog's config fails some seeds by design;
 #   4. the watchdog: examples/busyloop/spin.json (a call-free spin) under wine,
-#      seeds 1-2: both must fail as `watchdog`.
+#      seeds 1-2: both must fail as `watchdog`;
+#   5. the floats guest (cli/tests/go/floats): the same output and trace hash.
 # Prints the minutes each step took, then `windows: ok` (exit 0) or what did
 # not match (exit 1); exit 2 when it cannot run (no mingw-w64, no wine).
 # Expects target/debug/seedfall (native) to be built, as `cargo test` leaves it.
@@ -117,5 +118,19 @@ print(" ".join(sorted(f["class"] for run in r["failures"] for f in run["failures
 echo "   failure classes under wine: $classes"
 [[ $classes == "watchdog watchdog" ]] || mismatch "spin.json under wine: expected two watchdog failures ($work/spin/wine.txt)"
 took "watchdog"
+
+step "floats: pinned float bits, native and under wine"
+mkdir -p "$work/floats"
+(cd cli/tests/go && GOOS=wasip1 GOARCH=wasm go build -trimpath -o "$work/floats/floats.wasm" ./floats)
+# PWD is pinned: exec gives the guest the host's working directory, which wine spells Z:\...
+floats=(exec --env PWD=/ --trace-hash floats.wasm 0 1 -1 inf)
+(cd "$work/floats" && SEEDFALL_CACHE_DIR=$work/cache-native "$native" "${floats[@]}" > native.txt 2>&1) || true
+(cd "$work/floats" && SEEDFALL_CACHE_DIR=$work/cache-wine "$WINE" "$exe" "${floats[@]}" 2>&1 | tr -d '\r' > wine.txt) || true
+if diff "$work/floats/native.txt" "$work/floats/wine.txt" > /dev/null; then
+    echo "   the same bits and $(grep 'trace hash' "$work/floats/wine.txt")"
+else
+    mismatch "floats under wine differ from native ($work/floats)"
+fi
+took "floats"
 
 if [[ $failed == 0 ]]; then echo "windows: ok"; else exit 1; fi
