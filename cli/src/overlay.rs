@@ -106,8 +106,11 @@ pub struct Prepared {
     goroot_link: Option<PathBuf>,
 }
 
-/// `go <verb...>` (`build`, or `test -c` for `seedfall test`), with
-/// `-overlay=<json>` when there is an overlay. `go build` refuses to replace files beneath GOMODCACHE, where a toolchain fetched
+/// `go <verb...> -trimpath` (`build`, or `test -c` for `seedfall test`), with
+/// `-overlay=<json>` when there is an overlay. `-trimpath` keeps the paths of
+/// this machine (the checkout, GOROOT, the module cache) out of the module,
+/// so the same source gives the same wasm, and so the same traces and cache
+/// keys, wherever it is checked out (docs/platforms.md). `go build` refuses to replace files beneath GOMODCACHE, where a toolchain fetched
 /// through GOTOOLCHAIN lives; such a toolchain's own `go` then builds with
 /// GOROOT at the link (and GOTOOLCHAIN=local, so it switches to no other).
 pub fn go_command(overlay: Option<&Prepared>, verb: &[&str]) -> Command {
@@ -119,7 +122,7 @@ pub fn go_command(overlay: Option<&Prepared>, verb: &[&str]) -> Command {
         }
         None => Command::new("go"),
     };
-    go.args(verb);
+    go.args(verb).arg("-trimpath");
     if let Some(o) = overlay {
         go.arg(format!("-overlay={}", o.json.display()));
     }
@@ -294,7 +297,10 @@ mod tests {
         assert!(envs.contains(&("GOROOT".into(), Some(link_path.clone().into()))), "{envs:?}");
         assert!(envs.contains(&("GOTOOLCHAIN".into(), Some("local".into()))), "{envs:?}");
         let args: Vec<_> = go.get_args().map(|a| a.to_string_lossy().into_owned()).collect();
-        assert_eq!(args, ["build".to_string(), format!("-overlay={}", dir.join("o.json").display())]);
+        assert_eq!(
+            args,
+            ["build".to_string(), "-trimpath".to_string(), format!("-overlay={}", dir.join("o.json").display())]
+        );
         assert_eq!(go_command(None, &["build"]).get_program(), "go");
         let _ = std::fs::remove_dir_all(&dir);
     }

@@ -405,3 +405,32 @@ fn properties_never_reached_in_any_seed_fail_the_sweep() {
     assert_eq!(code, 0, "every catalogued property reached: {stdout}{stderr}");
     assert!(stdout.contains("always              2        2  always, never reached"), "{stdout}");
 }
+
+/// The same source checked out in two places builds the same modules and
+/// gives the same traces: Go would otherwise embed each checkout's path in
+/// the wasm (`go build -trimpath`, docs/platforms.md), and a developer's
+/// laptop and a CI runner would disagree on every trace and cache key.
+#[test]
+fn two_checkouts_of_the_same_source_give_the_same_modules_and_traces() {
+    let sdk = Path::new(env!("CARGO_MANIFEST_DIR")).join("../sdk/go").canonicalize().unwrap();
+    let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("two-checkouts");
+    let _ = std::fs::remove_dir_all(&root);
+    let mut summaries = Vec::new();
+    for checkout in ["a", "somewhere/else/b"] {
+        let dir = root.join(checkout).join("world");
+        std::fs::create_dir_all(dir.join("node")).unwrap();
+        let go_mod = std::fs::read_to_string(world_dir().join("go.mod")).unwrap();
+        let go_mod = go_mod.replace("../../../../sdk/go", &sdk.display().to_string());
+        std::fs::write(dir.join("go.mod"), go_mod).unwrap();
+        for file in ["go.sum", "quiet.json", "node/main.go"] {
+            std::fs::copy(world_dir().join(file), dir.join(file)).unwrap();
+        }
+        let json = dir.join("sweep.json");
+        let (code, stdout, stderr) =
+            run(&config(&dir, "quiet.json"), &["-seeds", "1-3", "--json", json.to_str().unwrap()]);
+        assert_eq!(code, 0, "{checkout}: {stdout}{stderr}");
+        let summary: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        summaries.push((summary["programs_hash"].clone(), summary["trace_digest"].clone()));
+    }
+    assert_eq!(summaries[0], summaries[1]);
+}
