@@ -14,7 +14,8 @@
 #      seeds 1-2: both must fail as `watchdog`;
 #   5. the floats guest (cli/tests/go/floats): the same output and trace hash.
 # Prints the minutes each step took, then `windows: ok` (exit 0) or what did
-# not match (exit 1); exit 2 when it cannot run (no mingw-w64, no wine).
+# not match (exit 1); exit 2 when it cannot run (no mingw-w64, no wine, and
+# apt-get could not install them).
 # Expects target/debug/seedfall (native) to be built, as `cargo test` leaves it.
 #
 # Wine 8 (Debian 12's wine64) lacks bcryptprimitives.dll, whose ProcessPrng
@@ -32,6 +33,10 @@ root=$PWD
 TARGET=x86_64-pc-windows-gnu
 target_dir=${CARGO_TARGET_DIR:-$root/target}
 work=${CROSS_WORK:-$target_dir/cross-windows}
+if ! command -v x86_64-w64-mingw32-gcc >/dev/null || ! { command -v wine64 || [[ -x /usr/lib/wine/wine64 ]]; } >/dev/null; then
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mingw-w64 wine64) >/dev/null
+fi
+rustup target list --installed | grep -qx "$TARGET" || rustup target add "$TARGET"
 WINE=${WINE:-$(command -v wine64 || echo /usr/lib/wine/wine64)}
 command -v x86_64-w64-mingw32-gcc >/dev/null || { echo "windows: no x86_64-w64-mingw32-gcc (apt install mingw-w64)" >&2; exit 2; }
 [[ -x $WINE ]] || { echo "windows: no wine at $WINE (apt install wine64, or set WINE)" >&2; exit 2; }
