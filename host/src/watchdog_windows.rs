@@ -10,8 +10,8 @@
 //! falls back to wall time since it was made, so the watchdog still fires.
 
 use std::time::{Duration, Instant};
-use windows_sys::Win32::Foundation::{CloseHandle, DUPLICATE_SAME_ACCESS, DuplicateHandle, FILETIME, HANDLE};
-use windows_sys::Win32::System::Threading::{GetCurrentProcess, GetCurrentThread, GetThreadTimes};
+use windows_sys::Win32::Foundation::{CloseHandle, FILETIME, HANDLE};
+use windows_sys::Win32::System::Threading::GetThreadTimes;
 
 /// A thread's CPU-time clock, readable from any thread.
 pub(crate) struct ThreadCpuClock {
@@ -27,23 +27,7 @@ unsafe impl Send for ThreadCpuClock {}
 impl ThreadCpuClock {
     #[allow(clippy::disallowed_methods)] // the wall-time fallback; never read by the simulation
     pub(crate) fn of_this_thread() -> ThreadCpuClock {
-        let mut handle: HANDLE = std::ptr::null_mut();
-        // SAFETY: duplicates this thread's pseudo-handle into a real one,
-        // written to a valid out-pointer; on failure `handle` stays null.
-        let ok = unsafe {
-            DuplicateHandle(
-                GetCurrentProcess(),
-                GetCurrentThread(),
-                GetCurrentProcess(),
-                &mut handle,
-                0,
-                0,
-                DUPLICATE_SAME_ACCESS,
-            )
-        };
-        if ok == 0 {
-            handle = std::ptr::null_mut();
-        }
+        let handle = seedfall_engine::runtime::interrupt::current_thread_handle().unwrap_or(std::ptr::null_mut());
         ThreadCpuClock { handle, start: Instant::now() }
     }
 

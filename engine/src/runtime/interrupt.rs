@@ -14,6 +14,8 @@
 //! signal is being sent to it, and an interrupt after the exit does nothing.
 
 #[cfg(windows)]
+pub use crate::runtime::interrupt_windows::current_thread_handle;
+#[cfg(windows)]
 use crate::runtime::interrupt_windows::{self as os, Thread, this_thread};
 #[cfg(unix)]
 use crate::runtime::signals;

@@ -39,6 +39,15 @@ impl Drop for Thread {
 
 /// A handle on the calling thread that other threads can use.
 pub(crate) fn this_thread() -> Thread {
+    let handle = current_thread_handle().unwrap_or_else(|error| panic!("duplicating the thread handle: {error}"));
+    Thread(handle)
+}
+
+/// A real handle on the calling thread (a duplicate of the pseudo-handle
+/// `GetCurrentThread` returns, which names whichever thread uses it), for
+/// other threads to use; the caller closes it. Also the host watchdog's way
+/// to read the guest thread's CPU time.
+pub fn current_thread_handle() -> std::io::Result<HANDLE> {
     let mut handle: HANDLE = std::ptr::null_mut();
     // SAFETY: duplicates this thread's pseudo-handle into a real one, written
     // to a valid out-pointer.
@@ -53,8 +62,7 @@ pub(crate) fn this_thread() -> Thread {
             DUPLICATE_SAME_ACCESS,
         )
     };
-    assert!(duplicated != 0, "duplicating the thread handle: {}", std::io::Error::last_os_error());
-    Thread(handle)
+    if duplicated == 0 { Err(std::io::Error::last_os_error()) } else { Ok(handle) }
 }
 
 /// `GetThreadContext` needs a 16-byte-aligned CONTEXT; windows-sys's
