@@ -28,18 +28,25 @@ pub fn modfile(
     stem: &str,
     used: &mut [bool],
 ) -> Result<Option<PathBuf>, SetupError> {
-    let mut replaces = String::new();
+    let mut copies = Vec::new();
     for (patch, used) in patches.iter().zip(used.iter_mut()) {
         let Some(version) = selected_version(dir, &patch.module)? else { continue };
-        let copy = patched_copy(patch, &version, dir, build_dir)?;
-        replaces.push_str(&format!("replace {} => {}\n", patch.module, copy.display()));
+        copies.push((&patch.module, patched_copy(patch, &version, dir, build_dir)?));
         *used = true;
     }
-    if replaces.is_empty() {
+    if copies.is_empty() {
         return Ok(None);
     }
     let gomod = go(dir, &["env", "GOMOD"])?;
     let gomod = PathBuf::from(gomod.trim());
+    // Relative to the module's root, where Go resolves a modfile's paths:
+    // the replacement's path is written into the wasm's build info, and an
+    // absolute one would differ between two checkouts of the same source.
+    let root = canonical(gomod.parent().unwrap_or(Path::new("/")));
+    let replaces: String = copies
+        .iter()
+        .map(|(module, copy)| format!("replace {module} => {}\n", go_relative(&root, &canonical(copy)).display()))
+        .collect();
     let text = read(&gomod)?;
     let out = build_dir.join(format!("{stem}.go.mod"));
     // The `replace` of a module by a directory needs no go.sum line, but
@@ -48,6 +55,27 @@ pub fn modfile(
     write(&out.with_extension("sum"), sum.as_bytes())?;
     write(&out, format!("{text}\n{replaces}").as_bytes())?;
     Ok(Some(out))
+}
+
+/// `path` with symbolic links and `..` resolved, so two paths to one place
+/// compare equal component by component (as is, if it cannot be).
+fn canonical(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// `to` as Go's `replace` takes a directory: relative to `from` and
+/// starting with `./` or `../`, or absolute when no relative path leads
+/// there (another drive on Windows).
+fn go_relative(from: &Path, to: &Path) -> PathBuf {
+    let (from, to): (Vec<_>, Vec<_>) = (from.components().collect(), to.components().collect());
+    let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
+    if common == 0 {
+        return to.iter().collect();
+    }
+    let up = from.len() - common;
+    let mut path = if up == 0 { PathBuf::from(".") } else { (0..up).map(|_| "..").collect() };
+    path.extend(&to[common..]);
+    path
 }
 
 /// The version of `module` the package's module graph selects, or `None`
@@ -151,4 +179,24 @@ fn read(file: &Path) -> Result<String, SetupError> {
 
 fn write(file: &Path, bytes: &[u8]) -> Result<(), SetupError> {
     std::fs::write(file, bytes).map_err(|error| SetupError::Write { file: file.to_path_buf(), error })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::go_relative;
+    use std::path::Path;
+
+    #[test]
+    fn a_replacement_is_named_relative_to_the_module_root() {
+        let copy = Path::new("/src/repo/examples/.seedfall/build/patched/m@v1");
+        assert_eq!(go_relative(Path::new("/src/repo/examples"), copy), Path::new("./.seedfall/build/patched/m@v1"));
+        assert_eq!(
+            go_relative(Path::new("/src/repo/examples/wals"), copy),
+            Path::new("../.seedfall/build/patched/m@v1")
+        );
+        assert_eq!(
+            go_relative(Path::new("/elsewhere/mod"), copy),
+            Path::new("../../src/repo/examples/.seedfall/build/patched/m@v1")
+        );
+    }
 }
