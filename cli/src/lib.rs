@@ -16,6 +16,7 @@ mod catalog;
 pub mod cause;
 pub mod cause_stats;
 pub mod cluster;
+mod compat_modules;
 pub mod compiled;
 pub mod config;
 pub mod coverage;

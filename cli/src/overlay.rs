@@ -1,7 +1,8 @@
 //! The Go build overlays. `net_overlay` (docs/net-overlay.md) routes
 //! wasip1's `net` TCP and UDP sockets to the simulated network;
-//! `compat_overlay` (docs/flock.md) adds `syscall.Flock`, which etcd's
-//! fileutil needs. Each release in `SUPPORTED` maps to an `Overlay`: our own
+//! `compat_overlay` (docs/flock.md, docs/mmap.md) adds `syscall.Flock`, which
+//! etcd's fileutil needs, and the mmap family, which bbolt needs (files for
+//! modules in the module cache go through `compat_modules.rs` instead). Each release in `SUPPORTED` maps to an `Overlay`: our own
 //! files for GOROOT's packages (`sdk/go/_overlay/<dir>/`, compiled into this
 //! binary) and one-line hooks into the installed toolchain's `net` files,
 //! written as patched copies under `.seedfall/build/overlay/<release>/`;
@@ -47,7 +48,10 @@ const OVERLAY_GO1_26: Overlay = Overlay {
         ("net/sock_seedfall_wasip1.go", include_str!("../../sdk/go/_overlay/go1.26/net/sock_seedfall_wasip1.go")),
         ("net/udp_seedfall_wasip1.go", include_str!("../../sdk/go/_overlay/go1.26/net/udp_seedfall_wasip1.go")),
     ],
-    compat: &[("syscall/flock_wasip1.go", include_str!("../../sdk/go/_overlay/go1.26/syscall/flock_wasip1.go"))],
+    compat: &[
+        ("syscall/flock_wasip1.go", include_str!("../../sdk/go/_overlay/go1.26/syscall/flock_wasip1.go")),
+        ("syscall/mmap_wasip1.go", include_str!("../../sdk/go/_overlay/go1.26/syscall/mmap_wasip1.go")),
+    ],
     hooks: HOOKS_GO1_26,
 };
 
@@ -104,6 +108,8 @@ pub struct Parts {
 pub struct Prepared {
     json: PathBuf,
     goroot_link: Option<PathBuf>,
+    /// compat_overlay: modules get their files too (compat_modules.rs).
+    pub compat: bool,
 }
 
 /// `go <verb...> -trimpath` (`build`, or `test -c` for `seedfall test`), with
@@ -170,7 +176,7 @@ pub fn prepare(build_dir: &Path, parts: Parts) -> Result<Option<Prepared>, Setup
     let json = serde_json::json!({ "Replace": map }).to_string();
     let name =
         format!("overlay{}{}.json", if parts.net { "-net" } else { "" }, if parts.compat { "-compat" } else { "" });
-    Ok(Some(Prepared { json: write(&dir, &name, &json)?, goroot_link }))
+    Ok(Some(Prepared { json: write(&dir, &name, &json)?, goroot_link, compat: parts.compat }))
 }
 
 /// `path` as a symbolic link to `target`, replaced atomically when it points
@@ -290,7 +296,7 @@ mod tests {
             assert_eq!(link(&link_path, Path::new(target)).unwrap(), link_path);
             assert_eq!(std::fs::read_link(&link_path).unwrap(), Path::new(target));
         }
-        let prepared = Prepared { json: dir.join("o.json"), goroot_link: Some(link_path.clone()) };
+        let prepared = Prepared { json: dir.join("o.json"), goroot_link: Some(link_path.clone()), compat: false };
         let go = go_command(Some(&prepared), &["build"]);
         assert_eq!(go.get_program(), link_path.join("bin/go"));
         let envs: Vec<_> = go.get_envs().map(|(k, v)| (k.to_owned(), v.map(|v| v.to_owned()))).collect();

@@ -1,17 +1,19 @@
-//! `patches` (docs/patches.md): builds Go packages against a patched copy of
+//! `patches` (docs/patches.md): builds Go packages against a changed copy of
 //! a module, so a negative control can run a library with its fix without the
-//! library's source ever being committed. For each package that depends on a
-//! patched module, the module is copied from Go's module cache (at the
-//! version the package's go.mod selects) into
-//! `.seedfall/build/patched/<module>@<version>+<patch hash>`, the patch is
-//! applied there with `patch -p1`, and the package is built with a
-//! `-modfile` that is its own go.mod plus a `replace` of the module by the
-//! copy. Its go.mod and the module cache are never written.
+//! library's source ever being committed, and compat_overlay can add the
+//! wasip1 files a library lacks (`compat_modules.rs`). For each package that
+//! depends on such a module, the module is copied from Go's module cache (at
+//! the version the package's go.mod selects) into
+//! `.seedfall/build/patched/<module>@<version>+<hash>`, the patch is applied
+//! there with `patch -p1` and the files are added, and the package is built
+//! with a `-modfile` that is its own go.mod plus a `replace` of the module by
+//! the copy. Its go.mod and the module cache are never written.
 //!
-//! The copy's name holds a hash of the patch's bytes, so two configs patching
-//! one module differently never share a copy, and a changed patch makes a new
-//! copy, a new wasm and so a new compiled-code cache key. It does not check
-//! what a patch changes, nor patch packages that do not depend on the module.
+//! The copy's name holds a hash of the patch's bytes and the added files, so
+//! two configs changing one module differently never share a copy, and a
+//! changed patch makes a new copy, a new wasm and so a new compiled-code cache
+//! key. It does not check what a patch changes, nor patch packages that do
+//! not depend on the module.
 
 use crate::cluster::SetupError;
 use crate::config::PatchSpec;
@@ -19,20 +21,29 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Where the package in `dir` builds from: a `-modfile` when any patch
-/// applies to it, else its own go.mod (`None`). `stem` names the modfile.
-/// `used[i]` is set when `patches[i]` applied.
+/// applies to it or (with `compat`) a module it imports needs files added,
+/// else its own go.mod (`None`). `stem` names the modfile. `used[i]` is set
+/// when `patches[i]` applied.
 pub fn modfile(
     patches: &[PatchSpec],
+    compat: bool,
     dir: &Path,
     build_dir: &Path,
     stem: &str,
     used: &mut [bool],
 ) -> Result<Option<PathBuf>, SetupError> {
+    let mut added = if compat { crate::compat_modules::needed(dir)? } else { Vec::new() };
     let mut copies = Vec::new();
     for (patch, used) in patches.iter().zip(used.iter_mut()) {
         let Some(version) = selected_version(dir, &patch.module)? else { continue };
-        copies.push((&patch.module, patched_copy(patch, &version, dir, build_dir)?));
+        let files = added.iter().position(|(m, ..)| *m == patch.module).map(|i| added.remove(i).2);
+        let copy = module_copy(&patch.module, &version, Some(patch), &files.unwrap_or_default(), dir, build_dir)?;
+        copies.push((patch.module.clone(), copy));
         *used = true;
+    }
+    for (module, version, files) in added {
+        let copy = module_copy(&module, &version, None, &files, dir, build_dir)?;
+        copies.push((module, copy));
     }
     if copies.is_empty() {
         return Ok(None);
@@ -90,49 +101,48 @@ fn selected_version(dir: &Path, module: &str) -> Result<Option<String>, SetupErr
     Ok((output.status.success() && !version.is_empty()).then_some(version))
 }
 
-/// The patched copy of `patch.module` at `version`, made once.
-fn patched_copy(patch: &PatchSpec, version: &str, dir: &Path, build_dir: &Path) -> Result<PathBuf, SetupError> {
-    let bytes = std::fs::read(&patch.file).map_err(|error| SetupError::Patch {
-        module: patch.module.clone(),
-        message: format!("cannot read {}: {error}", patch.file.display()),
-    })?;
-    let hash = blake3::hash(&bytes).to_hex();
-    let copy = build_dir.join("patched").join(format!("{}@{version}+{}", patch.module, &hash[..12]));
+/// The copy of `module` at `version` with `patch` applied and `files`
+/// added, made once.
+fn module_copy(
+    module: &str,
+    version: &str,
+    patch: Option<&PatchSpec>,
+    files: &crate::compat_modules::Added,
+    dir: &Path,
+    build_dir: &Path,
+) -> Result<PathBuf, SetupError> {
+    let failed = |message: String| SetupError::Patch { module: module.to_string(), message };
+    let mut hasher = blake3::Hasher::new();
+    if let Some(patch) = patch {
+        let bytes = std::fs::read(&patch.file)
+            .map_err(|error| failed(format!("cannot read {}: {error}", patch.file.display())))?;
+        hasher.update(&bytes);
+    }
+    for (name, text) in files {
+        hasher.update(name.as_bytes()).update(&[0]).update(text.as_bytes()).update(&[0]);
+    }
+    let hash = hasher.finalize().to_hex();
+    let copy = build_dir.join("patched").join(format!("{module}@{version}+{}", &hash[..12]));
     if copy.is_dir() {
         return Ok(copy);
     }
-    let at = format!("{}@{version}", patch.module);
+    let at = format!("{module}@{version}");
     let source = go(dir, &["mod", "download", "-json", &at])?;
-    let source: serde_json::Value = serde_json::from_str(&source)
-        .map_err(|e| SetupError::Patch { module: patch.module.clone(), message: format!("go mod download: {e}") })?;
+    let source: serde_json::Value =
+        serde_json::from_str(&source).map_err(|e| failed(format!("go mod download: {e}")))?;
     let Some(source) = source.get("Dir").and_then(|d| d.as_str()) else {
-        return Err(SetupError::Patch {
-            module: patch.module.clone(),
-            message: format!("go mod download {at}: no Dir"),
-        });
+        return Err(failed(format!("go mod download {at}: no Dir")));
     };
-    // Made beside and renamed into place, so a failed patch leaves no copy
-    // that a later run would take for a good one.
+    // Made beside and renamed into place, so a failed patch or write leaves
+    // no copy that a later run would take for a good one.
     let partial = copy.with_extension(format!("partial.{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&partial);
     copy_tree(Path::new(source), &partial)?;
-    let output = Command::new("patch")
-        .args(["-p1", "--batch", "--forward", "--silent", "-d"])
-        .arg(&partial)
-        .arg("-i")
-        .arg(&patch.file)
-        .output()
-        .map_err(|error| SetupError::Patch {
-            module: patch.module.clone(),
-            message: format!("cannot run `patch`: {error}"),
-        })?;
-    if !output.status.success() {
-        let _ = std::fs::remove_dir_all(&partial);
-        let said = String::from_utf8_lossy(&output.stdout).to_string() + &String::from_utf8_lossy(&output.stderr);
-        return Err(SetupError::Patch {
-            module: patch.module.clone(),
-            message: format!("{} does not apply to {at}:\n{}", patch.file.display(), said.trim_end()),
-        });
+    for (name, text) in files {
+        write(&partial.join(name), text.as_bytes())?;
+    }
+    if let Some(patch) = patch {
+        apply(module, patch, &at, &partial)?;
     }
     match std::fs::rename(&partial, &copy) {
         Ok(()) => Ok(copy),
@@ -143,6 +153,25 @@ fn patched_copy(patch: &PatchSpec, version: &str, dir: &Path, build_dir: &Path) 
         }
         Err(error) => Err(SetupError::Write { file: copy, error }),
     }
+}
+
+/// Applies `patch` to the copy at `partial` (of module@version `at`); a
+/// patch that does not apply removes the copy.
+fn apply(module: &str, patch: &PatchSpec, at: &str, partial: &Path) -> Result<(), SetupError> {
+    let failed = |message: String| SetupError::Patch { module: module.to_string(), message };
+    let output = Command::new("patch")
+        .args(["-p1", "--batch", "--forward", "--silent", "-d"])
+        .arg(partial)
+        .arg("-i")
+        .arg(&patch.file)
+        .output()
+        .map_err(|error| failed(format!("cannot run `patch`: {error}")))?;
+    if !output.status.success() {
+        let _ = std::fs::remove_dir_all(partial);
+        let said = String::from_utf8_lossy(&output.stdout).to_string() + &String::from_utf8_lossy(&output.stderr);
+        return Err(failed(format!("{} does not apply to {at}:\n{}", patch.file.display(), said.trim_end())));
+    }
+    Ok(())
 }
 
 /// Copies a module directory; the module cache's files are read-only, the

@@ -8,7 +8,9 @@
 //! through crashes and healing partitions in every seed of 1-100 and prints
 //! the summary written here.
 //! compat_overlay's flock: etcd v3.7.3's `storage/wal` creates, locks and
-//! reads back a WAL (cli/tests/go/etcdwal, docs/flock.md).
+//! reads back a WAL (cli/tests/go/etcdwal, docs/flock.md). Its mmap:
+//! cli/tests/go/mmap checks mappings from inside a guest and runs bbolt
+//! v1.4.3, whose module files compat_overlay adds (docs/mmap.md).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -112,6 +114,40 @@ fn etcd_wal_creates_and_locks_under_compat_overlay() {
     assert_eq!(code, 0, "{trace}");
     for line in ["segment locked while open", "segment free after close", "read back", "wal ok"] {
         assert!(trace.contains(&format!("client#1 | {line}")), "{line:?} missing from\n{trace}");
+    }
+}
+
+#[test]
+fn mappings_follow_their_files_and_bbolt_runs_under_compat_overlay() {
+    let (code, trace) = seedfall(&go_dir().join("mmap/seedfall.json"), &["replay", "-seed", "1"]);
+    assert_eq!(code, 0, "{trace}");
+    for check in [
+        "a shared mapping sees a write",
+        "msync writes changes back",
+        "munmap writes changes back",
+        "bbolt reads back what it wrote",
+    ] {
+        assert!(trace.contains(&format!("client#1 | ok: {check}\n")), "{check:?} missing from\n{trace}");
+    }
+}
+
+/// A mapping is guest memory: past the node's `memory` cap Go runs out of
+/// memory, and under it the same mapping works.
+#[test]
+fn a_mapping_counts_against_the_memory_cap() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("mmap-cap");
+    std::fs::create_dir_all(&dir).unwrap();
+    for (bytes, code, said) in
+        [(64 << 20, 1, "fatal error: out of memory"), (8 << 20, 0, "client#1 | mapped 8388608 bytes")]
+    {
+        let workload =
+            serde_json::json!({ "name": "client", "pkg": go_dir().join("mmap"), "args": ["-map", bytes.to_string()] });
+        let config =
+            serde_json::json!({ "compat_overlay": true, "memory": 32 << 20, "workload": workload, "duration": "60s" });
+        std::fs::write(dir.join("seedfall.json"), config.to_string()).unwrap();
+        let (got, trace) = seedfall(&dir.join("seedfall.json"), &["replay", "-seed", "1"]);
+        assert_eq!(got, code, "{bytes}: {trace}");
+        assert!(trace.contains(said), "{bytes}: {said:?} missing from\n{trace}");
     }
 }
 

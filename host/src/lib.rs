@@ -19,6 +19,7 @@ pub mod goroutines;
 pub mod guest;
 pub mod history;
 pub mod knob;
+pub mod mmap;
 pub mod net;
 pub mod node;
 pub mod node_id;

@@ -245,6 +245,8 @@ pub struct Node {
     pub antithesis: crate::antithesis::Sink,
     /// compat_overlay's `syscall.Flock` locks, dropped with the incarnation.
     pub locks: crate::flock::Locks,
+    /// compat_overlay's `syscall.Mmap` mappings, ended with the incarnation.
+    pub mappings: crate::mmap::Mappings,
     /// How long each fsync waits (`disk_latency`; None: no wait).
     pub disk_latency: Option<crate::disk_latency::DiskLatency>,
     /// The goroutine switches seen at host calls (None: not a Go module).
@@ -292,6 +294,7 @@ impl Node {
             perturb: None,
             antithesis: Default::default(),
             locks: Default::default(),
+            mappings: Default::default(),
             disk_latency: None,
             goroutines: None,
             dump_goroutines: false,

@@ -325,6 +325,46 @@ fn flock(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
     Ok(node.locks.flock(ino, fd, v[1] as u32).map_or_else(failed, |()| 0))
 }
 
+/// `mmap(fd, offset, ptr, len, prot, flags)`: compat_overlay's
+/// `syscall.Mmap` maps the guest's `len` bytes at `ptr` (crate::mmap);
+/// 0 or `-errno`.
+fn mmap(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
+    use crate::mmap::{MAP_PRIVATE, MAP_SHARED, Mapping, PROT_WRITE};
+    let (fd, offset, ptr, len, prot, flags) = (v[0] as u32, v[1], v[2] as u32, v[3] as u32, v[4] as u32, v[5] as u32);
+    let (memory, node) = c.memory_and_data();
+    let Some(entry) = node.fds.get(fd).cloned() else { return Ok(failed(Errno::BADF)) };
+    let FdKind::File { ino, .. } = entry.kind else { return Ok(failed(Errno::NODEV)) };
+    let shared = match flags & (MAP_SHARED | MAP_PRIVATE) {
+        MAP_SHARED => true,
+        MAP_PRIVATE => false,
+        _ => return Ok(failed(Errno::INVAL)),
+    };
+    let writable = prot & PROT_WRITE != 0;
+    // As Linux: reading needs a readable descriptor, and a shared writable
+    // mapping a writable one.
+    if !entry.can_read() || (shared && writable && !entry.can_write()) {
+        return Ok(failed(Errno::ACCES));
+    }
+    let mapping = Mapping { ino, offset, ptr, len, shared, writable };
+    Ok(node.mappings.map(&mut node.fs, memory, mapping).map_or_else(failed, |()| 0))
+}
+
+/// `munmap(ptr, len)`: unmaps a whole mapping; 0 or `-errno`.
+fn munmap(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
+    let (memory, node) = c.memory_and_data();
+    let now = node.clock.realtime_now();
+    Ok(node.mappings.unmap(&mut node.fs, memory, v[0] as u32, v[1] as u32, now).map_or_else(failed, |()| 0))
+}
+
+/// `msync(ptr, len, flags)`: writes a mapping's changes back, durably with
+/// MS_SYNC; 0 or `-errno`.
+fn msync(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
+    let (memory, node) = c.memory_and_data();
+    let now = node.clock.realtime_now();
+    let result = node.mappings.msync(&mut node.fs, memory, v[0] as u32, v[1] as u32, v[2] as u32, now);
+    Ok(result.map_or_else(failed, |()| 0))
+}
+
 /// `sock_name(fd, peer, buf, cap)`: the socket's own (peer 0) or its
 /// peer's (peer 1) address as "node:port"; returns the length, which may
 /// exceed `cap` (call again with a bigger buffer).
@@ -469,6 +509,9 @@ pub fn register(l: &mut Linker<Node>) {
     bind(l, "udp_sendto", &[I32, I32, I32, I32, I32], &[I32], udp_sendto);
     bind(l, "udp_recvfrom", &[I32, I32, I32, I32], &[I32], udp_recvfrom);
     bind(l, "flock", &[I32, I32], &[I32], flock);
+    bind(l, "mmap", &[I32, I64, I32, I32, I32, I32], &[I32], mmap);
+    bind(l, "munmap", &[I32, I32], &[I32], munmap);
+    bind(l, "msync", &[I32, I32, I32], &[I32], msync);
     bind(l, "property", &[I32, I32, I32, I32], &[], property);
     bind(l, "budget", &[I64], &[I64], budget);
     bind(l, "quiet_for", &[I64], &[], |c, v| {

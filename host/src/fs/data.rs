@@ -116,7 +116,7 @@ impl Fs {
         self.end_op(())
     }
 
-    fn file_data(&mut self, ino: Ino) -> Result<&mut FileData, Errno> {
+    pub(super) fn file_data(&mut self, ino: Ino) -> Result<&mut FileData, Errno> {
         self.inodes.get_mut(ino)?.file_mut()
     }
 }

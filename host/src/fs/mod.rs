@@ -33,6 +33,7 @@ mod faults;
 mod host_mount;
 mod inode;
 pub mod knobs;
+mod mapped;
 mod misplace;
 mod namespace;
 mod open;

@@ -108,6 +108,9 @@ fn fd_write(c: &mut Caller<'_, Node>, v: &[u64], offset: Option<u64>) -> WasiRes
             {
                 *offset = start + done;
             }
+            if done > 0 && !node.mappings.is_empty() {
+                node.mappings.refresh(&mut node.fs, memory, ino, start, start + done)?;
+            }
             // Synchronous I/O: the write is durable when it returns, or it
             // fails as its sync did (a crash in it, an fsync EIO).
             if done > 0
@@ -146,6 +149,7 @@ fn antithesis_write(c: &mut Caller<'_, Node>, iovecs: &[(u32, u32)]) -> usize {
 /// call returns, failed or not, as a flush takes its time either way.
 fn fd_sync(c: &mut Caller<'_, Node>, v: &[u64]) -> WasiResult {
     let ino = file_ino(c, v[0] as u32)?;
+    write_back_mapped(c, ino)?;
     let node = c.data_mut();
     let result = node.fs.sync(ino);
     // A crash in the middle of the sync ends the incarnation instead.
@@ -168,6 +172,7 @@ fn read_file(c: &mut Caller<'_, Node>, ino: crate::fs::Ino, at: u64, iovecs: &[(
         }
         return Ok(iovecs.iter().map(|&(_, len)| u64::from(len)).sum());
     }
+    write_back_mapped(c, ino)?;
     let done = read_chunks(c, ino, at, iovecs)?;
     if done > 0 {
         let node = c.data_mut();
@@ -175,6 +180,17 @@ fn read_file(c: &mut Caller<'_, Node>, ino: crate::fs::Ino, at: u64, iovecs: &[(
         node.fs.accessed(ino, now);
     }
     Ok(done)
+}
+
+/// Before a read or sync of `ino`: what its shared writable mappings
+/// changed goes to the file, so the call sees it (`crate::mmap`).
+fn write_back_mapped(c: &mut Caller<'_, Node>, ino: crate::fs::Ino) -> Result<(), Errno> {
+    let (memory, node) = c.memory_and_data();
+    if node.mappings.has_writable(ino) {
+        let now = node.clock.realtime_now();
+        node.mappings.write_back(&mut node.fs, memory, Some(ino), now)?;
+    }
+    Ok(())
 }
 
 fn read_chunks(c: &mut Caller<'_, Node>, ino: crate::fs::Ino, at: u64, iovecs: &[(u32, u32)]) -> Result<u64, Errno> {
@@ -383,9 +399,12 @@ pub fn register(l: &mut Linker<Node>) {
         if !entry(c, v[0] as u32)?.can_write() {
             return Err(EINVAL);
         }
-        let node = c.data_mut();
+        write_back_mapped(c, ino)?;
+        let (memory, node) = c.memory_and_data();
         let now = node.clock.realtime_now();
-        Ok(node.fs.set_size(ino, v[1], now)?)
+        node.fs.set_size(ino, v[1], now)?;
+        // Mapped bytes past the new end read as zeros.
+        Ok(node.mappings.refresh(&mut node.fs, memory, ino, v[1], u64::MAX)?)
     });
     bind(l, "fd_filestat_set_times", &[I32, I64, I64, I32], |c, v| {
         let ino = file_ino(c, v[0] as u32)?;

@@ -280,6 +280,7 @@ impl<'a> Slot<'a> {
     /// (`Progress::unwatch_counter`).
     pub fn retire(&mut self) -> TraceHash {
         let mut instance = self.instance.take().expect("an up node has an instance");
+        write_back_mapped(&mut instance);
         instance.abandon();
         if let (Some(acc), Some(ran)) = (self.functions_ran.as_mut(), instance.functions_ran()) {
             acc.absorb(ran);
@@ -330,6 +331,22 @@ impl<'a> Slot<'a> {
         };
         (hash, report)
     }
+}
+
+/// The end of an incarnation: what its shared writable mappings changed is
+/// in the page cache, as a dying process's dirty mapped pages are, and the
+/// mappings let go of their files (`crate::mmap`). A change the disk budget
+/// cannot hold is lost, as a kernel's failed writeback loses it.
+fn write_back_mapped(instance: &mut Instance<Node>) {
+    let memory = instance.memory().cloned();
+    let node = instance.data_mut();
+    if node.mappings.is_empty() {
+        return;
+    }
+    let now = node.clock.realtime_now();
+    let bytes = memory.as_deref().map_or(&[][..], |m| m.bytes());
+    let _ = node.mappings.write_back(&mut node.fs, bytes, None, now);
+    node.mappings.release_all(&mut node.fs);
 }
 
 /// The last `panic:` or `fatal error:` line of `stderr`, trimmed.
