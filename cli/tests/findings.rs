@@ -1,6 +1,6 @@
 //! The storage findings on real libraries (docs/findings.md): each buggy
-//! configuration of examples/wals and examples/buntdb fails within seeds
-//! 1-500 the way the finding says, and its lowest failing seed shrinks to at
+//! configuration of examples/wals, examples/buntdb and examples/bbolt fails
+//! within seeds 1-500 the way the finding says, and its lowest failing seed shrinks to at
 //! most 2 faults; each negative control (the library patched through the
 //! config's `patches`) passes seeds 1-300 with `-check` (`SEEDFALL_FINDINGS=full`;
 //! 1-10 by default: examples/regress.sh runs each control's first 20 in CI).
@@ -101,4 +101,14 @@ fn buntdb_shrink_without_fsync_brings_the_database_back_empty() {
 #[test]
 fn buntdb_patched_to_fsync_before_the_rename_passes() {
     control("buntdb", "seedfall.fixed.json");
+}
+
+#[test]
+fn bbolt_new_database_without_a_directory_fsync_vanishes_under_strict_dirs() {
+    finding("bbolt", "strict.json", "client", "acknowledged entry");
+}
+
+#[test]
+fn bbolt_patched_to_sync_its_directory_passes_under_strict_dirs() {
+    control("bbolt", "strict.fixed.json");
 }
