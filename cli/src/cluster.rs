@@ -352,7 +352,8 @@ fn go_build(
     // Built beside and renamed into place, so concurrent runs of the same
     // config never read a half-written module.
     let partial = build_dir.join(format!("{name}.wasm.{}.partial", std::process::id()));
-    let compat = overlay.is_some_and(|o| o.compat);
+    let compat =
+        if overlay.is_some_and(|o| o.compat) { crate::patches::Compat::Build } else { crate::patches::Compat::Off };
     let modfile = crate::patches::modfile(patches, compat, dir, build_dir, &name, patched)?;
     let output = crate::overlay::go_command(overlay, &["build"])
         .args(modfile.map(|m| format!("-modfile={}", m.display())))

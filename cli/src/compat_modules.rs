@@ -52,11 +52,14 @@ const MODULE_FILES: &[ModuleFiles] = &[
 /// Files a module copy gets: (path in the module, text).
 pub type Added = Vec<(String, &'static str)>;
 
-/// The modules the package in `dir` needs files added to, with the version
-/// its graph selects and the files, in `MODULE_FILES` order.
-pub fn needed(dir: &Path) -> Result<Vec<(String, String, Added)>, SetupError> {
+/// The modules the package in `dir` (with its tests, for `go test -c`)
+/// needs files added to, with the version its graph selects and the files,
+/// in `MODULE_FILES` order.
+pub fn needed(dir: &Path, tests: bool) -> Result<Vec<(String, String, Added)>, SetupError> {
     let output = Command::new("go")
-        .args(["list", "-deps", "-e", "-f", "{{.ImportPath}} {{with .Module}}{{.Path}} {{.Version}}{{end}}", "."])
+        .args(["list", "-deps", "-e", "-f", "{{.ImportPath}} {{with .Module}}{{.Path}} {{.Version}}{{end}}"])
+        .args(tests.then_some("-test"))
+        .arg(".")
         .current_dir(dir)
         .env("GOOS", "wasip1")
         .env("GOARCH", "wasm")

@@ -20,19 +20,33 @@ use crate::config::PatchSpec;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// What a build adds to modules under compat_overlay (compat_modules.rs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Compat {
+    Off,
+    /// For the package's binary.
+    Build,
+    /// For its test binary, whose tests may import more.
+    Tests,
+}
+
 /// Where the package in `dir` builds from: a `-modfile` when any patch
-/// applies to it or (with `compat`) a module it imports needs files added,
-/// else its own go.mod (`None`). `stem` names the modfile. `used[i]` is set
-/// when `patches[i]` applied.
+/// applies to it or a module it imports needs files added (`compat`), else
+/// its own go.mod (`None`). `stem` names the modfile. `used[i]` is set when
+/// `patches[i]` applied.
 pub fn modfile(
     patches: &[PatchSpec],
-    compat: bool,
+    compat: Compat,
     dir: &Path,
     build_dir: &Path,
     stem: &str,
     used: &mut [bool],
 ) -> Result<Option<PathBuf>, SetupError> {
-    let mut added = if compat { crate::compat_modules::needed(dir)? } else { Vec::new() };
+    let mut added = match compat {
+        Compat::Off => Vec::new(),
+        Compat::Build => crate::compat_modules::needed(dir, false)?,
+        Compat::Tests => crate::compat_modules::needed(dir, true)?,
+    };
     let mut copies = Vec::new();
     for (patch, used) in patches.iter().zip(used.iter_mut()) {
         let Some(version) = selected_version(dir, &patch.module)? else { continue };

@@ -129,6 +129,15 @@ fn mappings_follow_their_files_and_bbolt_runs_under_compat_overlay() {
     ] {
         assert!(trace.contains(&format!("client#1 | ok: {check}\n")), "{check:?} missing from\n{trace}");
     }
+    // `seedfall test` builds the package's tests with the module files too.
+    let out = Command::new(env!("CARGO_BIN_EXE_seedfall"))
+        .args(["test", "-seeds", "1", "."])
+        .current_dir(go_dir().join("mmap"))
+        .env("SEEDFALL_CACHE_DIR", Path::new(env!("CARGO_TARGET_TMPDIR")).join("net-overlay-cache"))
+        .output()
+        .unwrap();
+    let said = format!("{}{}", text(&out.stdout), text(&out.stderr));
+    assert!(out.status.success() && said.contains("ok   TestBoltRoundTrip: 1 seeds"), "{said}");
 }
 
 /// A mapping is guest memory: past the node's `memory` cap Go runs out of

@@ -4,6 +4,7 @@
 //! build is reported with Go's own error. It does not run anything.
 
 use crate::overlay::{self, Prepared};
+use crate::patches::Compat;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -59,7 +60,12 @@ pub fn build(package: &Package, out: &Path, overlay: Option<&Prepared>) -> Resul
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     // Built beside and renamed into place: a concurrent run never loads half a binary.
     let partial = out.with_extension(format!("partial.{}", std::process::id()));
+    // compat_overlay's files for modules (compat_modules.rs) come through a modfile.
+    let compat = if overlay.is_some_and(|o| o.compat) { Compat::Tests } else { Compat::Off };
+    let stem = out.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let modfile = crate::patches::modfile(&[], compat, &package.dir, dir, &stem, &mut []).map_err(|e| e.to_string())?;
     let output = wasip1(overlay::go_command(overlay, &["test", "-c"]))
+        .args(modfile.map(|m| format!("-modfile={}", m.display())))
         .arg("-o")
         .arg(&partial)
         .arg(".")
