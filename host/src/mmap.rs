@@ -62,7 +62,7 @@ impl Mappings {
     /// the file's bytes. The mapping holds the inode, as an open descriptor
     /// does, until it is unmapped or the incarnation ends.
     pub fn map(&mut self, fs: &mut Fs, memory: &mut [u8], m: Mapping) -> Result<(), Errno> {
-        if m.len == 0 || m.offset % PAGE_BYTES != 0 {
+        if m.len == 0 || !m.offset.is_multiple_of(PAGE_BYTES) {
             return Err(Errno::INVAL);
         }
         if memory.len() < m.ptr as usize + m.len as usize {
