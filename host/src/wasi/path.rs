@@ -49,10 +49,14 @@ fn path_open(c: &mut Caller<'_, Node>, v: &[u64]) -> WasiResult {
         directory: oflags & OFLAG_DIRECTORY != 0,
     };
     let time = now(c);
-    let node = c.data_mut();
+    let (memory, node) = c.memory_and_data();
     // EMFILE before the open can create or truncate anything.
     node.fds.room()?;
     let ino = node.fs.open(dir, &path, flags, lookup & LOOKUP_SYMLINK_FOLLOW != 0, time)?;
+    if flags.truncate && !node.mappings.is_empty() {
+        // A mapping of the file reads zeros from now on (crate::mmap).
+        node.mappings.refresh(&mut node.fs, memory, ino, 0, u64::MAX)?;
+    }
     let kind = match node.fs.stat(ino)?.filetype {
         FileType::Directory if rights & RIGHT_FD_WRITE != 0 && !flags.directory => return Err(EISDIR),
         FileType::Directory => FdKind::Dir { ino, preopen: None },

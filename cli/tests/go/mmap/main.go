@@ -89,6 +89,14 @@ func coherence() error {
 	if m[5000] != 0 {
 		return fmt.Errorf("past a truncation the mapping shows %q", m[5000])
 	}
+	reopened, err := os.OpenFile("/tmp/coherent", os.O_RDWR|os.O_TRUNC, 0)
+	if err != nil {
+		return err
+	}
+	defer reopened.Close()
+	if m[0] != 0 {
+		return fmt.Errorf("after an open with O_TRUNC the mapping shows %q", m[0])
+	}
 	return nil
 }
 
