@@ -1,8 +1,10 @@
 //! The storage findings on real libraries (docs/findings.md): each buggy
 //! configuration of examples/wals, buntdb, bbolt and goleveldb fails within
 //! seeds 1-500 the way the finding says, and its lowest failing seed shrinks
-//! to at most 2 faults (one goleveldb finding excepted, said there); each negative control (the library patched through the
-//! config's `patches`) passes seeds 1-300 with `-check` (`SEEDFALL_FINDINGS=full`;
+//! to at most 2 faults (one goleveldb finding excepted, said there); each
+//! negative control (the library patched through the config's `patches`, or
+//! a clean configuration such as buntdb without its shrink) passes seeds
+//! 1-300 with `-check` (`SEEDFALL_FINDINGS=full`;
 //! 1-10 by default: examples/regress.sh runs each control's first 20 in CI).
 //!
 //! The sweep for a finding runs in blocks of 50 seeds and stops at the first
@@ -101,6 +103,54 @@ fn buntdb_shrink_without_fsync_brings_the_database_back_empty() {
 #[test]
 fn buntdb_patched_to_fsync_before_the_rename_passes() {
     control("buntdb", "seedfall.fixed.json");
+}
+
+#[test]
+fn tidwall_wal_pr22_reconstruction_leaves_stale_bytes_in_a_full_segment() {
+    finding("wals", "tidwall.pr22.json", "server", "the log opens after a restart");
+}
+
+#[test]
+fn tidwall_wal_pr22_plus_truncation_passes_the_same_workload() {
+    control("wals", "tidwall.pr22.fixed.json");
+}
+
+#[test]
+fn rosedb_v2_open_fails_after_a_torn_chunk() {
+    finding("wals", "rosedbv2.json", "server", "the database opens after a restart");
+}
+
+#[test]
+fn rosedb_v2_put_with_options_sync_does_not_fsync() {
+    finding("wals", "rosedbv2.put.json", "client", "acknowledged entry");
+}
+
+#[test]
+fn wal_fixes_without_a_directory_fsync_lose_the_log_under_strict_dirs() {
+    finding("wals", "tidwall.fixed.strict.json", "client", "acknowledged entry");
+    finding("wals", "rosedb.fixed.strict.json", "client", "acknowledged entry");
+}
+
+#[test]
+fn wal_fixes_with_directory_fsyncs_pass_under_strict_dirs() {
+    control("wals", "tidwall.dirsync.strict.json");
+    control("wals", "tidwall.segments.dirsync.strict.json");
+    control("wals", "rosedb.dirsync.strict.json");
+}
+
+#[test]
+fn buntdb_shrink_fix_without_a_directory_fsync_loses_the_database_under_strict_dirs() {
+    finding("buntdb", "seedfall.fixed.strict.json", "client", "acknowledged entry");
+}
+
+#[test]
+fn buntdb_shrink_fix_with_directory_fsyncs_passes_under_strict_dirs() {
+    control("buntdb", "seedfall.dirsync.strict.json");
+}
+
+#[test]
+fn buntdb_without_its_shrink_passes_torn_writes_and_crashes_mid_io() {
+    control("buntdb", "seedfall.noshrink.json");
 }
 
 #[test]

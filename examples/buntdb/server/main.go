@@ -3,7 +3,7 @@
 // Always: every committed transaction is fsynced before it returns) and with
 // the library's own background shrinking of its append-only file, started
 // early and often (-shrink-min, -shrink-pct) so a short run shrinks it many
-// times.
+// times, or turned off (-autoshrink=false).
 //
 // It speaks kvlog's line protocol (PUT <key> <value> -> OK, GET <key> ->
 // VAL <value> or NOTFOUND), so kvlog's client is its workload. A PUT is
@@ -28,10 +28,16 @@ func main() {
 	listen := flag.String("listen", ":7000", "address to listen on")
 	shrinkMin := flag.Int("shrink-min", 512, "AutoShrinkMinSize: the file size above which buntdb shrinks it")
 	shrinkPct := flag.Int("shrink-pct", 10, "AutoShrinkPercentage: how much the file grows between shrinks")
+	autoShrink := flag.Bool("autoshrink", true, "false sets AutoShrinkDisabled: buntdb never shrinks the file")
 	flag.Parse()
 
 	if err := os.MkdirAll("/data", 0o755); err != nil {
 		fatalf("%v", err)
+	}
+	// The server made /data: make its name durable (strict_dirs), so that
+	// what survives a crash inside it is buntdb's doing.
+	if err := syncDir("/"); err != nil {
+		fatalf("fsync /: %v", err)
 	}
 	db, err := buntdb.Open(*path)
 	if err != nil {
@@ -44,6 +50,7 @@ func main() {
 	config.SyncPolicy = buntdb.Always
 	config.AutoShrinkMinSize = *shrinkMin
 	config.AutoShrinkPercentage = *shrinkPct
+	config.AutoShrinkDisabled = !*autoShrink
 	if err := db.SetConfig(config); err != nil {
 		fatalf("set config: %v", err)
 	}
@@ -68,6 +75,19 @@ func main() {
 		}
 		go serve(c, db)
 	}
+}
+
+// syncDir fsyncs the directory dir, making the names in it durable.
+func syncDir(dir string) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 func fatalf(format string, args ...any) {

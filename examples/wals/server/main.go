@@ -42,6 +42,7 @@ func main() {
 	lib := flag.String("lib", "tidwall", "write-ahead log library: tidwall or rosedb")
 	data := flag.String("data", "/data/wal", "the log's directory")
 	listen := flag.String("listen", ":7000", "address to listen on")
+	segmentSize := flag.Int("segment-size", 0, "tidwall: Options.SegmentSize in bytes, so a short run fills several segments (0: the library's default, 20 MB)")
 	flag.Parse()
 
 	kv := map[string]string{}
@@ -54,15 +55,19 @@ func main() {
 	var err error
 	switch *lib {
 	case "tidwall":
-		log, err = openTidwall(*data, replay)
+		log, err = openTidwall(*data, *segmentSize, replay)
 	case "rosedb":
 		log, err = openRosedb(*data, replay)
 	default:
 		err = fmt.Errorf("unknown -lib %q (tidwall or rosedb)", *lib)
 	}
+	if err != nil {
+		// Said before the property fails, which ends the run.
+		fmt.Fprintf(os.Stderr, "wals server: open %s log: %v\n", *lib, err)
+	}
 	sim.Always(err == nil, "the log opens after a restart")
 	if err != nil {
-		fatalf("open %s log: %v", *lib, err)
+		os.Exit(1)
 	}
 	fmt.Fprintf(os.Stderr, "wals server (%s) incarnation %d recovered %d keys\n", *lib, sim.Incarnation(), len(kv))
 
@@ -89,8 +94,14 @@ type tidwallLog struct {
 	next uint64
 }
 
-func openTidwall(dir string, replay func([]byte)) (logFile, error) {
-	log, err := twal.Open(dir, nil)
+func openTidwall(dir string, segmentSize int, replay func([]byte)) (logFile, error) {
+	var opts *twal.Options
+	if segmentSize > 0 {
+		o := *twal.DefaultOptions
+		o.SegmentSize = segmentSize
+		opts = &o
+	}
+	log, err := twal.Open(dir, opts)
 	if err != nil {
 		return nil, err
 	}
