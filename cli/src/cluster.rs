@@ -102,6 +102,8 @@ pub enum SetupError {
     Catalog(String),
     /// The net overlay could not be written (`overlay.rs`).
     Overlay(String),
+    /// An `optional_properties` message that no package of the config asserts.
+    NotAProperty(String),
 }
 
 impl fmt::Display for SetupError {
@@ -118,6 +120,9 @@ impl fmt::Display for SetupError {
             SetupError::Load(error) => write!(f, "{error}"),
             SetupError::Catalog(stderr) => write!(f, "cataloguing the properties failed:\n{stderr}"),
             SetupError::Overlay(message) => f.write_str(message),
+            SetupError::NotAProperty(message) => {
+                write!(f, "optional_properties names {message:?}, which no package of this config asserts")
+            }
         }
     }
 }
@@ -189,6 +194,10 @@ impl Cluster {
         let (catalog, warnings) = crate::catalog::catalog(&package_dirs, &build_dir)?;
         for warning in warnings {
             eprintln!("seedfall: warning: {warning}");
+        }
+        // A typo must not leave a property required that the config meant to exempt.
+        if let Some(unknown) = config.optional_properties.iter().find(|m| !catalog.iter().any(|p| &p.message == *m)) {
+            return Err(SetupError::NotAProperty(unknown.clone()));
         }
         let build_time = build_started.elapsed();
         let load_started = Instant::now();

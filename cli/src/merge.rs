@@ -85,6 +85,9 @@ struct PropertyRow {
     message: String,
     seeds_reached: u64,
     seeds_true: u64,
+    /// Absent from documents of older builds.
+    #[serde(default)]
+    optional: bool,
 }
 
 #[derive(Deserialize)]
@@ -256,6 +259,9 @@ fn part_tally(part: &Part, all_seeds: &[u64]) -> Result<Tally, String> {
     for row in &doc.properties {
         let kind = property_kind(&row.kind, file)?;
         tally.properties.add_counts(&row.message, kind, row.seeds_reached, row.seeds_true);
+        if row.optional {
+            tally.properties.make_optional(std::slice::from_ref(&row.message));
+        }
     }
     Ok(tally)
 }

@@ -87,6 +87,8 @@ pub fn timing_line(build: Duration, load: Duration, runs: &RunTimings) -> String
 #[derive(Default)]
 pub struct PropertyTable {
     rows: BTreeMap<String, (Option<PropertyKind>, u64, u64)>,
+    /// The config's `optional_properties`: listed, never failing the sweep.
+    optional: BTreeSet<String>,
 }
 
 impl PropertyTable {
@@ -108,11 +110,22 @@ impl PropertyTable {
         }
     }
 
+    /// Exempts `messages` (the config's `optional_properties`) from
+    /// `never_reached` and `never_true`.
+    pub fn make_optional(&mut self, messages: &[String]) {
+        self.optional.extend(messages.iter().cloned());
+    }
+
+    pub fn is_optional(&self, message: &str) -> bool {
+        self.optional.contains(message)
+    }
+
     /// `Always` and `Reachable` properties of the catalog that no seed
     /// reached: each fails the sweep.
     pub fn never_reached(&self) -> Vec<(PropertyKind, &str)> {
         self.rows
             .iter()
+            .filter(|(message, _)| !self.optional.contains(*message))
             .filter_map(|(message, (kind, reached, _))| match kind {
                 Some(k @ (PropertyKind::Always | PropertyKind::Reachable)) if *reached == 0 => {
                     Some((*k, message.as_str()))
@@ -135,7 +148,9 @@ impl PropertyTable {
     pub fn never_true(&self) -> Vec<&str> {
         self.rows
             .iter()
-            .filter(|(_, (kind, _, true_in))| *kind == Some(PropertyKind::Sometimes) && *true_in == 0)
+            .filter(|(m, (kind, _, true_in))| {
+                *kind == Some(PropertyKind::Sometimes) && *true_in == 0 && !self.optional.contains(*m)
+            })
             .map(|(m, _)| m.as_str())
             .collect()
     }
@@ -158,7 +173,8 @@ impl PropertyTable {
             .iter()
             .map(|(message, (kind, reached, true_in))| {
                 json!({"kind": kind.map_or("?", PropertyKind::name), "message": message,
-                       "seeds_reached": reached, "seeds_true": true_in})
+                       "seeds_reached": reached, "seeds_true": true_in,
+                       "optional": self.optional.contains(message)})
             })
             .collect();
         Value::Array(rows)

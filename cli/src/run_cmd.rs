@@ -167,6 +167,7 @@ pub fn run(args: RunArgs) -> ExitCode {
     summary.fail_on = args.fail_on;
     let mut tally = Tally::default();
     tally.properties.add_catalog(&cluster.catalog);
+    tally.properties.make_optional(&cluster.config.optional_properties);
     let tally = Arc::new(Mutex::new(tally));
     // A second signal while a seed hangs (a guest spinning until the
     // watchdog) does not wait for it: it reports what finished and exits.

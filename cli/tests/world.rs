@@ -131,6 +131,34 @@ fn a_sometimes_never_true_fails_the_sweep() {
     assert_eq!(doc["exit_code"], 1);
 }
 
+/// A config may exempt a property it cannot make happen
+/// (`optional_properties`); the table still lists it, and a message no
+/// package asserts is a setup error, so a typo cannot exempt nothing.
+#[test]
+fn an_optional_property_never_true_does_not_fail_the_sweep() {
+    let json = Path::new(env!("CARGO_TARGET_TMPDIR")).join("sometimes-optional.json");
+    let (code, stdout, stderr) =
+        run(&config(&world_dir(), "sometimes-optional.json"), &["-seeds", "1-3", "--json", json.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stdout.contains("sometimes           3        0  never true"), "the property table: {stdout}");
+    let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(doc["sometimes_never_true"], serde_json::json!([]));
+    let row = doc["properties"].as_array().unwrap().iter().find(|r| r["message"] == "never true").unwrap();
+    assert_eq!(row["optional"], true);
+
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("optional-typo");
+    std::fs::create_dir_all(&dir).unwrap();
+    let text = std::fs::read_to_string(world_dir().join("sometimes-optional.json")).unwrap();
+    let text = text.replace("\"never true\"]", "\"nevr true\"]").replace("./", &format!("{}/", world_dir().display()));
+    std::fs::write(dir.join("typo.json"), text).unwrap();
+    let (code, _, stderr) = run(dir.join("typo.json").to_str().unwrap(), &["-seeds", "1"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("optional_properties names \"nevr true\", which no package of this config asserts"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn config_mistakes_and_build_failures_are_clear_errors() {
     let (code, _, stderr) = run(&config(&world_dir(), "typo.json"), &["-seeds", "1"]);

@@ -35,12 +35,14 @@ const PROSE_ONLY: [&str; 1] = ["memory"];
 
 /// Implemented fields beyond §1's blocks, documented in docs/config.md: the
 /// workload is a program like a node (`wasm`, `args`, `env`), and strategy
-/// `calls` needs its N (DESIGN.md §4, "`calls` (every N)"), and `patches`
-/// builds against a patched copy of a Go module (issue 12, docs/patches.md).
+/// `calls` needs its N (DESIGN.md §4, "`calls` (every N)"), `patches`
+/// builds against a patched copy of a Go module (issue 12, docs/patches.md),
+/// and `optional_properties` exempts properties a config cannot reach
+/// (docs/property-catalog.md).
 const BEYOND_DESIGN: [(&str, &[&str]); 4] = [
     ("workload", &["wasm", "args", "env"]),
     ("preempt", &["every"]),
-    ("", &["patches"]),
+    ("", &["patches", "optional_properties"]),
     ("patches[]", &["module", "file"]),
 ];
 

@@ -76,6 +76,9 @@ pub struct Config {
     pub compat_overlay: bool,
     /// Go modules built from a patched copy (`patches`, docs/patches.md).
     pub patches: Vec<PatchSpec>,
+    /// Properties (by message) this config does not ask to be reached or
+    /// true in some seed (`optional_properties`, docs/property-catalog.md).
+    pub optional_properties: Vec<String>,
 }
 
 /// `patches[]`: `file` (a unified diff, `patch -p1` from the module's root)

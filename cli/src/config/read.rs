@@ -58,6 +58,7 @@ fn schemas() -> [Schema; 8] {
         "net_overlay",
         "compat_overlay",
         "patches",
+        "optional_properties",
     ];
     let faults = Schema {
         at: "faults",
@@ -164,6 +165,7 @@ pub(super) fn config(text: &str, base_dir: &Path) -> Result<Config> {
     let net_overlay = optional(top, "", "net_overlay", boolean)?.unwrap_or(false);
     let compat_overlay = optional(top, "", "compat_overlay", boolean)?.unwrap_or(false);
     let patches = optional(top, "", "patches", |v, f| patches(v, f, base_dir))?.unwrap_or_default();
+    let optional_properties = optional(top, "", "optional_properties", strings)?.unwrap_or_default();
     Ok(Config {
         base_dir: base_dir.to_path_buf(),
         nodes,
@@ -180,6 +182,7 @@ pub(super) fn config(text: &str, base_dir: &Path) -> Result<Config> {
         net_overlay,
         compat_overlay,
         patches,
+        optional_properties,
     })
 }
 

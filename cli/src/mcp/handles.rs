@@ -103,6 +103,7 @@ fn run(
     let summary = Summary::of(&cluster, path.to_path_buf(), config_hash, seed_list, seeds.len() as u64, workers);
     let mut tally = Tally::default();
     tally.properties.add_catalog(&cluster.catalog);
+    tally.properties.make_optional(&cluster.config.optional_properties);
     let started = Instant::now();
     let stop = AtomicBool::new(false);
     let swept = sweep::run(&cluster, seeds, &SweepOptions { workers, check: false }, &stop, |outcome| {
