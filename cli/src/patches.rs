@@ -152,6 +152,11 @@ fn module_copy(
     let partial = copy.with_extension(format!("partial.{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&partial);
     copy_tree(Path::new(source), &partial)?;
+    // A module from before Go modules has no go.mod (Go makes one up in its
+    // cache); a `replace` by a directory needs one.
+    if !partial.join("go.mod").exists() {
+        write(&partial.join("go.mod"), format!("module {module}\n").as_bytes())?;
+    }
     for (name, text) in files {
         write(&partial.join(name), text.as_bytes())?;
     }
