@@ -6,7 +6,8 @@
 //! exit handlers (they belong to the parent). Only the calling thread
 //! exists in the child: the closure must not wait on another thread of the
 //! parent or on a lock one of them may hold (the world restarts its own
-//! watchdog, `World::forked`). Where `fork()` does not exist `available`
+//! watchdog, `World::forked`); the engine's own locks are held across the
+//! fork (`seedfall_engine::runtime::fork_locks`), so they are free in it. Where `fork()` does not exist `available`
 //! is false and the caller replays instead.
 
 use std::io;
@@ -30,9 +31,13 @@ pub fn in_child(work: impl FnOnce() -> Vec<u8>) -> io::Result<Vec<u8>> {
     }
     // SAFETY: pipe(2) succeeded, so both descriptors are open and owned here only.
     let (mut reader, writer) = unsafe { (File::from_raw_fd(fds[0]), File::from_raw_fd(fds[1])) };
-    // SAFETY: the child only runs `work` on its own copy of this thread's
-    // state and leaves with `_exit`; see the module header for what `work` must not do.
-    let pid = unsafe { libc::fork() };
+    // The engine's locks are held across the fork, so none is left locked in
+    // the child by a thread that does not exist there.
+    let pid = seedfall_engine::runtime::fork_locks::around_fork(|| {
+        // SAFETY: the child only runs `work` on its own copy of this thread's
+        // state and leaves with `_exit`; see the module header for what `work` must not do.
+        unsafe { libc::fork() }
+    });
     if pid < 0 {
         return Err(io::Error::last_os_error());
     }

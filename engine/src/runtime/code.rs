@@ -25,7 +25,7 @@ pub struct Code {
 /// A loaded Code's range, for `trap_at_any_pc`. Unlike `registry`, this is
 /// only read after a fault has been handled, never by the signal handler, so
 /// it may lock and hold a reference.
-struct Loaded {
+pub(crate) struct Loaded {
     start: usize,
     end: usize,
     artifact: Weak<Artifact>,
@@ -33,7 +33,8 @@ struct Loaded {
 
 static LOADED: Mutex<Vec<Loaded>> = Mutex::new(Vec::new());
 
-fn loaded() -> std::sync::MutexGuard<'static, Vec<Loaded>> {
+/// The list, locked (also for `fork_locks`).
+pub(crate) fn lock_loaded() -> std::sync::MutexGuard<'static, Vec<Loaded>> {
     // The list stays consistent even if a holder panicked: entries are pushed
     // and removed whole.
     LOADED.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
@@ -108,7 +109,7 @@ impl Code {
             .ok_or_else(|| Error::Os("too many modules loaded at once".into()))?;
         crate::runtime::perf_map::record(&artifact, start);
         let artifact = Arc::new(artifact);
-        loaded().push(Loaded { start, end: start + len, artifact: Arc::downgrade(&artifact) });
+        lock_loaded().push(Loaded { start, end: start + len, artifact: Arc::downgrade(&artifact) });
         Ok(Code { artifact, exec, prepared: OnceLock::new(), _registration: registration })
     }
 
@@ -200,7 +201,7 @@ impl Code {
 impl Drop for Code {
     fn drop(&mut self) {
         let base = self.base();
-        loaded().retain(|l| l.start != base);
+        lock_loaded().retain(|l| l.start != base);
     }
 }
 
@@ -208,7 +209,7 @@ impl Drop for Code {
 /// contains it; `None` if no loaded code does.
 pub fn trap_at_any_pc(pc: usize, signal: i32) -> Option<Trap> {
     let (start, artifact) = {
-        let loaded = loaded();
+        let loaded = lock_loaded();
         let entry = loaded.iter().find(|l| pc >= l.start && pc < l.end)?;
         (entry.start, entry.artifact.upgrade()?)
     };

@@ -48,6 +48,14 @@ thread_local! {
     static REGISTRATION: Registration = Registration(Arc::new(Target(Mutex::new(Some(this_thread())))));
 }
 
+/// Runs `f` with the calling thread's slot locked, so no watchdog is in the
+/// middle of interrupting this thread while `f` runs (`fork_locks`).
+pub(crate) fn with_this_thread_locked<R>(f: impl FnOnce() -> R) -> R {
+    let target = REGISTRATION.with(|registration| registration.0.clone());
+    let _slot = target.lock();
+    f()
+}
+
 /// A handle on a thread that runs guests; `Send` and `Sync`, so a watchdog
 /// thread can hold it, and harmless to use after that thread has exited.
 #[derive(Debug, Clone)]

@@ -4,6 +4,7 @@
 pub mod code;
 pub(crate) mod fault;
 pub(crate) mod fiber;
+pub mod fork_locks;
 pub mod host;
 pub(crate) mod image;
 pub mod instance;

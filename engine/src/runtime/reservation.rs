@@ -24,7 +24,8 @@ const KEPT: usize = 64;
 /// Bases of free reservations (addresses, so the list is `Send`).
 static FREE: Mutex<Vec<usize>> = Mutex::new(Vec::new());
 
-fn free() -> std::sync::MutexGuard<'static, Vec<usize>> {
+/// The pool, locked (also for `fork_locks`).
+pub(crate) fn lock() -> std::sync::MutexGuard<'static, Vec<usize>> {
     // A list of addresses stays consistent even if a holder panicked.
     FREE.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
@@ -32,7 +33,7 @@ fn free() -> std::sync::MutexGuard<'static, Vec<usize>> {
 /// A reservation of `RESERVATION` inaccessible bytes: a kept one, else a new
 /// one. None when the OS refuses.
 pub fn take() -> Option<*mut u8> {
-    if let Some(base) = free().pop() {
+    if let Some(base) = lock().pop() {
         return Some(base as *mut u8);
     }
     let base = sys::reserve(RESERVATION);
@@ -48,7 +49,7 @@ pub fn take() -> Option<*mut u8> {
 pub unsafe fn give_back(base: *mut u8, used: usize) {
     // SAFETY: the caller's own reservation, no longer used.
     let reset = used == 0 || unsafe { sys::reset(base, used) };
-    let mut free = free();
+    let mut free = lock();
     if reset && free.len() < KEPT {
         free.push(base as usize);
         return;

@@ -1,0 +1,67 @@
+//! The engine's process-wide locks, held across a `fork()`. Only the forking
+//! thread exists in the child, so a lock another thread held at that moment
+//! would stay locked there forever: a forked `explore` future that dropped a
+//! memory (the reservation pool) while another lane was booting one hung.
+//! Holding every such lock while forking means each is free in both
+//! processes once the guards drop. It knows the engine's locks only; the
+//! caller (`seedfall_host::fork`) must not hold any of them already.
+
+/// Runs `fork` (the call that forks) with the reservation pool, the list of
+/// loaded code and this thread's interrupt slot locked, in that order (no
+/// other code holds two of them at once, so the order cannot deadlock).
+pub fn around_fork<R>(fork: impl FnOnce() -> R) -> R {
+    let _free = super::reservation::lock();
+    let _loaded = super::code::lock_loaded();
+    super::interrupt::with_this_thread_locked(fork)
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use std::sync::mpsc;
+    use std::time::{Duration, Instant};
+
+    /// Forks (with `fork`) while another thread holds the reservation pool
+    /// for a moment; the child takes the pool and exits 0. Whether the child
+    /// finished within 5 s (it is killed otherwise).
+    fn child_gets_the_pool(fork: fn() -> libc::pid_t) -> bool {
+        let (locked, is_locked) = mpsc::channel();
+        let holder = std::thread::spawn(move || {
+            let _pool = super::super::reservation::lock();
+            locked.send(()).unwrap();
+            std::thread::sleep(Duration::from_millis(200));
+        });
+        is_locked.recv().unwrap();
+        let pid = fork();
+        if pid == 0 {
+            drop(super::super::reservation::lock());
+            // SAFETY: leaving the child at once, without the parent's handlers.
+            unsafe { libc::_exit(0) }
+        }
+        holder.join().unwrap();
+        let started = Instant::now();
+        let mut status = 0;
+        loop {
+            // SAFETY: `pid` is our child; waitpid fills `status`.
+            if unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) } == pid {
+                return libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0;
+            }
+            if started.elapsed() > Duration::from_secs(5) {
+                // SAFETY: killing and reaping our own hung child.
+                unsafe {
+                    libc::kill(pid, libc::SIGKILL);
+                    libc::waitpid(pid, &mut status, 0);
+                }
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    #[test]
+    fn a_lock_another_thread_held_is_free_in_a_child_forked_around_it() {
+        // SAFETY (both): the child only takes a lock and calls `_exit`.
+        assert!(child_gets_the_pool(|| around_fork(|| unsafe { libc::fork() })));
+        assert!(!child_gets_the_pool(|| unsafe { libc::fork() }), "a bare fork leaves the child a locked pool");
+    }
+}
