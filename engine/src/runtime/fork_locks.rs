@@ -60,8 +60,11 @@ mod tests {
 
     #[test]
     fn a_lock_another_thread_held_is_free_in_a_child_forked_around_it() {
-        // SAFETY (both): the child only takes a lock and calls `_exit`.
-        assert!(child_gets_the_pool(|| around_fork(|| unsafe { libc::fork() })));
-        assert!(!child_gets_the_pool(|| unsafe { libc::fork() }), "a bare fork leaves the child a locked pool");
+        fn bare_fork() -> libc::pid_t {
+            // SAFETY: the child only takes a lock and calls `_exit`.
+            unsafe { libc::fork() }
+        }
+        assert!(child_gets_the_pool(|| around_fork(bare_fork)));
+        assert!(!child_gets_the_pool(bare_fork), "a bare fork leaves the child a locked pool");
     }
 }
