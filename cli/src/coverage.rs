@@ -2,9 +2,11 @@
 //! compares across runs: each Go function a node group ran (the function
 //! bitmap, docs/function-bitmap.md), each SDK property reached and each one
 //! that held, and an abstract signature of what the world did to it: each
-//! fault kind on each node group with its count in powers of two, and which
-//! kind followed which. A feature is a
-//! hash of its description, so sets from forked children travel as numbers.
+//! fault kind on each node group with its count in powers of two, which
+//! kind followed which, and each kind with the host state it met
+//! (`RunResult::fault_states`: what a crash found pending on the disk, the
+//! node's connections, whether it was cut off). A feature is a hash of its
+//! description, so sets from forked children travel as numbers.
 //! It does not measure branch edges inside functions (not built yet).
 
 use seedfall_host::world::{RunResult, Target};
@@ -36,11 +38,16 @@ pub fn of(run: &RunResult, group: impl Fn(&str) -> String) -> BTreeSet<u64> {
     }
     let kinds: Vec<&str> = run.faults.iter().map(|f| f.kind.name()).collect();
     let mut per_target: std::collections::BTreeMap<(String, &str), u32> = Default::default();
-    for f in &run.faults {
+    for (i, f) in run.faults.iter().enumerate() {
         let target = match &f.target {
             Target::Node(name) => group(name),
             Target::Groups { .. } | Target::Link { .. } => "cluster".to_string(),
         };
+        // One feature per part of the state, not one per combination: the
+        // combinations would keep a clean config from ever reaching a plateau.
+        for part in run.fault_states.get(i).into_iter().flat_map(|s| s.split(' ')) {
+            features.insert(feature(&[b"met", f.kind.name().as_bytes(), target.as_bytes(), part.as_bytes()]));
+        }
         *per_target.entry((target, f.kind.name())).or_default() += 1;
     }
     // Each kind on each node group, and how many times (1, 2, 3-4, 5-8, …).

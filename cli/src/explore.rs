@@ -1,12 +1,16 @@
 //! `seedfall explore`: spend the run budget where coverage grows instead of
 //! on more seeds. Generation 0 runs the starting seeds. Every run whose
 //! coverage (`coverage.rs`) adds features the corpus has not seen becomes a
-//! branch point; the next generation leaves the most promising ones (those
-//! whose features are rarest) at a few scheduler steps after their last
-//! branch (around their last faults, the rest evenly spaced), each future with new randomness (`prefix.rs`: forked
+//! branch point, and stays one. Each next generation leaves the branch
+//! points with the most energy (the rarity of their features now, divided
+//! by one more than the generations that left them already) at a few
+//! scheduler steps after their last branch (around their last faults, the
+//! rest evenly spaced), each future with new randomness (`prefix.rs`: forked
 //! from the branch point where `fork()` exists, else replaying the prefix),
 //! so a branch of a branch is one more entry in `branches`. It stops at the
-//! budget or when `patience` generations in a row add no coverage.
+//! budget, or on a plateau: `patience` generations in a row and at least as
+//! many runs as it took to get there without a new feature (a deep bug's
+//! first fault is itself new coverage, and may take hundreds of runs).
 //!
 //! Determinism: generations run one after the other, each branch point's
 //! futures in parallel, and every result is read in a fixed order (seed,
@@ -46,7 +50,8 @@ pub struct ExploreOptions {
     pub moments: u32,
     /// Futures from each of those steps.
     pub futures: u32,
-    /// Generations in a row without new coverage before it stops.
+    /// Generations in a row without new coverage before it stops (and at
+    /// least as many runs as it took to reach the last new feature).
     pub patience: u32,
     /// Fork futures from the branch point (where `fork()` exists).
     pub share_prefix: bool,
@@ -168,8 +173,8 @@ struct Corpus {
 }
 
 impl Corpus {
-    /// Reads one run; its rarity score if it added coverage (a branch point).
-    fn take(&mut self, run: Explored) -> Option<(f64, Explored)> {
+    /// Reads one run; the run back if it added coverage (a branch point).
+    fn take(&mut self, run: Explored) -> Option<Explored> {
         self.runs += 1;
         self.traces.update(run.trace_hash.as_bytes());
         if let Some(signature) = &run.signature {
@@ -189,8 +194,34 @@ impl Corpus {
         for f in &run.features {
             *self.hits.entry(*f).or_default() += 1;
         }
-        let score: f64 = run.features.iter().map(|f| 1.0 / self.hits[f] as f64).sum();
-        (new > 0).then_some((score, run))
+        (new > 0).then_some(run)
+    }
+
+    /// The energy of a branch point: the rarity of its features now (the
+    /// sum of 1/hits), less for each generation that left it already.
+    fn energy(&self, run: &Explored, times_left: u32) -> f64 {
+        let rarity: f64 = run.features.iter().map(|f| 1.0 / self.hits[f] as f64).sum();
+        rarity / f64::from(1 + times_left)
+    }
+
+    /// The `n` branch points of every generation so far with the most
+    /// energy, most first (ties to the one found first), each counted as
+    /// left once more, with the steps to leave it at: `moments` each on
+    /// average, shared out by energy (at least 1, at most 4 × `moments`).
+    fn frontier(&self, branch_points: &mut [(Explored, u32)], n: usize, moments: u32) -> Vec<(Explored, u32)> {
+        let mut ranked: Vec<(f64, usize)> =
+            branch_points.iter().enumerate().map(|(i, (run, left))| (self.energy(run, *left), i)).collect();
+        ranked.sort_by(|(a, i), (b, j)| b.total_cmp(a).then(i.cmp(j)));
+        ranked.truncate(n);
+        let total: f64 = ranked.iter().map(|(e, _)| e).sum();
+        let share = |e: f64| f64::from(moments) * ranked.len() as f64 * e / total;
+        ranked
+            .iter()
+            .map(|&(e, i)| {
+                branch_points[i].1 += 1;
+                (branch_points[i].0.clone(), (share(e).round() as u32).clamp(1, 4 * moments))
+            })
+            .collect()
     }
 
     fn point(&self) -> Point {
@@ -251,24 +282,16 @@ pub fn explore(cluster: &Cluster, options: &ExploreOptions, interrupt: &AtomicBo
         Budget::Time(t) => u64::from(started.elapsed() < t) * u64::MAX,
     };
     // Generation 0: the starting seeds, as many as the budget allows.
-    let seeds: Vec<u64> = options.seeds.iter().copied().take(left(&corpus).min(usize::MAX as u64) as usize).collect();
-    let mut outcomes: Vec<Option<Result<Explored, String>>> = seeds.iter().map(|_| None).collect();
-    crate::sweep::each(
-        &seeds.iter().copied().enumerate().collect::<Vec<_>>(),
-        options.jobs,
-        interrupt,
-        |&(i, seed)| {
-            (i, seedfall_host::world::run(&cluster.spec(seed), None).map(|run| Explored::of(cluster, seed, &run)))
-        },
-        |(i, result)| outcomes[i] = Some(result.map_err(|e| e.to_string())),
-    );
     let mut points = Vec::new();
-    for result in outcomes.into_iter().flatten() {
-        points.extend(corpus.take(result?));
-    }
+    run_seeds(cluster, &options.seeds, options.jobs, interrupt, &mut corpus, &left, &mut points)?;
+    // Seeds after the starting ones, for generations after a flat one.
+    let mut fresh = options.seeds.iter().max().map_or(1, |s| s + 1)..;
     let mut curve = vec![corpus.point()];
     let (mut generations, mut flat) = (0u32, 0u32);
-    let mut frontier: Vec<Explored> = Vec::new();
+    // The runs done when the corpus last grew: a plateau must last as long.
+    let mut grew_at = corpus.runs;
+    // Every branch point so far, with how many generations left it already.
+    let mut branch_points: Vec<(Explored, u32)> = Vec::new();
     let stopped = loop {
         if interrupt.load(Ordering::Relaxed) {
             break "interrupted".to_string();
@@ -276,24 +299,28 @@ pub fn explore(cluster: &Cluster, options: &ExploreOptions, interrupt: &AtomicBo
         if left(&corpus) == 0 {
             break "the budget is spent".to_string();
         }
-        if flat >= options.patience {
-            break format!("coverage stopped growing: {flat} generations in a row without a new feature");
+        let flat_runs = corpus.runs - grew_at;
+        if flat >= options.patience && flat_runs >= grew_at {
+            break format!(
+                "coverage stopped growing: no new feature in the last {flat_runs} runs ({flat} generations)"
+            );
         }
-        // A generation that found nothing new leaves the same branch points again, with new randomness.
-        if !points.is_empty() {
-            // Rarest first; ties in the order the runs were read.
-            let mut ranked: Vec<(usize, (f64, Explored))> =
-                std::mem::take(&mut points).into_iter().enumerate().collect();
-            ranked.sort_by(|(i, (a, _)), (j, (b, _))| b.total_cmp(a).then(i.cmp(j)));
-            frontier = ranked.into_iter().take(options.branch_points).map(|(_, (_, run))| run).collect();
-        }
+        branch_points.extend(std::mem::take(&mut points).into_iter().map(|run| (run, 0)));
+        let frontier = corpus.frontier(&mut branch_points, options.branch_points, options.moments);
         if frontier.is_empty() {
             break "no run covered anything to branch from".to_string();
         }
         let before = corpus.hits.len();
         generations += 1;
-        for parent in &frontier {
-            let mut futures = futures_of(generations, parent, options.moments, options.futures);
+        // After a generation that found nothing new, whole new runs too: a
+        // deep bug's first fault comes as rarely in a future (which runs
+        // only the rest of a run) as in a seed.
+        if flat > 0 {
+            let seeds: Vec<u64> = fresh.by_ref().take(options.seeds.len().max(1)).collect();
+            run_seeds(cluster, &seeds, options.jobs, interrupt, &mut corpus, &left, &mut points)?;
+        }
+        for (parent, moments) in &frontier {
+            let mut futures = futures_of(generations, parent, *moments, options.futures);
             futures.truncate(left(&corpus).min(futures.len() as u64) as usize);
             if futures.is_empty() || interrupt.load(Ordering::Relaxed) {
                 continue;
@@ -308,7 +335,11 @@ pub fn explore(cluster: &Cluster, options: &ExploreOptions, interrupt: &AtomicBo
             }
             curve.push(corpus.point());
         }
-        flat = if corpus.hits.len() > before { 0 } else { flat + 1 };
+        if corpus.hits.len() > before {
+            (flat, grew_at) = (0, corpus.runs);
+        } else {
+            flat += 1;
+        }
     };
     Ok(Exploration {
         runs: corpus.runs,
@@ -319,6 +350,35 @@ pub fn explore(cluster: &Cluster, options: &ExploreOptions, interrupt: &AtomicBo
         trace_digest: corpus.traces.finalize().to_hex().to_string(),
         elapsed: started.elapsed(),
     })
+}
+
+/// Runs `seeds` from their start (as many as the budget allows) into the
+/// corpus, in seed order whatever finishes first; those that added coverage
+/// join `points`.
+fn run_seeds(
+    cluster: &Cluster,
+    seeds: &[u64],
+    jobs: usize,
+    interrupt: &AtomicBool,
+    corpus: &mut Corpus,
+    left: &impl Fn(&Corpus) -> u64,
+    points: &mut Vec<Explored>,
+) -> Result<(), String> {
+    let seeds: Vec<u64> = seeds.iter().copied().take(left(corpus).min(usize::MAX as u64) as usize).collect();
+    let mut outcomes: Vec<Option<Result<Explored, String>>> = seeds.iter().map(|_| None).collect();
+    crate::sweep::each(
+        &seeds.iter().copied().enumerate().collect::<Vec<_>>(),
+        jobs,
+        interrupt,
+        |&(i, seed)| {
+            (i, seedfall_host::world::run(&cluster.spec(seed), None).map(|run| Explored::of(cluster, seed, &run)))
+        },
+        |(i, result)| outcomes[i] = Some(result.map_err(|e| e.to_string())),
+    );
+    for result in outcomes.into_iter().flatten() {
+        points.extend(corpus.take(result?));
+    }
+    Ok(())
 }
 
 /// A run explore made, run again from its start with its branches: what a

@@ -27,6 +27,7 @@ pub fn run(seed: u64, end_ms: u64, verdict: Verdict) -> RunResult {
         goroutine_shapes: vec![],
         workload_output: vec![],
         fault_steps: vec![],
+        fault_states: vec![],
     }
 }
 

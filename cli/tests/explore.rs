@@ -85,7 +85,7 @@ fn raftkv_forks_the_same_runs_as_it_replays() {
 
 #[test]
 fn a_clean_config_ends_on_a_coverage_plateau_without_a_finding() {
-    let (code, doc) = explore("kvlog", &["-c", "seedfall.fixed.json", "-seeds", "1-10", "-budget", "400"]);
+    let (code, doc) = explore("kvlog", &["-c", "seedfall.fixed.json", "-seeds", "1-10", "-budget", "2000"]);
     assert_eq!(code, 0, "{doc}");
     assert_eq!(doc["findings"], Value::Array(vec![]));
     assert!(doc["stopped"].as_str().unwrap().starts_with("coverage stopped growing"), "{doc}");

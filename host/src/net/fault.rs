@@ -189,6 +189,11 @@ impl Net {
         self.blocked.contains(&(from, to))
     }
 
+    /// Whether a blocked link starts or ends at `node`.
+    pub fn cut_off(&self, node: NodeId) -> bool {
+        self.blocked.iter().any(|&(from, to)| from == node || to == node)
+    }
+
     /// The blocked links, in order.
     pub fn blocked_links(&self) -> Vec<(NodeId, NodeId)> {
         self.blocked.iter().copied().collect()

@@ -395,6 +395,12 @@ impl Net {
     }
 
     /// Adds a node named `name` (unique); ids follow the order of calls.
+    /// How many connection ends on `node` are open.
+    pub fn open_ends(&self, node: NodeId) -> usize {
+        let ends = self.conns.values().flat_map(|c| c.ends.iter());
+        ends.filter(|e| e.addr.node == node && e.life == Life::Open).count()
+    }
+
     pub fn add_node(&mut self, name: &str) -> NodeId {
         assert!(!self.names.contains_key(name), "duplicate node name {name:?}");
         let id = NodeId::new(self.nodes.len());

@@ -33,6 +33,7 @@ pub mod divergence;
 mod effects;
 pub mod event;
 pub mod fault;
+mod fault_state;
 mod functions_ran;
 pub mod history_check;
 #[cfg(test)]
@@ -225,6 +226,9 @@ pub struct RunResult {
     /// (a fault in the middle of a disk operation belongs to the step it
     /// ended): where `seedfall explore` branches around faults.
     pub fault_steps: Vec<u64>,
+    /// For each of `faults`: the abstract host state it met (`fault_state.rs`;
+    /// never hashed), part of `seedfall explore`'s coverage.
+    pub fault_states: Vec<String>,
 }
 
 /// How many timers a deadlocked node's dump of its goroutines may sleep
@@ -262,6 +266,8 @@ pub struct World<'a> {
     workload_output: Vec<u8>,
     /// For each fault recorded so far, the scheduler steps done when it was.
     fault_steps: Vec<u64>,
+    /// For each fault recorded so far, the host state it met.
+    fault_states: Vec<String>,
     steps: u64,
     properties: Properties,
     failures: Vec<Failure>,
@@ -365,6 +371,7 @@ impl<'a> World<'a> {
             hash_log,
             workload_output: Vec::new(),
             fault_steps: Vec::new(),
+            fault_states: Vec::new(),
             steps: 0,
             properties: Properties::new(),
             failures: Vec::new(),
@@ -408,7 +415,25 @@ impl<'a> World<'a> {
         let recorded = self.rec.faults().len();
         let steps = self.steps;
         self.fault_steps.resize(recorded, steps);
+        for i in self.fault_states.len()..recorded {
+            let state = self.fault_state(i);
+            self.fault_states.push(state);
+        }
         stepped
+    }
+
+    /// The host state fault `i` met: its crash's disk part, then the network around its node.
+    fn fault_state(&self, i: usize) -> String {
+        let net = self.net.borrow();
+        let node = match &self.rec.faults()[i].target {
+            fault::Target::Node(name) => net.resolve(name),
+            fault::Target::Groups { .. } | fault::Target::Link { .. } => None,
+        };
+        let net_part = fault_state::of_net(&net, node);
+        match self.rec.disk_state(i) {
+            "" => net_part,
+            disk => format!("{disk} {net_part}"),
+        }
     }
 
     fn step_once(&mut self) -> Result<Option<Verdict>, seedfall_engine::Error> {
@@ -637,6 +662,7 @@ impl<'a> World<'a> {
             goroutine_shapes,
             workload_output: std::mem::take(&mut self.workload_output),
             fault_steps: std::mem::take(&mut self.fault_steps),
+            fault_states: std::mem::take(&mut self.fault_states),
         }
     }
 
