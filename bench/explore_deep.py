@@ -86,7 +86,7 @@ def explore(config, message, start, seeds, budget):
         if found or doc["runs"] < tried:
             break
     if not found:
-        return None, None, doc["runs"], doc["stopped"]
+        return None, None, None, f"not found in {doc['runs']} runs: {doc['stopped']}"
     finding = min(found, key=lambda f: f["found_at_run"])
     runs = finding["found_at_run"]
     # The same exploration up to that run, for its CPU time.
