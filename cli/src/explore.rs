@@ -7,7 +7,8 @@
 //! scheduler steps after their last branch (around their last faults, the
 //! rest evenly spaced), each future with new randomness (`prefix.rs`: forked
 //! from the branch point where `fork()` exists, else replaying the prefix),
-//! so a branch of a branch is one more entry in `branches`. It stops at the
+//! so a branch of a branch is one more entry in `branches`. A generation
+//! after one that found nothing new also runs fresh seeds. It stops at the
 //! budget, or on a plateau: `patience` generations in a row and at least as
 //! many runs as it took to get there without a new feature (a deep bug's
 //! first fault is itself new coverage, and may take hundreds of runs).
