@@ -81,4 +81,23 @@ mod tests {
         let apart = of(&run, |n: &str| n.to_string());
         assert_eq!(apart.len(), 4, "without groups, n1 and n2 are two programs");
     }
+
+    #[test]
+    fn each_part_of_the_state_a_fault_met_is_a_feature() {
+        use seedfall_host::vtime::SimTime;
+        use seedfall_host::world::fault::{Fault, Kind};
+        let met = |state: Option<&str>| {
+            let mut run = test_runs::run(1, 10, Verdict::Pass);
+            run.faults =
+                vec![Fault::on_node(SimTime::ZERO, Kind::from_name("crash_io").expect("registered"), "server")];
+            run.fault_states = state.map(String::from).into_iter().collect();
+            of(&run, str::to_string)
+        };
+        let a = met(Some("crash during=write torn=false conns=2"));
+        let b = met(Some("crash during=write torn=true conns=2"));
+        assert_eq!(a.len(), b.len(), "the same parts, one different");
+        assert_eq!(a.symmetric_difference(&b).count(), 2, "torn=false against torn=true, and nothing else");
+        let unknown = met(None);
+        assert_eq!(unknown.len() + 4, a.len(), "four parts, four features");
+    }
 }
