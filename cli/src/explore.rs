@@ -410,6 +410,25 @@ mod tests {
     }
 
     #[test]
+    fn the_frontier_favours_rare_features_and_points_left_less_often() {
+        let mut corpus = Corpus { hits: BTreeMap::new(), traces: blake3::Hasher::new(), findings: Vec::new(), runs: 0 };
+        let with = |seed: u64, features: Vec<u64>| Explored { seed, features, ..parent(100, vec![]) };
+        // Feature 1 is everywhere, 2 only in seed 3's run.
+        for seed in [1, 2] {
+            corpus.take(with(seed, vec![1]));
+        }
+        let mut points = vec![(with(1, vec![1]), 0), (with(3, vec![1, 2]), 0)];
+        corpus.take(with(3, vec![1, 2]));
+        let picked = corpus.frontier(&mut points, 2, 4);
+        let seeds: Vec<(u64, u32)> = picked.iter().map(|(run, moments)| (run.seed, *moments)).collect();
+        // Energies 1/3 + 1 and 1/3: the 8 steps shared 6 and 2.
+        assert_eq!(seeds, [(3, 6), (1, 2)]);
+        assert_eq!((points[0].1, points[1].1), (1, 1), "both were left once");
+        let once_more = corpus.frontier(&mut points, 1, 4);
+        assert_eq!(once_more[0].0.seed, 3, "halved, 2/3 is still more than 1/6");
+    }
+
+    #[test]
     fn futures_leave_after_the_last_branch_each_with_its_own_randomness() {
         let futures = futures_of(1, &parent(100, vec![(49, 1)]), 4, 2);
         let steps: Vec<u64> = futures.iter().map(|b| b.step).collect();
