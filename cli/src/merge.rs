@@ -98,6 +98,9 @@ struct Totals {
     boot_ms: u64,
     boots: u32,
     guest_ms: u64,
+    /// Absent in summaries written before it was added.
+    #[serde(default)]
+    init_ms: u64,
     host_calls: u64,
     build_ms: u64,
     load_ms: u64,
@@ -245,6 +248,7 @@ fn part_tally(part: &Part, all_seeds: &[u64]) -> Result<Tally, String> {
         timings: RunTimings {
             boot: Duration::from_millis(doc.totals.boot_ms),
             guest: Duration::from_millis(doc.totals.guest_ms),
+            init: Duration::from_millis(doc.totals.init_ms),
             total: Duration::from_millis(doc.totals.real_ms),
             boots: doc.totals.boots,
             host_calls: doc.totals.host_calls,

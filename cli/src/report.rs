@@ -329,6 +329,7 @@ impl Tally {
                 "boot_ms": self.timings.boot.as_millis() as u64,
                 "boots": self.timings.boots,
                 "guest_ms": self.timings.guest.as_millis() as u64,
+                "init_ms": self.timings.init.as_millis() as u64,
                 "host_calls": self.timings.host_calls,
             },
             "exit_code": exit_code,
@@ -339,6 +340,7 @@ impl Tally {
 fn add_timings(sum: &mut RunTimings, run: &RunTimings) {
     sum.boot += run.boot;
     sum.guest += run.guest;
+    sum.init += run.init;
     sum.total += run.total;
     sum.boots += run.boots;
     sum.host_calls += run.host_calls;

@@ -182,6 +182,9 @@ pub struct RunTimings {
     pub boot: Duration,
     /// Running guests, host calls included.
     pub guest: Duration,
+    /// The part of `guest` from `_start` to each incarnation's first park
+    /// (Go's runtime init and main's start): with `boot`, what a boot costs.
+    pub init: Duration,
     pub total: Duration,
     pub boots: u32,
     pub host_calls: u64,
@@ -866,7 +869,11 @@ impl<'a> World<'a> {
             }
         }
         self.progress.clear_stop();
-        self.timings.guest += started_at.elapsed();
+        let ran = started_at.elapsed();
+        self.timings.guest += ran;
+        if !started {
+            self.timings.init += ran;
+        }
         // The world's clock is true time: only the monotonic reading comes back.
         self.clock.advance_to(instance.data().clock.now());
         self.net.borrow_mut().advance(self.now());
