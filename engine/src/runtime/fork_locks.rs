@@ -10,7 +10,7 @@
 /// loaded code and this thread's interrupt slot locked, in that order (no
 /// other code holds two of them at once, so the order cannot deadlock).
 pub fn around_fork<R>(fork: impl FnOnce() -> R) -> R {
-    let _free = super::reservation::lock();
+    let _pool = super::reservation::lock();
     let _loaded = super::code::lock_loaded();
     super::interrupt::with_this_thread_locked(fork)
 }

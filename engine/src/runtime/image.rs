@@ -10,14 +10,21 @@
 //!   table is filled without looking functions up one by one.
 //!
 //! The image also tells which pages a run left as they started
-//! (`Code::initial_memory`), which the trace hash skips.
+//! (`Code::initial_memory`), which the trace hash skips. On Linux a memory
+//! built from it goes back warm when dropped, and the next memory of the
+//! same image restores only the pages the last one touched
+//! (`MemoryImage::new_memory`, docs/warm-memory.md).
 //! Only modules whose segments have constant offsets get an image; the others
 //! (imported globals in offsets, out-of-bounds segments, whose traps must
 //! happen in order) take the general path in `Instance::initialize`.
 
+use crate::error::Result;
 use crate::module::{ConstExpr, ConstOp, ModuleInfo};
 use crate::runtime::code::Code;
+use crate::runtime::memory::LinearMemory;
 use crate::runtime::memory::PAGE_SIZE;
+#[cfg(target_os = "linux")]
+use crate::runtime::{memory_unix, reservation};
 #[cfg(target_os = "linux")]
 use std::fs::File;
 #[cfg(target_os = "linux")]
@@ -57,6 +64,8 @@ impl Prepared {
 /// The data segments of a module as one file to map.
 #[cfg(target_os = "linux")]
 pub struct MemoryImage {
+    /// Unique in the process: the key of its warm reservations.
+    id: u64,
     file: File,
     /// Bytes mapped from the start of memory (a multiple of the host page).
     len: usize,
@@ -69,6 +78,36 @@ fn constant(expr: &ConstExpr) -> Option<u64> {
     match expr.ops() {
         [ConstOp::I32(v)] => Some(*v as u32 as u64),
         _ => None,
+    }
+}
+
+impl MemoryImage {
+    /// A memory of `min_pages` (limits as `LinearMemory::with_cap`) that
+    /// holds this image: on Linux a warm reservation of it restored when
+    /// there is one, else a fresh memory with the image mapped. None when the
+    /// image does not fit (the caller then copies the segments itself).
+    pub fn new_memory(
+        &self,
+        min_pages: u64,
+        declared_max: Option<u64>,
+        cap_pages: Option<u64>,
+    ) -> Option<Result<LinearMemory>> {
+        if self.bytes().len() as u64 > min_pages * PAGE_SIZE {
+            return None;
+        }
+        if let Some(memory) = self.warm_memory(min_pages, declared_max, cap_pages) {
+            return Some(memory);
+        }
+        let mut memory = match LinearMemory::with_cap(min_pages, declared_max, cap_pages) {
+            Ok(memory) => memory,
+            Err(e) => return Some(Err(e)),
+        };
+        // SAFETY: a fresh memory no guest code has run on.
+        if !unsafe { self.map_at(memory.base(), memory.size_bytes()) } {
+            return None;
+        }
+        self.keep_warm(&mut memory);
+        Some(Ok(memory))
     }
 }
 
@@ -114,6 +153,16 @@ impl MemoryImage {
         &self.bytes
     }
 
+    /// Off Linux nothing says which pages a memory touched, so no memory is
+    /// kept warm: `keep_warm` only marks the image as in place.
+    fn warm_memory(&self, _: u64, _: Option<u64>, _: Option<u64>) -> Option<Result<LinearMemory>> {
+        None
+    }
+
+    fn keep_warm(&self, memory: &mut LinearMemory) {
+        memory.hold_image(None);
+    }
+
     /// Copies the image to `base`, the start of a linear memory whose first
     /// `accessible` bytes are read-write.
     ///
@@ -152,7 +201,68 @@ impl MemoryImage {
         }
         // SAFETY: the memfd is private to this image and never written again.
         let view = unsafe { memmap2::Mmap::map(&file) }.ok()?;
-        Some(MemoryImage { file, len, view })
+        static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        let id = NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Some(MemoryImage { id, file, len, view })
+    }
+
+    /// A restored warm reservation of this image, if one is kept (the
+    /// caller has checked that the image fits in `min_pages`).
+    fn warm_memory(
+        &self,
+        min_pages: u64,
+        declared_max: Option<u64>,
+        cap_pages: Option<u64>,
+    ) -> Option<Result<LinearMemory>> {
+        while let Some(warm) = reservation::take_warm(self.id) {
+            // SAFETY: a warm reservation of this image, now ours alone.
+            if unsafe { self.restore(&warm, (min_pages * PAGE_SIZE) as usize) } {
+                // SAFETY: restored to a fresh memory's state just above.
+                return Some(unsafe { LinearMemory::from_warm(warm, min_pages, declared_max, cap_pages) });
+            }
+            // SAFETY: as above; it could not be restored, so it is reset.
+            unsafe { reservation::give_back(warm.base as *mut u8, warm.extent) };
+        }
+        None
+    }
+
+    /// Marks a fresh memory with this image mapped, to go back warm.
+    fn keep_warm(&self, memory: &mut LinearMemory) {
+        memory.hold_image(Some(self.id));
+    }
+
+    /// Brings a warm reservation back to what a fresh memory of `min_bytes`
+    /// with this image mapped holds: every page the last memory touched
+    /// (present or swapped, by the pagemap) gets the image's bytes or zeros
+    /// where they differ, and everything past `min_bytes` is made
+    /// inaccessible (its pages stay, zero, for when the memory grows). Pages
+    /// never touched still hold what they were mapped with. False when the
+    /// kernel does not say which pages were touched, or the OS refuses.
+    ///
+    /// # Safety
+    /// `warm` is a reservation of this image that nothing else uses.
+    unsafe fn restore(&self, warm: &reservation::Warm, min_bytes: usize) -> bool {
+        static ZEROS: [u8; HOST_PAGE] = [0; HOST_PAGE];
+        let base = warm.base as *mut u8;
+        if warm.accessible < min_bytes {
+            return false;
+        }
+        let Some(untouched) = memory_unix::untouched_pages(base, warm.accessible) else { return false };
+        for (page, untouched) in untouched.into_iter().enumerate() {
+            let at = page * HOST_PAGE;
+            if untouched {
+                continue;
+            }
+            let initial = if at < self.len { &self.view[at..at + HOST_PAGE] } else { &ZEROS[..] };
+            // SAFETY: a page of the accessible part of a reservation only we use.
+            let page = unsafe { std::slice::from_raw_parts_mut(base.add(at), HOST_PAGE) };
+            if page != initial {
+                page.copy_from_slice(initial);
+            }
+        }
+        let past = warm.accessible - min_bytes;
+        // SAFETY: inside the reservation, which only we use.
+        past == 0 || unsafe { memory_unix::decommit_keeping(base.add(min_bytes), past) }
     }
 
     /// The initial contents of the first `len` bytes of memory.
@@ -182,5 +292,12 @@ impl MemoryImage {
             )
         };
         mapped == base as *mut libc::c_void
+    }
+}
+
+#[cfg(target_os = "linux")]
+impl Drop for MemoryImage {
+    fn drop(&mut self) {
+        reservation::forget_image(self.id);
     }
 }

@@ -242,7 +242,13 @@ impl<T: 'static> Instance<T> {
         if memory.is_none()
             && let Some(decl) = info.memory
         {
-            memory = Some(Rc::new(LinearMemory::with_cap(decl.min_pages, decl.max_pages, linker.memory_cap_pages())?));
+            let cap = linker.memory_cap_pages();
+            let made = match &code.prepared().memory {
+                Some(image) => image.new_memory(decl.min_pages, decl.max_pages, cap),
+                None => None,
+            };
+            let made = made.unwrap_or_else(|| LinearMemory::with_cap(decl.min_pages, decl.max_pages, cap))?;
+            memory = Some(Rc::new(made));
         }
         if table.is_none()
             && let Some(decl) = info.table
@@ -428,12 +434,12 @@ impl<T: 'static> Instance<T> {
 
     fn init_memory(&mut self) -> Result<()> {
         let code = self.inner().code.clone();
-        if let (Some(image), Some(memory)) = (&code.prepared().memory, &self.inner().core.memory) {
-            // SAFETY: the image exists only for a memory this instance
-            // created (not imported), just now, with no guest code run yet.
-            if unsafe { image.map_at(memory.base(), memory.size_bytes()) } {
-                return Ok(());
-            }
+        // An image exists only for a memory this instance defines (not an
+        // imported one, which may hold another module's image).
+        if let (Some(_), Some(memory)) = (&code.prepared().memory, &self.inner().core.memory)
+            && memory.holds_image()
+        {
+            return Ok(());
         }
         for segment in &code.info().data {
             let Some(offset) = &segment.offset else { continue };

@@ -39,6 +39,14 @@ pub struct LinearMemory {
     /// The declared maximum itself; import matching needs to know whether
     /// there was one.
     declared_max: Option<u64>,
+    /// The memory image mapped at the base, whose next memory may take this
+    /// reservation warm when this one is dropped (`reservation`).
+    warm_for: Option<u64>,
+    /// `reservation::Warm::extent` of the reservation when it was taken warm
+    /// (0 otherwise).
+    warm_extent: usize,
+    /// Whether its module's memory image is in place (`MemoryImage::new_memory`).
+    holds_image: bool,
 }
 
 impl LinearMemory {
@@ -50,6 +58,66 @@ impl LinearMemory {
     /// embedder's per-instance budget): `memory.grow` past it returns -1, as
     /// it does at the declared maximum, and a minimum above it is an error.
     pub fn with_cap(min_pages: u64, declared_max: Option<u64>, cap_pages: Option<u64>) -> Result<LinearMemory> {
+        let max_pages = Self::limit(min_pages, declared_max, cap_pages)?;
+        let base = reservation::take()
+            .ok_or_else(|| Error::Os(format!("reserving linear memory: {}", std::io::Error::last_os_error())))?;
+        let def = Box::new(UnsafeCell::new(MemoryDef { base, size: 0 }));
+        let mut memory =
+            LinearMemory { def, max_pages, declared_max, warm_for: None, warm_extent: 0, holds_image: false };
+        if memory.grow(min_pages).is_none() {
+            return Err(Error::Os(format!("committing {min_pages} pages of linear memory")));
+        }
+        Ok(memory)
+    }
+
+    /// A memory over a warm reservation whose first `min_pages` pages the
+    /// caller has made accessible and restored to the image's initial bytes,
+    /// with everything past them inaccessible.
+    ///
+    /// # Safety
+    /// `warm` came from `reservation::take_warm` and is in that state.
+    #[cfg(target_os = "linux")]
+    pub(crate) unsafe fn from_warm(
+        warm: reservation::Warm,
+        min_pages: u64,
+        declared_max: Option<u64>,
+        cap_pages: Option<u64>,
+    ) -> Result<LinearMemory> {
+        let base = warm.base as *mut u8;
+        let max_pages = match Self::limit(min_pages, declared_max, cap_pages) {
+            Ok(max) => max,
+            Err(e) => {
+                // SAFETY: the caller's promise; nothing else has the reservation.
+                unsafe { reservation::give_back(base, warm.extent) };
+                return Err(e);
+            }
+        };
+        let def = Box::new(UnsafeCell::new(MemoryDef { base, size: min_pages * PAGE_SIZE }));
+        Ok(LinearMemory {
+            def,
+            max_pages,
+            declared_max,
+            warm_for: Some(warm.image),
+            warm_extent: warm.extent,
+            holds_image: true,
+        })
+    }
+
+    /// Marks the memory as holding its module's memory image; with
+    /// `warm_for`, its reservation goes back warm for that image.
+    pub(crate) fn hold_image(&mut self, warm_for: Option<u64>) {
+        self.holds_image = true;
+        self.warm_for = warm_for;
+    }
+
+    /// Whether `MemoryImage::new_memory` put its module's image in place.
+    pub(crate) fn holds_image(&self) -> bool {
+        self.holds_image
+    }
+
+    /// The growth limit for a memory of `min_pages` declared with
+    /// `declared_max` under the embedder's `cap_pages`.
+    fn limit(min_pages: u64, declared_max: Option<u64>, cap_pages: Option<u64>) -> Result<u64> {
         let max_pages = declared_max.unwrap_or(MAX_PAGES).min(MAX_PAGES);
         if min_pages > max_pages {
             return Err(Error::Link(format!("memory minimum {min_pages} pages exceeds the maximum {max_pages}")));
@@ -65,14 +133,7 @@ impl LinearMemory {
             Some(cap) => max_pages.min(cap),
             None => max_pages,
         };
-        let base = reservation::take()
-            .ok_or_else(|| Error::Os(format!("reserving linear memory: {}", std::io::Error::last_os_error())))?;
-        let def = Box::new(UnsafeCell::new(MemoryDef { base, size: 0 }));
-        let mut memory = LinearMemory { def, max_pages, declared_max };
-        if memory.grow(min_pages).is_none() {
-            return Err(Error::Os(format!("committing {min_pages} pages of linear memory")));
-        }
-        Ok(memory)
+        Ok(max_pages)
     }
 
     /// The bounds' address, for the vmctx (compiled code reads the size there).
@@ -148,19 +209,7 @@ impl LinearMemory {
     /// still hold its initial bytes, and the caller compares those.
     #[cfg(target_os = "linux")]
     pub fn untouched_pages(&self) -> Option<Vec<bool>> {
-        const HOST_PAGE: usize = 4096;
-        const PRESENT: u64 = 1 << 63;
-        const SWAPPED: u64 = 1 << 62;
-        let pages = self.size_bytes() as usize / HOST_PAGE;
-        let file = std::fs::File::open("/proc/self/pagemap").ok()?;
-        let mut entries = vec![0u8; pages * 8];
-        let offset = (self.base() as usize / HOST_PAGE * 8) as u64;
-        std::os::unix::fs::FileExt::read_exact_at(&file, &mut entries, offset).ok()?;
-        let untouched = entries
-            .chunks_exact(8)
-            .map(|entry| u64::from_le_bytes(entry.try_into().expect("chunks of 8")) & (PRESENT | SWAPPED) == 0)
-            .collect();
-        Some(untouched)
+        crate::runtime::memory_unix::untouched_pages(self.base(), self.size_bytes() as usize)
     }
 
     /// Off Linux no kernel interface says which pages were touched: None,
@@ -184,18 +233,26 @@ impl LinearMemory {
 
 impl Drop for LinearMemory {
     fn drop(&mut self) {
-        // SAFETY: the reservation `new` took; no slice of it outlives `self`
-        // (they borrow it), and no other memory has its base.
-        unsafe { reservation::give_back(self.base(), self.size_bytes() as usize) };
+        let (base, accessible) = (self.base(), self.size_bytes() as usize);
+        let extent = accessible.max(self.warm_extent);
+        match self.warm_for {
+            Some(image) => {
+                let warm = reservation::Warm { image, base: base as usize, accessible, extent };
+                // SAFETY: the reservation this memory took; no slice of it
+                // outlives `self` (they borrow it), and no other memory has its base.
+                unsafe { reservation::give_back_warm(warm) }
+            }
+            // SAFETY: as above.
+            None => unsafe { reservation::give_back(base, extent) },
+        }
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;
 
     #[test]
-    #[cfg(target_os = "linux")]
     fn untouched_pages_are_the_ones_never_read_or_written() {
         let memory = LinearMemory::new(2, None).unwrap();
         // SAFETY: no other reference to the bytes is live.

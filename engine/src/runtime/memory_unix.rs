@@ -49,3 +49,33 @@ unsafe fn map_inaccessible(at: *mut libc::c_void, len: usize, flags: libc::c_int
     // SAFETY: the caller's promise for MAP_FIXED; otherwise the kernel picks a free range.
     unsafe { libc::mmap(at, len, libc::PROT_NONE, flags, -1, 0) }
 }
+
+/// Per 4 KiB host page of `[base, base + len)`, whether it was never touched
+/// since it was mapped: neither present nor swapped out, as
+/// `/proc/self/pagemap` tells. None when the kernel does not say.
+#[cfg(target_os = "linux")]
+pub(crate) fn untouched_pages(base: *const u8, len: usize) -> Option<Vec<bool>> {
+    const HOST_PAGE: usize = 4096;
+    const PRESENT: u64 = 1 << 63;
+    const SWAPPED: u64 = 1 << 62;
+    let file = std::fs::File::open("/proc/self/pagemap").ok()?;
+    let mut entries = vec![0u8; len / HOST_PAGE * 8];
+    let offset = (base as usize / HOST_PAGE * 8) as u64;
+    std::os::unix::fs::FileExt::read_exact_at(&file, &mut entries, offset).ok()?;
+    let untouched = entries
+        .chunks_exact(8)
+        .map(|entry| u64::from_le_bytes(entry.try_into().expect("chunks of 8")) & (PRESENT | SWAPPED) == 0)
+        .collect();
+    Some(untouched)
+}
+
+/// Make `[start, start + len)` inaccessible again, keeping its pages and
+/// their contents; false if the OS refuses.
+///
+/// # Safety
+/// The range must lie inside a reservation made by `reserve`, unused by anyone.
+#[cfg(target_os = "linux")]
+pub(crate) unsafe fn decommit_keeping(start: *mut u8, len: usize) -> bool {
+    // SAFETY: inside our own reservation (the caller's promise).
+    unsafe { libc::mprotect(start.cast(), len, libc::PROT_NONE) == 0 }
+}
