@@ -100,3 +100,15 @@ fn a_memory_cap_below_the_minimum_is_an_error_for_a_warm_reservation_too() {
     let fine = Instance::new(code, &Linker::<()>::new(), ()).unwrap();
     assert_eq!(fine.memory().unwrap().bytes(), &initial_bytes()[..]);
 }
+
+#[test]
+#[cfg(target_os = "linux")]
+fn an_image_page_only_read_counts_as_untouched_and_a_written_one_does_not() {
+    let code = common::load_wat(MODULE, TrapMode::Signals);
+    let mut instance = Instance::new(code, &Linker::<()>::new(), ()).unwrap();
+    assert_eq!(peek(&mut instance, 3), Run::Returned(vec![Val::I32(b'h' as i32)]));
+    call(&mut instance, "poke", &[Val::I32(70001), Val::I32(0)]);
+    let untouched = instance.memory().unwrap().untouched_pages().expect("Linux has a pagemap");
+    assert!(untouched[0], "read through the image's own page: still the image");
+    assert!(!untouched[70001 / 4096], "written: a private copy");
+}

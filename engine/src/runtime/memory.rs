@@ -200,10 +200,11 @@ impl LinearMemory {
     }
 
     /// Per 4 KiB host page of the accessible bytes, whether it was never
-    /// touched since it was mapped: neither present nor swapped out, as
-    /// `/proc/self/pagemap` tells, so it still holds what it was mapped
-    /// with (zeros, or the module's memory image) and need not be read.
-    /// Reading it would fault it in, one kernel entry per page. `None` when
+    /// written since it was mapped: not present, or present as the memory
+    /// image's own file page, and not swapped out, as `/proc/self/pagemap`
+    /// tells; so it still holds what it was mapped with (zeros, or the
+    /// module's memory image) and need not be read. Reading a page that is
+    /// not present would fault it in, one kernel entry per page. `None` when
     /// the kernel does not say: every page must then be read. Only ever a
     /// shortcut, never a different answer: a page that is present may
     /// still hold its initial bytes, and the caller compares those.

@@ -50,21 +50,27 @@ unsafe fn map_inaccessible(at: *mut libc::c_void, len: usize, flags: libc::c_int
     unsafe { libc::mmap(at, len, libc::PROT_NONE, flags, -1, 0) }
 }
 
-/// Per 4 KiB host page of `[base, base + len)`, whether it was never touched
-/// since it was mapped: neither present nor swapped out, as
-/// `/proc/self/pagemap` tells. None when the kernel does not say.
+/// Per 4 KiB host page of `[base, base + len)`, whether it still holds what
+/// it was mapped with, as `/proc/self/pagemap` tells: never written since
+/// it was mapped (not present, or present as the mapped file's own page,
+/// which a private mapping replaces with an anonymous copy on the first
+/// write) and not swapped out. None when the kernel does not say.
 #[cfg(target_os = "linux")]
 pub(crate) fn untouched_pages(base: *const u8, len: usize) -> Option<Vec<bool>> {
     const HOST_PAGE: usize = 4096;
     const PRESENT: u64 = 1 << 63;
     const SWAPPED: u64 = 1 << 62;
+    const FILE: u64 = 1 << 61;
     let file = std::fs::File::open("/proc/self/pagemap").ok()?;
     let mut entries = vec![0u8; len / HOST_PAGE * 8];
     let offset = (base as usize / HOST_PAGE * 8) as u64;
     std::os::unix::fs::FileExt::read_exact_at(&file, &mut entries, offset).ok()?;
     let untouched = entries
         .chunks_exact(8)
-        .map(|entry| u64::from_le_bytes(entry.try_into().expect("chunks of 8")) & (PRESENT | SWAPPED) == 0)
+        .map(|entry| {
+            let entry = u64::from_le_bytes(entry.try_into().expect("chunks of 8"));
+            entry & SWAPPED == 0 && (entry & PRESENT == 0 || entry & FILE != 0)
+        })
         .collect();
     Some(untouched)
 }
