@@ -54,13 +54,20 @@ unsafe fn map_inaccessible(at: *mut libc::c_void, len: usize, flags: libc::c_int
 /// it was mapped with, as `/proc/self/pagemap` tells: never written since
 /// it was mapped (not present, or present as the mapped file's own page,
 /// which a private mapping replaces with an anonymous copy on the first
-/// write) and not swapped out. None when the kernel does not say.
+/// write) and not swapped out. None when the kernel does not say, or its
+/// pages are not 4 KiB.
 #[cfg(target_os = "linux")]
 pub(crate) fn untouched_pages(base: *const u8, len: usize) -> Option<Vec<bool>> {
     const HOST_PAGE: usize = 4096;
     const PRESENT: u64 = 1 << 63;
     const SWAPPED: u64 = 1 << 62;
     const FILE: u64 = 1 << 61;
+    // The pagemap has one entry per kernel page; kernels with 16 or 64 KiB
+    // pages (some arm64 ones) would be misread as 4 KiB ones.
+    // SAFETY: plain query.
+    if unsafe { libc::sysconf(libc::_SC_PAGESIZE) } != HOST_PAGE as libc::c_long {
+        return None;
+    }
     let file = std::fs::File::open("/proc/self/pagemap").ok()?;
     let mut entries = vec![0u8; len / HOST_PAGE * 8];
     let offset = (base as usize / HOST_PAGE * 8) as u64;
