@@ -37,6 +37,11 @@ pub(crate) struct Frame {
     pub height: usize,
     /// Whether anything branches to (or falls into) `dest`.
     pub dest_reachable: bool,
+    /// A loop that begins with a resume dispatch (`dispatch`).
+    pub dispatch: Option<super::dispatch::Dispatch>,
+    /// Its blocks may gain predecessors after its `end` (a dispatch target):
+    /// sealed with the rest at the function's end instead.
+    pub keep_unsealed: bool,
 }
 
 impl Frame {
@@ -75,6 +80,8 @@ impl Translator<'_, '_> {
             num_results: results.len(),
             height: 0,
             dest_reachable: false,
+            dispatch: None,
+            keep_unsealed: false,
         });
     }
 
@@ -110,6 +117,8 @@ impl Translator<'_, '_> {
                     num_results: results.len(),
                     height: self.stack.len() - params.len(),
                     dest_reachable: false,
+                    dispatch: None,
+                    keep_unsealed: false,
                 });
             }
             Operator::Loop { blockty } => {
@@ -130,6 +139,8 @@ impl Translator<'_, '_> {
                     num_results: results.len(),
                     height,
                     dest_reachable: false,
+                    dispatch: None,
+                    keep_unsealed: false,
                 });
             }
             Operator::If { blockty } => {
@@ -153,19 +164,28 @@ impl Translator<'_, '_> {
                     num_results: results.len(),
                     height,
                     dest_reachable: false,
+                    dispatch: None,
+                    keep_unsealed: false,
                 });
             }
             Operator::Else => self.translate_else(),
             Operator::End => self.translate_end(),
             Operator::Br { relative_depth } => {
-                let (block, arity) = self.branch_target(relative_depth);
-                let args = Self::args(&self.stack[self.stack.len() - arity..]);
-                self.b.ins().jump(block, &args);
+                if let Some(block) = self.threaded_target(relative_depth) {
+                    self.b.ins().jump(block, &[]);
+                } else {
+                    let (block, arity) = self.branch_target(relative_depth);
+                    let args = Self::args(&self.stack[self.stack.len() - arity..]);
+                    self.b.ins().jump(block, &args);
+                }
                 self.reachable = false;
             }
             Operator::BrIf { relative_depth } => {
                 let cond = self.pop();
-                let (block, arity) = self.branch_target(relative_depth);
+                let (block, arity) = match self.threaded_target(relative_depth) {
+                    Some(block) => (block, 0),
+                    None => self.branch_target(relative_depth),
+                };
                 let args = Self::args(&self.stack[self.stack.len() - arity..]);
                 let next = self.b.create_block();
                 self.b.ins().brif(cond, block, &args, next, &[]);
@@ -174,12 +194,24 @@ impl Translator<'_, '_> {
             }
             Operator::BrTable { ref targets } => {
                 let index = self.pop();
+                // Index 0 first, by a conditional branch: every Go function
+                // dispatches on its resume point at entry, and every plain
+                // call passes 0 (docs/resume-dispatch.md).
+                if let Some(first) = targets.targets().next() {
+                    let (block, arity) = self.branch_target(first.expect("validated br_table"));
+                    let args = Self::args(&self.stack[self.stack.len() - arity..]);
+                    let rest = self.b.create_block();
+                    self.b.ins().brif(index, rest, &[], block, &args);
+                    self.b.seal_block(rest);
+                    self.b.switch_to_block(rest);
+                }
                 let mut calls = Vec::new();
                 for depth in targets.targets() {
                     let depth = depth.expect("validated br_table");
                     calls.push(self.block_call(depth));
                 }
                 let default = self.block_call(targets.default());
+                self.note_dispatch(targets);
                 let table = self.b.create_jump_table(JumpTableData::new(default, &calls));
                 self.b.ins().br_table(index, table);
                 self.reachable = false;
@@ -252,12 +284,14 @@ impl Translator<'_, '_> {
             self.b.ins().jump(frame.dest, &params);
             dest_reachable = true;
         }
-        if frame.kind == FrameKind::Loop {
+        if frame.kind == FrameKind::Loop && !frame.keep_unsealed {
             self.b.seal_block(frame.br_dest);
         }
         self.stack.truncate(frame.height);
         self.b.switch_to_block(frame.dest);
-        self.b.seal_block(frame.dest);
+        if !frame.keep_unsealed {
+            self.b.seal_block(frame.dest);
+        }
         let results = self.b.block_params(frame.dest).to_vec();
         if frame.kind == FrameKind::Function {
             if dest_reachable {

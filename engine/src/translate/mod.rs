@@ -10,6 +10,7 @@
 
 mod calls;
 mod control;
+mod dispatch;
 mod memory;
 mod numeric;
 pub mod stubs;
@@ -80,6 +81,8 @@ pub(crate) struct Translator<'a, 'f> {
     pub(crate) trap_blocks: Vec<(u8, ir::Block)>,
     /// Wasm byte offset of the operator being translated.
     pub(crate) offset: usize,
+    /// How far the operators just translated match Go's resume dispatch.
+    pub(crate) watch: Option<dispatch::Watch>,
 }
 
 /// Translate defined function `func_index` (its body is `body`) into `func`.
@@ -144,6 +147,7 @@ pub fn translate_function(
         unreachable_depth: 0,
         trap_blocks: Vec::new(),
         offset: body.range().start as usize,
+        watch: None,
     };
     t.stack_check();
     t.push_function_frame(&ty.results);
@@ -213,15 +217,15 @@ impl Translator<'_, '_> {
 
     fn translate(&mut self, op: Operator<'_>) {
         if !self.reachable {
+            self.watch = None;
             self.translate_unreachable(op);
             return;
         }
-        if self.translate_control(&op) || self.translate_memory(&op) || self.translate_call(&op) {
-            return;
-        }
-        if !self.translate_numeric(&op) {
+        let handled = self.translate_control(&op) || self.translate_memory(&op) || self.translate_call(&op);
+        if !handled && !self.translate_numeric(&op) {
             // Every LIME1 operator is handled above; validation rejected the rest.
             unreachable!("operator {op:?} passed LIME1 validation but has no translation");
         }
+        self.watch = self.watch_after(&op, self.watch);
     }
 }
