@@ -184,23 +184,21 @@ fn issue_19_exec_dir_root_hides_proc_and_sys_and_reads_sparse_files_by_range() {
 }
 
 /// A module declaring 3·10^8 table entries (7.2 GB of entries, allocated
-/// in full at instantiation before) or a 4 GiB minimum memory (above the
-/// 2 GiB default cap) is a clear error from `exec`, not an abort.
+/// in full at instantiation before) is a clear error from `exec`, not an
+/// abort. A 4 GiB minimum memory, all wasm32 allows, runs: `exec` gives a
+/// program the whole address space as other runtimes do (a world's nodes
+/// keep the 2 GiB default), and reserving it commits nothing.
 #[test]
-fn issue_19_exec_of_a_huge_table_or_memory_is_a_clear_error() {
-    for (name, wat, expected) in [
-        ("table", "(module (table 300000000 funcref) (func (export \"_start\")))", "a table of 300000000 entries"),
-        (
-            "memory",
-            "(module (memory (export \"memory\") 65536) (func (export \"_start\")))",
-            "exceeds the memory cap of 2147483648 bytes",
-        ),
+fn issue_19_exec_of_a_huge_table_is_a_clear_error_and_a_4_gib_memory_runs() {
+    for (name, wat, expected_code, expected) in [
+        ("table", "(module (table 300000000 funcref) (func (export \"_start\")))", 2, "a table of 300000000 entries"),
+        ("memory", "(module (memory (export \"memory\") 65536) (func (export \"_start\")))", 0, ""),
     ] {
         let file = tmp(&format!("huge-{name}.wasm"));
         std::fs::write(&file, wat::parse_str(wat).unwrap()).unwrap();
         let (code, out, rss_mib, elapsed, _) = measured(&["exec", file.to_str().unwrap()], &format!("huge-{name}"));
         eprintln!("huge {name}: peak RSS {rss_mib} MiB, {elapsed:?}");
-        assert_eq!(code, 2, "{name}: {out}");
+        assert_eq!(code, expected_code, "{name}: {out}");
         assert!(out.contains(expected), "{name}: {out}");
         assert!(rss_mib < 512 && elapsed < Duration::from_secs(10), "{name}: {rss_mib} MiB, {elapsed:?}");
     }

@@ -55,8 +55,13 @@ fn bind(
 /// otherwise grow to wasm32's 4 GiB each).
 pub const DEFAULT_MEMORY_BYTES: u64 = 2 << 30;
 
+/// `seedfall exec`'s cap: all of wasm32's 4 GiB, as other wasm runtimes give a
+/// single program (a package's own tests may need it: image/png's allocate
+/// 512 MB with 1.9 GB in use). A world's nodes keep `DEFAULT_MEMORY_BYTES`.
+pub const EXEC_MEMORY_BYTES: u64 = 4 << 30;
+
 /// A linker with every WASI preview1 function bound to `Node` state, capping
-/// each instance's memory at `DEFAULT_MEMORY_BYTES` (callers may lower it).
+/// each instance's memory at `DEFAULT_MEMORY_BYTES` (callers may set another cap).
 pub fn linker() -> Linker<Node> {
     let mut linker = Linker::new();
     linker.set_memory_cap_bytes(DEFAULT_MEMORY_BYTES);
