@@ -12,6 +12,8 @@ Runners, each a fresh process per measurement:
   seedfall  `seedfall exec --cache-dir DIR/seedfall-cache/P --timings P.wasm` (default
             preemption: call counters at every function entry, strategy none); wall
             time of the process, which includes loading the cached code.
+  sf-no-intr same with `--no-intrinsics`: Go functions compiled from their wasm bodies only,
+            without native intrinsics (docs/intrinsics.md).
   sf-loops  same with `--preempt none,loops=true` (call and loop counters).
   sf-none   same with `--no-preempt` (no instrumentation at all).
   sf-pin-sp same as seedfall with `--pinned-global first`: Go's stack pointer in Cranelift's
@@ -55,7 +57,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 NCPU = os.cpu_count() or 1
-RUNNERS = ["native", "seedfall", "sf-loops", "sf-none", "sf-pin-sp", "sf-pin-ctr", "wasmtime", "wazero"]
+RUNNERS = ["native", "seedfall", "sf-no-intr", "sf-loops", "sf-none", "sf-pin-sp", "sf-pin-ctr", "wasmtime", "wazero"]
 GUEST_ENV = {"GOGC": "100", "GODEBUG": "gctrace=1"}
 GC_LINE = re.compile(r"^gc \d+ @", re.M)
 
@@ -147,6 +149,7 @@ def main(argv):
         return {
             "native": ([os.path.join(d, p + ".native")], native_env),
             "seedfall": (sfx + [wasm], None),
+            "sf-no-intr": (sfx + ["--no-intrinsics", wasm], None),
             "sf-loops": (sfx + ["--preempt", "none,loops=true", wasm], None),
             "sf-none": (sfx + ["--no-preempt", wasm], None),
             "sf-pin-sp": (sfx + ["--pinned-global", "first", wasm], None),
@@ -215,11 +218,11 @@ def main(argv):
 
     def table(i, title):
         print(f"\n{title}\n")
-        print("| program | native | seedfall (calls) | sf loops | sf uninstr. | sf SP pinned | sf counter pinned | wasmtime "
-              "| wazero | sf/wasmtime | sf/wazero | sf/native | uninstr./wasmtime | calls overhead | loops overhead "
+        print("| program | native | seedfall (calls) | sf no intrinsics | sf loops | sf uninstr. | sf SP pinned | sf counter pinned | wasmtime "
+              "| wazero | sf/wasmtime | no-intrinsics/wasmtime | sf/wazero | sf/native | uninstr./wasmtime | calls overhead | loops overhead "
               "| SP pinned | counter pinned |")
-        print("|---|" + "---:|" * 16)
-        ratios = {k: [] for k in ("w", "z", "n", "u", "c", "l", "p", "s")}
+        print("|---|" + "---:|" * 18)
+        ratios = {k: [] for k in ("w", "i", "z", "n", "u", "c", "l", "p", "s")}
         for p in programs:
             m = {r: med(p, r, i) for r in RUNNERS}
             def ratio(a, b, key, minus=0.0, pct=False):
@@ -230,14 +233,15 @@ def main(argv):
                     ratios[key].append(x)
                 return f"{100 * (x - 1):+.1f}%" if pct else f"{x:.2f}"
             cells = [spread(p, r, i) for r in RUNNERS]
-            cells += [ratio("seedfall", "wasmtime", "w"), ratio("seedfall", "wazero", "z"),
+            cells += [ratio("seedfall", "wasmtime", "w"), ratio("sf-no-intr", "wasmtime", "i"),
+                      ratio("seedfall", "wazero", "z"),
                       ratio("seedfall", "native", "n"), ratio("sf-none", "wasmtime", "u"),
                       ratio("seedfall", "sf-none", "c", pct=True), ratio("sf-loops", "sf-none", "l", pct=True),
                       ratio("sf-pin-sp", "seedfall", "s", pct=True), ratio("sf-pin-ctr", "seedfall", "p", pct=True)]
             name = f"{p} (start-up only, not in geomean)" if p == "hello" else p
             print(f"| {name} | " + " | ".join(cells) + " |")
         g = {k: math.exp(sum(map(math.log, v)) / len(v)) if v else float("nan") for k, v in ratios.items()}
-        print(f"| **geomean** | | | | | | | | | **{g['w']:.2f}** | **{g['z']:.2f}** | **{g['n']:.2f}** "
+        print(f"| **geomean** | | | | | | | | | | **{g['w']:.2f}** | **{g['i']:.2f}** | **{g['z']:.2f}** | **{g['n']:.2f}** "
               f"| **{g['u']:.2f}** | **{100 * (g['c'] - 1):+.1f}%** | **{100 * (g['l'] - 1):+.1f}%** "
               f"| **{100 * (g['s'] - 1):+.1f}%** | **{100 * (g['p'] - 1):+.1f}%** |")
 

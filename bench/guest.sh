@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Guest CPU: the stdlib-only Go programs in bench/guest under native Go
-# (GOMAXPROCS=1), seedfall exec (call counters, loop counters, uninstrumented,
+# (GOMAXPROCS=1), seedfall exec (call counters, without intrinsics, loop counters, uninstrumented,
 # SP or nothing in the pinned register instead of the counter),
 # wasmtime (Python binding) and wazero (v1.12.0 CLI), interleaved, medians,
 # ratios, geomeans. A benchmark, not a test. See bench/README.md.
@@ -79,7 +79,7 @@ fi
 echo "== precompiling for wasmtime, warming the seedfall and wazero caches" >&2
 for p in "${PROGRAMS[@]}"; do
     "$PY" "$ROOT/bench/wasmtime_run.py" precompile "$OUT/$p.wasm" "$OUT/$p.cwasm"
-    for flags in "" "--preempt none,loops=true" "--no-preempt" "--pinned-global first" "--pinned-global last"; do
+    for flags in "" "--no-intrinsics" "--preempt none,loops=true" "--no-preempt" "--pinned-global first" "--pinned-global last"; do
         # shellcheck disable=SC2086
         "$SEEDFALL" exec --cache-dir "$OUT/seedfall-cache/$p" $flags "$OUT/$p.wasm" >/dev/null
     done

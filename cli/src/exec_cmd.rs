@@ -56,6 +56,11 @@ pub struct ExecArgs {
     /// with --timings, say how many functions ran. For measuring its cost; not for tests.
     #[arg(long, hide_short_help = true)]
     function_bitmap: bool,
+    /// Compile without the native intrinsics of known Go functions (docs/intrinsics.md): the
+    /// guest computes the same, more slowly. For measuring what they save and for their
+    /// differential tests; not for tests of a program.
+    #[arg(long, hide_short_help = true)]
+    no_intrinsics: bool,
     /// CPU time (of its thread) a guest may run without any host call (or, while it ignores preemption
     /// requests, without honouring one) before it is stopped as a busy loop; at least 100ms.
     #[arg(long, default_value = "10s", value_name = "DURATION")]
@@ -145,8 +150,12 @@ pub fn run(args: ExecArgs) -> ExitCode {
         "last" => PinnedGlobal::Last,
         _ => PinnedGlobal::None,
     };
-    let compile_config =
-        CompileConfig { pinned_global, function_bitmap: args.function_bitmap, ..CompileConfig::default() };
+    let compile_config = CompileConfig {
+        pinned_global,
+        function_bitmap: args.function_bitmap,
+        intrinsics: !args.no_intrinsics,
+        ..CompileConfig::default()
+    };
     let guest = match compiled::load(&cache, &args.file, instrumentation, &compile_config, args.timings) {
         Ok((guest, key)) => {
             compiled::record_set(&cache, &[key]);

@@ -27,6 +27,7 @@ compile_error!(
 pub mod artifact;
 pub mod compile;
 pub mod error;
+pub mod intrinsics;
 pub mod module;
 pub mod runtime;
 pub mod translate;

@@ -116,6 +116,9 @@ pub struct CompileConfig {
     /// "ran" bitmap on entry (`Instance::functions_ran`,
     /// docs/function-bitmap.md). Off: the code is exactly as without it.
     pub function_bitmap: bool,
+    /// Functions whose body matches a known Go function get its native
+    /// intrinsic (docs/intrinsics.md). Off: the code is exactly as without.
+    pub intrinsics: bool,
 }
 
 impl Default for CompileConfig {
@@ -126,6 +129,7 @@ impl Default for CompileConfig {
             verify: false,
             pinned_global: PinnedGlobal::None,
             function_bitmap: false,
+            intrinsics: true,
         }
     }
 }
@@ -180,6 +184,7 @@ impl CompileConfig {
         material.extend(self.settings().into_iter().map(|(name, value)| (name, value.to_string())));
         material.push(("pinned_global", self.pinned_global.name().to_string()));
         material.push(("function_bitmap", if self.function_bitmap { "on" } else { "off" }.to_string()));
+        material.push(("intrinsics", if self.intrinsics { "on" } else { "off" }.to_string()));
         // Last: the translator's output changes with its source far more often
         // than anyone bumps the format version (see build.rs).
         material.push(("engine_source", crate::ENGINE_SOURCE_HASH.to_string()));

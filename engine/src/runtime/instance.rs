@@ -299,6 +299,7 @@ impl<T: 'static> Instance<T> {
             memory_fill: libcalls::memory_fill,
             host_call: libcalls::host_call,
             instance: core_ptr,
+            intrinsic: libcalls::intrinsic,
         };
         let mut instance = Instance { shared, call: None };
         // SAFETY: the storage starts with room for a VmCtxHeader (HEADER_SIZE

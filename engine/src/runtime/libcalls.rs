@@ -8,6 +8,7 @@
 //! own `vmctx`, which points at a live instance (`VmCtxHeader::instance` is
 //! its `InstanceCore`), on the fiber running that code.
 
+use crate::intrinsics::{SHA256_BLOCKS, sha256};
 use crate::runtime::code::Code;
 use crate::runtime::fiber::{self, FiberYield};
 use crate::runtime::instance::InstanceCore;
@@ -100,6 +101,27 @@ pub(crate) unsafe extern "C" fn memory_fill(vmctx: *mut VmCtx, dst: u32, byte: u
     // SAFETY: the range was checked against the accessible size.
     unsafe { std::ptr::write_bytes(memory.base().add(dst as usize), byte as u8, len as usize) };
     0
+}
+
+/// An intrinsic's native part (`crate::intrinsics`): 1 when it did its
+/// work, 0 when it did nothing (the wasm body then does all of it).
+///
+/// # Safety
+/// The libcall contract (module doc), from code the translator emitted for
+/// `kind`, which passes a buffer of that kind's argument count.
+pub(crate) unsafe extern "C" fn intrinsic(vmctx: *mut VmCtx, kind: u32, args: *mut u64) -> u32 {
+    // SAFETY: the libcall contract.
+    let core = unsafe { core(vmctx) };
+    let Some(memory) = core.memory.as_ref() else { return 0 };
+    let bytes = memory.bytes();
+    match kind {
+        SHA256_BLOCKS => {
+            // SAFETY: the caller passes `sha256::ARGS` slots for this kind.
+            let args = unsafe { &mut *(args as *mut [u64; sha256::ARGS]) };
+            sha256::blocks(bytes, args) as u32
+        }
+        _ => 0,
+    }
 }
 
 /// Call host function `import_index`; `values` holds its arguments and

@@ -49,6 +49,8 @@ pub struct VmCtxHeader {
     /// The instance's `runtime::instance::InstanceCore` (first field of its
     /// `InstanceInner`), which the libcalls reach through this pointer.
     pub instance: *mut u8,
+    /// `(vmctx, intrinsics::Kind, args) -> 1 done / 0 not done` (docs/intrinsics.md).
+    pub intrinsic: unsafe extern "C" fn(*mut VmCtx, u32, *mut u64) -> u32,
 }
 
 /// Opaque: compiled code only ever sees a pointer to it.
@@ -68,7 +70,8 @@ pub const LIBCALL_MEMORY_COPY: i32 = 56;
 pub const LIBCALL_MEMORY_FILL: i32 = 64;
 pub const LIBCALL_HOST_CALL: i32 = 72;
 pub const INSTANCE: i32 = 80;
-pub const HEADER_SIZE: usize = 88;
+pub const LIBCALL_INTRINSIC: i32 = 88;
+pub const HEADER_SIZE: usize = 96;
 
 /// `MemoryDef::size`.
 pub const MEMORY_DEF_SIZE: i32 = 8;
@@ -108,6 +111,7 @@ mod tests {
         assert_eq!(offset_of!(VmCtxHeader, memory_fill), LIBCALL_MEMORY_FILL as usize);
         assert_eq!(offset_of!(VmCtxHeader, host_call), LIBCALL_HOST_CALL as usize);
         assert_eq!(offset_of!(VmCtxHeader, instance), INSTANCE as usize);
+        assert_eq!(offset_of!(VmCtxHeader, intrinsic), LIBCALL_INTRINSIC as usize);
         assert_eq!(size_of::<VmCtxHeader>(), HEADER_SIZE);
         assert_eq!(offset_of!(MemoryDef, size), MEMORY_DEF_SIZE as usize);
         assert_eq!(offset_of!(VmCtx, header), 0);

@@ -11,6 +11,7 @@
 mod calls;
 mod control;
 mod dispatch;
+mod intrinsic;
 mod memory;
 mod numeric;
 pub mod stubs;
@@ -152,12 +153,18 @@ pub fn translate_function(
     t.stack_check();
     t.push_function_frame(&ty.results);
 
+    let intrinsic = if config.intrinsics { crate::intrinsics::select(info, func_index, body) } else { None };
     let mut ops = body.get_operators_reader()?;
+    let mut index = 0;
     while !ops.eof() {
         let (op, offset) = ops.read_with_offset()?;
         t.offset = offset as usize;
         t.b.set_srcloc(ir::SourceLoc::new(offset as u32));
+        if let Some(known) = intrinsic.filter(|k| k.at_operator == index && t.reachable) {
+            t.emit_intrinsic(known.kind);
+        }
         t.translate(op);
+        index += 1;
     }
     t.fill_trap_blocks();
     t.b.seal_all_blocks();
