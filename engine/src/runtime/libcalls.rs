@@ -8,7 +8,7 @@
 //! own `vmctx`, which points at a live instance (`VmCtxHeader::instance` is
 //! its `InstanceCore`), on the fiber running that code.
 
-use crate::intrinsics::{SHA256_BLOCKS, sha256};
+use crate::intrinsics::{BIG_ADD_MUL_VVWW, BIG_ADD_VV, BIG_MUL_ADD_VWW, BIG_SUB_VV, SHA256_BLOCKS, big, sha256};
 use crate::runtime::code::Code;
 use crate::runtime::fiber::{self, FiberYield};
 use crate::runtime::instance::InstanceCore;
@@ -113,15 +113,24 @@ pub(crate) unsafe extern "C" fn intrinsic(vmctx: *mut VmCtx, kind: u32, args: *m
     // SAFETY: the libcall contract.
     let core = unsafe { core(vmctx) };
     let Some(memory) = core.memory.as_ref() else { return 0 };
-    let bytes = memory.bytes();
-    match kind {
+    // SAFETY: the guest is this thread, stopped in this call; nothing else
+    // refers to its memory's bytes until it returns.
+    let bytes = unsafe { memory.bytes_mut() };
+    let whole_call: fn(&mut [u8], usize) -> bool = match kind {
         SHA256_BLOCKS => {
             // SAFETY: the caller passes `sha256::ARGS` slots for this kind.
             let args = unsafe { &mut *(args as *mut [u64; sha256::ARGS]) };
-            sha256::blocks(bytes, args) as u32
+            return sha256::blocks(bytes, args) as u32;
         }
-        _ => 0,
-    }
+        BIG_ADD_VV => big::add_vv,
+        BIG_SUB_VV => big::sub_vv,
+        BIG_MUL_ADD_VWW => big::mul_add_vww,
+        BIG_ADD_MUL_VVWW => big::add_mul_vvww,
+        _ => return 0,
+    };
+    // SAFETY: the caller passes one slot, SP, for a whole call.
+    let sp = unsafe { *args } as u32 as usize;
+    whole_call(bytes, sp) as u32
 }
 
 /// Call host function `import_index`; `values` holds its arguments and

@@ -8,12 +8,41 @@ use crate::intrinsics::{Kind, Sha256Locals, sha256};
 use crate::runtime::vmctx;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{InstBuilder, StackSlotData, StackSlotKind, types};
+use wasmparser::Operator;
 
 impl Translator<'_, '_> {
     pub(crate) fn emit_intrinsic(&mut self, kind: Kind) {
         match kind {
             Kind::Sha256Blocks(locals) => self.sha256_blocks(kind.code(), locals),
+            Kind::WholeCall(code) => self.whole_call(code),
         }
+    }
+
+    /// After the body's stack check: the libcall runs the whole call from
+    /// SP; when it did, SP pops the return address and the function returns
+    /// 0, as Go's epilogue does; when not, the body runs as compiled.
+    fn whole_call(&mut self, code: u32) {
+        const SP: u32 = 0;
+        self.translate_memory(&Operator::GlobalGet { global_index: SP });
+        let sp = self.pop();
+        let slot = self.b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 8, 3));
+        let sp_word = self.b.ins().uextend(types::I64, sp);
+        self.b.ins().stack_store(types::I64, sp_word, slot, 0);
+        let args = self.b.ins().stack_addr(types::I64, slot, 0);
+        let kind = self.b.ins().iconst(types::I32, code as i64);
+        let done = self.libcall(vmctx::LIBCALL_INTRINSIC, &[kind, args], &[types::I32]).expect("has result");
+        let native = self.b.create_block();
+        let body = self.b.create_block();
+        self.b.ins().brif(done, native, &[], body, &[]);
+        self.b.switch_to_block(native);
+        self.b.seal_block(native);
+        let popped = self.b.ins().iadd_imm_s(sp, 8);
+        self.push(popped);
+        self.translate_memory(&Operator::GlobalSet { global_index: SP });
+        let unwind = self.b.ins().iconst(types::I32, 0);
+        self.b.ins().return_(&[unwind]);
+        self.b.switch_to_block(body);
+        self.b.seal_block(body);
     }
 
     /// `blockGeneric` at the head of its loop over blocks, its locals as
