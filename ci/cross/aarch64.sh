@@ -3,7 +3,8 @@
 # the engine's spec test and the seedfall binary for aarch64-unknown-linux-gnu
 # (linker and runner in .cargo/config.toml), runs the spec suite in both trap
 # modes, and a kvlog sweep of seeds 1-50 whose trace digest must equal the
-# x86-64 one. Prints the minutes each step took. Guest speed under emulation
+# x86-64 one, then the floats guest and the intrinsics' differential guests
+# (the same output and trace hash as on x86-64). Prints the minutes each step took. Guest speed under emulation
 # is not a performance figure (docs/platforms.md).
 # Usage: ci/cross/aarch64.sh [SEEDS]   (default 1-50)
 set -euo pipefail
@@ -60,3 +61,21 @@ qemu-aarch64-static -L /usr/aarch64-linux-gnu "target/$target/debug/seedfall" "$
 diff "$work/floats.x86_64" "$work/floats.aarch64"
 echo "cross: floats: the same bits and $(grep 'trace hash' "$work/floats.aarch64")"
 step "floats on both"
+
+# The intrinsics (docs/intrinsics.md) compute the same on aarch64: each
+# differential guest gives the same output and trace hash natively and under
+# qemu, with intrinsics and without. Which functions get one depends only on
+# the wasm (cli/tests/intrinsics.rs checks that these modules get theirs).
+for program in sha256diff bigdiff; do
+    (cd cli/tests/go && GOOS=wasip1 GOARCH=wasm go build -o "$work/$program.wasm" "./$program")
+    flags=(exec --preempt random --seed 3 --trace-hash)
+    target/debug/seedfall "${flags[@]}" "$work/$program.wasm" 300 >"$work/$program.x86_64" 2>&1
+    qemu-aarch64-static -L /usr/aarch64-linux-gnu "target/$target/debug/seedfall" \
+        "${flags[@]}" "$work/$program.wasm" 300 >"$work/$program.aarch64" 2>&1
+    qemu-aarch64-static -L /usr/aarch64-linux-gnu "target/$target/debug/seedfall" \
+        "${flags[@]}" --no-intrinsics "$work/$program.wasm" 300 >"$work/$program.aarch64-wasm" 2>&1
+    diff "$work/$program.x86_64" "$work/$program.aarch64"
+    diff "$work/$program.aarch64" "$work/$program.aarch64-wasm"
+    echo "cross: $program: the same output with and without intrinsics and $(grep 'trace hash' "$work/$program.aarch64")"
+done
+step "intrinsics on both"

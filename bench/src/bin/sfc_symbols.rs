@@ -4,7 +4,7 @@
 //!
 //! seedfall runs code mapped straight from the cache entry file, so `perf`
 //! attributes samples to that file at file offsets but finds no symbols in it.
-//! This prints one line per defined function, `FILE_OFFSET_HEX LEN_HEX NAME`
+//! This prints one line per function with code, `FILE_OFFSET_HEX LEN_HEX NAME`
 //! (the offset of the function's first byte in ENTRY.sfc; names from the
 //! wasm `name` section, i.e. Go's function names), sorted by offset, for
 //! bench/profile.py to resolve `perf report` addresses with.
@@ -38,10 +38,10 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let imported = artifact.info.num_imported_funcs;
-    for (i, f) in artifact.functions.iter().enumerate() {
+    // Indexed by function index, the import stubs first (as `runtime::perf_map` reads it).
+    for (index, f) in artifact.functions.iter().enumerate().filter(|(_, f)| f.len > 0) {
         let offset = HEADER_LEN + code.start + f.offset as usize;
-        println!("{offset:x} {:x} {}", f.len, artifact.info.func_name(imported + i as u32));
+        println!("{offset:x} {:x} {}", f.len, artifact.info.func_name(index as u32));
     }
     ExitCode::SUCCESS
 }
