@@ -53,7 +53,20 @@ const PROPOSALS: [Proposal; 6] = [
     Proposal::MutableGlobal,
 ];
 
-const MODES: [TrapMode; 2] = [TrapMode::Signals, TrapMode::Explicit];
+/// Each trap mode, with the code compiled whole before it runs and compiled
+/// lazily, function by function as it is first called.
+const MODES: [Mode; 4] = [
+    Mode { trap: TrapMode::Signals, lazy: false },
+    Mode { trap: TrapMode::Explicit, lazy: false },
+    Mode { trap: TrapMode::Signals, lazy: true },
+    Mode { trap: TrapMode::Explicit, lazy: true },
+];
+
+#[derive(Debug, Clone, Copy)]
+struct Mode {
+    trap: TrapMode,
+    lazy: bool,
+}
 
 /// In-repo files run like the suite's, as `lime1/<name>`: LIME1 rewrites of
 /// the extended-const directives `spec-skips.txt` skips only for the
@@ -173,7 +186,7 @@ impl Tally {
     }
 }
 
-fn run_file(file: &TestFile<'static>, mode: TrapMode, skips: &Skips, tally: &mut Tally) {
+fn run_file(file: &TestFile<'static>, mode: Mode, skips: &Skips, tally: &mut Tally) {
     let path = format!("{}/{}", file.parent(), file.name());
     let buffer = match file.wast() {
         Ok(buffer) => buffer,
@@ -207,7 +220,7 @@ fn run_file(file: &TestFile<'static>, mode: TrapMode, skips: &Skips, tally: &mut
 
 /// Runs `file`, whose assertions all expect wrong values: an assertion
 /// passes here by failing, and fails the suite by passing.
-fn run_must_fail(file: &TestFile<'static>, mode: TrapMode, tally: &mut Tally) {
+fn run_must_fail(file: &TestFile<'static>, mode: Mode, tally: &mut Tally) {
     let path = format!("{}/{}", file.parent(), file.name());
     let buffer = file.wast().unwrap_or_else(|e| panic!("{path}: lexing: {e}"));
     let directives = buffer.directives().unwrap_or_else(|e| panic!("{path}: parsing: {e}"));
@@ -272,7 +285,7 @@ enum Slot {
 
 /// One file's state: the instances, by name, and what they registered.
 struct Script {
-    mode: TrapMode,
+    mode: Mode,
     linker: Linker<()>,
     /// Every instance of the file, alive until the file is done.
     instances: Vec<Instance<()>>,
@@ -308,7 +321,7 @@ fn spectest(linker: &mut Linker<()>) {
 }
 
 impl Script {
-    fn new(mode: TrapMode) -> Script {
+    fn new(mode: Mode) -> Script {
         let mut linker = Linker::new();
         spectest(&mut linker);
         Script { mode, linker, instances: Vec::new(), current: None, named: HashMap::new() }
@@ -365,8 +378,11 @@ impl Script {
     /// Compile, round-trip and load `wasm`; the inner result is the engine's
     /// verdict, the outer one catches a panic anywhere in the pipeline.
     fn build(&self, wasm: &[u8]) -> Step<Result<Arc<Code>, Error>> {
-        let config = CompileConfig { trap_mode: self.mode, verify: true, ..CompileConfig::default() };
+        let config = CompileConfig { trap_mode: self.mode.trap, verify: true, ..CompileConfig::default() };
         catch_unwind(AssertUnwindSafe(|| {
+            if self.mode.lazy {
+                return Code::load_lazy(wasm.to_vec(), &config, None).map(Arc::new);
+            }
             let artifact = compile(wasm, &config)?;
             let artifact = Artifact::decode(&artifact.encode())?;
             Code::load(artifact).map(Arc::new)

@@ -131,15 +131,10 @@ impl Artifact {
         (i < self.trap_count() && key(i) == offset).then_some(i * TRAP_RECORD)
     }
 
-    /// The trap kind recorded for the instruction at `offset`.
-    pub fn trap_at(&self, offset: u32) -> Option<u8> {
-        self.trap_record(offset).map(|at| self.traps[at + 4])
-    }
-
-    /// The wasm byte offset of the trap site at code offset `offset`; `None`
-    /// elsewhere (a stack probe, an interrupt between two trap sites).
-    pub fn wasm_offset_at(&self, offset: u32) -> Option<u32> {
-        self.trap_record(offset).map(|at| u32_at(&self.traps, at + 5)).filter(|&o| o != NO_WASM_OFFSET)
+    /// The trap kind and wasm offset (`NO_WASM_OFFSET` for none) recorded
+    /// for the instruction at `offset`.
+    pub fn trap_record_at(&self, offset: u32) -> Option<(u8, u32)> {
+        self.trap_record(offset).map(|at| (self.traps[at + 4], u32_at(&self.traps, at + 5)))
     }
 }
 
@@ -158,24 +153,30 @@ pub fn apply_relocations(code: &mut [u8], functions: &[FuncLayout], relocations:
             .get(reloc.target as usize)
             .ok_or_else(|| crate::Error::Artifact(format!("relocation to missing function {}", reloc.target)))?
             .offset as i64;
-        let delta = target + reloc.addend - site as i64;
-        let bytes = code
-            .get_mut(site..site + 4)
-            .ok_or_else(|| crate::Error::Artifact(format!("relocation at {site:#x} outside the code")))?;
-        let out_of_range = || crate::Error::Artifact(format!("call at {site:#x} out of range of {:?}", reloc.kind));
-        let word = match reloc.kind {
-            RelocKind::CallPcRel4 => i32::try_from(delta).map_err(|_| out_of_range())? as u32,
-            RelocKind::Arm64Call => {
-                let words = delta / 4;
-                if delta % 4 != 0 || !(-(1 << 25)..(1 << 25)).contains(&words) {
-                    return Err(out_of_range());
-                }
-                let insn = u32::from_le_bytes(bytes[..].try_into().expect("4 bytes"));
-                (insn & 0xfc00_0000) | (words as u32 & 0x03ff_ffff)
-            }
-        };
-        bytes.copy_from_slice(&word.to_le_bytes());
+        write_call(code, site, reloc.kind, target + reloc.addend - site as i64)?;
     }
+    Ok(())
+}
+
+/// Write a call of kind `kind` at `site` in `code` that reaches `delta`
+/// bytes from `site`.
+pub fn write_call(code: &mut [u8], site: usize, kind: RelocKind, delta: i64) -> crate::Result<()> {
+    let bytes = code
+        .get_mut(site..site + 4)
+        .ok_or_else(|| crate::Error::Artifact(format!("relocation at {site:#x} outside the code")))?;
+    let out_of_range = || crate::Error::Artifact(format!("call at {site:#x} out of range of {kind:?}"));
+    let word = match kind {
+        RelocKind::CallPcRel4 => i32::try_from(delta).map_err(|_| out_of_range())? as u32,
+        RelocKind::Arm64Call => {
+            let words = delta / 4;
+            if delta % 4 != 0 || !(-(1 << 25)..(1 << 25)).contains(&words) {
+                return Err(out_of_range());
+            }
+            let insn = u32::from_le_bytes(bytes[..].try_into().expect("4 bytes"));
+            (insn & 0xfc00_0000) | (words as u32 & 0x03ff_ffff)
+        }
+    };
+    bytes.copy_from_slice(&word.to_le_bytes());
     Ok(())
 }
 

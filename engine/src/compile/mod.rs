@@ -29,10 +29,21 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 #[derive(Debug, Clone)]
-enum Job {
-    ImportStub { func_index: u32 },
-    Defined { func_index: u32, body: std::ops::Range<usize> },
-    Trampoline { ty: FuncType },
+pub(crate) enum Job {
+    ImportStub {
+        func_index: u32,
+    },
+    Defined {
+        func_index: u32,
+        body: std::ops::Range<usize>,
+    },
+    Trampoline {
+        ty: FuncType,
+    },
+    /// The stub a lazy function's thunk jumps to until it is compiled (`runtime::lazy`).
+    LazyStub {
+        ty: FuncType,
+    },
 }
 
 /// The byte between functions: never executed, and a trap if it were
@@ -40,12 +51,12 @@ enum Job {
 const PADDING: u8 = if cfg!(target_arch = "x86_64") { 0xcc } else { 0 };
 
 /// One compiled function before layout.
-struct Compiled {
-    code: Vec<u8>,
+pub(crate) struct Compiled {
+    pub code: Vec<u8>,
     /// (offset in function, relocation kind, target function index, addend)
-    calls: Vec<(u32, RelocKind, u32, i64)>,
+    pub calls: Vec<(u32, RelocKind, u32, i64)>,
     /// (offset in function, trap kind, wasm byte offset or `NO_WASM_OFFSET`)
-    traps: Vec<(u32, u8, u32)>,
+    pub traps: Vec<(u32, u8, u32)>,
 }
 
 /// Compile `wasm` with `config`.
@@ -53,6 +64,20 @@ pub fn compile(wasm: &[u8], config: &CompileConfig) -> Result<Artifact> {
     let parsed = module::parse(wasm)?;
     let info = &parsed.info;
     let isa = config.build_isa()?;
+    check_function_bitmap(info, config)?;
+    let mut jobs: Vec<Job> = (0..info.num_imported_funcs).map(|func_index| Job::ImportStub { func_index }).collect();
+    for (i, body) in parsed.bodies.iter().enumerate() {
+        jobs.push(Job::Defined { func_index: info.num_imported_funcs + i as u32, body: body.clone() });
+    }
+    let trampoline_types = distinct_types(info);
+    jobs.extend(trampoline_types.iter().map(|ty| Job::Trampoline { ty: ty.clone() }));
+
+    let results = compile_jobs(wasm, info, config, &*isa, &jobs)?;
+    layout(info.clone(), config, results, &trampoline_types)
+}
+
+/// The function bitmap must be reachable at a constant vmctx offset.
+pub(crate) fn check_function_bitmap(info: &ModuleInfo, config: &CompileConfig) -> Result<()> {
     let num_defined = info.num_funcs() - info.num_imported_funcs;
     if config.function_bitmap
         && num_defined > 0
@@ -63,21 +88,19 @@ pub fn compile(wasm: &[u8], config: &CompileConfig) -> Result<Artifact> {
             function: None,
         });
     }
+    Ok(())
+}
 
-    let mut jobs: Vec<Job> = (0..info.num_imported_funcs).map(|func_index| Job::ImportStub { func_index }).collect();
-    for (i, body) in parsed.bodies.iter().enumerate() {
-        jobs.push(Job::Defined { func_index: info.num_imported_funcs + i as u32, body: body.clone() });
-    }
-    let mut trampoline_types: Vec<FuncType> = Vec::new();
+/// One type per distinct signature, in the module's order: a trampoline (and
+/// a lazy stub) each.
+pub(crate) fn distinct_types(info: &ModuleInfo) -> Vec<FuncType> {
+    let mut types: Vec<FuncType> = Vec::new();
     for ty in &info.types {
-        if !trampoline_types.iter().any(|t| t.signature_id() == ty.signature_id()) {
-            trampoline_types.push(ty.clone());
+        if !types.iter().any(|t| t.signature_id() == ty.signature_id()) {
+            types.push(ty.clone());
         }
     }
-    jobs.extend(trampoline_types.iter().map(|ty| Job::Trampoline { ty: ty.clone() }));
-
-    let results = compile_jobs(wasm, info, config, &*isa, &jobs)?;
-    layout(info.clone(), config, results, &trampoline_types)
+    types
 }
 
 fn job_size(job: &Job) -> usize {
@@ -87,14 +110,15 @@ fn job_size(job: &Job) -> usize {
     }
 }
 
-fn job_name(info: &ModuleInfo, job: &Job) -> String {
+pub(crate) fn job_name(info: &ModuleInfo, job: &Job) -> String {
     match job {
         Job::ImportStub { func_index } | Job::Defined { func_index, .. } => info.func_name(*func_index),
         Job::Trampoline { ty } => format!("trampoline {ty:?}"),
+        Job::LazyStub { ty } => format!("lazy stub {ty:?}"),
     }
 }
 
-fn compile_jobs(
+pub(crate) fn compile_jobs(
     wasm: &[u8],
     info: &ModuleInfo,
     config: &CompileConfig,
@@ -134,7 +158,7 @@ fn compile_jobs(
     slots.into_iter().map(|slot| slot.into_inner().expect("slot lock").expect("every job ran")).collect()
 }
 
-fn compile_one(
+pub(crate) fn compile_one(
     wasm: &[u8],
     info: &ModuleInfo,
     config: &CompileConfig,
@@ -161,6 +185,7 @@ fn compile_one(
                 .map_err(|e| format!("decoding: {e}"))?
         }
         Job::Trampoline { ty } => stubs::trampoline(ty, pinned_with_type(config, info), &mut ctx.func, fctx, frontend),
+        Job::LazyStub { ty } => stubs::lazy_stub(ty, &mut ctx.func, fctx, frontend),
     }
     ctx.compile(isa, &mut ControlPlane::default()).map_err(|e| format!("{:?}", e.inner))?;
     let compiled = ctx.compiled_code().expect("just compiled");

@@ -3,6 +3,9 @@
 //! never writable and executable at once) and registered so the signal
 //! handler recognises it. A `Code` is shared by every instance of the module.
 //!
+//! Or loaded lazily (`Code::load_lazy`, Linux): functions are compiled when
+//! first called (`runtime::lazy`).
+//!
 //! Also the lookup from a faulting address to the module whose code it is in
 //! (`trap_at_any_pc`): a function reached through a shared table can belong to
 //! another module than the instance whose call faulted.
@@ -16,10 +19,18 @@ use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 pub struct Code {
     artifact: Arc<Artifact>,
-    exec: memmap2::Mmap,
+    exec: Exec,
     /// The memory image and table template, built at the first instantiation.
     prepared: OnceLock<Prepared>,
-    _registration: Registration,
+}
+
+/// Where the machine code is.
+enum Exec {
+    /// All of it, mapped once.
+    Mapped { map: memmap2::Mmap, _registration: Registration },
+    /// Compiled as it is called; `Code::artifact` describes its prefix.
+    #[cfg(target_os = "linux")]
+    Lazy(Arc<crate::runtime::lazy::Lazy>),
 }
 
 /// A loaded Code's range, for `trap_at_any_pc`. Unlike `registry`, this is
@@ -28,7 +39,47 @@ pub struct Code {
 pub(crate) struct Loaded {
     start: usize,
     end: usize,
-    artifact: Weak<Artifact>,
+    origin: Origin,
+}
+
+enum Origin {
+    Mapped(Weak<Artifact>),
+    #[cfg(target_os = "linux")]
+    Lazy(Weak<crate::runtime::lazy::Lazy>),
+}
+
+/// Record a lazily loaded module's region `[start, end)` for `trap_at_any_pc`.
+#[cfg(target_os = "linux")]
+pub(crate) fn register_lazy_region(lazy: &Arc<crate::runtime::lazy::Lazy>, start: usize, end: usize) {
+    lock_loaded().push(Loaded { start, end, origin: Origin::Lazy(Arc::downgrade(lazy)) });
+}
+
+/// Record `region` as belonging to the module whose first region is `first`.
+#[cfg(target_os = "linux")]
+pub(crate) fn register_lazy_region_of(
+    first: &crate::runtime::lazy::region::Region,
+    region: &crate::runtime::lazy::region::Region,
+) {
+    let mut loaded = lock_loaded();
+    let lazy = loaded.iter().find_map(|l| match &l.origin {
+        Origin::Lazy(lazy) if l.start == first.base() => Some(lazy.clone()),
+        _ => None,
+    });
+    if let Some(lazy) = lazy {
+        loaded.push(Loaded { start: region.base(), end: region.end(), origin: Origin::Lazy(lazy) });
+    }
+}
+
+/// Forget every range recorded for the module whose first region starts at `base`.
+fn unregister(base: usize) {
+    let mut loaded = lock_loaded();
+    let origin_of = |l: &Loaded| match &l.origin {
+        Origin::Mapped(a) => a.as_ptr() as usize,
+        #[cfg(target_os = "linux")]
+        Origin::Lazy(lazy) => lazy.as_ptr() as usize,
+    };
+    let Some(owner) = loaded.iter().find(|l| l.start == base).map(origin_of) else { return };
+    loaded.retain(|l| origin_of(l) != owner);
 }
 
 static LOADED: Mutex<Vec<Loaded>> = Mutex::new(Vec::new());
@@ -53,7 +104,7 @@ fn check_baseline(artifact: &Artifact) -> Result<()> {
 
 impl std::fmt::Debug for Code {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Code").field("base", &self.base()).field("len", &self.exec.len()).finish()
+        f.debug_struct("Code").field("base", &self.base()).field("lazy", &self.is_lazy()).finish()
     }
 }
 
@@ -103,14 +154,60 @@ impl Code {
         }
     }
 
-    fn register(artifact: Artifact, exec: memmap2::Mmap) -> Result<Code> {
-        let (start, len) = (exec.as_ptr() as usize, exec.len());
+    fn register(artifact: Artifact, map: memmap2::Mmap) -> Result<Code> {
+        let (start, len) = (map.as_ptr() as usize, map.len());
         let registration = registry::register(start, start + len)
             .ok_or_else(|| Error::Os("too many modules loaded at once".into()))?;
         crate::runtime::perf_map::record(&artifact, start);
         let artifact = Arc::new(artifact);
-        lock_loaded().push(Loaded { start, end: start + len, artifact: Arc::downgrade(&artifact) });
-        Ok(Code { artifact, exec, prepared: OnceLock::new(), _registration: registration })
+        lock_loaded().push(Loaded { start, end: start + len, origin: Origin::Mapped(Arc::downgrade(&artifact)) });
+        Ok(Code { artifact, exec: Exec::Mapped { map, _registration: registration }, prepared: OnceLock::new() })
+    }
+
+    /// Validate `wasm` and load it so that each function is compiled when it
+    /// is first called (`runtime::lazy`); `counter_global` is the
+    /// instrumentation's counter, stored as `Artifact::counter_global`.
+    /// Where lazy loading is not supported (off Linux, or with a pinned
+    /// global) the module is compiled whole first, as `compile` + `load` do:
+    /// the guest runs the same either way.
+    pub fn load_lazy(wasm: Vec<u8>, config: &crate::CompileConfig, counter_global: Option<u32>) -> Result<Code> {
+        #[cfg(target_os = "linux")]
+        if config.pinned_global == crate::compile::PinnedGlobal::None {
+            let lazy = crate::runtime::lazy::Lazy::load(wasm, config, counter_global)?;
+            return Ok(Code { artifact: lazy.artifact.clone(), exec: Exec::Lazy(lazy), prepared: OnceLock::new() });
+        }
+        let mut artifact = crate::compile(&wasm, config)?;
+        artifact.counter_global = counter_global;
+        Code::load(artifact)
+    }
+
+    /// Whether functions are compiled as they are first called.
+    pub fn is_lazy(&self) -> bool {
+        match &self.exec {
+            Exec::Mapped { .. } => false,
+            #[cfg(target_os = "linux")]
+            Exec::Lazy(_) => true,
+        }
+    }
+
+    /// How many defined functions have machine code: all of them, unless
+    /// loaded lazily.
+    pub fn compiled_functions(&self) -> u32 {
+        match &self.exec {
+            Exec::Mapped { .. } => self.num_defined_functions(),
+            #[cfg(target_os = "linux")]
+            Exec::Lazy(lazy) => lazy.compiled_count() as u32,
+        }
+    }
+
+    /// The code of function `func_index` for the `lazy_compile` libcall:
+    /// compiled now if it was not yet.
+    pub(crate) fn compile_lazily(&self, func_index: u32) -> Result<usize> {
+        match &self.exec {
+            Exec::Mapped { .. } => Ok(self.function_address(func_index)),
+            #[cfg(target_os = "linux")]
+            Exec::Lazy(lazy) => lazy.compile(func_index),
+        }
     }
 
     /// What instantiation reuses (built once, on first use).
@@ -125,9 +222,18 @@ impl Code {
         self.prepared().memory.as_ref().map_or(&[], |image| image.bytes())
     }
 
-    /// The machine code as loaded.
+    /// The machine code as loaded (of lazily loaded code, the part loaded first).
     pub fn code_bytes(&self) -> &[u8] {
-        &self.exec
+        match &self.exec {
+            Exec::Mapped { map, .. } => map,
+            #[cfg(target_os = "linux")]
+            Exec::Lazy(lazy) => {
+                let len = self.artifact.functions.last().map_or(0, |f| (f.offset + f.len) as usize);
+                // SAFETY: the first region's prefix and thunks are mapped
+                // readable for as long as the Lazy lives, and never written again.
+                unsafe { std::slice::from_raw_parts(lazy.base() as *const u8, len) }
+            }
+        }
     }
 
     pub fn artifact(&self) -> &Artifact {
@@ -161,7 +267,11 @@ impl Code {
     }
 
     pub fn base(&self) -> usize {
-        self.exec.as_ptr() as usize
+        match &self.exec {
+            Exec::Mapped { map, .. } => map.as_ptr() as usize,
+            #[cfg(target_os = "linux")]
+            Exec::Lazy(lazy) => lazy.base(),
+        }
     }
 
     /// Native address of wasm function `index`.
@@ -176,13 +286,23 @@ impl Code {
     }
 
     pub fn contains(&self, pc: usize) -> bool {
-        pc >= self.base() && pc < self.base() + self.exec.len()
+        match &self.exec {
+            Exec::Mapped { map, .. } => pc >= self.base() && pc < self.base() + map.len(),
+            #[cfg(target_os = "linux")]
+            Exec::Lazy(lazy) => lazy.contains(pc),
+        }
     }
 
     /// Describe a hardware fault at `pc` (raised by `signal`) as a trap; `pc`
     /// must be in this module's code.
     pub fn trap_at_pc(&self, pc: usize, signal: i32) -> Trap {
-        fault_trap(&self.artifact, self.base(), pc, signal)
+        match &self.exec {
+            Exec::Mapped { .. } => {
+                TrapSite::in_artifact(&self.artifact, (pc - self.base()) as u32).trap(self.info(), signal)
+            }
+            #[cfg(target_os = "linux")]
+            Exec::Lazy(lazy) => lazy.trap_at(pc, signal),
+        }
     }
 
     /// A trap raised in explicit mode by function `func_index`.
@@ -200,42 +320,68 @@ impl Code {
 
 impl Drop for Code {
     fn drop(&mut self) {
-        let base = self.base();
-        lock_loaded().retain(|l| l.start != base);
+        unregister(self.base());
     }
 }
 
 /// Describe a hardware fault at `pc` in whichever loaded module's code
 /// contains it; `None` if no loaded code does.
 pub fn trap_at_any_pc(pc: usize, signal: i32) -> Option<Trap> {
-    let (start, artifact) = {
+    enum Found {
+        Mapped(usize, Arc<Artifact>),
+        #[cfg(target_os = "linux")]
+        Lazy(Arc<crate::runtime::lazy::Lazy>),
+    }
+    let found = {
         let loaded = lock_loaded();
         let entry = loaded.iter().find(|l| pc >= l.start && pc < l.end)?;
-        (entry.start, entry.artifact.upgrade()?)
+        match &entry.origin {
+            Origin::Mapped(artifact) => Found::Mapped(entry.start, artifact.upgrade()?),
+            #[cfg(target_os = "linux")]
+            Origin::Lazy(lazy) => Found::Lazy(lazy.upgrade()?),
+        }
     };
-    Some(fault_trap(&artifact, start, pc, signal))
+    Some(match found {
+        Found::Mapped(start, artifact) => {
+            TrapSite::in_artifact(&artifact, (pc - start) as u32).trap(&artifact.info, signal)
+        }
+        #[cfg(target_os = "linux")]
+        Found::Lazy(lazy) => lazy.trap_at(pc, signal),
+    })
 }
 
-/// A fault at `pc` in `artifact`'s code, loaded at `base`.
-fn fault_trap(artifact: &Artifact, base: usize, pc: usize, signal: i32) -> Trap {
-    let offset = (pc - base) as u32;
-    let func_index = artifact.function_at(offset);
-    let kind = match artifact.trap_at(offset).and_then(TrapKind::from_u8) {
-        _ if signal == crate::runtime::fault::INTERRUPT => TrapKind::Interrupted,
-        Some(kind) => kind,
-        // A fault at an instruction that is not a recorded trap site: the
-        // stack guard (a large frame's probe or a push) or a hardware
-        // division fault; anything else would be an engine bug.
-        None if signal == crate::runtime::fault::DIVIDE => TrapKind::IntegerDivideByZero,
-        None => TrapKind::StackOverflow,
-    };
-    let detail =
-        (kind == TrapKind::Interrupted).then(|| "no host call within the watchdog's limit of CPU time".to_string());
-    Trap {
-        kind,
-        func_index,
-        func_name: func_index.map(|i| artifact.info.func_name(i)),
-        wasm_offset: artifact.wasm_offset_at(offset),
-        detail,
+/// Where in compiled code a fault happened: the function, and the trap
+/// site's record (kind, wasm offset) if the instruction is one.
+pub(crate) struct TrapSite {
+    pub func_index: Option<u32>,
+    pub record: Option<(u8, u32)>,
+}
+
+impl TrapSite {
+    /// The site at code offset `offset` of `artifact`'s code.
+    pub fn in_artifact(artifact: &Artifact, offset: u32) -> TrapSite {
+        TrapSite { func_index: artifact.function_at(offset), record: artifact.trap_record_at(offset) }
+    }
+
+    /// The trap a fault raised by `signal` here is.
+    pub fn trap(self, info: &crate::module::ModuleInfo, signal: i32) -> Trap {
+        let kind = match self.record.and_then(|(kind, _)| TrapKind::from_u8(kind)) {
+            _ if signal == crate::runtime::fault::INTERRUPT => TrapKind::Interrupted,
+            Some(kind) => kind,
+            // A fault at an instruction that is not a recorded trap site: the
+            // stack guard (a large frame's probe or a push) or a hardware
+            // division fault; anything else would be an engine bug.
+            None if signal == crate::runtime::fault::DIVIDE => TrapKind::IntegerDivideByZero,
+            None => TrapKind::StackOverflow,
+        };
+        let detail =
+            (kind == TrapKind::Interrupted).then(|| "no host call within the watchdog's limit of CPU time".to_string());
+        Trap {
+            kind,
+            func_index: self.func_index,
+            func_name: self.func_index.map(|i| info.func_name(i)),
+            wasm_offset: self.record.map(|(_, offset)| offset).filter(|&o| o != crate::artifact::NO_WASM_OFFSET),
+            detail,
+        }
     }
 }

@@ -6,10 +6,13 @@
 //! processes once the guards drop. It knows the engine's locks only; the
 //! caller (`seedfall_host::fork`) must not hold any of them already.
 
-/// Runs `fork` (the call that forks) with the reservation pool, the list of
-/// loaded code and this thread's interrupt slot locked, in that order (no
-/// other code holds two of them at once, so the order cannot deadlock).
+/// Runs `fork` (the call that forks) with the lazy compile lock, the
+/// reservation pool, the list of loaded code and this thread's interrupt slot
+/// locked, in that order (a lazy compile takes the list after its own lock;
+/// no other code holds two of them at once, so the order cannot deadlock).
 pub fn around_fork<R>(fork: impl FnOnce() -> R) -> R {
+    #[cfg(target_os = "linux")]
+    let _compile = super::lazy::lock_compile();
     let _pool = super::reservation::lock();
     let _loaded = super::code::lock_loaded();
     super::interrupt::with_this_thread_locked(fork)

@@ -300,6 +300,8 @@ impl<T: 'static> Instance<T> {
             host_call: libcalls::host_call,
             instance: core_ptr,
             intrinsic: libcalls::intrinsic,
+            lazy_compile: libcalls::lazy_compile,
+            lazy_func: 0,
         };
         let mut instance = Instance { shared, call: None };
         // SAFETY: the storage starts with room for a VmCtxHeader (HEADER_SIZE

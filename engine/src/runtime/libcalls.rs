@@ -133,6 +133,30 @@ pub(crate) unsafe extern "C" fn intrinsic(vmctx: *mut VmCtx, kind: u32, args: *m
     whole_call(bytes, sp) as u32
 }
 
+/// The code of function `func_index`, compiled now if it is not yet
+/// (`runtime::lazy`). A function that fails to compile ends the guest with
+/// the compiler's message, as a failed host call does.
+///
+/// # Safety
+/// The libcall contract (module doc), from a lazy stub.
+pub(crate) unsafe extern "C" fn lazy_compile(vmctx: *mut VmCtx, func_index: u32) -> usize {
+    // SAFETY: the libcall contract: the instance and its code are live.
+    let code = unsafe { &*core(vmctx).code };
+    match code.compile_lazily(func_index) {
+        Ok(address) => address,
+        Err(message) => {
+            // SAFETY: the libcall contract: the vmctx header is initialised.
+            let core = unsafe { (*vmctx).header.instance as *mut InstanceCore };
+            // SAFETY: the instance is live and no reference into it remains.
+            unsafe { (*core).pending = Some(crate::runtime::host::HostError::Fail(message.to_string())) };
+            // SAFETY: on a fiber; the owner reads `pending` and abandons the
+            // guest, whose frames hold no destructors.
+            unsafe { fiber::suspend_current(FiberYield::Abort) };
+            unreachable!("an aborted guest is never resumed")
+        }
+    }
+}
+
 /// Call host function `import_index`; `values` holds its arguments and
 /// receives its results.
 ///

@@ -19,6 +19,18 @@ pub(crate) unsafe fn commit(start: *mut u8, len: usize) -> bool {
     unsafe { libc::mprotect(start.cast(), len, libc::PROT_READ | libc::PROT_WRITE) == 0 }
 }
 
+/// Make `[start, start + len)` readable and executable, never writable
+/// again; false if the OS refuses.
+///
+/// # Safety
+/// The range must lie inside a reservation made by `reserve`, and hold the
+/// finished machine code nothing writes any more.
+#[cfg(target_os = "linux")]
+pub(crate) unsafe fn make_executable(start: *mut u8, len: usize) -> bool {
+    // SAFETY: inside our own reservation (the caller's promise).
+    unsafe { libc::mprotect(start.cast(), len, libc::PROT_READ | libc::PROT_EXEC) == 0 }
+}
+
 /// Return `[base, base + len)` to how `reserve` made it: inaccessible, and
 /// zero when committed again (fresh pages replace whatever was there, a
 /// mapped memory image included). False if the OS refuses.

@@ -11,6 +11,8 @@ pub mod instance;
 pub mod interrupt;
 #[cfg(windows)]
 mod interrupt_windows;
+#[cfg(target_os = "linux")]
+pub mod lazy;
 pub(crate) mod libcalls;
 pub mod memory;
 #[cfg(unix)]

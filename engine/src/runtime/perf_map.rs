@@ -24,6 +24,18 @@ pub(crate) fn record(artifact: &Artifact, base: usize) {
             lines.push_str(&format!("{:x} {:x} wasm:{name}\n", base + f.offset as usize, f.len));
         }
     }
+    append(&lines);
+}
+
+/// Appends one function, `len` bytes at `address`, when profiling asks.
+#[cfg(target_os = "linux")]
+pub(crate) fn record_one(name: &str, address: usize, len: usize) {
+    if wanted() {
+        append(&format!("{address:x} {len:x} wasm:{name}\n"));
+    }
+}
+
+fn append(lines: &str) {
     let path = format!("/tmp/perf-{}.map", std::process::id());
     if let Ok(mut file) = std::fs::OpenOptions::new().create(true).append(true).open(path) {
         let _ = file.write_all(lines.as_bytes());

@@ -51,6 +51,12 @@ pub struct VmCtxHeader {
     pub instance: *mut u8,
     /// `(vmctx, intrinsics::Kind, args) -> 1 done / 0 not done` (docs/intrinsics.md).
     pub intrinsic: unsafe extern "C" fn(*mut VmCtx, u32, *mut u64) -> u32,
+    /// `(vmctx, func_index) -> code address`: lazily loaded code only
+    /// (`runtime::lazy`), from the stub a function's thunk jumps to.
+    pub lazy_compile: unsafe extern "C" fn(*mut VmCtx, u32) -> usize,
+    /// The function a lazy thunk was entered for: the thunk stores its index
+    /// here and the stub reads it back on the same thread at once.
+    pub lazy_func: u64,
 }
 
 /// Opaque: compiled code only ever sees a pointer to it.
@@ -71,7 +77,9 @@ pub const LIBCALL_MEMORY_FILL: i32 = 64;
 pub const LIBCALL_HOST_CALL: i32 = 72;
 pub const INSTANCE: i32 = 80;
 pub const LIBCALL_INTRINSIC: i32 = 88;
-pub const HEADER_SIZE: usize = 96;
+pub const LIBCALL_LAZY_COMPILE: i32 = 96;
+pub const LAZY_FUNC: i32 = 104;
+pub const HEADER_SIZE: usize = 112;
 
 /// `MemoryDef::size`.
 pub const MEMORY_DEF_SIZE: i32 = 8;
@@ -112,6 +120,8 @@ mod tests {
         assert_eq!(offset_of!(VmCtxHeader, host_call), LIBCALL_HOST_CALL as usize);
         assert_eq!(offset_of!(VmCtxHeader, instance), INSTANCE as usize);
         assert_eq!(offset_of!(VmCtxHeader, intrinsic), LIBCALL_INTRINSIC as usize);
+        assert_eq!(offset_of!(VmCtxHeader, lazy_compile), LIBCALL_LAZY_COMPILE as usize);
+        assert_eq!(offset_of!(VmCtxHeader, lazy_func), LAZY_FUNC as usize);
         assert_eq!(size_of::<VmCtxHeader>(), HEADER_SIZE);
         assert_eq!(offset_of!(MemoryDef, size), MEMORY_DEF_SIZE as usize);
         assert_eq!(offset_of!(VmCtx, header), 0);

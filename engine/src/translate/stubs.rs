@@ -13,6 +13,11 @@
 //! from the slot, and on return writes it back and restores the caller's
 //! value, since r15 is callee-saved for the host.
 //!
+//! - a lazy stub per function type (`runtime::lazy`): a thunk of a function
+//!   not compiled yet jumps to it with the function's arguments; it asks the
+//!   `lazy_compile` libcall for the code and calls it. Lazily loaded code
+//!   never pins a global, so it has nothing to keep in step.
+//!
 //! Buffer layout: value i in bytes 8i..8i+8, little-endian; a 32-bit value is
 //! zero-extended when compiled code writes it, and only its low four bytes are
 //! read back.
@@ -135,5 +140,33 @@ pub fn trampoline(
     }
     store_values(&mut b, &results, buffer);
     b.ins().return_(&[]);
+    b.finalize(frontend);
+}
+
+/// The lazy stub for functions of type `ty`: the function index is in the
+/// vmctx (`vmctx::LAZY_FUNC`, stored by the thunk just before).
+pub fn lazy_stub(
+    ty: &FuncType,
+    func: &mut ir::Function,
+    fctx: &mut FunctionBuilderContext,
+    frontend: TargetFrontendConfig,
+) {
+    func.signature = wasm_signature(ty);
+    let mut b = FunctionBuilder::new(func, fctx);
+    let params = enter_function(&mut b);
+    let vmctx_value = params[0];
+    let func_index = b.ins().load(types::I32, MemFlagsData::trusted(), vmctx_value, vmctx::LAZY_FUNC);
+    let mut sig = Signature::new(HOST_CALL_CONV);
+    sig.params.extend([AbiParam::new(types::I64), AbiParam::new(types::I32)]);
+    sig.returns.push(AbiParam::new(types::I64));
+    let sigref = b.import_signature(sig);
+    let flags = MemFlagsData::trusted().with_readonly().with_can_move();
+    let lazy_compile = b.ins().load(types::I64, flags, vmctx_value, vmctx::LIBCALL_LAZY_COMPILE);
+    let call = b.ins().call_indirect(sigref, lazy_compile, &[vmctx_value, func_index]);
+    let code = b.inst_results(call)[0];
+    let sigref = b.import_signature(wasm_signature(ty));
+    let call = b.ins().call_indirect(sigref, code, &params);
+    let results = b.inst_results(call).to_vec();
+    b.ins().return_(&results);
     b.finalize(frontend);
 }
