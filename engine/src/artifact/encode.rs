@@ -408,6 +408,7 @@ impl Artifact {
         write_info(&mut w, &self.info);
         w.opt_u64(self.counter_global.map(u64::from));
         w.u8(self.function_bitmap as u8);
+        w.u8(self.partial as u8);
         w.u64(self.code.len() as u64);
         w.u32(self.functions.len() as u32);
         for f in &self.functions {
@@ -474,6 +475,7 @@ impl Artifact {
             return Err(Error::Artifact("counter global outside the module's globals".into()));
         }
         let function_bitmap = r.bool()?;
+        let partial = r.bool()?;
         let code_len = r.u64()?;
         let in_code = |offset: u32, len: u64| offset as u64 + len <= code_len;
         let mut functions = Vec::new();
@@ -523,6 +525,7 @@ impl Artifact {
             traps,
             counter_global,
             function_bitmap,
+            partial,
         };
         Ok((artifact, code_start..r.at))
     }

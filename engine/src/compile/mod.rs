@@ -283,5 +283,6 @@ fn layout(
         traps: Blob::owned(traps),
         counter_global: None,
         function_bitmap: config.function_bitmap,
+        partial: false,
     })
 }

@@ -121,6 +121,9 @@ impl Code {
     /// came from cannot reach what runs.
     pub fn load_copy(artifact: Artifact, code: &[u8]) -> Result<Code> {
         check_baseline(&artifact)?;
+        if artifact.partial {
+            return Code::load_partial(artifact, code);
+        }
         let os = |what: &str, e: std::io::Error| Error::Os(format!("{what}: {e}"));
         let mut writable = memmap2::MmapMut::map_anon(code.len().max(1)).map_err(|e| os("mapping code", e))?;
         writable[..code.len()].copy_from_slice(code);
@@ -142,7 +145,7 @@ impl Code {
     /// by rename, never written in place).
     pub unsafe fn load_file(artifact: Artifact, file: &std::fs::File, offset: u64, code: &[u8]) -> Result<Code> {
         check_baseline(&artifact)?;
-        if crate::runtime::perf_map::wanted() {
+        if crate::runtime::perf_map::wanted() || artifact.partial {
             return Code::load_copy(artifact, code);
         }
         // SAFETY: the file does not change while the mapping lives (the
@@ -179,6 +182,42 @@ impl Code {
         let mut artifact = crate::compile(&wasm, config)?;
         artifact.counter_global = counter_global;
         Code::load(artifact)
+    }
+
+    /// A partial Artifact (`Artifact::partial`): its functions placed, the
+    /// others compiled when first called from the wasm `attach_wasm` gives.
+    fn load_partial(artifact: Artifact, code: &[u8]) -> Result<Code> {
+        #[cfg(target_os = "linux")]
+        {
+            let lazy = crate::runtime::lazy::Lazy::load_partial(artifact, code)?;
+            Ok(Code { artifact: lazy.artifact.clone(), exec: Exec::Lazy(lazy), prepared: OnceLock::new() })
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            let _ = (artifact, code);
+            Err(Error::Artifact("partial code is only loaded on Linux".into()))
+        }
+    }
+
+    /// For lazily loaded code from a partial Artifact: the wasm to compile
+    /// the functions it lacks, read by `read` only when one is first called,
+    /// compiled with `config`. Nothing happens for other code.
+    pub fn attach_wasm(&self, config: &crate::CompileConfig, read: Box<dyn FnOnce() -> Result<Vec<u8>> + Send>) {
+        match &self.exec {
+            Exec::Mapped { .. } => drop(read),
+            #[cfg(target_os = "linux")]
+            Exec::Lazy(lazy) => lazy.attach_wasm(*config, read),
+        }
+    }
+
+    /// For lazily loaded code that compiled functions since it was loaded:
+    /// all it has compiled, as a partial Artifact to store. None otherwise.
+    pub fn compiled_artifact(&self) -> Option<Artifact> {
+        match &self.exec {
+            Exec::Mapped { .. } => None,
+            #[cfg(target_os = "linux")]
+            Exec::Lazy(lazy) => lazy.compiled_since_load().then(|| lazy.compiled_artifact()).flatten(),
+        }
     }
 
     /// Whether functions are compiled as they are first called.

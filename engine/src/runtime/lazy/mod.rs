@@ -17,13 +17,16 @@
 //! Compiles are serialised by one process-wide lock (held across `fork`, see
 //! `fork_locks`) and run on a stack of their own, not the guest's fiber.
 
+mod load;
 pub(crate) mod region;
+mod store;
 mod thunk;
 
-use crate::artifact::{Artifact, FuncLayout, write_call};
-use crate::compile::{self, CompileConfig, Compiled, Job, target_triple};
+use crate::artifact::{Artifact, write_call};
+use crate::compile::{self, CompileConfig, Compiled, Job};
 use crate::error::{Error, Result};
 use crate::module;
+use crate::module::ModuleInfo;
 use crate::runtime::code::{self, TrapSite};
 use crate::runtime::trap::Trap;
 use corosensei::stack::DefaultStack;
@@ -35,10 +38,6 @@ use std::collections::BTreeMap;
 use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
-
-/// Stack for one compile: Cranelift's passes recurse little, but a guest
-/// may call a new function with only `fiber::HOST_STACK_RESERVE` left.
-const COMPILE_STACK: usize = 8 << 20;
 
 static COMPILE: Mutex<()> = Mutex::new(());
 
@@ -53,9 +52,6 @@ pub struct Lazy {
     /// The prefix's layout: import stubs and trampolines at their offsets
     /// from the first region's base, every defined function at its thunk.
     pub(crate) artifact: Arc<Artifact>,
-    wasm: Vec<u8>,
-    bodies: Vec<Range<usize>>,
-    config: CompileConfig,
     isa: OwnedTargetIsa,
     /// Per function index, where its thunks jump.
     slots: Box<[AtomicUsize]>,
@@ -64,7 +60,28 @@ pub struct Lazy {
     state: Mutex<State>,
 }
 
+/// The wasm the functions are compiled from.
+enum Source {
+    Ready {
+        wasm: Vec<u8>,
+        bodies: Vec<Range<usize>>,
+        config: CompileConfig,
+    },
+    /// Read when a function is first compiled (a load of stored code: most
+    /// runs never need it).
+    Later {
+        read: Box<dyn FnOnce() -> Result<Vec<u8>> + Send>,
+        config: CompileConfig,
+    },
+    /// Stored code loaded with no wasm attached (`Code::attach_wasm`).
+    Missing,
+}
+
 struct State {
+    source: Source,
+    /// How many functions were compiled when loaded: more now means there
+    /// is something new to store.
+    loaded: usize,
     /// The first holds the prefix; compiled functions go to the last.
     regions: Vec<Region>,
     /// Per function index: its code's address, once compiled.
@@ -82,117 +99,6 @@ struct Placed {
 }
 
 impl Lazy {
-    /// Validate `wasm` and load it lazily with `config` (no global pinned).
-    /// `counter_global` is stored as `Artifact::counter_global`.
-    pub fn load(wasm: Vec<u8>, config: &CompileConfig, counter_global: Option<u32>) -> Result<Arc<Lazy>> {
-        let parsed = module::parse(&wasm)?;
-        let info = parsed.info;
-        if config.pinned_global(&info).is_some() {
-            return Err(Error::Unsupported {
-                feature: "a pinned global in lazily compiled code".into(),
-                function: None,
-            });
-        }
-        compile::check_function_bitmap(&info, config)?;
-        let isa = config.build_isa()?;
-        let types = compile::distinct_types(&info);
-        let mut jobs: Vec<Job> =
-            (0..info.num_imported_funcs).map(|func_index| Job::ImportStub { func_index }).collect();
-        jobs.extend(types.iter().map(|ty| Job::Trampoline { ty: ty.clone() }));
-        jobs.extend(types.iter().map(|ty| Job::LazyStub { ty: ty.clone() }));
-        let results = compile::compile_jobs(&wasm, &info, config, &*isa, &jobs)?;
-
-        // The prefix: import stubs, trampolines, lazy stubs, 16-aligned.
-        let mut prefix = Vec::new();
-        let mut offsets = Vec::with_capacity(results.len());
-        let mut traps = Vec::new();
-        for compiled in &results {
-            prefix.resize(prefix.len().next_multiple_of(16), 0);
-            let start = prefix.len() as u32;
-            offsets.push(FuncLayout { offset: start, len: compiled.code.len() as u32 });
-            prefix.extend_from_slice(&compiled.code);
-            if !compiled.calls.is_empty() {
-                return Err(Error::Compile { function: "a stub".into(), message: "a stub calls directly".into() });
-            }
-            for &(offset, kind, wasm_offset) in &compiled.traps {
-                traps.extend_from_slice(&(start + offset).to_le_bytes());
-                traps.push(kind);
-                traps.extend_from_slice(&wasm_offset.to_le_bytes());
-            }
-        }
-        let imports = info.num_imported_funcs as usize;
-        let stub_offset = |ty: &module::FuncType| {
-            let i = types.iter().position(|t| t.signature_id() == ty.signature_id()).expect("every type has a stub");
-            offsets[imports + types.len() + i].offset as usize
-        };
-        let num_funcs = info.num_funcs() as usize;
-        let slots: Box<[AtomicUsize]> = (0..num_funcs).map(|_| AtomicUsize::new(0)).collect();
-        // A function with several results may take a hidden return-area
-        // pointer in the first argument register, where a thunk expects the
-        // vmctx: such functions (Go has none) are compiled before any guest
-        // runs, and their thunks only jump.
-        let compiled_first: Vec<bool> = (0..num_funcs as u32)
-            .map(|f| f >= info.num_imported_funcs && info.func_type(f).results.len() > 1)
-            .collect();
-        let first = Region::new(&prefix, &slots, &compiled_first).map_err(Error::Os)?;
-        let base = first.base();
-        for (index, slot) in slots.iter().enumerate() {
-            let target = match index < imports {
-                true => offsets[index].offset as usize,
-                false => stub_offset(info.func_type(index as u32)),
-            };
-            slot.store(base + target, Ordering::Release);
-        }
-        let functions = (0..num_funcs)
-            .map(|index| match index < imports {
-                true => offsets[index],
-                false => FuncLayout { offset: (first.thunk(index as u32) - base) as u32, len: thunk::SIZE as u32 },
-            })
-            .collect();
-        let trampolines = types
-            .iter()
-            .zip(&offsets[imports..imports + types.len()])
-            .map(|(ty, f)| (ty.signature_id(), f.offset))
-            .collect();
-        let artifact = Artifact {
-            info,
-            trap_mode: config.trap_mode,
-            baseline: config.baseline,
-            target: target_triple(),
-            code: Vec::new(),
-            functions,
-            trampolines,
-            relocations: Default::default(),
-            traps: crate::artifact::Blob::owned(traps),
-            counter_global,
-            function_bitmap: config.function_bitmap,
-        };
-        let stack = DefaultStack::new(COMPILE_STACK).map_err(|e| Error::Os(format!("compile stack: {e}")))?;
-        let state = State {
-            regions: vec![first],
-            compiled: vec![None; num_funcs],
-            placed: BTreeMap::new(),
-            ctx: Context::new(),
-            fctx: FunctionBuilderContext::new(),
-            stack,
-        };
-        let lazy = Arc::new(Lazy {
-            artifact: Arc::new(artifact),
-            wasm,
-            bodies: parsed.bodies,
-            config: *config,
-            isa,
-            slots,
-            compiled_first: compiled_first.clone(),
-            state: Mutex::new(state),
-        });
-        code::register_lazy_region(&lazy, base, base + region::REGION_BYTES);
-        for (func_index, _) in compiled_first.iter().enumerate().filter(|(_, first)| **first) {
-            lazy.compile(func_index as u32)?;
-        }
-        Ok(lazy)
-    }
-
     /// The first region's base: the prefix's offsets are from here.
     pub fn base(&self) -> usize {
         self.lock().1.regions[0].base()
@@ -216,24 +122,39 @@ impl Lazy {
         self.lock().1.placed.len()
     }
 
+    /// Give stored code loaded with no wasm (`load_partial`) the wasm to
+    /// compile the rest from: `read` runs when a function is first compiled
+    /// and returns the module's bytes (the bytes it was compiled from, as
+    /// the cache key promises), compiled with `config`.
+    pub fn attach_wasm(&self, config: CompileConfig, read: Box<dyn FnOnce() -> Result<Vec<u8>> + Send>) {
+        let (_compile, mut state) = self.lock();
+        if matches!(state.source, Source::Missing) {
+            state.source = Source::Later { read, config };
+        }
+    }
+
     /// The code of function `func_index`, compiled now if it is not yet.
     pub fn compile(&self, func_index: u32) -> Result<usize> {
         let (_compile, mut state) = self.lock();
         let state = &mut *state;
         let info = &self.artifact.info;
-        let defined = func_index.checked_sub(info.num_imported_funcs).map(|i| i as usize);
-        let function = info.func_name(func_index);
-        let Some(body) = defined.and_then(|i| self.bodies.get(i)) else {
-            return Err(Error::Compile { function, message: "no such defined function".into() });
-        };
-        if let Some(address) = state.compiled[func_index as usize] {
+        if let Some(address) = state.compiled.get(func_index as usize).copied().flatten() {
             return Ok(address);
         }
+        let function = info.func_name(func_index);
+        let (wasm, bodies, config) = ready(&mut state.source, info).map_err(|e| match e {
+            Error::Compile { .. } => e,
+            other => Error::Compile { function: function.clone(), message: format!("reading its wasm: {other}") },
+        })?;
+        let defined = func_index.checked_sub(info.num_imported_funcs).map(|i| i as usize);
+        let Some(body) = defined.and_then(|i| bodies.get(i)) else {
+            return Err(Error::Compile { function, message: "no such defined function".into() });
+        };
         let job = Job::Defined { func_index, body: body.clone() };
         let (ctx, fctx) = (&mut state.ctx, &mut state.fctx);
         let compiled = corosensei::on_stack(&mut state.stack, || {
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                compile::compile_one(&self.wasm, info, &self.config, &*self.isa, &job, ctx, fctx)
+                compile::compile_one(wasm, info, config, &*self.isa, &job, ctx, fctx)
             }))
         });
         let compiled = match compiled {
@@ -278,6 +199,13 @@ impl Lazy {
         region.place(&code).ok_or_else(|| "cannot map lazily compiled code".to_string())
     }
 
+    /// Whether functions were compiled since it was loaded: stored code would
+    /// hold more (`compiled_artifact`).
+    pub fn compiled_since_load(&self) -> bool {
+        let (_compile, state) = self.lock();
+        state.placed.len() > state.loaded
+    }
+
     /// Describe a fault at `pc` in this module's code.
     pub fn trap_at(&self, pc: usize, signal: i32) -> Trap {
         let (_compile, state) = self.lock();
@@ -293,5 +221,26 @@ impl Lazy {
             None => TrapSite { func_index: None, record: None },
         };
         site.trap(&self.artifact.info, signal)
+    }
+}
+
+/// The wasm, its function bodies and the config to compile them with.
+type ReadySource<'a> = (&'a [u8], &'a [Range<usize>], &'a CompileConfig);
+
+/// The wasm, its bodies and the config to compile them with; read now if it
+/// was left for later.
+fn ready<'a>(source: &'a mut Source, info: &ModuleInfo) -> Result<ReadySource<'a>> {
+    if let Source::Later { .. } = source {
+        let Source::Later { read, config } = std::mem::replace(source, Source::Missing) else { unreachable!() };
+        let wasm = read()?;
+        let parsed = module::parse(&wasm)?;
+        if parsed.info.num_funcs() != info.num_funcs() || parsed.info.func_types != info.func_types {
+            return Err(Error::Artifact("the wasm is not the module the stored code was compiled from".into()));
+        }
+        *source = Source::Ready { wasm, bodies: parsed.bodies, config };
+    }
+    match source {
+        Source::Ready { wasm, bodies, config } => Ok((wasm, bodies, config)),
+        _ => Err(Error::Artifact("no wasm to compile it from".into())),
     }
 }
