@@ -492,6 +492,50 @@ impl Cache {
         key: &Key,
         compile: impl FnOnce() -> seedfall_engine::Result<Artifact>,
     ) -> seedfall_engine::Result<Fetched> {
+        self.get_or(key, |path, timings, warnings| {
+            let start = Instant::now();
+            let artifact = compile()?;
+            timings.compile = start.elapsed();
+            let stored = self.store(key, &artifact, path, timings, warnings);
+            let start = Instant::now();
+            let code = Code::load(artifact)?;
+            timings.load = start.elapsed();
+            Ok((code, stored))
+        })
+    }
+
+    /// Like `get_or_compile`, but with no entry the code is `load()`'s:
+    /// code loaded lazily (`Code::load_lazy`), which compiles as it runs and
+    /// stores nothing yet; `store_compiled` stores what it compiled. An entry
+    /// may itself be such stored code, loaded to compile the rest lazily.
+    pub fn get_or_load_lazily(
+        &self,
+        key: &Key,
+        load: impl FnOnce() -> seedfall_engine::Result<Code>,
+    ) -> seedfall_engine::Result<Fetched> {
+        self.get_or(key, |_, timings, _| {
+            let start = Instant::now();
+            let code = load()?;
+            timings.load = start.elapsed();
+            Ok((code, false))
+        })
+    }
+
+    /// Store what lazily loaded `code` (under `key`) compiled since it was
+    /// loaded, replacing the entry, so the next process loads it; true when
+    /// something was stored. Warnings as `Fetched::warnings`.
+    pub fn store_compiled(&self, key: &Key, code: &Code, warnings: &mut Vec<String>) -> bool {
+        let Some(artifact) = code.compiled_artifact() else { return false };
+        self.store(key, &artifact, &self.entry_path(key), &mut Timings::default(), warnings)
+    }
+
+    /// The entry under `key` if it is there and good, else `miss`'s code
+    /// (and whether it stored an entry).
+    fn get_or(
+        &self,
+        key: &Key,
+        miss: impl FnOnce(&Path, &mut Timings, &mut Vec<String>) -> seedfall_engine::Result<(Code, bool)>,
+    ) -> seedfall_engine::Result<Fetched> {
         let mut timings = Timings::default();
         let mut warnings = Vec::new();
         let path = self.entry_path(key);
@@ -540,13 +584,7 @@ impl Cache {
                 },
             }
         }
-        let start = Instant::now();
-        let artifact = compile()?;
-        timings.compile = start.elapsed();
-        let stored = self.store(key, &artifact, &path, &mut timings, &mut warnings);
-        let start = Instant::now();
-        let code = Code::load(artifact)?;
-        timings.load = start.elapsed();
+        let (code, stored) = miss(&path, &mut timings, &mut warnings)?;
         Ok(Fetched { key: *key, code, outcome, stored, timings, warnings })
     }
 

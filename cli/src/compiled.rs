@@ -1,6 +1,10 @@
 //! Getting runnable code for a wasm file: instrumented for preemption (unless
-//! asked not to), through the cache (hit, or instrument + compile + publish),
-//! then loaded as a `Guest`. The cache key covers the original wasm and the
+//! asked not to), through the cache, then loaded as a `Guest`. A miss loads
+//! the module lazily (its functions compiled as they are first called,
+//! docs/lazy-compilation.md) and `store_compiled` keeps what was compiled
+//! when the process ends; a hit of such stored code compiles the rest the
+//! same way. `SEEDFALL_EAGER_COMPILE=1` compiles every function first and
+//! stores the whole module, as before lazy compilation. The cache key covers the original wasm and the
 //! instrumentation config (or its absence), so a hit needs no instrumentation
 //! pass; the pass's counter global is recorded in the Artifact, so a hit
 //! brings it back too. Cache warnings are printed and never stop a run. The
@@ -9,7 +13,7 @@
 //! waits for remote uploads before the process exits.
 
 use seedfall_cache::{Cache, Key, Remote, Secret};
-use seedfall_engine::{CompileConfig, Error, compile};
+use seedfall_engine::{Code, CompileConfig, Error, PinnedGlobal, compile};
 use seedfall_host::{Guest, GuestError};
 use seedfall_instrument::{Config, config_bytes, instrument};
 use std::fmt;
@@ -19,6 +23,15 @@ use std::time::{Duration, Instant};
 
 /// Remote caches opened by this process, whose uploads `finish_uploads` awaits.
 static REMOTES: Mutex<Vec<Arc<Remote>>> = Mutex::new(Vec::new());
+
+/// Lazily loaded modules whose compiled functions `store_compiled` keeps.
+static LAZILY_LOADED: Mutex<Vec<LazilyLoaded>> = Mutex::new(Vec::new());
+
+struct LazilyLoaded {
+    cache_dir: PathBuf,
+    key: Key,
+    code: Arc<Code>,
+}
 
 /// How long the process waits at exit for uploads to the remote cache.
 const UPLOAD_WAIT: Duration = Duration::from_secs(5);
@@ -34,6 +47,23 @@ pub fn open_cache(dir: &Path) -> Cache {
         REMOTES.lock().unwrap_or_else(|e| e.into_inner()).push(remote);
     }
     cache
+}
+
+/// Stores what the lazily loaded modules compiled (each replacing its
+/// entry), so the next process loads it and compiles only what is new.
+/// Called once, before `finish_uploads`.
+pub fn store_compiled() {
+    let loaded = std::mem::take(&mut *LAZILY_LOADED.lock().unwrap_or_else(|e| e.into_inner()));
+    let mut open: Vec<(PathBuf, Cache)> = Vec::new();
+    for module in loaded {
+        if !open.iter().any(|(dir, _)| *dir == module.cache_dir) {
+            open.push((module.cache_dir.clone(), open_cache(&module.cache_dir)));
+        }
+        let (_, cache) = open.iter().find(|(dir, _)| *dir == module.cache_dir).expect("just opened");
+        let mut warnings = Vec::new();
+        cache.store_compiled(&module.key, &module.code, &mut warnings);
+        print_warnings(&warnings);
+    }
 }
 
 /// Waits (at most a few seconds) for uploads still running, printing what
@@ -96,35 +126,71 @@ pub fn load(
     // Streamed: a hit (the common case) never reads the module into memory.
     let key = Key::compute_from(&mut opened, len, config, &key_bytes).map_err(read_error)?;
     let key_hash = key_start.elapsed();
-    let mut fetched = cache
-        .get_or_compile(&key, || {
-            let wasm = crate::input::read_file(file, crate::input::WASM_MAX_BYTES)
-                .map_err(|e| Error::Os(format!("cannot read it: {e}")))?;
-            // Compiled code is stored under `key`: it must be these bytes'.
-            if Key::compute(&wasm, config, &key_bytes) != key {
-                return Err(Error::Os("it changed while seedfall read it".into()));
-            }
-            let Some(instrumentation) = &instrumentation else { return compile(&wasm, config) };
-            let instrumented =
-                instrument(&wasm, instrumentation).map_err(|e| match seedfall_engine::module::parse(&wasm) {
-                    // Report a bad module the engine's way; the pass only fails on bad input.
-                    Err(engine_error) => engine_error,
-                    Ok(_) => Error::Unsupported { feature: format!("instrumentation: {e}"), function: None },
-                })?;
-            let mut artifact = compile(&instrumented.wasm, config)?;
-            artifact.counter_global = Some(instrumented.counter_global);
+    let source = Source { file: file.to_path_buf(), key, key_bytes, instrumentation, config: *config };
+    let fetched = if compile_eagerly(config) {
+        cache.get_or_compile(&key, || {
+            let (wasm, counter_global) = source.read()?;
+            let mut artifact = compile(&wasm, config)?;
+            artifact.counter_global = counter_global;
             Ok(artifact)
         })
-        .map_err(|error| LoadError::Compile { file: file.to_path_buf(), error })?;
+    } else {
+        cache.get_or_load_lazily(&key, || {
+            let (wasm, counter_global) = source.read()?;
+            Code::load_lazy(wasm, config, counter_global)
+        })
+    };
+    let mut fetched = fetched.map_err(|error| LoadError::Compile { file: file.to_path_buf(), error })?;
     fetched.timings.key_hash = key_hash;
     print_warnings(&fetched.warnings);
     if print_timings {
         eprintln!("seedfall: {:?}: {}", fetched.outcome, fetched.timings);
     }
-    let key = fetched.key;
-    let guest =
-        Guest::new(Arc::new(fetched.code)).map_err(|error| LoadError::Guest { file: file.to_path_buf(), error })?;
+    let code = Arc::new(fetched.code);
+    if code.is_lazy() {
+        code.attach_wasm(config, Box::new(move || source.read().map(|(wasm, _)| wasm)));
+        let module = LazilyLoaded { cache_dir: cache.dir().to_path_buf(), key, code: code.clone() };
+        LAZILY_LOADED.lock().unwrap_or_else(|e| e.into_inner()).push(module);
+    }
+    let guest = Guest::new(code).map_err(|error| LoadError::Guest { file: file.to_path_buf(), error })?;
     Ok((guest, key))
+}
+
+/// Whether to compile every function before running (and store the whole
+/// module): asked for, or where lazy loading would compile it whole anyway.
+fn compile_eagerly(config: &CompileConfig) -> bool {
+    let asked = std::env::var_os("SEEDFALL_EAGER_COMPILE").is_some_and(|v| !v.is_empty() && v != "0");
+    asked || config.pinned_global != PinnedGlobal::None || !cfg!(target_os = "linux")
+}
+
+/// Where a module's wasm comes from when it must be compiled.
+struct Source {
+    file: PathBuf,
+    key: Key,
+    key_bytes: Vec<u8>,
+    instrumentation: Option<Config>,
+    config: CompileConfig,
+}
+
+impl Source {
+    /// The bytes to compile (the file's, checked against the key,
+    /// instrumented unless asked not to) and the instrumentation's counter.
+    fn read(&self) -> Result<(Vec<u8>, Option<u32>), Error> {
+        let wasm = crate::input::read_file(&self.file, crate::input::WASM_MAX_BYTES)
+            .map_err(|e| Error::Os(format!("cannot read it: {e}")))?;
+        // Compiled code is stored under `key`: it must be these bytes'.
+        if Key::compute(&wasm, &self.config, &self.key_bytes) != self.key {
+            return Err(Error::Os("it changed while seedfall read it".into()));
+        }
+        let Some(instrumentation) = &self.instrumentation else { return Ok((wasm, None)) };
+        let instrumented =
+            instrument(&wasm, instrumentation).map_err(|e| match seedfall_engine::module::parse(&wasm) {
+                // Report a bad module the engine's way; the pass only fails on bad input.
+                Err(engine_error) => engine_error,
+                Ok(_) => Error::Unsupported { feature: format!("instrumentation: {e}"), function: None },
+            })?;
+        Ok((instrumented.wasm, Some(instrumented.counter_global)))
+    }
 }
 
 /// Records `keys` as one set of `cache` (modules used together), printing its warnings.
