@@ -274,6 +274,13 @@ impl Cluster {
         failures.first().map(|first| self.config.signature(first))
     }
 
+    /// Functions the programs compiled lazily since they were loaded, and
+    /// the real time that took; None when every program was compiled whole.
+    pub fn lazy_compiles(&self) -> Option<(u32, Duration)> {
+        let all: Vec<_> = self.programs.iter().filter_map(|p| p.code().lazy_compiles()).collect();
+        (!all.is_empty()).then(|| all.iter().fold((0, Duration::ZERO), |(n, t), (count, time)| (n + count, t + *time)))
+    }
+
     /// The code node `name` runs (services, the workload, `finally`), to
     /// name the functions of its `RunResult::functions_ran` entry
     /// (`NodeFunctions::ran_names`).

@@ -156,6 +156,8 @@ pub fn merge(files: &[PathBuf], json: Option<PathBuf>) -> Result<Merged, String>
         // The shards ran side by side: the sweep took as long as the slowest.
         build_time: max(|d| d.totals.build_ms),
         load_time: max(|d| d.totals.load_ms),
+        // Not in the shards' documents: the timing line leaves it out.
+        lazy_compiles: None,
         identity: Identity { shard: None, ..identity(&first.doc) },
         // The shards' documents do not say how `count` nodes group.
         groups: Vec::new(),

@@ -150,7 +150,11 @@ pub fn replay(
             }
         }
     }
-    let _ = writeln!(out, "{}", timing_line(cluster.build_time, cluster.load_time, &result.timings));
+    let _ = writeln!(
+        out,
+        "{}",
+        timing_line(cluster.build_time, cluster.load_time, cluster.lazy_compiles(), &result.timings)
+    );
     let code = if diverged.is_some() || matches!(result.verdict, Verdict::Fail(_)) { 1 } else { 0 };
     let mut doc = crate::json_doc::run(seed, &result);
     doc["not_applied"] = serde_json::json!(unapplied);

@@ -67,12 +67,20 @@ pub fn hidden_line(hidden: u64, show_fails: usize) -> String {
     )
 }
 
-/// Where the real time went: building and loading the programs, then
-/// `runs` (one run's timings, or a sweep's summed).
-pub fn timing_line(build: Duration, load: Duration, runs: &RunTimings) -> String {
+/// Where the real time went: building and loading the programs (and the
+/// functions compiled lazily as they were first called, `lazy`: how many,
+/// in how long, part of the guest's time), then `runs` (one run's timings,
+/// or a sweep's summed).
+pub fn timing_line(build: Duration, load: Duration, lazy: Option<(u32, Duration)>, runs: &RunTimings) -> String {
     let scheduler = runs.total.saturating_sub(runs.boot + runs.guest);
+    let lazy = match lazy {
+        Some((count, time)) if count > 0 => {
+            format!(" (then {count} functions compiled lazily in {})", go_duration_ms(time.as_nanos() as u64))
+        }
+        _ => String::new(),
+    };
     format!(
-        "real time: build {}, compile/load {}, boot {} ({} boots), guest and host calls {} ({} host calls), scheduler {}",
+        "real time: build {}, compile/load {}{lazy}, boot {} ({} boots), guest and host calls {} ({} host calls), scheduler {}",
         go_duration_ms(build.as_nanos() as u64),
         go_duration_ms(load.as_nanos() as u64),
         go_duration_ms(runs.boot.as_nanos() as u64),

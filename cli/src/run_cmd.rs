@@ -194,6 +194,7 @@ pub fn run(args: RunArgs) -> ExitCode {
         let _ = write!(std::io::stdout(), "{}", hidden_line(hidden, args.show_fails));
     }
     let tally = tally.lock().unwrap_or_else(|e| e.into_inner());
+    summary.lazy_compiles = cluster.lazy_compiles();
     let reported = summary.report(&tally, swept.interrupted, started.elapsed(), history.as_deref());
     let mut code = reported.code;
     let mut schedules = BTreeMap::new();

@@ -64,6 +64,9 @@ pub struct Summary {
     pub json: Option<PathBuf>,
     pub build_time: Duration,
     pub load_time: Duration,
+    /// Functions compiled lazily during the sweep, and how long that took
+    /// (`Cluster::lazy_compiles`, read when it ends).
+    pub lazy_compiles: Option<(u32, Duration)>,
     pub identity: Identity,
     /// Each node's group (`NodeSpec::group`) by name; a node not listed is its own.
     pub groups: Vec<(String, String)>,
@@ -93,6 +96,7 @@ impl Summary {
             json: None,
             build_time: cluster.build_time,
             load_time: cluster.load_time,
+            lazy_compiles: None,
             identity: Identity {
                 version: env!("CARGO_PKG_VERSION").to_string(),
                 config_hash,
@@ -182,7 +186,7 @@ impl Summary {
             }
         }
         let _ = write!(out, "{}", tally.properties.render());
-        let _ = writeln!(out, "{}", timing_line(self.build_time, self.load_time, &tally.timings));
+        let _ = writeln!(out, "{}", timing_line(self.build_time, self.load_time, self.lazy_compiles, &tally.timings));
         if let Some(e) = &history_error {
             eprintln!("seedfall: {e}");
         }
@@ -307,6 +311,7 @@ pub(crate) mod tests {
             json: None,
             build_time: Duration::ZERO,
             load_time: Duration::ZERO,
+            lazy_compiles: None,
             identity: Identity {
                 version: "0".into(),
                 config_hash: "c".into(),

@@ -216,7 +216,7 @@ impl Code {
         match &self.exec {
             Exec::Mapped { .. } => None,
             #[cfg(target_os = "linux")]
-            Exec::Lazy(lazy) => lazy.compiled_since_load().then(|| lazy.compiled_artifact()).flatten(),
+            Exec::Lazy(lazy) => (lazy.compiled_since_load_stats().0 > 0).then(|| lazy.compiled_artifact()).flatten(),
         }
     }
 
@@ -236,6 +236,19 @@ impl Code {
             Exec::Mapped { .. } => self.num_defined_functions(),
             #[cfg(target_os = "linux")]
             Exec::Lazy(lazy) => lazy.compiled_count() as u32,
+        }
+    }
+
+    /// For lazily loaded code: how many functions it compiled since it was
+    /// loaded, and the real time that took. None for other code.
+    pub fn lazy_compiles(&self) -> Option<(u32, std::time::Duration)> {
+        match &self.exec {
+            Exec::Mapped { .. } => None,
+            #[cfg(target_os = "linux")]
+            Exec::Lazy(lazy) => {
+                let (count, time) = lazy.compiled_since_load_stats();
+                Some((count as u32, time))
+            }
         }
     }
 

@@ -5,22 +5,15 @@
 //! and write the first region with a thunk per function.
 
 use super::region::{self, Region};
-use super::{Lazy, Placed, Source, State, thunk};
+use super::{Bodies, Lazy, Placed, Source, State, thunk};
 use crate::artifact::{Artifact, Blob, FuncLayout, RELOC_RECORD, Relocation, TRAP_RECORD, write_call};
 use crate::compile::{self, CompileConfig, Compiled, Job, target_triple};
 use crate::error::{Error, Result};
 use crate::module::{self, ModuleInfo, PinnedGlobal};
 use crate::runtime::code;
-use corosensei::stack::DefaultStack;
-use cranelift_codegen::Context;
-use cranelift_frontend::FunctionBuilderContext;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-
-/// Stack for one compile: Cranelift's passes recurse little, but a guest
-/// may call a new function with only `fiber::HOST_STACK_RESERVE` left.
-const COMPILE_STACK: usize = 8 << 20;
 
 impl Lazy {
     /// Validate `wasm` and load it lazily with `config` (no global pinned).
@@ -28,7 +21,7 @@ impl Lazy {
     pub fn load(wasm: Vec<u8>, config: &CompileConfig, counter_global: Option<u32>) -> Result<Arc<Lazy>> {
         let parsed = module::parse(&wasm)?;
         compile::check_function_bitmap(&parsed.info, config)?;
-        let source = Source::Ready { wasm, bodies: parsed.bodies, config: *config };
+        let source = Source::Ready(Arc::new(Bodies { wasm, bodies: parsed.bodies, config: *config }));
         build(parsed.info, config, counter_global, source, None)
     }
 
@@ -135,12 +128,10 @@ fn build(
     let mut state = State {
         source,
         loaded: 0,
+        compile_time: std::time::Duration::ZERO,
         regions: vec![first],
         compiled,
         placed: BTreeMap::new(),
-        ctx: Context::new(),
-        fctx: FunctionBuilderContext::new(),
-        stack: DefaultStack::new(COMPILE_STACK).map_err(|e| Error::Os(format!("compile stack: {e}")))?,
     };
     if let Some((stored, code)) = stored {
         place_stored(&mut state, &slots, &stored, code)?;

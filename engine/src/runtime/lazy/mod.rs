@@ -14,8 +14,10 @@
 //! Only when it is compiled changes, and compilation reads nothing the guest
 //! can influence but which functions it calls.
 //!
-//! Compiles are serialised by one process-wide lock (held across `fork`, see
-//! `fork_locks`) and run on a stack of their own, not the guest's fiber.
+//! Cranelift runs on the calling thread, on a stack of its own (not the
+//! guest's fiber), with no lock held; placing code takes one process-wide
+//! lock (held across `fork`, see `fork_locks`). Compiling ahead on another
+//! thread was measured and dropped (docs/lazy-compilation.md).
 
 mod load;
 pub(crate) mod region;
@@ -34,17 +36,35 @@ use cranelift_codegen::Context;
 use cranelift_codegen::isa::OwnedTargetIsa;
 use cranelift_frontend::FunctionBuilderContext;
 use region::Region;
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+/// Stack for one compile: Cranelift's passes recurse little, but a guest
+/// may call a new function with only `fiber::HOST_STACK_RESERVE` left.
+const COMPILE_STACK: usize = 8 << 20;
 
 static COMPILE: Mutex<()> = Mutex::new(());
 
-/// The process-wide compile lock (also for `fork_locks`).
+/// The process-wide lock on every `Lazy`'s state (also for `fork_locks`).
+/// Cranelift never runs under it: only lookups and placing code do.
 pub(crate) fn lock_compile() -> MutexGuard<'static, ()> {
     // Guards no data of its own: a panic while holding it leaves nothing inconsistent.
     COMPILE.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// A thread's Cranelift contexts and the stack it compiles on.
+struct Compiler {
+    ctx: Context,
+    fctx: FunctionBuilderContext,
+    stack: DefaultStack,
+}
+
+thread_local! {
+    static COMPILER: RefCell<Option<Compiler>> = const { RefCell::new(None) };
 }
 
 /// A lazily compiled module's code.
@@ -62,11 +82,7 @@ pub struct Lazy {
 
 /// The wasm the functions are compiled from.
 enum Source {
-    Ready {
-        wasm: Vec<u8>,
-        bodies: Vec<Range<usize>>,
-        config: CompileConfig,
-    },
+    Ready(Arc<Bodies>),
     /// Read when a function is first compiled (a load of stored code: most
     /// runs never need it).
     Later {
@@ -77,20 +93,28 @@ enum Source {
     Missing,
 }
 
+/// The wasm, where each defined function's body lies in it, and the config
+/// to compile them with.
+struct Bodies {
+    wasm: Vec<u8>,
+    bodies: Vec<Range<usize>>,
+    config: CompileConfig,
+}
+
 struct State {
     source: Source,
     /// How many functions were compiled when loaded: more now means there
     /// is something new to store.
     loaded: usize,
+    /// Real time the guests waited for compiles since then (a diagnostic,
+    /// as the run summary's other timings; it never reaches a guest).
+    compile_time: Duration,
     /// The first holds the prefix; compiled functions go to the last.
     regions: Vec<Region>,
     /// Per function index: its code's address, once compiled.
     compiled: Vec<Option<usize>>,
     /// Compiled functions by address, for naming traps and for storing.
     placed: BTreeMap<usize, Placed>,
-    ctx: Context,
-    fctx: FunctionBuilderContext,
-    stack: DefaultStack,
 }
 
 struct Placed {
@@ -122,6 +146,13 @@ impl Lazy {
         self.lock().1.placed.len()
     }
 
+    /// Functions compiled since load (more than none: stored code would hold
+    /// more), and the real time guests waited for compiles.
+    pub fn compiled_since_load_stats(&self) -> (usize, Duration) {
+        let (_compile, state) = self.lock();
+        (state.placed.len() - state.loaded, state.compile_time)
+    }
+
     /// Give stored code loaded with no wasm (`load_partial`) the wasm to
     /// compile the rest from: `read` runs when a function is first compiled
     /// and returns the module's bytes (the bytes it was compiled from, as
@@ -133,53 +164,77 @@ impl Lazy {
         }
     }
 
-    /// The code of function `func_index`, compiled now if it is not yet.
+    /// The code of function `func_index`, compiled now if it is not yet: for
+    /// a guest about to call it. Cranelift runs with no lock held, so other
+    /// threads compile and run meanwhile; if one placed the function first,
+    /// its code is used and this compile is dropped.
     pub fn compile(&self, func_index: u32) -> Result<usize> {
+        let started = Instant::now();
+        let bodies = {
+            let (_compile, mut state) = self.lock();
+            if let Some(address) = state.compiled.get(func_index as usize).copied().flatten() {
+                return Ok(address);
+            }
+            ready(&mut state.source, &self.artifact.info).map_err(|e| self.compile_error(func_index, e))?
+        };
+        let compiled = self.compile_unlocked(&bodies, func_index).map_err(|e| self.compile_error(func_index, e))?;
         let (_compile, mut state) = self.lock();
-        let state = &mut *state;
-        let info = &self.artifact.info;
-        if let Some(address) = state.compiled.get(func_index as usize).copied().flatten() {
+        if let Some(address) = state.compiled[func_index as usize] {
             return Ok(address);
         }
-        let function = info.func_name(func_index);
-        let (wasm, bodies, config) = ready(&mut state.source, info).map_err(|e| match e {
-            Error::Compile { .. } => e,
-            other => Error::Compile { function: function.clone(), message: format!("reading its wasm: {other}") },
-        })?;
+        self.publish(&mut state, func_index, compiled).map_err(|e| self.compile_error(func_index, e))?;
+        state.compile_time += started.elapsed();
+        Ok(state.compiled[func_index as usize].expect("just placed"))
+    }
+
+    /// `error` as the error of compiling function `func_index`.
+    fn compile_error(&self, func_index: u32, error: Error) -> Error {
+        match error {
+            Error::Compile { .. } => error,
+            other => Error::Compile {
+                function: self.artifact.info.func_name(func_index),
+                message: format!("reading its wasm: {other}"),
+            },
+        }
+    }
+
+    /// Run Cranelift on function `func_index`, on this thread's compiler.
+    fn compile_unlocked(&self, bodies: &Bodies, func_index: u32) -> Result<Compiled> {
+        let info = &self.artifact.info;
+        let function = || info.func_name(func_index);
         let defined = func_index.checked_sub(info.num_imported_funcs).map(|i| i as usize);
-        let Some(body) = defined.and_then(|i| bodies.get(i)) else {
-            return Err(Error::Compile { function, message: "no such defined function".into() });
+        let Some(body) = defined.and_then(|i| bodies.bodies.get(i)) else {
+            return Err(Error::Compile { function: function(), message: "no such defined function".into() });
         };
         let job = Job::Defined { func_index, body: body.clone() };
-        let (ctx, fctx) = (&mut state.ctx, &mut state.fctx);
-        let compiled = corosensei::on_stack(&mut state.stack, || {
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                compile::compile_one(wasm, info, config, &*self.isa, &job, ctx, fctx)
-            }))
-        });
-        let compiled = match compiled {
-            Ok(result) => result,
-            Err(panic) => {
+        COMPILER.with(|compiler| {
+            let mut compiler = compiler.borrow_mut();
+            if compiler.is_none() {
+                let stack = DefaultStack::new(COMPILE_STACK).map_err(|e| Error::Os(format!("compile stack: {e}")))?;
+                *compiler = Some(Compiler { ctx: Context::new(), fctx: FunctionBuilderContext::new(), stack });
+            }
+            let Compiler { ctx, fctx, stack } = compiler.as_mut().expect("just made");
+            let result = corosensei::on_stack(&mut *stack, || {
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    compile::compile_one(&bodies.wasm, info, &bodies.config, &*self.isa, &job, ctx, fctx)
+                }))
+            });
+            let result = result.unwrap_or_else(|panic| {
                 *ctx = Context::new();
                 *fctx = FunctionBuilderContext::new();
                 Err(format!("translator panic: {}", crate::error::panic_message(&*panic)))
-            }
-        }
-        .map_err(|message| Error::Compile { function: function.clone(), message })?;
-        let address =
-            self.place(state, func_index, &compiled).map_err(|message| Error::Compile { function, message })?;
-        crate::runtime::perf_map::record_one(&info.func_name(func_index), address, compiled.code.len());
-        state.compiled[func_index as usize] = Some(address);
-        state.placed.insert(address, Placed { func_index, compiled });
-        self.slots[func_index as usize].store(address, Ordering::Release);
-        Ok(address)
+            });
+            result.map_err(|message| Error::Compile { function: function(), message })
+        })
     }
 
-    /// Link `compiled` for the last region (a new one when it is full) and
-    /// write it there; its address.
-    fn place(&self, state: &mut State, func_index: u32, compiled: &Compiled) -> std::result::Result<usize, String> {
+    /// Place `compiled`, function `func_index`'s code (not placed yet), in
+    /// the last region (a new one when it is full), linked to what is placed
+    /// in that region and to its thunks for the rest; then point its slot at
+    /// it.
+    fn publish(&self, state: &mut State, func_index: u32, compiled: Compiled) -> Result<()> {
         if !state.regions.last().expect("the first region").has_room(compiled.code.len()) {
-            let region = Region::new(&[], &self.slots, &self.compiled_first)?;
+            let region = Region::new(&[], &self.slots, &self.compiled_first).map_err(Error::Os)?;
             code::register_lazy_region_of(&state.regions[0], &region);
             state.regions.push(region);
         }
@@ -187,23 +242,22 @@ impl Lazy {
         let at = region.next_address();
         let mut code = compiled.code.clone();
         for &(offset, kind, target, addend) in &compiled.calls {
-            let site = at + offset as usize;
             let target_address = match state.compiled.get(target as usize).copied().flatten() {
-                Some(address) if region.contains(address) => address,
                 _ if target == func_index => at,
+                Some(address) if region.contains(address) => address,
                 _ => region.thunk(target),
             };
-            let delta = target_address as i64 + addend - site as i64;
-            write_call(&mut code, offset as usize, kind, delta).map_err(|e| e.to_string())?;
+            let site = offset as usize;
+            write_call(&mut code, site, kind, target_address as i64 + addend - (at + site) as i64)?;
         }
-        region.place(&code).ok_or_else(|| "cannot map lazily compiled code".to_string())
-    }
-
-    /// Whether functions were compiled since it was loaded: stored code would
-    /// hold more (`compiled_artifact`).
-    pub fn compiled_since_load(&self) -> bool {
-        let (_compile, state) = self.lock();
-        state.placed.len() > state.loaded
+        let address = region.place(&code).ok_or_else(|| Error::Os("cannot map lazily compiled code".into()))?;
+        debug_assert_eq!(address, at);
+        let name = self.artifact.info.func_name(func_index);
+        crate::runtime::perf_map::record_one(&name, address, compiled.code.len());
+        state.compiled[func_index as usize] = Some(address);
+        state.placed.insert(address, Placed { func_index, compiled });
+        self.slots[func_index as usize].store(address, Ordering::Release);
+        Ok(())
     }
 
     /// Describe a fault at `pc` in this module's code.
@@ -224,12 +278,8 @@ impl Lazy {
     }
 }
 
-/// The wasm, its function bodies and the config to compile them with.
-type ReadySource<'a> = (&'a [u8], &'a [Range<usize>], &'a CompileConfig);
-
-/// The wasm, its bodies and the config to compile them with; read now if it
-/// was left for later.
-fn ready<'a>(source: &'a mut Source, info: &ModuleInfo) -> Result<ReadySource<'a>> {
+/// The wasm to compile from, read now if it was left for later.
+fn ready(source: &mut Source, info: &ModuleInfo) -> Result<Arc<Bodies>> {
     if let Source::Later { .. } = source {
         let Source::Later { read, config } = std::mem::replace(source, Source::Missing) else { unreachable!() };
         let wasm = read()?;
@@ -237,10 +287,10 @@ fn ready<'a>(source: &'a mut Source, info: &ModuleInfo) -> Result<ReadySource<'a
         if parsed.info.num_funcs() != info.num_funcs() || parsed.info.func_types != info.func_types {
             return Err(Error::Artifact("the wasm is not the module the stored code was compiled from".into()));
         }
-        *source = Source::Ready { wasm, bodies: parsed.bodies, config };
+        *source = Source::Ready(Arc::new(Bodies { wasm, bodies: parsed.bodies, config }));
     }
     match source {
-        Source::Ready { wasm, bodies, config } => Ok((wasm, bodies, config)),
+        Source::Ready(bodies) => Ok(bodies.clone()),
         _ => Err(Error::Artifact("no wasm to compile it from".into())),
     }
 }
