@@ -200,6 +200,9 @@ pub fn run(args: ExecArgs) -> ExitCode {
     if args.trace_hash {
         eprintln!("seedfall: trace hash {} ({} events)", exec::trace_hash(&instance), instance.data().trace.events());
     }
+    if let Some((count, time)) = guest.code().lazy_compiles().filter(|_| args.timings) {
+        eprintln!("seedfall: {count} functions compiled lazily in {time:.3?}");
+    }
     if let Some(ran) = instance.functions_ran().filter(|_| args.timings) {
         let count = ran.iter().filter(|b| **b != 0).count();
         eprintln!("seedfall: {count} of {} functions ran", ran.len());

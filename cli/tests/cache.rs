@@ -1,7 +1,8 @@
 //! The compiled-code cache through `seedfall exec`: a hit behaves exactly like
 //! a fresh compile (same output, same trace hash), and a damaged entry is
-//! reported, recompiled and still gives the same run; `cache` commands never
-//! write into a directory that is not a seedfall cache.
+//! reported, recompiled and still gives the same run; what a lazily loaded
+//! module compiled is stored and the next process compiles only what is new;
+//! `cache` commands never write into a directory that is not a seedfall cache.
 
 mod support;
 
@@ -21,10 +22,15 @@ fn build_determinism_program(dir: &Path) -> PathBuf {
 
 /// (stdout, trace hash line, stderr) of one exec with cache directory `cache`.
 fn exec(wasm: &Path, cache: &Path) -> (String, String, String) {
+    exec_with(wasm, cache, &[])
+}
+
+fn exec_with(wasm: &Path, cache: &Path, envs: &[(&str, &str)]) -> (String, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_seedfall"))
         .args(["exec", "--trace-hash", "--timings", "--seed", "5"])
         .arg(wasm)
         .env("SEEDFALL_CACHE_DIR", cache)
+        .envs(envs.iter().copied())
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
@@ -60,6 +66,36 @@ fn a_cache_hit_runs_exactly_like_a_fresh_compile() {
     assert!(hit_err.contains("Hit"), "{hit_err}");
     assert_eq!(hit_out, fresh_out);
     assert_eq!(hit_hash, fresh_hash);
+}
+
+/// How many functions the exec whose stderr is `stderr` compiled lazily.
+fn compiled_lazily(stderr: &str) -> Option<u32> {
+    let line = stderr.lines().find(|l| l.contains("functions compiled lazily"))?;
+    line.trim_start_matches("seedfall: ").split(' ').next()?.parse().ok()
+}
+
+#[test]
+fn what_a_lazy_run_compiled_is_stored_and_the_next_run_compiles_only_what_is_new() {
+    let dir = scratch("lazy");
+    let wasm = build_determinism_program(&dir);
+    let cache = dir.join("cache");
+    let (out, hash, stderr) = exec(&wasm, &cache);
+    assert!(stderr.contains("Miss"), "{stderr}");
+    let first = compiled_lazily(&stderr).expect("a cold run compiles lazily");
+    let partial = entries(&cache).pop().expect("what it compiled is stored");
+
+    let (again_out, again_hash, again_err) = exec(&wasm, &cache);
+    assert!(again_err.contains("Hit"), "{again_err}");
+    assert_eq!((again_out, again_hash), (out.clone(), hash.clone()));
+    assert_eq!(compiled_lazily(&again_err), Some(0), "nothing new: {again_err}");
+
+    let eager_cache = dir.join("eager");
+    let (eager_out, eager_hash, eager_err) = exec_with(&wasm, &eager_cache, &[("SEEDFALL_EAGER_COMPILE", "1")]);
+    assert_eq!((eager_out, eager_hash), (out, hash), "lazy and eager code run the same");
+    assert_eq!(compiled_lazily(&eager_err), None);
+    let whole = entries(&eager_cache).pop().expect("the whole module is stored");
+    let size = |path: &Path| std::fs::metadata(path).unwrap().len();
+    assert!(size(&partial) < size(&whole), "{first} functions stored, not all of them");
 }
 
 #[test]
