@@ -41,6 +41,7 @@ pub(crate) enum Job {
         ty: FuncType,
     },
     /// The stub a lazy function's thunk jumps to until it is compiled (`runtime::lazy`).
+    #[cfg(target_os = "linux")]
     LazyStub {
         ty: FuncType,
     },
@@ -114,6 +115,7 @@ pub(crate) fn job_name(info: &ModuleInfo, job: &Job) -> String {
     match job {
         Job::ImportStub { func_index } | Job::Defined { func_index, .. } => info.func_name(*func_index),
         Job::Trampoline { ty } => format!("trampoline {ty:?}"),
+        #[cfg(target_os = "linux")]
         Job::LazyStub { ty } => format!("lazy stub {ty:?}"),
     }
 }
@@ -185,6 +187,7 @@ pub(crate) fn compile_one(
                 .map_err(|e| format!("decoding: {e}"))?
         }
         Job::Trampoline { ty } => stubs::trampoline(ty, pinned_with_type(config, info), &mut ctx.func, fctx, frontend),
+        #[cfg(target_os = "linux")]
         Job::LazyStub { ty } => stubs::lazy_stub(ty, &mut ctx.func, fctx, frontend),
     }
     ctx.compile(isa, &mut ControlPlane::default()).map_err(|e| format!("{:?}", e.inner))?;

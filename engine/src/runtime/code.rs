@@ -204,7 +204,7 @@ impl Code {
     /// compiled with `config`. Nothing happens for other code.
     pub fn attach_wasm(&self, config: &crate::CompileConfig, read: Box<dyn FnOnce() -> Result<Vec<u8>> + Send>) {
         match &self.exec {
-            Exec::Mapped { .. } => drop(read),
+            Exec::Mapped { .. } => drop((config, read)),
             #[cfg(target_os = "linux")]
             Exec::Lazy(lazy) => lazy.attach_wasm(*config, read),
         }

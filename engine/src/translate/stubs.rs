@@ -145,6 +145,7 @@ pub fn trampoline(
 
 /// The lazy stub for functions of type `ty`: the function index is in the
 /// vmctx (`vmctx::LAZY_FUNC`, stored by the thunk just before).
+#[cfg(target_os = "linux")]
 pub fn lazy_stub(
     ty: &FuncType,
     func: &mut ir::Function,
