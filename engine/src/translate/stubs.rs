@@ -69,6 +69,19 @@ fn reload_pinned(b: &mut FunctionBuilder<'_>, vmctx_value: ir::Value, (index, ty
     b.ins().set_pinned_reg(v);
 }
 
+/// A builder for `func` as a function of wasm type `ty`, in its entry
+/// block, and its parameters (the vmctx first).
+fn wasm_function<'a>(
+    ty: &FuncType,
+    func: &'a mut ir::Function,
+    fctx: &'a mut FunctionBuilderContext,
+) -> (FunctionBuilder<'a>, Vec<ir::Value>) {
+    func.signature = wasm_signature(ty);
+    let mut b = FunctionBuilder::new(func, fctx);
+    let params = enter_function(&mut b);
+    (b, params)
+}
+
 /// The stub for import number `import_index` of type `ty`.
 pub fn import_stub(
     ty: &FuncType,
@@ -78,9 +91,7 @@ pub fn import_stub(
     fctx: &mut FunctionBuilderContext,
     frontend: TargetFrontendConfig,
 ) {
-    func.signature = wasm_signature(ty);
-    let mut b = FunctionBuilder::new(func, fctx);
-    let params = enter_function(&mut b);
+    let (mut b, params) = wasm_function(ty, func, fctx);
     let vmctx_value = params[0];
     let slots = ty.params.len().max(ty.results.len()).max(1) as u32;
     let slot = b.create_sized_stack_slot(StackSlotData::new(StackSlotKind::ExplicitSlot, 8 * slots, 3));
@@ -152,9 +163,7 @@ pub fn lazy_stub(
     fctx: &mut FunctionBuilderContext,
     frontend: TargetFrontendConfig,
 ) {
-    func.signature = wasm_signature(ty);
-    let mut b = FunctionBuilder::new(func, fctx);
-    let params = enter_function(&mut b);
+    let (mut b, params) = wasm_function(ty, func, fctx);
     let vmctx_value = params[0];
     let func_index = b.ins().load(types::I32, MemFlagsData::trusted(), vmctx_value, vmctx::LAZY_FUNC);
     let mut sig = Signature::new(HOST_CALL_CONV);
