@@ -141,6 +141,7 @@ fn build(
         isa,
         slots,
         compiled_first: compiled_first.clone(),
+        base,
         state: Mutex::new(state),
     });
     code::register_lazy_region(&lazy, base, base + region::REGION_BYTES);

@@ -77,6 +77,8 @@ pub struct Lazy {
     slots: Box<[AtomicUsize]>,
     /// Functions compiled at load, whose thunks store no index.
     compiled_first: Vec<bool>,
+    /// The first region's base (it never moves).
+    base: usize,
     state: Mutex<State>,
 }
 
@@ -125,7 +127,7 @@ struct Placed {
 impl Lazy {
     /// The first region's base: the prefix's offsets are from here.
     pub fn base(&self) -> usize {
-        self.lock().1.regions[0].base()
+        self.base
     }
 
     /// The compile lock, then this module's state (always in that order).
@@ -175,27 +177,22 @@ impl Lazy {
             if let Some(address) = state.compiled.get(func_index as usize).copied().flatten() {
                 return Ok(address);
             }
-            ready(&mut state.source, &self.artifact.info).map_err(|e| self.compile_error(func_index, e))?
+            let ready = ready(&mut state.source, &self.artifact.info);
+            ready.map_err(|e| self.compile_error(func_index, format!("reading its wasm: {e}")))?
         };
-        let compiled = self.compile_unlocked(&bodies, func_index).map_err(|e| self.compile_error(func_index, e))?;
+        let compiled = self.compile_unlocked(&bodies, func_index)?;
         let (_compile, mut state) = self.lock();
         if let Some(address) = state.compiled[func_index as usize] {
             return Ok(address);
         }
-        self.publish(&mut state, func_index, compiled).map_err(|e| self.compile_error(func_index, e))?;
+        self.publish(&mut state, func_index, compiled).map_err(|e| self.compile_error(func_index, e.to_string()))?;
         state.compile_time += started.elapsed();
         Ok(state.compiled[func_index as usize].expect("just placed"))
     }
 
-    /// `error` as the error of compiling function `func_index`.
-    fn compile_error(&self, func_index: u32, error: Error) -> Error {
-        match error {
-            Error::Compile { .. } => error,
-            other => Error::Compile {
-                function: self.artifact.info.func_name(func_index),
-                message: format!("reading its wasm: {other}"),
-            },
-        }
+    /// `message` as the error of compiling function `func_index`.
+    fn compile_error(&self, func_index: u32, message: String) -> Error {
+        Error::Compile { function: self.artifact.info.func_name(func_index), message }
     }
 
     /// Run Cranelift on function `func_index`, on this thread's compiler.
