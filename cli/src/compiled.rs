@@ -28,7 +28,9 @@ static REMOTES: Mutex<Vec<Arc<Remote>>> = Mutex::new(Vec::new());
 static LAZILY_LOADED: Mutex<Vec<LazilyLoaded>> = Mutex::new(Vec::new());
 
 struct LazilyLoaded {
-    cache_dir: PathBuf,
+    /// The cache it came through: the same remote, whose failures are
+    /// already reported.
+    cache: Arc<Cache>,
     key: Key,
     code: Arc<Code>,
 }
@@ -38,7 +40,7 @@ const UPLOAD_WAIT: Duration = Duration::from_secs(5);
 
 /// The cache at `dir`, with the secret and the remote cache the environment
 /// configures (`SEEDFALL_CACHE_SECRET`, `SEEDFALL_REMOTE_CACHE`, docs/cache.md).
-pub fn open_cache(dir: &Path) -> Cache {
+pub fn open_cache(dir: &Path) -> Arc<Cache> {
     let secret = Secret::from_env();
     let remote = Remote::from_env(secret.is_some());
     print_warnings(&remote.warnings);
@@ -46,7 +48,7 @@ pub fn open_cache(dir: &Path) -> Cache {
     if let Some(remote) = cache.remote() {
         REMOTES.lock().unwrap_or_else(|e| e.into_inner()).push(remote);
     }
-    cache
+    Arc::new(cache)
 }
 
 /// Stores what the lazily loaded modules compiled (each replacing its
@@ -54,14 +56,9 @@ pub fn open_cache(dir: &Path) -> Cache {
 /// Called once, before `finish_uploads`.
 pub fn store_compiled() {
     let loaded = std::mem::take(&mut *LAZILY_LOADED.lock().unwrap_or_else(|e| e.into_inner()));
-    let mut open: Vec<(PathBuf, Cache)> = Vec::new();
     for module in loaded {
-        if !open.iter().any(|(dir, _)| *dir == module.cache_dir) {
-            open.push((module.cache_dir.clone(), open_cache(&module.cache_dir)));
-        }
-        let (_, cache) = open.iter().find(|(dir, _)| *dir == module.cache_dir).expect("just opened");
         let mut warnings = Vec::new();
-        cache.store_compiled(&module.key, &module.code, &mut warnings);
+        module.cache.store_compiled(&module.key, &module.code, &mut warnings);
         print_warnings(&warnings);
     }
 }
@@ -113,7 +110,7 @@ impl std::error::Error for LoadError {}
 /// Instrument (unless `instrumentation` is `None`), compile with `config` (or
 /// fetch from `cache`) and load `file`; returns the guest and its cache key.
 pub fn load(
-    cache: &Cache,
+    cache: &Arc<Cache>,
     file: &Path,
     instrumentation: Option<Config>,
     config: &CompileConfig,
@@ -149,7 +146,7 @@ pub fn load(
     let code = Arc::new(fetched.code);
     if code.is_lazy() {
         code.attach_wasm(config, Box::new(move || source.read().map(|(wasm, _)| wasm)));
-        let module = LazilyLoaded { cache_dir: cache.dir().to_path_buf(), key, code: code.clone() };
+        let module = LazilyLoaded { cache: cache.clone(), key, code: code.clone() };
         LAZILY_LOADED.lock().unwrap_or_else(|e| e.into_inner()).push(module);
     }
     let guest = Guest::new(code).map_err(|error| LoadError::Guest { file: file.to_path_buf(), error })?;
