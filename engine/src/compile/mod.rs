@@ -49,7 +49,7 @@ pub(crate) enum Job {
 
 /// The byte between functions: never executed, and a trap if it were
 /// (x86-64 `int3`; on aarch64 four zero bytes are `udf #0`).
-const PADDING: u8 = if cfg!(target_arch = "x86_64") { 0xcc } else { 0 };
+pub(crate) const PADDING: u8 = if cfg!(target_arch = "x86_64") { 0xcc } else { 0 };
 
 /// One compiled function before layout.
 pub(crate) struct Compiled {

@@ -67,7 +67,7 @@ fn build(
     let mut offsets = Vec::with_capacity(results.len());
     let mut traps = Vec::new();
     for compiled in &results {
-        prefix.resize(prefix.len().next_multiple_of(16), 0);
+        prefix.resize(prefix.len().next_multiple_of(16), compile::PADDING);
         let start = prefix.len() as u32;
         offsets.push(FuncLayout { offset: start, len: compiled.code.len() as u32 });
         prefix.extend_from_slice(&compiled.code);

@@ -58,10 +58,7 @@ impl Region {
             return Err("too many code regions loaded at once".into());
         };
         let mut region = Region { base, thunks_at, next: 0, _registration: registration };
-        let mut bytes = vec![0xcc_u8; header];
-        if cfg!(target_arch = "aarch64") {
-            bytes.fill(0);
-        }
+        let mut bytes = vec![crate::compile::PADDING; header];
         bytes[..prefix.len()].copy_from_slice(prefix);
         for (i, slot) in slots.iter().enumerate() {
             let at = thunks_at + i * thunk::SIZE;

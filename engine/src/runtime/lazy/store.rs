@@ -16,13 +16,12 @@ impl Lazy {
         }
         let mut by_index: Vec<_> = state.placed.values().collect();
         by_index.sort_by_key(|p| p.func_index);
-        let padding = if cfg!(target_arch = "x86_64") { 0xcc } else { 0 };
         let mut code = Vec::new();
         let mut functions = vec![FuncLayout { offset: 0, len: 0 }; self.artifact.functions.len()];
         let mut relocations = Vec::new();
         let mut traps = Vec::new();
         for placed in by_index {
-            code.resize(code.len().next_multiple_of(16), padding);
+            code.resize(code.len().next_multiple_of(16), crate::compile::PADDING);
             let start = code.len() as u32;
             functions[placed.func_index as usize] =
                 FuncLayout { offset: start, len: placed.compiled.code.len() as u32 };
