@@ -9,6 +9,7 @@
 //! description, so sets from forked children travel as numbers.
 //! It does not measure branch edges inside functions (not built yet).
 
+use seedfall_host::world::fault::Fault;
 use seedfall_host::world::{RunResult, Target};
 use std::collections::BTreeSet;
 
@@ -36,19 +37,10 @@ pub fn of(run: &RunResult, group: impl Fn(&str) -> String) -> BTreeSet<u64> {
             features.insert(feature(&[b"held", message.as_bytes()]));
         }
     }
-    let kinds: Vec<&str> = run.faults.iter().map(|f| f.kind.name()).collect();
+    features.extend(of_faults(run, &group).into_iter().flatten());
     let mut per_target: std::collections::BTreeMap<(String, &str), u32> = Default::default();
-    for (i, f) in run.faults.iter().enumerate() {
-        let target = match &f.target {
-            Target::Node(name) => group(name),
-            Target::Groups { .. } | Target::Link { .. } => "cluster".to_string(),
-        };
-        // One feature per part of the state, not one per combination: the
-        // combinations would keep a clean config from ever reaching a plateau.
-        for part in run.fault_states.get(i).into_iter().flat_map(|s| s.split(' ')) {
-            features.insert(feature(&[b"met", f.kind.name().as_bytes(), target.as_bytes(), part.as_bytes()]));
-        }
-        *per_target.entry((target, f.kind.name())).or_default() += 1;
+    for f in &run.faults {
+        *per_target.entry((target(f, &group), f.kind.name())).or_default() += 1;
     }
     // Each kind on each node group, and how many times (1, 2, 3-4, 5-8, …).
     for ((target, kind), count) in per_target {
@@ -56,10 +48,41 @@ pub fn of(run: &RunResult, group: impl Fn(&str) -> String) -> BTreeSet<u64> {
         features.insert(feature(&[b"fault", kind.as_bytes(), target.as_bytes()]));
         features.insert(feature(&[b"faults", kind.as_bytes(), target.as_bytes(), &bucket]));
     }
-    for pair in kinds.windows(2) {
-        features.insert(feature(&[b"then", pair[0].as_bytes(), pair[1].as_bytes()]));
-    }
     features
+}
+
+/// The features each fault of `run` brought, in the run's order: each part
+/// of the host state it met, and the kind it followed. `explore` branches
+/// just after the faults whose features are rarest.
+pub fn of_faults(run: &RunResult, group: impl Fn(&str) -> String) -> Vec<Vec<u64>> {
+    run.faults
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let target = target(f, &group);
+            // One feature per part of the state, not one per combination: the
+            // combinations would keep a clean config from ever reaching a plateau.
+            let mut features: Vec<u64> = run
+                .fault_states
+                .get(i)
+                .into_iter()
+                .flat_map(|s| s.split(' '))
+                .map(|part| feature(&[b"met", f.kind.name().as_bytes(), target.as_bytes(), part.as_bytes()]))
+                .collect();
+            if let Some(before) = i.checked_sub(1).map(|j| &run.faults[j]) {
+                features.push(feature(&[b"then", before.kind.name().as_bytes(), f.kind.name().as_bytes()]));
+            }
+            features
+        })
+        .collect()
+}
+
+/// The node group a fault hit, or `cluster` for one on the network.
+fn target(f: &Fault, group: impl Fn(&str) -> String) -> String {
+    match &f.target {
+        Target::Node(name) => group(name),
+        Target::Groups { .. } | Target::Link { .. } => "cluster".to_string(),
+    }
 }
 
 #[cfg(test)]

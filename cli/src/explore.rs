@@ -9,9 +9,10 @@
 //! from the branch point where `fork()` exists, else replaying the prefix),
 //! so a branch of a branch is one more entry in `branches`. A generation
 //! after one that found nothing new also runs fresh seeds. It stops at the
-//! budget, or on a plateau: `patience` generations in a row and at least as
-//! many runs as it took to get there without a new feature (a deep bug's
-//! first fault is itself new coverage, and may take hundreds of runs).
+//! budget, or on a plateau: `patience` generations in a row and at least
+//! 1,000 runs, and as many as it took to get there, without a new feature
+//! (a deep bug's first fault is itself new coverage, and may take hundreds
+//! of runs).
 //!
 //! Determinism: generations run one after the other, each branch point's
 //! futures in parallel, and every result is read in a fixed order (seed,
@@ -47,13 +48,13 @@ pub struct ExploreOptions {
     pub jobs: usize,
     /// Branch points a generation leaves.
     pub branch_points: usize,
-    /// Steps each branch point is left at.
-    pub moments: u32,
-    /// Futures from each of those steps.
+    /// Futures each of them gets on average (shared out by energy).
     pub futures: u32,
     /// Generations in a row without new coverage before it stops (and at
-    /// least as many runs as it took to reach the last new feature).
+    /// least `plateau_runs` runs, and as many as it took to reach the last
+    /// new feature).
     pub patience: u32,
+    pub plateau_runs: u64,
     /// Fork futures from the branch point (where `fork()` exists).
     pub share_prefix: bool,
 }
@@ -65,9 +66,9 @@ impl ExploreOptions {
             budget,
             jobs,
             branch_points: 16,
-            moments: 4,
-            futures: 2,
+            futures: 8,
             patience: 3,
+            plateau_runs: 1000,
             share_prefix: true,
         }
     }
@@ -89,6 +90,9 @@ pub struct Explored {
     /// Its schedule (JSON) when it failed: it replays the run exactly.
     pub schedule: Option<String>,
     pub features: Vec<u64>,
+    /// The features each fault brought (`coverage::of_faults`), parallel to
+    /// `fault_steps`.
+    pub fault_features: Vec<Vec<u64>>,
 }
 
 impl Explored {
@@ -122,7 +126,8 @@ impl Explored {
             failure,
             trace_hash: run.trace_hash.to_string(),
             schedule,
-            features: crate::coverage::of(run, group).into_iter().collect(),
+            features: crate::coverage::of(run, &group).into_iter().collect(),
+            fault_features: crate::coverage::of_faults(run, &group),
         }
     }
 
@@ -174,8 +179,12 @@ struct Corpus {
 }
 
 impl Corpus {
-    /// Reads one run; the run back if it added coverage (a branch point).
-    fn take(&mut self, run: Explored) -> Option<Explored> {
+    /// Reads one run, a future of `parent` if it has one; the run back if it
+    /// added coverage (a branch point). Hits count independent finds only:
+    /// a future has every feature of the prefix it shares with its parent,
+    /// and counting those would make a rare state look common as soon as
+    /// it is followed, and starve it.
+    fn take(&mut self, run: Explored, parent: Option<&Explored>) -> Option<Explored> {
         self.runs += 1;
         self.traces.update(run.trace_hash.as_bytes());
         if let Some(signature) = &run.signature {
@@ -192,35 +201,41 @@ impl Corpus {
             }
         }
         let new = run.features.iter().filter(|f| !self.hits.contains_key(f)).count();
-        for f in &run.features {
+        let inherited = |f: &u64| parent.is_some_and(|p| p.features.binary_search(f).is_ok());
+        for f in run.features.iter().filter(|f| !inherited(f)) {
             *self.hits.entry(*f).or_default() += 1;
         }
         (new > 0).then_some(run)
     }
 
-    /// The energy of a branch point: the rarity of its features now (the
-    /// sum of 1/hits), less for each generation that left it already.
+    /// How rare `features` are now: the sum of 1/hits², so a feature only a
+    /// few runs have outweighs hundreds that every run has.
+    fn rarity(&self, features: &[u64]) -> f64 {
+        features.iter().map(|f| 1.0 / (self.hits.get(f).copied().unwrap_or(1) as f64).powi(2)).sum()
+    }
+
+    /// The energy of a branch point: the rarity of its features, less for
+    /// each generation that left it already.
     fn energy(&self, run: &Explored, times_left: u32) -> f64 {
-        let rarity: f64 = run.features.iter().map(|f| 1.0 / self.hits[f] as f64).sum();
-        rarity / f64::from(1 + times_left)
+        self.rarity(&run.features) / f64::from(1 + times_left)
     }
 
     /// The `n` branch points of every generation so far with the most
     /// energy, most first (ties to the one found first), each counted as
-    /// left once more, with the steps to leave it at: `moments` each on
-    /// average, shared out by energy (at least 1, at most 4 × `moments`).
-    fn frontier(&self, branch_points: &mut [(Explored, u32)], n: usize, moments: u32) -> Vec<(Explored, u32)> {
+    /// left once more, with how many futures it gets: `futures` each on
+    /// average, shared out by energy (at least 1, at most 4 × `futures`).
+    fn frontier(&self, branch_points: &mut [(Explored, u32)], n: usize, futures: u32) -> Vec<(Explored, u32)> {
         let mut ranked: Vec<(f64, usize)> =
             branch_points.iter().enumerate().map(|(i, (run, left))| (self.energy(run, *left), i)).collect();
         ranked.sort_by(|(a, i), (b, j)| b.total_cmp(a).then(i.cmp(j)));
         ranked.truncate(n);
         let total: f64 = ranked.iter().map(|(e, _)| e).sum();
-        let share = |e: f64| f64::from(moments) * ranked.len() as f64 * e / total;
+        let share = |e: f64| f64::from(futures) * ranked.len() as f64 * e / total;
         ranked
             .iter()
             .map(|&(e, i)| {
                 branch_points[i].1 += 1;
-                (branch_points[i].0.clone(), (share(e).round() as u32).clamp(1, 4 * moments))
+                (branch_points[i].0.clone(), (share(e).round() as u32).clamp(1, 4 * futures))
             })
             .collect()
     }
@@ -244,35 +259,41 @@ fn reseed(generation: u32, seed: u64, branches: &[(u64, u64)], step: u64, future
     u64::from_le_bytes(hasher.finalize().as_bytes()[..8].try_into().expect("8 bytes"))
 }
 
-/// The futures of branch point `parent` in `generation`: after its last
-/// branch, the steps just before and just after each of its last
-/// `moments / 2` faults (another course of what a fault set off, or the
-/// fault meeting another state) and the rest spread evenly, `futures`
-/// reseeds each.
-fn futures_of(generation: u32, parent: &Explored, moments: u32, futures: u32) -> Vec<Branch> {
+/// The `count` futures of branch point `parent` in `generation`, all after
+/// its last branch. Half leave just after its faults, the rarest first
+/// (`rarity` of what each fault brought; ties to the earlier, which has more
+/// of the run ahead): another course of what a fault set off, with new
+/// faults to meet it. Each of those faults gets at least 4 futures, so a
+/// rare state is followed several ways. The rest leave at steps spread
+/// evenly, one each.
+fn futures_of(generation: u32, parent: &Explored, count: u32, rarity: impl Fn(&[u64]) -> f64) -> Vec<Branch> {
     let from = parent.branches.last().map_or(0, |(s, _)| s + 1);
     if parent.steps <= from {
         return Vec::new();
     }
     let last = parent.steps - 1;
-    let faults: Vec<u64> = parent.fault_steps.iter().copied().filter(|s| *s >= from && *s <= last).collect();
-    let around = faults.len().min(moments as usize / 2);
-    let evenly = u64::from(moments) - 2 * around as u64;
+    let mut faults: Vec<(f64, u64)> = parent
+        .fault_steps
+        .iter()
+        .zip(parent.fault_features.iter().map(Vec::as_slice).chain(std::iter::repeat(&[][..])))
+        .filter(|(step, _)| (from..=last).contains(*step))
+        .map(|(step, features)| (rarity(features), *step))
+        .collect();
+    faults.sort_by(|(a, s), (b, t)| b.total_cmp(a).then(s.cmp(t)));
+    let after_faults = if faults.is_empty() { 0 } else { count / 2 };
+    faults.truncate((after_faults / 4).max(1) as usize);
+    let mut steps: Vec<u64> = (0..after_faults).map(|i| faults[i as usize % faults.len()].1).collect();
+    let evenly = u64::from(count - after_faults);
     let span = parent.steps - from;
-    let mut steps: Vec<u64> = (1..=evenly).map(|m| from + m * span / (evenly + 1)).collect();
-    for step in faults.iter().rev().take(around) {
-        steps.extend([step.saturating_sub(1).max(from), *step]);
-    }
-    steps.iter_mut().for_each(|s| *s = (*s).min(last));
+    steps.extend((1..=evenly).map(|m| (from + m * span / (evenly + 1)).min(last)));
     steps.sort_unstable();
-    steps.dedup();
-    steps
-        .into_iter()
-        .flat_map(|step| {
-            (0..futures)
-                .map(move |f| Branch { step, reseed: reseed(generation, parent.seed, &parent.branches, step, f) })
-        })
-        .collect()
+    let mut futures = Vec::with_capacity(steps.len());
+    for (i, &step) in steps.iter().enumerate() {
+        // The how-many-th future at this step.
+        let nth = steps[..i].iter().rev().take_while(|s| **s == step).count() as u32;
+        futures.push(Branch { step, reseed: reseed(generation, parent.seed, &parent.branches, step, nth) });
+    }
+    futures
 }
 
 pub fn explore(cluster: &Cluster, options: &ExploreOptions, interrupt: &AtomicBool) -> Result<Exploration, String> {
@@ -301,13 +322,13 @@ pub fn explore(cluster: &Cluster, options: &ExploreOptions, interrupt: &AtomicBo
             break "the budget is spent".to_string();
         }
         let flat_runs = corpus.runs - grew_at;
-        if flat >= options.patience && flat_runs >= grew_at {
+        if flat >= options.patience && flat_runs >= grew_at.max(options.plateau_runs) {
             break format!(
                 "coverage stopped growing: no new feature in the last {flat_runs} runs ({flat} generations)"
             );
         }
         branch_points.extend(std::mem::take(&mut points).into_iter().map(|run| (run, 0)));
-        let frontier = corpus.frontier(&mut branch_points, options.branch_points, options.moments);
+        let frontier = corpus.frontier(&mut branch_points, options.branch_points, options.futures);
         if frontier.is_empty() {
             break "no run covered anything to branch from".to_string();
         }
@@ -320,8 +341,8 @@ pub fn explore(cluster: &Cluster, options: &ExploreOptions, interrupt: &AtomicBo
             let seeds: Vec<u64> = fresh.by_ref().take(options.seeds.len().max(1)).collect();
             run_seeds(cluster, &seeds, options.jobs, interrupt, &mut corpus, &left, &mut points)?;
         }
-        for (parent, moments) in &frontier {
-            let mut futures = futures_of(generations, parent, *moments, options.futures);
+        for (parent, count) in &frontier {
+            let mut futures = futures_of(generations, parent, *count, |f: &[u64]| corpus.rarity(f));
             futures.truncate(left(&corpus).min(futures.len() as u64) as usize);
             if futures.is_empty() || interrupt.load(Ordering::Relaxed) {
                 continue;
@@ -332,7 +353,7 @@ pub fn explore(cluster: &Cluster, options: &ExploreOptions, interrupt: &AtomicBo
             let runs = prefix
                 .futures(&futures, options.jobs, options.share_prefix, |run| Explored::of(cluster, parent.seed, run))?;
             for run in runs {
-                points.extend(corpus.take(run));
+                points.extend(corpus.take(run, Some(parent)));
             }
             curve.push(corpus.point());
         }
@@ -377,7 +398,7 @@ fn run_seeds(
         |(i, result)| outcomes[i] = Some(result.map_err(|e| e.to_string())),
     );
     for result in outcomes.into_iter().flatten() {
-        points.extend(corpus.take(result?));
+        points.extend(corpus.take(result?, None));
     }
     Ok(())
 }
@@ -406,6 +427,7 @@ mod tests {
             trace_hash: String::new(),
             schedule: None,
             features: vec![],
+            fault_features: vec![],
         }
     }
 
@@ -415,39 +437,49 @@ mod tests {
         let with = |seed: u64, features: Vec<u64>| Explored { seed, features, ..parent(100, vec![]) };
         // Feature 1 is everywhere, 2 only in seed 3's run.
         for seed in [1, 2] {
-            corpus.take(with(seed, vec![1]));
+            corpus.take(with(seed, vec![1]), None);
         }
         let mut points = vec![(with(1, vec![1]), 0), (with(3, vec![1, 2]), 0)];
-        corpus.take(with(3, vec![1, 2]));
+        corpus.take(with(3, vec![1, 2]), None);
         let picked = corpus.frontier(&mut points, 2, 4);
-        let seeds: Vec<(u64, u32)> = picked.iter().map(|(run, moments)| (run.seed, *moments)).collect();
-        // Energies 1/3 + 1 and 1/3: the 8 steps shared 6 and 2.
-        assert_eq!(seeds, [(3, 6), (1, 2)]);
+        let seeds: Vec<(u64, u32)> = picked.iter().map(|(run, futures)| (run.seed, *futures)).collect();
+        // Energies 1/9 + 1 and 1/9: the 8 futures shared 7 and 1.
+        assert_eq!(seeds, [(3, 7), (1, 1)]);
         assert_eq!((points[0].1, points[1].1), (1, 1), "both were left once");
         let once_more = corpus.frontier(&mut points, 1, 4);
-        assert_eq!(once_more[0].0.seed, 3, "halved, 2/3 is still more than 1/6");
+        assert_eq!(once_more[0].0.seed, 3, "halved, 5/9 is still more than 1/18");
     }
 
     #[test]
-    fn futures_leave_after_the_last_branch_each_with_its_own_randomness() {
-        let futures = futures_of(1, &parent(100, vec![(49, 1)]), 4, 2);
+    fn futures_spread_evenly_after_the_last_branch_each_with_its_own_randomness() {
+        let even = |_: &[u64]| 0.0;
+        let futures = futures_of(1, &parent(100, vec![(49, 1)]), 4, even);
         let steps: Vec<u64> = futures.iter().map(|b| b.step).collect();
-        assert_eq!(steps, [60, 60, 70, 70, 80, 80, 90, 90]);
+        assert_eq!(steps, [60, 70, 80, 90], "no faults: all spread evenly");
         let reseeds: BTreeSet<u64> = futures.iter().map(|b| b.reseed).collect();
-        assert_eq!(reseeds.len(), 8);
-        assert!(futures_of(1, &parent(50, vec![(49, 1)]), 4, 2).is_empty(), "nothing after the last branch");
-        assert_eq!(futures_of(1, &parent(100, vec![]), 4, 2), futures_of(1, &parent(100, vec![]), 4, 2));
-        assert_ne!(futures_of(1, &parent(100, vec![]), 4, 2), futures_of(2, &parent(100, vec![]), 4, 2));
+        assert_eq!(reseeds.len(), 4);
+        assert!(futures_of(1, &parent(50, vec![(49, 1)]), 4, even).is_empty(), "nothing after the last branch");
+        assert_eq!(futures_of(1, &parent(100, vec![]), 4, even), futures_of(1, &parent(100, vec![]), 4, even));
+        assert_ne!(futures_of(1, &parent(100, vec![]), 4, even), futures_of(2, &parent(100, vec![]), 4, even));
     }
 
     #[test]
-    fn futures_leave_around_the_last_faults_after_the_last_branch() {
+    fn half_the_futures_leave_just_after_the_rarest_faults_after_the_last_branch() {
         let mut run = parent(100, vec![(9, 1)]);
         run.fault_steps = vec![5, 30, 70, 71];
-        let steps: Vec<u64> = futures_of(1, &run, 4, 1).iter().map(|b| b.step).collect();
-        // Faults 71 and 70 (the last two), then none left to spread: moments 4 = 2 faults × 2.
-        assert_eq!(steps, [69, 70, 71]);
-        let steps: Vec<u64> = futures_of(1, &run, 8, 1).iter().map(|b| b.step).collect();
-        assert_eq!(steps, [29, 30, 40, 69, 70, 71], "the three faults after the branch, two spread (70 twice)");
+        // Fault i brings feature i; feature 2 (the fault at 70) is the rarest.
+        run.fault_features = vec![vec![0], vec![1], vec![2], vec![3]];
+        let rarity = |f: &[u64]| if f == [2] { 1.0 } else { 0.5 };
+        let futures = futures_of(1, &run, 8, rarity);
+        let steps: Vec<u64> = futures.iter().map(|b| b.step).collect();
+        // 4 after the rarest fault, 4 spread evenly over steps 10-99.
+        assert_eq!(steps, [28, 46, 64, 70, 70, 70, 70, 82]);
+        let reseeds: BTreeSet<u64> = futures.iter().map(|b| b.reseed).collect();
+        assert_eq!(reseeds.len(), 8, "each future at step 70 its own randomness");
+        let steps: Vec<u64> = futures_of(1, &run, 16, rarity).iter().map(|b| b.step).collect();
+        // 8 after the two rarest faults, 4 each (ties to the earlier: 30, not
+        // 71), and 8 spread evenly over 20, 30, …, 90.
+        assert_eq!(steps, [20, 30, 30, 30, 30, 30, 40, 50, 60, 70, 70, 70, 70, 70, 80, 90]);
+        assert!(!steps.contains(&5), "the fault before the last branch is behind it");
     }
 }
