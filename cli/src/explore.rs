@@ -126,8 +126,8 @@ impl Explored {
             failure,
             trace_hash: run.trace_hash.to_string(),
             schedule,
-            features: crate::coverage::of(run, &group).into_iter().collect(),
-            fault_features: crate::coverage::of_faults(run, &group),
+            features: crate::coverage::of(run, group).into_iter().collect(),
+            fault_features: crate::coverage::of_faults(run, group),
         }
     }
 
