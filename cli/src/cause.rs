@@ -209,7 +209,7 @@ impl Futures<'_> {
         let futures: Vec<Branch> = self
             .moments
             .iter()
-            .flat_map(|m| (0..self.futures).map(|f| Branch { step: m.step, reseed: self.reseed(m.step, f) }))
+            .flat_map(|m| (0..self.futures).map(|f| Branch::new(m.step, self.reseed(m.step, f))))
             .collect();
         let prefix = Prefix { spec: self.spec, branches: &[] };
         let outcomes = prefix.futures(&futures, jobs, share, |run| outcome(self.cluster, run, signature, self.spec))?;

@@ -23,6 +23,7 @@
 //! history.
 
 use crate::cluster::Cluster;
+use crate::mix::Mixes;
 use crate::prefix::Prefix;
 use crate::schedule::Schedule;
 use seedfall_host::branch::Branch;
@@ -131,8 +132,9 @@ impl Explored {
         }
     }
 
-    fn branches(&self) -> Vec<Branch> {
-        self.branches.iter().map(|&(step, reseed)| Branch { step, reseed }).collect()
+    /// Its branches, each with the fault mix its reseed draws.
+    fn branches(&self, mixes: &Mixes) -> Vec<Branch> {
+        self.branches.iter().map(|&(step, reseed)| mixes.branch(step, reseed)).collect()
     }
 }
 
@@ -266,7 +268,13 @@ fn reseed(generation: u32, seed: u64, branches: &[(u64, u64)], step: u64, future
 /// faults to meet it. Each of those faults gets at least 4 futures, so a
 /// rare state is followed several ways. The rest leave at steps spread
 /// evenly, one each.
-fn futures_of(generation: u32, parent: &Explored, count: u32, rarity: impl Fn(&[u64]) -> f64) -> Vec<Branch> {
+fn futures_of(
+    generation: u32,
+    parent: &Explored,
+    count: u32,
+    mixes: &Mixes,
+    rarity: impl Fn(&[u64]) -> f64,
+) -> Vec<Branch> {
     let from = parent.branches.last().map_or(0, |(s, _)| s + 1);
     if parent.steps <= from {
         return Vec::new();
@@ -291,13 +299,14 @@ fn futures_of(generation: u32, parent: &Explored, count: u32, rarity: impl Fn(&[
     for (i, &step) in steps.iter().enumerate() {
         // The how-many-th future at this step.
         let nth = steps[..i].iter().rev().take_while(|s| **s == step).count() as u32;
-        futures.push(Branch { step, reseed: reseed(generation, parent.seed, &parent.branches, step, nth) });
+        futures.push(mixes.branch(step, reseed(generation, parent.seed, &parent.branches, step, nth)));
     }
     futures
 }
 
 pub fn explore(cluster: &Cluster, options: &ExploreOptions, interrupt: &AtomicBool) -> Result<Exploration, String> {
     let started = Instant::now();
+    let mixes = Mixes::of(&cluster.config.faults);
     let mut corpus = Corpus { hits: BTreeMap::new(), traces: blake3::Hasher::new(), findings: Vec::new(), runs: 0 };
     let left = |corpus: &Corpus| match options.budget {
         Budget::Runs(n) => n.saturating_sub(corpus.runs),
@@ -342,13 +351,13 @@ pub fn explore(cluster: &Cluster, options: &ExploreOptions, interrupt: &AtomicBo
             run_seeds(cluster, &seeds, options.jobs, interrupt, &mut corpus, &left, &mut points)?;
         }
         for (parent, count) in &frontier {
-            let mut futures = futures_of(generations, parent, *count, |f: &[u64]| corpus.rarity(f));
+            let mut futures = futures_of(generations, parent, *count, &mixes, |f: &[u64]| corpus.rarity(f));
             futures.truncate(left(&corpus).min(futures.len() as u64) as usize);
             if futures.is_empty() || interrupt.load(Ordering::Relaxed) {
                 continue;
             }
             let spec = cluster.spec(parent.seed);
-            let branches = parent.branches();
+            let branches = parent.branches(&mixes);
             let prefix = Prefix { spec: &spec, branches: &branches };
             let runs = prefix
                 .futures(&futures, options.jobs, options.share_prefix, |run| Explored::of(cluster, parent.seed, run))?;
@@ -407,7 +416,7 @@ fn run_seeds(
 /// forked future must equal (`cli/tests/explore.rs`).
 pub fn rerun(cluster: &Cluster, run: &Explored) -> Result<RunResult, String> {
     let spec = cluster.spec(run.seed);
-    let branches = run.branches();
+    let branches = run.branches(&Mixes::of(&cluster.config.faults));
     Prefix { spec: &spec, branches: &branches }.world().run().map_err(|e| e.to_string())
 }
 
@@ -453,14 +462,21 @@ mod tests {
     #[test]
     fn futures_spread_evenly_after_the_last_branch_each_with_its_own_randomness() {
         let even = |_: &[u64]| 0.0;
-        let futures = futures_of(1, &parent(100, vec![(49, 1)]), 4, even);
+        let none = Mixes::of(&Default::default());
+        let futures = futures_of(1, &parent(100, vec![(49, 1)]), 4, &none, even);
         let steps: Vec<u64> = futures.iter().map(|b| b.step).collect();
         assert_eq!(steps, [60, 70, 80, 90], "no faults: all spread evenly");
         let reseeds: BTreeSet<u64> = futures.iter().map(|b| b.reseed).collect();
         assert_eq!(reseeds.len(), 4);
-        assert!(futures_of(1, &parent(50, vec![(49, 1)]), 4, even).is_empty(), "nothing after the last branch");
-        assert_eq!(futures_of(1, &parent(100, vec![]), 4, even), futures_of(1, &parent(100, vec![]), 4, even));
-        assert_ne!(futures_of(1, &parent(100, vec![]), 4, even), futures_of(2, &parent(100, vec![]), 4, even));
+        assert!(futures_of(1, &parent(50, vec![(49, 1)]), 4, &none, even).is_empty(), "nothing after the last branch");
+        assert_eq!(
+            futures_of(1, &parent(100, vec![]), 4, &none, even),
+            futures_of(1, &parent(100, vec![]), 4, &none, even)
+        );
+        assert_ne!(
+            futures_of(1, &parent(100, vec![]), 4, &none, even),
+            futures_of(2, &parent(100, vec![]), 4, &none, even)
+        );
     }
 
     #[test]
@@ -470,13 +486,14 @@ mod tests {
         // Fault i brings feature i; feature 2 (the fault at 70) is the rarest.
         run.fault_features = vec![vec![0], vec![1], vec![2], vec![3]];
         let rarity = |f: &[u64]| if f == [2] { 1.0 } else { 0.5 };
-        let futures = futures_of(1, &run, 8, rarity);
+        let none = Mixes::of(&Default::default());
+        let futures = futures_of(1, &run, 8, &none, rarity);
         let steps: Vec<u64> = futures.iter().map(|b| b.step).collect();
         // 4 after the rarest fault, 4 spread evenly over steps 10-99.
         assert_eq!(steps, [28, 46, 64, 70, 70, 70, 70, 82]);
         let reseeds: BTreeSet<u64> = futures.iter().map(|b| b.reseed).collect();
         assert_eq!(reseeds.len(), 8, "each future at step 70 its own randomness");
-        let steps: Vec<u64> = futures_of(1, &run, 16, rarity).iter().map(|b| b.step).collect();
+        let steps: Vec<u64> = futures_of(1, &run, 16, &none, rarity).iter().map(|b| b.step).collect();
         // 8 after the two rarest faults, 4 each (ties to the earlier: 30, not
         // 71), and 8 spread evenly over 20, 30, …, 90.
         assert_eq!(steps, [20, 30, 30, 30, 30, 30, 40, 50, 60, 70, 70, 70, 70, 70, 80, 90]);

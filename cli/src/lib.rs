@@ -33,6 +33,7 @@ pub mod interrupt;
 pub mod json_doc;
 pub mod mcp;
 pub mod merge;
+pub mod mix;
 pub mod mutate;
 mod overlay;
 mod patches;

@@ -29,7 +29,7 @@ impl Prefix<'_> {
     pub fn world(&self) -> World<'_> {
         let mut world = World::new(self.spec, None);
         for b in self.branches {
-            world.branch_before(b.step, b.reseed);
+            world.branch_before(*b);
         }
         world
     }
@@ -70,7 +70,7 @@ impl Prefix<'_> {
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         let Some(future) = futures.get(i) else { break };
                         let mut world = self.world();
-                        world.branch_before(future.step, future.reseed);
+                        world.branch_before(*future);
                         let result = world.run().map(|run| answer(&run)).map_err(|e| e.to_string());
                         if result.is_err() {
                             next.store(futures.len(), Ordering::Relaxed);
@@ -119,7 +119,7 @@ impl Prefix<'_> {
             let future = futures[i];
             advance(&mut world, future.step)?;
             let bytes = world
-                .fork_branch(future.reseed, |run| {
+                .fork_branch(future, |run| {
                     let answered = run.map(|run| answer(&run)).map_err(|e| e.to_string());
                     serde_json::to_vec(&answered).expect("answers serialize")
                 })

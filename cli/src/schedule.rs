@@ -7,9 +7,10 @@
 //! faults, `shrunk_from` as a count, kind `crash_on_io`, partitions as
 //! `"node": "a,b"`) are read too. Errors name the file and the fault.
 
-use seedfall_host::branch::Branch;
+use seedfall_host::branch::{Boost, Branch};
 use seedfall_host::vtime::{SimDuration, go_duration, parse_go_duration};
 use seedfall_host::world::Fault;
+use seedfall_host::world::Kind;
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value, json};
 use std::path::Path;
@@ -51,8 +52,7 @@ impl Schedule {
             "shrink_runs": self.shrink_runs,
         });
         if !self.branches.is_empty() {
-            let branches: Vec<Value> =
-                self.branches.iter().map(|b| json!({"step": b.step, "reseed": b.reseed})).collect();
+            let branches: Vec<Value> = self.branches.iter().map(branch_json).collect();
             doc["branches"] = Value::Array(branches);
         }
         serde_json::to_string_pretty(&doc).expect("JSON values serialize") + "\n"
@@ -112,25 +112,52 @@ impl Schedule {
     }
 }
 
+fn branch_json(b: &Branch) -> Value {
+    let mut o = json!({"step": b.step, "reseed": b.reseed});
+    if let Some(boost) = b.boost {
+        o["boost"] = json!({"kind": boost.kind, "factor": boost.factor});
+    }
+    o
+}
+
 fn branches(v: Option<&Value>) -> Result<Vec<Branch>, String> {
     let Some(v) = v else { return Ok(Vec::new()) };
-    let shape = "`branches` is an array of {\"step\": S, \"reseed\": R}";
+    let shape = "`branches` is an array of {\"step\": S, \"reseed\": R} (and optionally \"boost\")";
     let list = v.as_array().ok_or(shape)?;
     let mut out = Vec::with_capacity(list.len());
     for (i, b) in list.iter().enumerate() {
         let o = b.as_object().ok_or(shape)?;
-        if let Some(key) = o.keys().find(|k| *k != "step" && *k != "reseed") {
-            return Err(format!("branches[{i}]: unknown field `{key}` (a branch has step, reseed)"));
+        if let Some(key) = o.keys().find(|k| !["step", "reseed", "boost"].contains(&k.as_str())) {
+            return Err(format!("branches[{i}]: unknown field `{key}` (a branch has step, reseed, boost)"));
         }
         let field = |name: &str| {
             number(o.get(name), &format!("branches[{i}].{name}"))?.ok_or(format!("branches[{i}]: `{name}` is missing"))
         };
-        out.push(Branch { step: field("step")?, reseed: field("reseed")? });
+        let boost = o.get("boost").map(|b| boost(b).map_err(|e| format!("branches[{i}].boost: {e}"))).transpose()?;
+        out.push(Branch { step: field("step")?, reseed: field("reseed")?, boost });
     }
     if out.windows(2).any(|w| w[1].step < w[0].step) {
         return Err("`branches` must be in step order".into());
     }
     Ok(out)
+}
+
+/// `{"kind": K, "factor": F}`: a kind a branch can boost, F a whole number from 1.
+fn boost(v: &Value) -> Result<Boost, String> {
+    let shape = "is {\"kind\": K, \"factor\": F}";
+    let o = v.as_object().ok_or(shape)?;
+    if let Some(key) = o.keys().find(|k| *k != "kind" && *k != "factor") {
+        return Err(format!("unknown field `{key}` (a boost has kind, factor)"));
+    }
+    let name = o.get("kind").and_then(Value::as_str).ok_or("`kind` is missing or not a string")?;
+    let kind =
+        Kind::from_name(name).ok_or_else(|| format!("no fault kind `{name}` (known: {})", Kind::known_names()))?;
+    if !kind.imp().boostable() {
+        return Err(format!("`{name}` cannot be boosted after a branch"));
+    }
+    let factor = o.get("factor").and_then(Value::as_u64).filter(|f| (1..=u64::from(u32::MAX)).contains(f));
+    let factor = factor.ok_or("`factor` must be a whole number from 1")? as u32;
+    Ok(Boost { kind: kind.name(), factor })
 }
 
 /// A schedule file as it is read: each fault becomes a `Fault` as soon as
@@ -226,13 +253,15 @@ fn duration(v: Option<&Value>, name: &str) -> Result<Option<SimDuration>, String
 #[cfg(test)]
 mod tests {
     use super::*;
-    use seedfall_host::world::{Kind, Target};
+    use seedfall_host::world::Target;
 
     #[test]
     fn branches_round_trip_and_bad_ones_are_named() {
-        let text = r#"{"seed": 1, "faults": [], "branches": [{"step": 140, "reseed": 18446744073709551615}]}"#;
+        let text = r#"{"seed": 1, "faults": [], "branches": [{"step": 140, "reseed": 18446744073709551615},
+            {"step": 150, "reseed": 3, "boost": {"kind": "crash_on_io", "factor": 8}}]}"#;
         let schedule = Schedule::parse(text).unwrap();
-        assert_eq!(schedule.branches, [Branch { step: 140, reseed: u64::MAX }]);
+        let boost = Some(Boost { kind: "crash_io", factor: 8 });
+        assert_eq!(schedule.branches, [Branch::new(140, u64::MAX), Branch { step: 150, reseed: 3, boost }]);
         assert_eq!(Schedule::parse(&schedule.to_json()).unwrap(), schedule);
         let plain = Schedule::parse(r#"{"faults": []}"#).unwrap();
         assert!(!plain.to_json().contains("branches"), "written only when there are some");
@@ -242,6 +271,22 @@ mod tests {
             (r#"{"faults": [], "branches": [{"step": 1, "reseed": 2, "at": 3}]}"#, "unknown field `at`"),
             (r#"{"faults": [], "branches": [{"step": -1, "reseed": 2}]}"#, "branches[0].step"),
             (r#"{"faults": [], "branches": [{"step": 5, "reseed": 1}, {"step": 4, "reseed": 1}]}"#, "step order"),
+            (
+                r#"{"faults": [], "branches": [{"step": 1, "reseed": 2, "boost": {"kind": "crahs", "factor": 2}}]}"#,
+                "branches[0].boost: no fault kind `crahs`",
+            ),
+            (
+                r#"{"faults": [], "branches": [{"step": 1, "reseed": 2, "boost": {"kind": "crash", "factor": 0}}]}"#,
+                "`factor` must be a whole number from 1",
+            ),
+            (
+                r#"{"faults": [], "branches": [{"step": 1, "reseed": 2, "boost": {"kind": "udp_loss", "factor": 2}}]}"#,
+                "`udp_loss` cannot be boosted",
+            ),
+            (
+                r#"{"faults": [], "branches": [{"step": 1, "reseed": 2, "boost": {"kind": "crash", "by": 2}}]}"#,
+                "unknown field `by`",
+            ),
         ] {
             let e = Schedule::parse(bad).unwrap_err();
             assert!(e.contains(says), "{bad}: {e}");

@@ -3,8 +3,15 @@
 //! `-j` (kvlog and raftkv, compared by the digest of every run's trace
 //! hash); a finding that only a branch made (every starting seed passes)
 //! replays from its saved schedule to the same failure and shrinks with its
-//! branches kept; a clean config ends on a coverage plateau with no finding.
+//! branches kept; a clean config ends on a coverage plateau with no finding;
+//! a branch that boosts a kind brings it several times as often, and its
+//! saved schedule replays it exactly.
 
+use seedfall::cause::replay_schedule;
+use seedfall::cluster::Cluster;
+use seedfall::prefix::Prefix;
+use seedfall::schedule::Schedule;
+use seedfall_host::branch::{Boost, Branch};
 use serde_json::Value;
 use std::path::Path;
 use std::process::Command;
@@ -89,4 +96,41 @@ fn a_clean_config_ends_on_a_coverage_plateau_without_a_finding() {
     assert_eq!(code, 0, "{doc}");
     assert_eq!(doc["findings"], Value::Array(vec![]));
     assert!(doc["stopped"].as_str().unwrap().starts_with("coverage stopped growing"), "{doc}");
+}
+
+#[test]
+fn a_boosted_branch_brings_its_kind_more_often_and_its_schedule_replays_it() {
+    let path = example("kvlog").join("torn-tail.deep.json");
+    let config = seedfall::config::load(&path).unwrap();
+    let cache = Path::new(env!("CARGO_TARGET_TMPDIR")).join("explore-boost-state");
+    let cluster = Cluster::prepare(config, &path, &cache).unwrap();
+    let crashes = |boost: Option<Boost>| {
+        let mut total = 0;
+        for seed in 1..=8 {
+            let spec = cluster.spec(seed);
+            let branches = [Branch { step: 20, reseed: seed, boost }];
+            let run = Prefix { spec: &spec, branches: &branches }.world().run().unwrap();
+            total += run.faults.iter().filter(|f| f.kind.name() == "crash").count();
+            if boost.is_some() && seed == 1 {
+                let schedule = Schedule {
+                    seed: Some(seed),
+                    faults: run.faults.clone(),
+                    duration: Some(spec.duration),
+                    ops: None,
+                    shrunk_from: None,
+                    shrink_runs: None,
+                    branches: run.branches.clone(),
+                };
+                let again = Schedule::parse(&schedule.to_json()).unwrap();
+                assert_eq!(again.branches, branches, "the boost is written down");
+                let replayed = replay_schedule(&cluster, &again, seed).unwrap();
+                assert_eq!(replayed.trace_hash, run.trace_hash, "the saved schedule replays the boosted run");
+            }
+        }
+        total
+    };
+    // crash_per_sec 0.004 in runs of a few seconds: hardly ever; 250 times
+    // that, about once a second.
+    let (plain, boosted) = (crashes(None), crashes(Some(Boost { kind: "crash", factor: 250 })));
+    assert!(plain <= 2 && boosted >= 8, "crashes: {plain} at the config's rate, {boosted} boosted");
 }

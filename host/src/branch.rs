@@ -1,7 +1,8 @@
 //! Branches: a run that leaves another run's course at a world step and
 //! draws everything after from new randomness (a `seedfall cause` future,
 //! an explored branch). A `Branch` is where (`step`, counted in scheduler
-//! steps: node resumptions) and with what (`reseed`). A
+//! steps: node resumptions) and with what (`reseed`, and the fault rates
+//! from there: the config's, or one kind's multiplied, `Boost`). A
 //! run's branches so far fold into one `Lineage`; every `RandomStream`
 //! re-keys itself from its own key and the lineage on its first draw after
 //! the lineage changed, so every consumer of randomness moves to a new
@@ -19,6 +20,28 @@ pub struct Branch {
     /// The scheduler steps (node resumptions) done before it left.
     pub step: u64,
     pub reseed: u64,
+    /// From here on, one fault kind's rate or probability multiplied (None:
+    /// the config's). A later branch sets the rates again.
+    pub boost: Option<Boost>,
+}
+
+impl Branch {
+    /// A branch at `step` with new randomness and the config's fault rates.
+    pub fn new(step: u64, reseed: u64) -> Branch {
+        Branch { step, reseed, boost: None }
+    }
+}
+
+/// One fault kind's intensity (its rate, or its probability, capped at 1)
+/// multiplied by `factor` for the rest of a run, after a branch (explore's
+/// fault mixes). Kinds that `FaultKind::boostable` says cannot change their
+/// rate mid-run are never boosted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Boost {
+    /// The kind's name, as schedules write it.
+    pub kind: &'static str,
+    /// At least 1.
+    pub factor: u32,
 }
 
 /// The reseeds a run has taken so far, folded into one key (depth 0: none).

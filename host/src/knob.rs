@@ -207,9 +207,14 @@ impl FaultConfig {
         }
     }
 
-    /// Multiplies a rate or probability by `factor` (swarm).
+    /// Multiplies a rate or probability by `factor` (swarm below 1, an
+    /// explored branch's boost above), kept within what the knob accepts.
     pub fn scale(&mut self, knob: &'static Knob, factor: f64) {
-        let scaled = KnobValue::Number(self.number(knob) * factor);
+        let most = match knob.ty {
+            KnobType::Probability => 1.0,
+            _ => RATE_PER_SEC_MAX,
+        };
+        let scaled = KnobValue::Number((self.number(knob) * factor).min(most));
         // A knob of another type is left alone: only numbers scale.
         let _ = self.set(knob, scaled);
     }

@@ -191,7 +191,7 @@
 
 use super::crash_states::{self, Choice, CrashChoices};
 use super::device::Device;
-use super::faults::{DiskFault, DiskFaultKind, DiskFaults, DiskOp, Mutant, Prefix};
+use super::faults::{DiskConfig, DiskFault, DiskFaultKind, DiskFaults, DiskOp, Mutant, Prefix};
 use super::inode::{Dir, FileData, Inode, Inodes, Node};
 use super::misplace;
 use super::pages::Pages;
@@ -531,6 +531,15 @@ impl Fs {
     /// only as the contract says. What the tree holds now is durable.
     pub fn start_disk_model(&mut self, faults: DiskFaults) {
         self.disk = Some(Box::new(Durability::snapshot(faults, &self.inodes)));
+    }
+
+    /// The disk model's probabilities from now on (a branch's boost; its
+    /// switches are the run's own and stay as they were). Without the model,
+    /// nothing.
+    pub fn set_disk_config(&mut self, config: DiskConfig) {
+        if let Some(d) = self.disk.as_mut() {
+            d.faults.set_config(config);
+        }
     }
 
     /// The number of the last disk operation (0 before the first, and

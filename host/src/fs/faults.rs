@@ -356,6 +356,12 @@ impl DiskFaults {
         self.config
     }
 
+    /// Draws with `config`'s probabilities from now on (a replay ignores
+    /// them, as it always does).
+    pub fn set_config(&mut self, config: DiskConfig) {
+        self.config = config;
+    }
+
     /// The number of the last disk operation counted.
     pub fn ops(&self) -> u64 {
         self.ops

@@ -518,9 +518,10 @@ impl<'a> World<'a> {
     /// not by world events: a run drawn from its seed and the replay of
     /// its schedule resume nodes alike, but the drawn run has fault events
     /// the replay lacks (arrivals that found nothing to do).
-    pub fn branch_before(&mut self, step: u64, reseed: u64) {
-        let at = self.pending_branches.partition_point(|(b, _)| b.step <= step);
-        self.pending_branches.insert(at, (Branch { step, reseed }, true));
+    /// `branch.boost` multiplies one kind's rate from there on.
+    pub fn branch_before(&mut self, branch: Branch) {
+        let at = self.pending_branches.partition_point(|(b, _)| b.step <= branch.step);
+        self.pending_branches.insert(at, (branch, true));
     }
 
     /// Takes the branches due before the next scheduler step.
@@ -528,21 +529,27 @@ impl<'a> World<'a> {
         while let Some((branch, redraw)) = self.pending_branches.front().copied().filter(|(b, _)| b.step <= self.steps)
         {
             self.pending_branches.pop_front();
-            self.rekey(branch.reseed);
+            self.rekey(branch);
             if redraw {
-                self.injector.branch(self.now());
+                self.injector.branch(self.now(), branch.boost);
+                let disk = fault::disk_config(self.injector.config(), self.spec.mutant);
+                for slot in &mut self.slots {
+                    if let Some(fs) = slot.fs_mut() {
+                        fs.set_disk_config(disk);
+                    }
+                }
             }
         }
     }
 
     /// Continues this run in a forked child (`fork::in_child`), branched
-    /// with `reseed` before its next scheduler step, to its end; `answer` turns the child's result into
+    /// as `future` says (its step is this world's next) to its end; `answer` turns the child's result into
     /// the bytes this process gets back. This world is left as it was, to
     /// go on or fork again: a future of `seedfall cause` costs its own steps
     /// only, not a replay of the prefix it shares with the others.
     pub fn fork_branch(
         &mut self,
-        reseed: u64,
+        future: Branch,
         answer: impl FnOnce(Result<RunResult, seedfall_engine::Error>) -> Vec<u8>,
     ) -> std::io::Result<Vec<u8>> {
         let this: *const World<'a> = self;
@@ -553,19 +560,20 @@ impl<'a> World<'a> {
             let mut world = unsafe { std::ptr::read(this) };
             // The watchdog's thread stayed in the parent: this copy starts its own.
             std::mem::forget(world.watchdog.take());
-            world.branch_before(world.steps, reseed);
+            world.branch_before(Branch { step: world.steps, ..future });
             answer(world.run())
         })
     }
 
-    /// Moves every random stream to the lineage with `reseed` added (this
-    /// thread's too: `step` set it when it began).
-    fn rekey(&mut self, reseed: u64) {
-        let step = self.steps;
+    /// Moves every random stream to the lineage with `branch`'s reseed
+    /// added (this thread's too: `step` set it when it began).
+    fn rekey(&mut self, branch: Branch) {
+        let (step, reseed) = (self.steps, branch.reseed);
         self.lineage = self.lineage.reseeded(reseed);
         branch::set_current(self.lineage);
-        self.branches.push(Branch { step, reseed });
-        self.rec.say(self.now(), &format!("branch: new randomness from here (step {step}, reseed {reseed})"));
+        self.branches.push(Branch { step, ..branch });
+        let boost = branch.boost.map(|b| format!(", {} x{}", b.kind, b.factor)).unwrap_or_default();
+        self.rec.say(self.now(), &format!("branch: new randomness from here (step {step}, reseed {reseed}{boost})"));
     }
 
     /// Lets kind `k`'s plan act on the world (taken out of the injector meanwhile).

@@ -9,6 +9,9 @@ use crate::vtime::{SimDuration, SimTime};
 
 /// A Poisson process on virtual time.
 pub struct Arrivals {
+    /// The config's rate.
+    config_per_sec: f64,
+    /// The rate in force (a branch may multiply the config's).
     per_sec: f64,
     stream: RandomStream,
     /// The next arrival; `None` when the rate is 0 or faults have not started.
@@ -17,7 +20,7 @@ pub struct Arrivals {
 
 impl Arrivals {
     pub fn new(per_sec: f64, stream: RandomStream) -> Arrivals {
-        Arrivals { per_sec, stream, next: None }
+        Arrivals { config_per_sec: per_sec, per_sec, stream, next: None }
     }
 
     /// Faults start at `now`: the first arrival is drawn from there.
@@ -28,8 +31,10 @@ impl Arrivals {
     }
 
     /// The run branched at `now`: the pending arrival is drawn again from
-    /// there (the stream is re-keyed by then; arrivals have no memory).
-    pub fn redraw(&mut self, now: SimTime) {
+    /// there at `factor` times the config's rate (the stream is re-keyed
+    /// by then; arrivals have no memory).
+    pub fn redraw(&mut self, now: SimTime, factor: f64) {
+        self.per_sec = (self.config_per_sec * factor).min(crate::knob::RATE_PER_SEC_MAX);
         if self.next.is_some() {
             self.next = Some(now.plus(self.gap()));
         }
@@ -134,6 +139,17 @@ mod tests {
         assert_ne!(arrivals(1), arrivals(2));
         let last = *arrivals(3).last().unwrap() as f64 / 1e9;
         assert!((900.0..1100.0).contains(&last), "2000 arrivals at 2/s take about 1000 s, not {last}");
+        let mut boosted = Arrivals::new(2.0, RandomStream::new(3, Purpose::Fault("k", Draw::Times), "n", 0));
+        boosted.start(SimTime::ZERO);
+        boosted.redraw(SimTime::ZERO, 8.0);
+        for _ in 0..2000 {
+            boosted.advance();
+        }
+        let last = boosted.next.unwrap().ns() as f64 / 1e9;
+        assert!(
+            (110.0..140.0).contains(&last),
+            "redrawn at 8 times the rate: 2000 arrivals in about 125 s, not {last}"
+        );
         let mut off = Arrivals::new(0.0, RandomStream::new(1, Purpose::Fault("k", Draw::Times), "n", 0));
         off.start(SimTime::ZERO);
         assert_eq!(off.next, None, "rate 0 never fires");

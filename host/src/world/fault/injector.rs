@@ -9,6 +9,7 @@
 
 use super::swarm::{self, Choice};
 use super::{Fault, FaultConfig, Kind, PlanContext, Planned, Recorded};
+use crate::branch::Boost;
 use crate::fs::{DiskFault, DiskOp};
 use crate::node_id::{NodeId, PerNode};
 use crate::vtime::SimTime;
@@ -18,6 +19,9 @@ use std::rc::Rc;
 pub struct FaultInjector {
     /// Each registered kind's plan, in registry order.
     kinds: Vec<(Kind, Box<dyn Planned>)>,
+    /// The config after swarm.
+    base: FaultConfig,
+    /// The config in force: `base`, or after a branch its boost of `base`.
     config: FaultConfig,
     swarm: Vec<Choice>,
     started: bool,
@@ -70,6 +74,7 @@ impl FaultInjector {
         });
         FaultInjector {
             kinds,
+            base: config.clone(),
             config,
             swarm,
             started: false,
@@ -80,7 +85,7 @@ impl FaultInjector {
         }
     }
 
-    /// The config after swarm.
+    /// The config in force: after swarm, and after the last branch's boost.
     pub fn config(&self) -> &FaultConfig {
         &self.config
     }
@@ -103,10 +108,16 @@ impl FaultInjector {
     }
 
     /// The run branched at `now`: every kind draws again what it drew
-    /// ahead (the streams are re-keyed by then).
-    pub fn branch(&mut self, now: SimTime) {
-        for (_, planned) in &mut self.kinds {
-            planned.branch(now);
+    /// ahead (the streams are re-keyed by then), the boosted kind at its
+    /// multiplied rate, the others at the config's.
+    pub fn branch(&mut self, now: SimTime, boost: Option<Boost>) {
+        self.config = self.base.clone();
+        for (kind, planned) in &mut self.kinds {
+            let factor = boost.filter(|b| b.kind == kind.name() && kind.imp().boostable()).map_or(1, |b| b.factor);
+            if factor != 1 {
+                kind.imp().scale(&mut self.config, f64::from(factor));
+            }
+            planned.branch(now, f64::from(factor));
         }
     }
 

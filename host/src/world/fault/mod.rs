@@ -374,11 +374,20 @@ pub trait FaultKind: Sync {
     fn enabled(&self, config: &FaultConfig) -> bool {
         self.intensity().is_some_and(|knob| config.number(knob) > 0.0)
     }
-    /// Scales its intensity by `factor` in (0, 1] (swarm; 0 switches it off).
+    /// Scales its intensity by `factor`: in (0, 1] for swarm (0 switches
+    /// it off), above 1 for an explored branch's boost.
     fn scale(&self, config: &mut FaultConfig, factor: f64) {
         if let Some(knob) = self.intensity() {
             config.scale(knob, factor);
         }
+    }
+    /// Whether a branch can multiply its intensity for the rest of a run
+    /// (`Boost`): its arrivals are drawn again at the new rate
+    /// (`Planned::branch`) or its disk probability is handed over again
+    /// (`configure_disk`). A kind whose plan is drawn whole at the start,
+    /// or that another model draws, says no.
+    fn boostable(&self) -> bool {
+        self.intensity().is_some()
     }
     /// For kinds the disk model draws per operation: hands the disk model
     /// this kind's probability (the disk model owns the draw, so that
@@ -424,9 +433,10 @@ pub trait FaultKind: Sync {
 pub trait Planned {
     /// Faults may start now (`sim.SetupComplete`, or the start of the run).
     fn start(&mut self, _now: SimTime) {}
-    /// The run branched at `now` (`World::branch`): drawn occurrences not
-    /// yet due are drawn again. What is in force stays as it is.
-    fn branch(&mut self, _now: SimTime) {}
+    /// The run branched at `now` (`World::branch_before`): drawn
+    /// occurrences not yet due are drawn again, at `factor` times the
+    /// config's rate from now on. What is in force stays as it is.
+    fn branch(&mut self, _now: SimTime, _factor: f64) {}
     /// When this kind next has something to do.
     fn next_at(&self) -> Option<SimTime> {
         None

@@ -189,8 +189,8 @@ impl Planned for Planner {
         self.source.start(now);
     }
 
-    fn branch(&mut self, now: SimTime) {
-        self.source.branch(now);
+    fn branch(&mut self, now: SimTime, factor: f64) {
+        self.source.branch(now, factor);
     }
 
     fn next_at(&self) -> Option<SimTime> {

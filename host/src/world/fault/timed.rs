@@ -44,9 +44,9 @@ impl NodeArrivals {
         self.nodes.iter().filter_map(|(a, _)| a.next).min()
     }
 
-    fn redraw(&mut self, now: SimTime) {
+    fn redraw(&mut self, now: SimTime, factor: f64) {
         for (arrivals, _) in &mut self.nodes {
-            arrivals.redraw(now);
+            arrivals.redraw(now, factor);
         }
     }
 
@@ -121,11 +121,11 @@ impl NodeSource {
         }
     }
 
-    /// The run branched at `now`: drawn arrivals are drawn again (a
-    /// schedule's faults stay).
-    pub fn branch(&mut self, now: SimTime) {
+    /// The run branched at `now`: drawn arrivals are drawn again, at
+    /// `factor` times the config's rate (a schedule's faults stay).
+    pub fn branch(&mut self, now: SimTime, factor: f64) {
         if let Source::Drawn(nodes) = &mut self.0 {
-            nodes.redraw(now);
+            nodes.redraw(now, factor);
         }
     }
 
@@ -175,8 +175,8 @@ impl<F: FnMut(Due<'_>, &mut dyn Effects)> Planned for OnDue<F> {
         self.source.start(now);
     }
 
-    fn branch(&mut self, now: SimTime) {
-        self.source.branch(now);
+    fn branch(&mut self, now: SimTime, factor: f64) {
+        self.source.branch(now, factor);
     }
 
     fn next_at(&self) -> Option<SimTime> {
@@ -232,11 +232,11 @@ impl<D> ClusterSource<D> {
         }
     }
 
-    /// The run branched at `now`: the drawn arrival is drawn again (a
-    /// schedule's faults stay).
-    pub fn branch(&mut self, now: SimTime) {
+    /// The run branched at `now`: the drawn arrival is drawn again, at
+    /// `factor` times the config's rate (a schedule's faults stay).
+    pub fn branch(&mut self, now: SimTime, factor: f64) {
         if let ClusterSource::Drawn { arrivals, .. } = self {
-            arrivals.redraw(now);
+            arrivals.redraw(now, factor);
         }
     }
 

@@ -51,6 +51,11 @@ impl FaultKind for Datagram {
         self.knobs
     }
 
+    /// The network's datagram policy draws these, fixed when the run begins.
+    fn boostable(&self) -> bool {
+        false
+    }
+
     fn plan(&self, _ctx: &PlanContext, _replay: Option<Vec<Fault>>) -> Box<dyn Planned> {
         Box::new(Drawn)
     }
