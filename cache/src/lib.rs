@@ -81,9 +81,11 @@ fn changed(how: &str) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidData, format!("the file {how} while seedfall read it"))
 }
 
-/// Feed `bytes` to `hasher`, on all cores when they are large.
+/// Feed `bytes` to `hasher`, on all cores when they are large, except in a
+/// forked child (a lazy compile in an `explore` future reads its module
+/// again), where the pool's threads do not exist and waiting on them hung.
 pub(crate) fn hash_bytes(hasher: &mut blake3::Hasher, bytes: &[u8]) {
-    if bytes.len() >= PARALLEL_HASH_MIN {
+    if bytes.len() >= PARALLEL_HASH_MIN && !seedfall_engine::runtime::fork_locks::in_child() {
         hasher.update_rayon(bytes);
     } else {
         hasher.update(bytes);
@@ -966,5 +968,55 @@ mod tests {
         assert_eq!(entry_key(&format!("{key}.tmp")), None);
         assert_eq!(Key::from_hex(&key.hex().to_uppercase()), None);
         assert_eq!(Key::from_hex("00"), None);
+    }
+}
+
+#[cfg(all(test, unix))]
+mod fork_tests {
+    use super::*;
+    use std::time::{Duration, Instant};
+
+    /// Hashes 8 MiB in a child forked after the pool ran in the parent,
+    /// marked as a child or not: whether it finished within 5 s with the
+    /// parent's hash (it is killed otherwise).
+    fn child_hashes(mark: bool) -> bool {
+        let bytes = vec![7u8; 8 << 20];
+        let mut hasher = blake3::Hasher::new();
+        hash_bytes(&mut hasher, &bytes);
+        let expected = hasher.finalize();
+        // SAFETY: the child hashes on its own copy of `bytes` and leaves with `_exit`.
+        let pid = unsafe { libc::fork() };
+        if pid == 0 {
+            if mark {
+                seedfall_engine::runtime::fork_locks::mark_child();
+            }
+            let mut hasher = blake3::Hasher::new();
+            hash_bytes(&mut hasher, &bytes);
+            // SAFETY: leaving the child at once, without the parent's handlers.
+            unsafe { libc::_exit(i32::from(hasher.finalize() != expected)) }
+        }
+        let started = Instant::now();
+        let mut status = 0;
+        loop {
+            // SAFETY: `pid` is our child; waitpid fills `status`.
+            if unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) } == pid {
+                return libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0;
+            }
+            if started.elapsed() > Duration::from_secs(5) {
+                // SAFETY: killing and reaping our own hung child.
+                unsafe {
+                    libc::kill(pid, libc::SIGKILL);
+                    libc::waitpid(pid, &mut status, 0);
+                }
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    #[test]
+    fn a_forked_child_hashes_a_large_module_on_its_own_thread() {
+        assert!(child_hashes(true));
+        assert!(!child_hashes(false), "without the mark the child waits on the parent's pool for ever");
     }
 }

@@ -42,6 +42,7 @@ pub fn in_child(work: impl FnOnce() -> Vec<u8>) -> io::Result<Vec<u8>> {
         return Err(io::Error::last_os_error());
     }
     if pid == 0 {
+        seedfall_engine::runtime::fork_locks::mark_child();
         drop(reader);
         let mut writer = writer;
         let status = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)) {

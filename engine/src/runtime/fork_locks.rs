@@ -4,7 +4,24 @@
 //! memory (the reservation pool) while another lane was booting one hung.
 //! Holding every such lock while forking means each is free in both
 //! processes once the guards drop. It knows the engine's locks only; the
-//! caller (`seedfall_host::fork`) must not hold any of them already.
+//! caller (`seedfall_host::fork`) must not hold any of them already. For the
+//! same reason a child must not hand work to a thread pool (its threads
+//! stayed in the parent): the child marks itself (`mark_child`) and the
+//! code that would use one asks `in_child` first.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+static IN_CHILD: AtomicBool = AtomicBool::new(false);
+
+/// This process is a forked child: from now on work runs on this thread.
+pub fn mark_child() {
+    IN_CHILD.store(true, Ordering::Relaxed);
+}
+
+/// Whether this process is a forked child (`mark_child`).
+pub fn in_child() -> bool {
+    IN_CHILD.load(Ordering::Relaxed)
+}
 
 /// Runs `fork` (the call that forks) with the lazy compile lock, the
 /// reservation pool, the list of loaded code and this thread's interrupt slot
