@@ -974,7 +974,7 @@ mod tests {
 #[cfg(all(test, unix))]
 mod fork_tests {
     use super::*;
-    use std::time::{Duration, Instant};
+    use std::time::Duration;
 
     /// Hashes 8 MiB in a child forked after the pool ran in the parent,
     /// marked as a child or not: whether it finished within 5 s with the
@@ -995,23 +995,7 @@ mod fork_tests {
             // SAFETY: leaving the child at once, without the parent's handlers.
             unsafe { libc::_exit(i32::from(hasher.finalize() != expected)) }
         }
-        let started = Instant::now();
-        let mut status = 0;
-        loop {
-            // SAFETY: `pid` is our child; waitpid fills `status`.
-            if unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) } == pid {
-                return libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0;
-            }
-            if started.elapsed() > Duration::from_secs(5) {
-                // SAFETY: killing and reaping our own hung child.
-                unsafe {
-                    libc::kill(pid, libc::SIGKILL);
-                    libc::waitpid(pid, &mut status, 0);
-                }
-                return false;
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
+        seedfall_engine::runtime::fork_locks::child_exited_cleanly(pid, Duration::from_secs(5))
     }
 
     #[test]

@@ -221,18 +221,7 @@ impl Futures<'_> {
 
 fn outcome(cluster: &Cluster, run: &RunResult, signature: &str, spec: &RunSpec) -> Outcome {
     let fails = cluster.signature(run).as_deref() == Some(signature);
-    let schedule = fails.then(|| {
-        Schedule {
-            seed: Some(spec.seed),
-            faults: run.faults.clone(),
-            duration: Some(spec.duration),
-            ops: spec.budget_cap,
-            shrunk_from: None,
-            shrink_runs: None,
-            branches: run.branches.clone(),
-        }
-        .to_json()
-    });
+    let schedule = fails.then(|| Schedule::of_run(spec, run).to_json());
     let ran = run.functions_ran.iter().map(|f| (f.node.clone(), packed(&f.ran))).collect();
     Outcome { fails, trace_hash: run.trace_hash.to_string(), schedule, ran }
 }

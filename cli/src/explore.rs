@@ -104,18 +104,7 @@ impl Explored {
             _ => None,
         };
         let spec = cluster.spec(seed);
-        let schedule = signature.as_ref().map(|_| {
-            Schedule {
-                seed: Some(seed),
-                faults: run.faults.clone(),
-                duration: Some(spec.duration),
-                ops: None,
-                shrunk_from: None,
-                shrink_runs: None,
-                branches: run.branches.clone(),
-            }
-            .to_json()
-        });
+        let schedule = signature.as_ref().map(|_| Schedule::of_run(&spec, run).to_json());
         let groups = cluster.config.node_groups();
         let group = |node: &str| groups.iter().find(|(n, _)| n == node).map_or(node.to_string(), |(_, g)| g.clone());
         Explored {

@@ -9,8 +9,8 @@
 
 use seedfall_host::branch::{Boost, Branch};
 use seedfall_host::vtime::{SimDuration, go_duration, parse_go_duration};
-use seedfall_host::world::Fault;
 use seedfall_host::world::Kind;
+use seedfall_host::world::{Fault, RunResult, RunSpec};
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value, json};
 use std::path::Path;
@@ -39,6 +39,19 @@ pub struct ShrunkFrom {
 }
 
 impl Schedule {
+    /// What replays `run` of `spec` exactly: its faults and branches.
+    pub fn of_run(spec: &RunSpec, run: &RunResult) -> Schedule {
+        Schedule {
+            seed: Some(spec.seed),
+            faults: run.faults.clone(),
+            duration: Some(spec.duration),
+            ops: spec.budget_cap,
+            shrunk_from: None,
+            shrink_runs: None,
+            branches: run.branches.clone(),
+        }
+    }
+
     pub fn to_json(&self) -> String {
         let shrunk_from = self
             .shrunk_from

@@ -112,16 +112,7 @@ fn a_boosted_branch_brings_its_kind_more_often_and_its_schedule_replays_it() {
             let run = Prefix { spec: &spec, branches: &branches }.world().run().unwrap();
             total += run.faults.iter().filter(|f| f.kind.name() == "crash").count();
             if boost.is_some() && seed == 1 {
-                let schedule = Schedule {
-                    seed: Some(seed),
-                    faults: run.faults.clone(),
-                    duration: Some(spec.duration),
-                    ops: None,
-                    shrunk_from: None,
-                    shrink_runs: None,
-                    branches: run.branches.clone(),
-                };
-                let again = Schedule::parse(&schedule.to_json()).unwrap();
+                let again = Schedule::parse(&Schedule::of_run(&spec, &run).to_json()).unwrap();
                 assert_eq!(again.branches, branches, "the boost is written down");
                 let replayed = replay_schedule(&cluster, &again, seed).unwrap();
                 assert_eq!(replayed.trace_hash, run.trace_hash, "the saved schedule replays the boosted run");

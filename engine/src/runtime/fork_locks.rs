@@ -23,6 +23,29 @@ pub fn in_child() -> bool {
     IN_CHILD.load(Ordering::Relaxed)
 }
 
+/// For the tests that show a child hanging: whether child `pid` exited 0
+/// within `within` (else it is killed and reaped).
+#[cfg(unix)]
+pub fn child_exited_cleanly(pid: libc::pid_t, within: std::time::Duration) -> bool {
+    let started = std::time::Instant::now();
+    let mut status = 0;
+    loop {
+        // SAFETY: `pid` is the caller's child; waitpid fills `status`.
+        if unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) } == pid {
+            return libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0;
+        }
+        if started.elapsed() > within {
+            // SAFETY: killing and reaping the caller's hung child.
+            unsafe {
+                libc::kill(pid, libc::SIGKILL);
+                libc::waitpid(pid, &mut status, 0);
+            }
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}
+
 /// Runs `fork` (the call that forks) with the lazy compile lock, the
 /// reservation pool, the list of loaded code and this thread's interrupt slot
 /// locked, in that order (a lazy compile takes the list after its own lock;
@@ -39,7 +62,7 @@ pub fn around_fork<R>(fork: impl FnOnce() -> R) -> R {
 mod tests {
     use super::*;
     use std::sync::mpsc;
-    use std::time::{Duration, Instant};
+    use std::time::Duration;
 
     /// Forks (with `fork`) while another thread holds the reservation pool
     /// for a moment; the child takes the pool and exits 0. Whether the child
@@ -59,23 +82,7 @@ mod tests {
             unsafe { libc::_exit(0) }
         }
         holder.join().unwrap();
-        let started = Instant::now();
-        let mut status = 0;
-        loop {
-            // SAFETY: `pid` is our child; waitpid fills `status`.
-            if unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) } == pid {
-                return libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0;
-            }
-            if started.elapsed() > Duration::from_secs(5) {
-                // SAFETY: killing and reaping our own hung child.
-                unsafe {
-                    libc::kill(pid, libc::SIGKILL);
-                    libc::waitpid(pid, &mut status, 0);
-                }
-                return false;
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
+        child_exited_cleanly(pid, Duration::from_secs(5))
     }
 
     #[test]
