@@ -197,7 +197,7 @@ def main():
     for name, what, med, cpu, better in rows:
         ratio_runs = med["explore"][0] / med[better][0]
         ratio_cpu = cpu["explore"][0] / cpu[better][0]
-        cell = lambda m: f"{med[m][0]:.0f} ({med[m][1]})"
+        cell = lambda m: f"{med[m][0]:.0f} ({med[m][1]})" if med[m][0] != float("inf") else f"not found ({med[m][1]})"
         print(f"| {name} | {cell('flat')} | {cell('swarm')} | {cell('explore')} | {ratio_runs:.3f} | {ratio_cpu:.3f} |")
     for name, what, *_ in rows:
         print(f"- {name}: {what}")

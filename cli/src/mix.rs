@@ -1,9 +1,12 @@
 //! The fault mix of an explored future, drawn from its reseed: half of the
 //! futures run at the config's rates, the other half multiply one enabled
-//! kind's rate by `FACTOR` from their branch on (`Boost`), the kind drawn
-//! from the reseed too. A bug that needs two faults in order is found by a
-//! future that leaves just after the first; with the second kind boosted it
-//! comes several times as often in the rest of the run. Because the mix is
+//! kind's rate by one of `FACTORS` from their branch on (`Boost`), the kind
+//! and the factor drawn from the reseed too. A bug that needs two faults in
+//! order is found by a future that leaves just after the first; with the
+//! second kind boosted it comes several times as often in the rest of the
+//! run. Two factors, because a kind rare enough to matter may need far more
+//! than 8 times its rate to come at all in the little of a run that is left,
+//! while 64 times a common kind may bury the bug under faults. Because the mix is
 //! a function of the reseed, a run's (step, reseed) pairs give back its
 //! branches. This module runs nothing and keeps no state between runs.
 
@@ -11,8 +14,8 @@ use seedfall_host::branch::{Boost, Branch};
 use seedfall_host::knob::FaultConfig;
 use seedfall_host::world::Kind;
 
-/// How much a boosted kind's rate is multiplied.
-pub const FACTOR: u32 = 8;
+/// How much a boosted kind's rate is multiplied: half of the boosts each.
+pub const FACTORS: [u32; 2] = [8, 64];
 
 /// The kinds a future may boost: those the config enables and a branch can
 /// change (`FaultKind::boostable`), in registry order.
@@ -31,7 +34,8 @@ impl Mixes {
         let boosted = reseed & 1 == 1 && !self.kinds.is_empty();
         let boost = boosted.then(|| {
             let kind = self.kinds[((reseed >> 1) % self.kinds.len() as u64) as usize];
-            Boost { kind, factor: FACTOR }
+            // A bit the kind's draw does not use (reseeds are hashes).
+            Boost { kind, factor: FACTORS[(reseed >> 40) as usize & 1] }
         });
         Branch { step, reseed, boost }
     }
@@ -55,7 +59,9 @@ mod tests {
         for kind in ["crash", "clog"] {
             assert_eq!(boosted.iter().filter(|k| **k == kind).count(), 100, "{kind}: half of the boosts each");
         }
-        assert!(branches.iter().all(|b| b.step == 5 && b.boost.is_none_or(|b| b.factor == FACTOR)));
+        assert!(branches.iter().all(|b| b.step == 5));
+        let factor = |reseed: u64| mixes.branch(5, reseed).boost.map(|b| b.factor);
+        assert_eq!((factor(3), factor(3 | 1 << 40)), (Some(FACTORS[0]), Some(FACTORS[1])), "bit 40 picks the factor");
         assert_eq!(mixes.branch(5, 7), mixes.branch(5, 7), "the reseed decides");
         let none = Mixes::of(&FaultConfig::default());
         assert!((0..50).all(|r| none.branch(1, r).boost.is_none()), "nothing enabled: nothing to boost");
