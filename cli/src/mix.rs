@@ -34,7 +34,7 @@ impl Mixes {
         let boosted = reseed & 1 == 1 && !self.kinds.is_empty();
         let boost = boosted.then(|| {
             let kind = self.kinds[((reseed >> 1) % self.kinds.len() as u64) as usize];
-            // A bit the kind's draw does not use (reseeds are hashes).
+            // Reseeds are hashes: bit 40 is as good as independent of the kind drawn.
             Boost { kind, factor: FACTORS[(reseed >> 40) as usize & 1] }
         });
         Branch { step, reseed, boost }
