@@ -9,10 +9,12 @@
 //! from the branch point where `fork()` exists, else replaying the prefix),
 //! so a branch of a branch is one more entry in `branches`. A generation
 //! after one that found nothing new also runs fresh seeds. It stops at the
-//! budget, or on a plateau: `patience` generations in a row and at least
-//! 1,000 runs, and as many as it took to get there, without a new feature
-//! (a deep bug's first fault is itself new coverage, and may take hundreds
-//! of runs).
+//! budget, or on a plateau (`plateau`): `patience` generations in a row
+//! without a new feature, and under one run in 1,000 adding one over the
+//! last 1,000 runs or the last half of them, whichever is more (a deep
+//! bug's first fault is itself new coverage, and may take hundreds of
+//! runs; and a big program keeps finding a rare function now and then
+//! long after its coverage has flattened out).
 //!
 //! Determinism: generations run one after the other, each branch point's
 //! futures in parallel, and every result is read in a fixed order (seed,
@@ -51,10 +53,10 @@ pub struct ExploreOptions {
     pub branch_points: usize,
     /// Futures each of them gets on average (shared out by energy).
     pub futures: u32,
-    /// Generations in a row without new coverage before it stops (and at
-    /// least `plateau_runs` runs, and as many as it took to reach the last
-    /// new feature).
+    /// Generations in a row without new coverage before it stops (`plateau`).
     pub patience: u32,
+    /// The shortest window a plateau is judged over, and the runs per new
+    /// find under which coverage counts as no longer growing (`plateau`).
     pub plateau_runs: u64,
     /// Fork futures from the branch point (where `fork()` exists).
     pub share_prefix: bool,
@@ -161,12 +163,15 @@ pub struct Exploration {
 }
 
 /// The corpus: how many runs hit each feature, the findings so far.
+#[derive(Default)]
 struct Corpus {
     hits: BTreeMap<u64, u64>,
     /// Every run's trace hash, in the order they were read.
     traces: blake3::Hasher,
     findings: Vec<Finding>,
     runs: u64,
+    /// The runs (numbered from 1) that added features, in order.
+    discoveries: Vec<u64>,
 }
 
 impl Corpus {
@@ -195,6 +200,9 @@ impl Corpus {
         let inherited = |f: &u64| parent.is_some_and(|p| p.features.binary_search(f).is_ok());
         for f in run.features.iter().filter(|f| !inherited(f)) {
             *self.hits.entry(*f).or_default() += 1;
+        }
+        if new > 0 {
+            self.discoveries.push(self.runs);
         }
         (new > 0).then_some(run)
     }
@@ -233,6 +241,29 @@ impl Corpus {
 
     fn point(&self) -> Point {
         Point { runs: self.runs, features: self.hits.len() }
+    }
+
+    /// Why coverage counts as no longer growing, after `flat` generations in
+    /// a row without a new feature; None while it still grows. Over the last
+    /// `window` runs (`plateau_runs`, or half of all runs when that is more)
+    /// fewer than one run in `plateau_runs` may have added a feature: a rate,
+    /// not a run count since the last find, because a big program finds a
+    /// rare function now and then for as long as it is explored.
+    fn plateau(&self, flat: u32, options: &ExploreOptions) -> Option<String> {
+        let window = options.plateau_runs.max(self.runs / 2);
+        if flat < options.patience || self.runs < window {
+            return None;
+        }
+        let since = self.runs - window;
+        let recent = self.discoveries.iter().rev().take_while(|&&run| run > since).count() as u64;
+        (recent * options.plateau_runs < window).then(|| {
+            let quiet = self.runs - self.discoveries.last().copied().unwrap_or(0);
+            format!(
+                "coverage stopped growing: {recent} of the last {window} runs added a feature \
+                 (under 1 in {}), none of the last {quiet} ({flat} generations)",
+                options.plateau_runs
+            )
+        })
     }
 }
 
@@ -296,7 +327,7 @@ fn futures_of(
 pub fn explore(cluster: &Cluster, options: &ExploreOptions, interrupt: &AtomicBool) -> Result<Exploration, String> {
     let started = Instant::now();
     let mixes = Mixes::of(&cluster.config.faults);
-    let mut corpus = Corpus { hits: BTreeMap::new(), traces: blake3::Hasher::new(), findings: Vec::new(), runs: 0 };
+    let mut corpus = Corpus::default();
     let left = |corpus: &Corpus| match options.budget {
         Budget::Runs(n) => n.saturating_sub(corpus.runs),
         Budget::Time(t) => u64::from(started.elapsed() < t) * u64::MAX,
@@ -308,8 +339,6 @@ pub fn explore(cluster: &Cluster, options: &ExploreOptions, interrupt: &AtomicBo
     let mut fresh = options.seeds.iter().max().map_or(1, |s| s + 1)..;
     let mut curve = vec![corpus.point()];
     let (mut generations, mut flat) = (0u32, 0u32);
-    // The runs done when the corpus last grew: a plateau must last as long.
-    let mut grew_at = corpus.runs;
     // Every branch point so far, with how many generations left it already.
     let mut branch_points: Vec<(Explored, u32)> = Vec::new();
     let stopped = loop {
@@ -319,11 +348,8 @@ pub fn explore(cluster: &Cluster, options: &ExploreOptions, interrupt: &AtomicBo
         if left(&corpus) == 0 {
             break "the budget is spent".to_string();
         }
-        let flat_runs = corpus.runs - grew_at;
-        if flat >= options.patience && flat_runs >= grew_at.max(options.plateau_runs) {
-            break format!(
-                "coverage stopped growing: no new feature in the last {flat_runs} runs ({flat} generations)"
-            );
+        if let Some(why) = corpus.plateau(flat, options) {
+            break why;
         }
         branch_points.extend(std::mem::take(&mut points).into_iter().map(|run| (run, 0)));
         let frontier = corpus.frontier(&mut branch_points, options.branch_points, options.futures);
@@ -355,11 +381,7 @@ pub fn explore(cluster: &Cluster, options: &ExploreOptions, interrupt: &AtomicBo
             }
             curve.push(corpus.point());
         }
-        if corpus.hits.len() > before {
-            (flat, grew_at) = (0, corpus.runs);
-        } else {
-            flat += 1;
-        }
+        flat = if corpus.hits.len() > before { 0 } else { flat + 1 };
     };
     Ok(Exploration {
         runs: corpus.runs,
@@ -431,7 +453,7 @@ mod tests {
 
     #[test]
     fn the_frontier_favours_rare_features_and_points_left_less_often() {
-        let mut corpus = Corpus { hits: BTreeMap::new(), traces: blake3::Hasher::new(), findings: Vec::new(), runs: 0 };
+        let mut corpus = Corpus::default();
         let with = |seed: u64, features: Vec<u64>| Explored { seed, features, ..parent(100, vec![]) };
         // Feature 1 is everywhere, 2 only in seed 3's run.
         for seed in [1, 2] {
@@ -446,6 +468,30 @@ mod tests {
         assert_eq!((points[0].1, points[1].1), (1, 1), "both were left once");
         let once_more = corpus.frontier(&mut points, 1, 4);
         assert_eq!(once_more[0].0.seed, 3, "halved, 5/9 is still more than 1/18");
+    }
+
+    #[test]
+    fn a_plateau_is_a_find_rate_under_one_in_plateau_runs_over_the_last_half() {
+        let options = ExploreOptions::new(vec![1], Budget::Runs(10_000), 1);
+        // Every one of the first 100 runs found something, then a rare
+        // function at runs 1248 and 1784 (what raftkv lin does).
+        let corpus = |runs: u64| Corpus {
+            runs,
+            discoveries: (1..=100).chain([1248, 1784]).filter(|&r| r <= runs).collect(),
+            ..Corpus::default()
+        };
+        assert_eq!(corpus(1099).plateau(3, &options), None, "the last 1,000 runs hold 1 find (at 100)");
+        let stopped = corpus(1100).plateau(3, &options).expect("none in the last 1,000");
+        assert_eq!(
+            stopped,
+            "coverage stopped growing: 0 of the last 1000 runs added a feature (under 1 in 1000), \
+             none of the last 1000 (3 generations)"
+        );
+        assert_eq!(corpus(1100).plateau(2, &options), None, "3 flat generations first");
+        assert_eq!(corpus(2000).plateau(3, &options), None, "2 finds in the last 1,000");
+        assert_eq!(corpus(2494).plateau(3, &options), None, "the last 1,247 runs hold 2 finds (1248, 1784)...");
+        assert!(corpus(2495).plateau(3, &options).is_some(), "...the last 1,247 after it only 1");
+        assert_eq!(corpus(999).plateau(9, &options), None, "never before plateau_runs runs");
     }
 
     #[test]
