@@ -10,7 +10,7 @@ use std::ops::Range;
 use std::sync::Arc;
 
 /// Bump on any change to the encoding or to what compiled code expects.
-pub const FORMAT_VERSION: u32 = 8;
+pub const FORMAT_VERSION: u32 = 9;
 /// The code's alignment in an encoding made by `encode_at`: the page size.
 pub const CODE_ALIGNMENT: usize = 4096;
 const MAGIC: &[u8; 8] = b"SEEDFALL";
@@ -408,6 +408,7 @@ impl Artifact {
         write_info(&mut w, &self.info);
         w.opt_u64(self.counter_global.map(u64::from));
         w.u8(self.function_bitmap as u8);
+        w.u8(self.edge_bitmap as u8);
         w.u8(self.partial as u8);
         w.u64(self.code.len() as u64);
         w.u32(self.functions.len() as u32);
@@ -475,6 +476,10 @@ impl Artifact {
             return Err(Error::Artifact("counter global outside the module's globals".into()));
         }
         let function_bitmap = r.bool()?;
+        let edge_bitmap = r.bool()?;
+        if edge_bitmap && !function_bitmap {
+            return Err(Error::Artifact("an edge map without a function bitmap".into()));
+        }
         let partial = r.bool()?;
         let code_len = r.u64()?;
         let in_code = |offset: u32, len: u64| offset as u64 + len <= code_len;
@@ -525,6 +530,7 @@ impl Artifact {
             traps,
             counter_global,
             function_bitmap,
+            edge_bitmap,
             partial,
         };
         Ok((artifact, code_start..r.at))

@@ -101,6 +101,9 @@ pub struct Artifact {
     /// Compiled with `CompileConfig::function_bitmap`: instances give the
     /// code its "ran" bitmap after the globals (`runtime::vmctx`).
     pub function_bitmap: bool,
+    /// Compiled with `CompileConfig::edge_bitmap`: instances give the code
+    /// its edge map after the "ran" bitmap (`runtime::vmctx`).
+    pub edge_bitmap: bool,
     /// Only the functions that ran were compiled (`FuncLayout::len` 0 for the
     /// others, and no trampolines): what lazy compilation keeps, loaded
     /// lazily again (`runtime::lazy`).

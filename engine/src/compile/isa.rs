@@ -116,6 +116,11 @@ pub struct CompileConfig {
     /// "ran" bitmap on entry (`Instance::functions_ran`,
     /// docs/function-bitmap.md). Off: the code is exactly as without it.
     pub function_bitmap: bool,
+    /// Every conditional branch (`if`, `br_if`, `br_table`) also stores 1
+    /// into the byte of the instance's edge map its outcome hashes to
+    /// (`Instance::edges_ran`, docs/edge-coverage.md). Needs `function_bitmap`
+    /// (the map follows it). Off: the code is exactly as without it.
+    pub edge_bitmap: bool,
     /// Functions whose body matches a known Go function get its native
     /// intrinsic (docs/intrinsics.md). Off: the code is exactly as without.
     pub intrinsics: bool,
@@ -129,6 +134,7 @@ impl Default for CompileConfig {
             verify: false,
             pinned_global: PinnedGlobal::None,
             function_bitmap: false,
+            edge_bitmap: false,
             intrinsics: true,
         }
     }
@@ -184,6 +190,7 @@ impl CompileConfig {
         material.extend(self.settings().into_iter().map(|(name, value)| (name, value.to_string())));
         material.push(("pinned_global", self.pinned_global.name().to_string()));
         material.push(("function_bitmap", if self.function_bitmap { "on" } else { "off" }.to_string()));
+        material.push(("edge_bitmap", if self.edge_bitmap { "on" } else { "off" }.to_string()));
         material.push(("intrinsics", if self.intrinsics { "on" } else { "off" }.to_string()));
         // Last: the translator's output changes with its source far more often
         // than anyone bumps the format version (see build.rs).

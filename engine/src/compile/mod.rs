@@ -65,7 +65,7 @@ pub fn compile(wasm: &[u8], config: &CompileConfig) -> Result<Artifact> {
     let parsed = module::parse(wasm)?;
     let info = &parsed.info;
     let isa = config.build_isa()?;
-    check_function_bitmap(info, config)?;
+    check_bitmaps(info, config)?;
     let mut jobs: Vec<Job> = (0..info.num_imported_funcs).map(|func_index| Job::ImportStub { func_index }).collect();
     for (i, body) in parsed.bodies.iter().enumerate() {
         jobs.push(Job::Defined { func_index: info.num_imported_funcs + i as u32, body: body.clone() });
@@ -77,17 +77,26 @@ pub fn compile(wasm: &[u8], config: &CompileConfig) -> Result<Artifact> {
     layout(info.clone(), config, results, &trampoline_types)
 }
 
-/// The function bitmap must be reachable at a constant vmctx offset.
-pub(crate) fn check_function_bitmap(info: &ModuleInfo, config: &CompileConfig) -> Result<()> {
+/// The function bitmap and the edge map after it must be reachable at
+/// constant vmctx offsets, and the edge map comes only after a function bitmap.
+pub(crate) fn check_bitmaps(info: &ModuleInfo, config: &CompileConfig) -> Result<()> {
+    use crate::runtime::vmctx;
     let num_defined = info.num_funcs() - info.num_imported_funcs;
+    if config.edge_bitmap && !config.function_bitmap {
+        return Err(Error::Unsupported { feature: "an edge map without a function bitmap".into(), function: None });
+    }
+    let unreachable = |what: &str| Error::Unsupported {
+        feature: format!("{what} for {num_defined} functions and {} globals", info.globals.len()),
+        function: None,
+    };
     if config.function_bitmap
         && num_defined > 0
-        && crate::runtime::vmctx::function_ran_offset(info.globals.len(), num_defined - 1).is_none()
+        && vmctx::function_ran_offset(info.globals.len(), num_defined - 1).is_none()
     {
-        return Err(Error::Unsupported {
-            feature: format!("a function bitmap for {num_defined} functions and {} globals", info.globals.len()),
-            function: None,
-        });
+        return Err(unreachable("a function bitmap"));
+    }
+    if config.edge_bitmap && vmctx::edge_map_offset(info.globals.len(), num_defined).is_none() {
+        return Err(unreachable("an edge map"));
     }
     Ok(())
 }
@@ -286,6 +295,7 @@ fn layout(
         traps: Blob::owned(traps),
         counter_global: None,
         function_bitmap: config.function_bitmap,
+        edge_bitmap: config.edge_bitmap,
         partial: false,
     })
 }

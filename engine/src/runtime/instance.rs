@@ -256,11 +256,12 @@ impl<T: 'static> Instance<T> {
             table = Some(Rc::new(Table::new(decl.min, decl.max)?));
         }
 
-        // Header, globals, then (code compiled with it) the zeroed "ran" bitmap.
+        // Header, globals, then (code compiled with them) the zeroed "ran"
+        // bitmap and edge map.
         let bitmap_slots = match code.artifact().function_bitmap {
             true => vmctx::function_bitmap_slots(code.num_defined_functions() as usize),
             false => 0,
-        };
+        } + if code.artifact().edge_bitmap { vmctx::EDGE_MAP_BYTES / 8 } else { 0 };
         let mut vmctx_storage = vec![0u64; vmctx::HEADER_SIZE / 8 + info.globals.len() + bitmap_slots];
         for (i, global) in imported_globals.iter().enumerate() {
             vmctx_storage[vmctx::HEADER_SIZE / 8 + i] = global.as_ptr() as u64;
@@ -532,14 +533,33 @@ impl<T: 'static> Instance<T> {
             return None;
         }
         let start = vmctx::function_ran_offset(code.info().globals.len(), 0).expect("checked by compile") as usize;
-        let len = code.num_defined_functions() as usize;
+        self.vmctx_bytes(start, code.num_defined_functions() as usize)
+    }
+
+    /// Which conditional-branch outcomes ran in this instance: the edge map,
+    /// `vmctx::EDGE_MAP_BYTES` bytes, 1 where some outcome hashing to it
+    /// (`vmctx::edge_byte`) was taken; None when the code was compiled without
+    /// `CompileConfig::edge_bitmap`. Set before the branch, so a call still
+    /// suspended counts.
+    pub fn edges_ran(&self) -> Option<&[u8]> {
+        let code = &self.inner().code;
+        if !code.artifact().edge_bitmap {
+            return None;
+        }
+        let start = vmctx::edge_map_offset(code.info().globals.len(), code.num_defined_functions())
+            .expect("checked by compile") as usize;
+        self.vmctx_bytes(start, vmctx::EDGE_MAP_BYTES)
+    }
+
+    /// `len` bytes of the vmctx storage from byte `start`.
+    fn vmctx_bytes(&self, start: usize, len: usize) -> Option<&[u8]> {
         let storage = &self.inner().vmctx;
         debug_assert!(start + len <= storage.len() * 8);
-        // SAFETY: the bitmap's bytes lie inside the vmctx storage (allocated
-        // with `function_bitmap_slots` more slots for this code), which lives
-        // as long as `&self`; `UnsafeCell<u64>` has the layout of `u64`, so
-        // its bytes may be read as `u8`s; no guest code (the only writer)
-        // runs while `&self` is held (see `inner`).
+        // SAFETY: the bytes lie inside the vmctx storage (allocated with
+        // `function_bitmap_slots` and the edge map's slots for this code),
+        // which lives as long as `&self`; `UnsafeCell<u64>` has the layout of
+        // `u64`, so its bytes may be read as `u8`s; no guest code (the only
+        // writer) runs while `&self` is held (see `inner`).
         Some(unsafe { std::slice::from_raw_parts((storage.as_ptr() as *const u8).add(start), len) })
     }
 

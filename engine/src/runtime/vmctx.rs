@@ -10,6 +10,8 @@
 //! one byte per defined function (the "ran" bitmap, padded to whole slots): its
 //! entry stores 1 into its own byte at a constant offset from the vmctx, so the
 //! header (and every offset code without the bitmap uses) is unchanged.
+//! Code compiled with `CompileConfig::edge_bitmap` as well finds the edge map
+//! (`EDGE_MAP_BYTES`) right after that bitmap's slots.
 
 use crate::runtime::table::TableEntry;
 
@@ -101,6 +103,37 @@ pub const fn function_bitmap_slots(num_defined: usize) -> usize {
     num_defined.div_ceil(8)
 }
 
+/// The bytes of an edge map: a power of two, so a branch outcome's byte is
+/// its hash masked (`edge_byte`). 64 KiB, as AFL's map: a Go program's
+/// conditional branches that run number in the tens of thousands, so some
+/// share a byte, and that costs a little coverage, never correctness.
+pub const EDGE_MAP_BYTES: usize = 1 << 16;
+
+/// Offset of the edge map in a module with `num_globals` globals and
+/// `num_defined` defined functions (after their "ran" bitmap), or None when
+/// its last byte lies past `i32::MAX`.
+pub fn edge_map_offset(num_globals: usize, num_defined: u32) -> Option<i32> {
+    let start = HEADER_SIZE as u64 + 8 * (num_globals + function_bitmap_slots(num_defined as usize)) as u64;
+    i32::try_from(start + EDGE_MAP_BYTES as u64).ok().map(|_| start as i32)
+}
+
+/// The edge-map byte of outcome `outcome` of the conditional branch at
+/// `wasm_offset` (its operator's byte offset in the module: unique to it).
+/// Outcome 0 is "not taken" for `if`/`br_if` (1 taken), the target's
+/// position for `br_table` (the default last). A branch's outcomes get
+/// neighbouring bytes: the translator adds the outcome to `edge_site` and
+/// masks.
+pub fn edge_byte(wasm_offset: u32, outcome: u32) -> usize {
+    (edge_site(wasm_offset) as usize + outcome as usize) & (EDGE_MAP_BYTES - 1)
+}
+
+/// A branch's first byte: the top 16 bits of its offset times 2^32/φ
+/// (Fibonacci hashing), so nearby branches spread over the map.
+pub fn edge_site(wasm_offset: u32) -> u32 {
+    const _: () = assert!(EDGE_MAP_BYTES == 1 << 16, "the site is the top 16 bits");
+    wasm_offset.wrapping_mul(0x9e37_79b9) >> 16
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -133,6 +166,17 @@ mod tests {
         assert_eq!(function_ran_offset(3, 5), Some(global_offset(3) + 5));
         assert_eq!(function_ran_offset(1, u32::MAX), None, "past i32 offsets");
         assert_eq!((function_bitmap_slots(0), function_bitmap_slots(8), function_bitmap_slots(9)), (0, 1, 2));
+    }
+
+    #[test]
+    fn the_edge_map_follows_the_function_bitmap_and_a_branch_gets_neighbouring_bytes() {
+        assert_eq!(edge_map_offset(3, 9), Some(global_offset(3) + 16), "9 functions: 2 slots");
+        assert_eq!(edge_map_offset(0, 0), Some(HEADER_SIZE as i32));
+        assert_eq!(edge_map_offset(1 << 28, 0), None, "past i32 offsets");
+        let site = edge_site(1234) as usize;
+        assert_eq!((edge_byte(1234, 0), edge_byte(1234, 1)), (site, (site + 1) % EDGE_MAP_BYTES));
+        let sites: std::collections::BTreeSet<u32> = (0..1000).map(|o| edge_site(100 + 3 * o)).collect();
+        assert!(sites.len() > 990, "neighbouring branches rarely share a byte: {} of 1000", sites.len());
     }
 
     #[test]

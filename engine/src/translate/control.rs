@@ -150,6 +150,7 @@ impl Translator<'_, '_> {
                 let else_block = self.new_block_with(&params);
                 let dest = self.new_block_with(&results);
                 let args = Self::args(&self.pop_n(params.len()));
+                self.mark_branch(cond);
                 self.b.ins().brif(cond, then_block, &args, else_block, &args);
                 self.b.seal_block(then_block);
                 self.b.seal_block(else_block);
@@ -188,12 +189,16 @@ impl Translator<'_, '_> {
                 };
                 let args = Self::args(&self.stack[self.stack.len() - arity..]);
                 let next = self.b.create_block();
+                self.mark_branch(cond);
                 self.b.ins().brif(cond, block, &args, next, &[]);
                 self.b.seal_block(next);
                 self.b.switch_to_block(next);
             }
             Operator::BrTable { ref targets } => {
                 let index = self.pop();
+                if !matches!(self.watch, Some(super::dispatch::Watch::Local { .. })) {
+                    self.mark_table(index, targets.len());
+                }
                 // Index 0 first, by a conditional branch: every Go function
                 // dispatches on its resume point at entry, and every plain
                 // call passes 0 (docs/resume-dispatch.md).

@@ -11,6 +11,7 @@
 mod calls;
 mod control;
 mod dispatch;
+mod edges;
 mod intrinsic;
 mod memory;
 mod numeric;
@@ -84,6 +85,8 @@ pub(crate) struct Translator<'a, 'f> {
     pub(crate) offset: usize,
     /// How far the operators just translated match Go's resume dispatch.
     pub(crate) watch: Option<dispatch::Watch>,
+    /// The edge map's vmctx offset, with `CompileConfig::edge_bitmap` (`edges`).
+    pub(crate) edge_map: Option<i32>,
 }
 
 /// Translate defined function `func_index` (its body is `body`) into `func`.
@@ -149,6 +152,10 @@ pub fn translate_function(
         trap_blocks: Vec::new(),
         offset: body.range().start as usize,
         watch: None,
+        edge_map: config.edge_bitmap.then(|| {
+            vmctx::edge_map_offset(info.globals.len(), info.num_funcs() - info.num_imported_funcs)
+                .expect("checked by compile: the edge map lies within i32 offsets of the vmctx")
+        }),
     };
     t.stack_check();
     t.push_function_frame(&ty.results);

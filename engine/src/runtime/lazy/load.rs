@@ -20,7 +20,7 @@ impl Lazy {
     /// `counter_global` is stored as `Artifact::counter_global`.
     pub fn load(wasm: Vec<u8>, config: &CompileConfig, counter_global: Option<u32>) -> Result<Arc<Lazy>> {
         let parsed = module::parse(&wasm)?;
-        compile::check_function_bitmap(&parsed.info, config)?;
+        compile::check_bitmaps(&parsed.info, config)?;
         let source = Source::Ready(Arc::new(Bodies { wasm, bodies: parsed.bodies, config: *config }));
         build(parsed.info, config, counter_global, source, None)
     }
@@ -33,6 +33,7 @@ impl Lazy {
             trap_mode: artifact.trap_mode,
             baseline: artifact.baseline,
             function_bitmap: artifact.function_bitmap,
+            edge_bitmap: artifact.edge_bitmap,
             pinned_global: PinnedGlobal::None,
             ..CompileConfig::default()
         };
@@ -123,6 +124,7 @@ fn build(
         traps: Blob::owned(traps),
         counter_global,
         function_bitmap: config.function_bitmap,
+        edge_bitmap: config.edge_bitmap,
         partial: true,
     };
     let mut state = State {

@@ -46,6 +46,7 @@ impl Lazy {
             traps: Blob::owned(traps),
             counter_global: prefix.counter_global,
             function_bitmap: prefix.function_bitmap,
+            edge_bitmap: prefix.edge_bitmap,
             partial: true,
         })
     }
