@@ -36,6 +36,7 @@ const SINGLE_DASH_LONG: &[&str] = &[
     "from",
     "to",
     "context",
+    "edges",
 ];
 
 pub fn normalize(args: Vec<String>) -> Vec<String> {

@@ -38,10 +38,11 @@ pub struct CauseArgs {
 
 pub fn run(args: CauseArgs) -> ExitCode {
     // Compiled with the function bitmap: the function table needs it, and the runs are the same.
-    let (cluster, config_path) = match setup_with(args.run.config.as_deref(), LoadOptions { function_bitmap: true }) {
-        Ok(ready) => ready,
-        Err(code) => return code,
-    };
+    let (cluster, config_path) =
+        match setup_with(args.run.config.as_deref(), LoadOptions { function_bitmap: true, ..LoadOptions::default() }) {
+            Ok(ready) => ready,
+            Err(code) => return code,
+        };
     let schedule = match args.run.faults.as_deref().map(Schedule::load).transpose() {
         Ok(schedule) => schedule,
         Err(e) => return fail(e),

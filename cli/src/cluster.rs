@@ -46,12 +46,20 @@ pub struct LoadOptions {
     /// (`seedfall cause`, docs/function-bitmap.md). Separate cache entries,
     /// and so another `programs_hash`; traces are the same.
     pub function_bitmap: bool,
+    /// Compile with `CompileConfig::edge_bitmap` as well (`explore -edges`,
+    /// docs/edge-coverage.md): `NodeFunctions::edges` holds each node's
+    /// branch outcomes. Needs `function_bitmap`.
+    pub edge_bitmap: bool,
 }
 
 impl LoadOptions {
     /// The compiler configuration these options ask for.
     pub fn compile_config(&self) -> CompileConfig {
-        CompileConfig { function_bitmap: self.function_bitmap, ..CompileConfig::default() }
+        CompileConfig {
+            function_bitmap: self.function_bitmap,
+            edge_bitmap: self.edge_bitmap,
+            ..CompileConfig::default()
+        }
     }
 }
 
@@ -396,8 +404,13 @@ mod tests {
     #[test]
     fn load_options_default_to_the_plain_compile_config() {
         assert_eq!(LoadOptions::default().compile_config(), CompileConfig::default());
-        let cause = LoadOptions { function_bitmap: true };
+        let cause = LoadOptions { function_bitmap: true, ..LoadOptions::default() };
         assert_eq!(cause.compile_config(), CompileConfig { function_bitmap: true, ..CompileConfig::default() });
+        let edges = LoadOptions { function_bitmap: true, edge_bitmap: true };
+        assert_eq!(
+            edges.compile_config(),
+            CompileConfig { function_bitmap: true, edge_bitmap: true, ..CompileConfig::default() }
+        );
     }
 
     #[test]

@@ -1,13 +1,13 @@
 //! What a run covered, as a set of feature numbers `seedfall explore`
 //! compares across runs: each Go function a node group ran (the function
-//! bitmap, docs/function-bitmap.md), each SDK property reached and each one
+//! bitmap, docs/function-bitmap.md), each edge-map byte it set when its code
+//! has one (`explore -edges`, docs/edge-coverage.md), each SDK property reached and each one
 //! that held, and an abstract signature of what the world did to it: each
 //! fault kind on each node group with its count in powers of two, which
 //! kind followed which, and each kind with the host state it met
 //! (`RunResult::fault_states`: what a crash found pending on the disk, the
 //! node's connections, whether it was cut off). A feature is a hash of its
 //! description, so sets from forked children travel as numbers.
-//! It does not measure branch edges inside functions (not built yet).
 
 use seedfall_host::world::fault::Fault;
 use seedfall_host::world::{RunResult, Target};
@@ -29,6 +29,9 @@ pub fn of(run: &RunResult, group: impl Fn(&str) -> String) -> BTreeSet<u64> {
         let name = group(&node.node);
         for (i, _) in node.ran.iter().enumerate().filter(|(_, ran)| **ran != 0) {
             features.insert(feature(&[b"fn", name.as_bytes(), &(i as u64).to_le_bytes()]));
+        }
+        for (i, _) in node.edges.iter().enumerate().filter(|(_, ran)| **ran != 0) {
+            features.insert(feature(&[b"edge", name.as_bytes(), &(i as u64).to_le_bytes()]));
         }
     }
     for (message, seen) in &run.properties {
@@ -95,14 +98,17 @@ mod tests {
     fn functions_are_features_of_their_group() {
         let mut run = test_runs::run(1, 10, Verdict::Pass);
         run.functions_ran = vec![
-            NodeFunctions { node: "n1".into(), ran: vec![1, 0, 1] },
-            NodeFunctions { node: "n2".into(), ran: vec![1, 1, 0] },
+            NodeFunctions { node: "n1".into(), ran: vec![1, 0, 1], edges: vec![] },
+            NodeFunctions { node: "n2".into(), ran: vec![1, 1, 0], edges: vec![] },
         ];
         let group = |n: &str| n.trim_end_matches(char::is_numeric).to_string();
         let features = of(&run, group);
         assert_eq!(features.len(), 3, "functions 0, 1 and 2 of group n");
         let apart = of(&run, |n: &str| n.to_string());
         assert_eq!(apart.len(), 4, "without groups, n1 and n2 are two programs");
+        run.functions_ran[0].edges = vec![0, 1, 1, 0];
+        run.functions_ran[1].edges = vec![0, 1, 0, 1];
+        assert_eq!(of(&run, group).len(), 3 + 3, "edges 1, 2 and 3 of group n, apart from its functions");
     }
 
     #[test]

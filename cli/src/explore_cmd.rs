@@ -1,5 +1,5 @@
 //! `seedfall explore [-c CONFIG] [-seeds LIST] [-budget 2000|10m] [-j N]
-//! [-report FILE.html] [--json FILE] [--no-fork]`: runs the library's
+//! [-edges] [-report FILE.html] [--json FILE] [--no-fork]`: runs the library's
 //! `explore`, prints coverage over runs, why it stopped and the findings
 //! (`-report`: the same as a page, `explore_report.rs`), saves each
 //! finding's schedule as `.seedfall/explore/<finding id>.faults.json` beside
@@ -40,6 +40,10 @@ pub struct ExploreArgs {
     /// Write FILE.html (coverage over runs, the findings) and FILE.json beside it.
     #[arg(long, value_name = "FILE.html")]
     report: Option<PathBuf>,
+    /// Count branch edges as coverage too: compiles the nodes with an edge
+    /// map (another cache entry; the runs are the same).
+    #[arg(long)]
+    edges: bool,
     /// Replay each future's prefix instead of forking it from its branch point.
     #[arg(long)]
     no_fork: bool,
@@ -66,8 +70,9 @@ pub fn run(args: ExploreArgs) -> ExitCode {
         Ok(b) => b,
         Err(e) => return fail(e),
     };
-    // Coverage needs the function bitmap; the runs are the same with it.
-    let (cluster, config_path) = match setup_with(args.config.as_deref(), LoadOptions { function_bitmap: true }) {
+    // Coverage needs the function bitmap (and the edge map); the runs are the same with them.
+    let load = LoadOptions { function_bitmap: true, edge_bitmap: args.edges };
+    let (cluster, config_path) = match setup_with(args.config.as_deref(), load) {
         Ok(ready) => ready,
         Err(code) => return code,
     };

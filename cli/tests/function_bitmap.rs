@@ -2,7 +2,8 @@
 //! cluster prepared with `LoadOptions { function_bitmap: true }` (what
 //! `seedfall cause` asks for) names the functions every node ran over all its
 //! incarnations, and its runs hash exactly like the plain cluster's, with the
-//! preemption counters in the trace.
+//! preemption counters in the trace; so do those of a cluster with the edge
+//! map as well (`explore -edges`, docs/edge-coverage.md).
 
 use seedfall::cluster::{Cluster, LoadOptions};
 use seedfall::config;
@@ -22,7 +23,9 @@ fn a_bitmap_cluster_names_what_each_node_ran_and_traces_like_a_plain_one() {
         Cluster::prepare_with(config, &path, &config::state_dir(&path), options).expect("the cluster builds")
     };
     let plain = prepare(LoadOptions::default());
-    let marked = prepare(LoadOptions { function_bitmap: true });
+    let marked = prepare(LoadOptions { function_bitmap: true, ..LoadOptions::default() });
+    let edged = prepare(LoadOptions { function_bitmap: true, edge_bitmap: true });
+    assert_ne!(marked.programs_hash, edged.programs_hash);
     assert_ne!(plain.programs_hash, marked.programs_hash, "other compiled code, other cache entries");
     let server = marked.node_code("server").expect("a server node");
     assert!(server.has_function_bitmap() && !plain.node_code("server").unwrap().has_function_bitmap());
@@ -33,7 +36,18 @@ fn a_bitmap_cluster_names_what_each_node_ran_and_traces_like_a_plain_one() {
             spec.preempt = PreemptConfig::parse(preempt).expect("a strategy");
             world::run(&spec, None).expect("no engine error")
         };
-        let (without, with) = (run(&plain), run(&marked));
+        let (without, with, edges) = (run(&plain), run(&marked), run(&edged));
+        assert_eq!(edges.trace_hash, without.trace_hash, "seed {seed}, preempt {preempt}: edges");
+        assert_eq!((edges.steps, &edges.faults), (without.steps, &without.faults));
+        assert_eq!(
+            edges.functions_ran.iter().map(|n| &n.ran).collect::<Vec<_>>(),
+            with.functions_ran.iter().map(|n| &n.ran).collect::<Vec<_>>()
+        );
+        assert!(with.functions_ran.iter().all(|n| n.edges.is_empty()));
+        for node in &edges.functions_ran {
+            let set = node.edges.iter().filter(|b| **b == 1).count();
+            assert!(set > 1000 && set < node.edges.len() / 2, "seed {seed}: {} set {set} edge bytes", node.node);
+        }
         assert_eq!(without.verdict, Verdict::Pass, "seed {seed}");
         assert_eq!(with.trace_hash, without.trace_hash, "seed {seed}, preempt {preempt}");
         assert_eq!((with.steps, with.end, &with.faults), (without.steps, without.end, &without.faults));

@@ -438,7 +438,7 @@ fn shrunk(args: &Args) -> Answer {
 fn caused(args: &Args) -> Answer {
     let path = args.config()?;
     let schedule = args.schedule()?;
-    let cluster = setup(&path, LoadOptions { function_bitmap: true })?;
+    let cluster = setup(&path, LoadOptions { function_bitmap: true, ..LoadOptions::default() })?;
     let to_u32 = |name: &str, default: u32| args.number(name).map_or(default, |n| n.min(u32::MAX as u64) as u32);
     let options = CauseOptions {
         seed: args.seed(),

@@ -309,6 +309,12 @@ impl Code {
         self.artifact.function_bitmap
     }
 
+    /// Whether the code was compiled with `CompileConfig::edge_bitmap`
+    /// (then `Instance::edges_ran` is Some).
+    pub fn has_edge_bitmap(&self) -> bool {
+        self.artifact.edge_bitmap
+    }
+
     /// The `name` section's name of defined function `defined_index` (the
     /// index into `Instance::functions_ran`); None when the section does not
     /// name it or there is no such function.

@@ -3,7 +3,9 @@
 //! compiled with `CompileConfig::function_bitmap` marks a byte per defined
 //! function on entry; when an incarnation ends (exit, crash, the end of the
 //! run) its bytes are ORed into the node's accumulator (`Slot::retire`), so
-//! the result is the union over every incarnation.
+//! the result is the union over every incarnation. Code compiled with
+//! `CompileConfig::edge_bitmap` as well gives its edge map the same way
+//! (docs/edge-coverage.md).
 //!
 //! Nothing here reaches the trace hash or the event stream: the bitmap lives
 //! outside the guest's memory and globals, and a run with it hashes exactly
@@ -19,19 +21,26 @@ pub struct NodeFunctions {
     /// One byte per defined function of the node's code, indexed like
     /// `Code::function_name`: 1 if it was entered in some incarnation, else 0.
     pub ran: Vec<u8>,
+    /// The union of its incarnations' edge maps (`Instance::edges_ran`):
+    /// empty when its code has none.
+    pub edges: Vec<u8>,
 }
 
 impl NodeFunctions {
     /// A node that has not run anything yet, for `code` (None: the code has no bitmap).
     pub(super) fn empty(node: &str, code: &Code) -> Option<NodeFunctions> {
-        code.has_function_bitmap()
-            .then(|| NodeFunctions { node: node.to_string(), ran: vec![0; code.num_defined_functions() as usize] })
+        code.has_function_bitmap().then(|| NodeFunctions {
+            node: node.to_string(),
+            ran: vec![0; code.num_defined_functions() as usize],
+            edges: vec![0; if code.has_edge_bitmap() { seedfall_engine::runtime::vmctx::EDGE_MAP_BYTES } else { 0 }],
+        })
     }
 
-    /// Adds what an incarnation ran (its `Instance::functions_ran`).
-    pub(super) fn absorb(&mut self, ran: &[u8]) {
+    /// Adds what an incarnation ran (its `Instance::functions_ran` and
+    /// `Instance::edges_ran`).
+    pub(super) fn absorb(&mut self, ran: &[u8], edges: Option<&[u8]>) {
         debug_assert_eq!(ran.len(), self.ran.len(), "the same code");
-        for (acc, byte) in self.ran.iter_mut().zip(ran) {
+        for (acc, byte) in self.ran.iter_mut().zip(ran).chain(self.edges.iter_mut().zip(edges.unwrap_or_default())) {
             *acc |= *byte;
         }
     }
@@ -94,28 +103,31 @@ mod tests {
       (func (export "_start")
         (if (i32.eqz (call $open (i32.const 0))) (then (call $later_boot)) (else (call $first_boot)))))"#;
 
-    fn service(bitmap: bool) -> NodeProgram {
+    /// No bitmap, the function bitmap, or both it and the edge map.
+    fn service(bitmaps: u8) -> NodeProgram {
         let wasm = wat::parse_str(SERVICE).expect("valid WAT");
-        let config = CompileConfig { function_bitmap: bitmap, ..CompileConfig::default() };
+        let config =
+            CompileConfig { function_bitmap: bitmaps >= 1, edge_bitmap: bitmaps >= 2, ..CompileConfig::default() };
         let code = Arc::new(Code::load(seedfall_engine::compile(&wasm, &config).expect("compiles")).expect("loads"));
         NodeProgram { role: Role::Service { supervise: true }, ..program("server", code) }
     }
 
-    fn run_with(seed: u64, bitmap: bool) -> RunResult {
-        let mut s = spec(seed, vec![service(bitmap), workload(sleeper(1, 1000))]);
+    fn run_with(seed: u64, bitmaps: u8) -> RunResult {
+        let mut s = spec(seed, vec![service(bitmaps), workload(sleeper(1, 1000))]);
         s.hash_log = true;
         run(&s, None).expect("no engine error")
     }
 
     #[test]
     fn the_run_names_what_each_bitmap_node_ran_over_all_its_incarnations() {
-        let result = run_with(1, true);
+        let result = run_with(1, 1);
         assert_eq!(result.verdict, Verdict::Pass);
         // Only the service has the bitmap; the workload's code has none.
         assert_eq!(result.functions_ran.len(), 1, "{:?}", result.functions_ran);
         let server = &result.functions_ran[0];
         assert_eq!(server.node, "server");
-        let code = service(true).code;
+        assert!(server.edges.is_empty(), "no edge map asked for");
+        let code = service(1).code;
         assert_eq!(server.ran.len(), code.num_defined_functions() as usize);
         // The first incarnation ended by exiting, the second with the run:
         // both count, and `never` did not run.
@@ -127,16 +139,33 @@ mod tests {
     }
 
     #[test]
-    fn the_bitmap_changes_no_trace_hash_event_or_verdict() {
+    fn the_edge_map_is_the_union_of_the_incarnations_branch_outcomes() {
+        let result = run_with(1, 2);
+        let server = &result.functions_ran[0];
+        let bytes = seedfall_engine::runtime::vmctx::EDGE_MAP_BYTES;
+        assert_eq!(server.edges.len(), bytes);
+        // `_start`'s one `if`: not taken at the first boot (no file yet),
+        // taken at the second: the two neighbouring bytes of its site.
+        let set: Vec<usize> = (0..server.edges.len()).filter(|&i| server.edges[i] == 1).collect();
+        assert_eq!(set.len(), 2, "{set:?}");
+        let next = |i: usize| (i + 1) % bytes;
+        assert!(next(set[0]) == set[1] || next(set[1]) == set[0], "neighbours: {set:?}");
+    }
+
+    #[test]
+    fn the_bitmaps_change_no_trace_hash_event_or_verdict() {
         for seed in 1..=3 {
-            let (with, without) = (run_with(seed, true), run_with(seed, false));
+            let without = run_with(seed, 0);
             assert!(without.functions_ran.is_empty(), "no node has the bitmap");
-            assert_eq!(with.trace_hash, without.trace_hash, "seed {seed}");
-            assert_eq!((with.steps, with.end, &with.verdict), (without.steps, without.end, &without.verdict));
-            let (a, b) = (with.hash_log.unwrap(), without.hash_log.unwrap());
-            assert_eq!(a.len(), b.len());
-            for (x, y) in a.iter().zip(&b) {
-                assert_eq!(x.digest, y.digest, "seed {seed}: {x:?} vs {y:?}");
+            for bitmaps in [1, 2] {
+                let with = run_with(seed, bitmaps);
+                assert_eq!(with.trace_hash, without.trace_hash, "seed {seed}, bitmaps {bitmaps}");
+                assert_eq!((with.steps, with.end, &with.verdict), (without.steps, without.end, &without.verdict));
+                let (a, b) = (with.hash_log.unwrap(), without.hash_log.clone().unwrap());
+                assert_eq!(a.len(), b.len());
+                for (x, y) in a.iter().zip(&b) {
+                    assert_eq!(x.digest, y.digest, "seed {seed}: {x:?} vs {y:?}");
+                }
             }
         }
     }

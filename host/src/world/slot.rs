@@ -283,7 +283,7 @@ impl<'a> Slot<'a> {
         write_back_mapped(&mut instance);
         instance.abandon();
         if let (Some(acc), Some(ran)) = (self.functions_ran.as_mut(), instance.functions_ran()) {
-            acc.absorb(ran);
+            acc.absorb(ran, instance.edges_ran());
         }
         if let (Some(acc), Some(seen)) = (self.goroutine_shape.as_mut(), &instance.data().goroutines) {
             acc.absorb(seen);
