@@ -2,7 +2,12 @@
 # Guest CPU of this checkout's code generation against another commit's, on
 # bench/guest's programs (a benchmark, not a test):
 #
-#   bench/guest_ab.sh [--base COMMIT] [--rounds 7] [--env K=V] [PROGRAM...]
+#   bench/guest_ab.sh [--base COMMIT] [--rounds 7] [--env K=V]
+#                     [--base-flags "F"] [--this-flags "F"] [PROGRAM...]
+#
+# --base-flags/--this-flags add `seedfall exec` flags to one side; with
+# BASE_BIN=target/release/seedfall they compare two ways of compiling with the
+# same build (docs/edge-coverage.md: --this-flags --edge-bitmap).
 #
 # Builds the base commit in a git worktree under target/bench/guest-ab/ (or
 # takes BASE_BIN, a prebuilt seedfall binary), both cache-warm, then times
@@ -15,12 +20,16 @@ set -euo pipefail
 BASE=HEAD
 ROUNDS=7
 ENVS=(GOGC=off)
+BASE_FLAGS=""
+THIS_FLAGS=""
 PROGRAMS=()
 while [ $# -gt 0 ]; do
     case "$1" in
         --base) BASE="$2"; shift 2 ;;
         --rounds) ROUNDS="$2"; shift 2 ;;
         --env) ENVS=("$2"); shift 2 ;;
+        --base-flags) BASE_FLAGS="$2"; shift 2 ;;
+        --this-flags) THIS_FLAGS="$2"; shift 2 ;;
         -*) echo "usage: $0 [--base COMMIT] [--rounds N] [--env K=V] [PROGRAM...]" >&2; exit 2 ;;
         *) PROGRAMS+=("$1"); shift ;;
     esac
@@ -42,12 +51,14 @@ fi
 for p in "${PROGRAMS[@]}"; do
     (cd "$ROOT/bench/guest" && GOOS=wasip1 GOARCH=wasm go build -o "$OUT/$p.wasm" "./$p")
 done
-python3 - "$OUT" "$ROUNDS" "$BASE_BIN" "$ROOT/target/release/seedfall" "${ENVS[*]}" "${PROGRAMS[@]}" <<'PY'
+python3 - "$OUT" "$ROUNDS" "$BASE_BIN" "$ROOT/target/release/seedfall" "${ENVS[*]}" "$BASE_FLAGS" "$THIS_FLAGS" "${PROGRAMS[@]}" <<'PY'
 import math, statistics, subprocess, sys, time
-out, rounds, base, this, envs, programs = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5].split(), sys.argv[6:]
+out, rounds, base, this, envs = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5].split()
+flags = {"base": sys.argv[6].split(), "this": sys.argv[7].split()}
+programs = sys.argv[8:]
 env_args = [x for kv in envs for x in ("--env", kv)]
 def run(binary, which, p):
-    cmd = [binary, "exec", "--cache-dir", f"{out}/cache-{which}-{p}"] + env_args + [f"{out}/{p}.wasm"]
+    cmd = [binary, "exec", "--cache-dir", f"{out}/cache-{which}-{p}"] + flags[which] + env_args + [f"{out}/{p}.wasm"]
     start = time.perf_counter()
     done = subprocess.run(cmd, capture_output=True)
     wall = time.perf_counter() - start
@@ -63,7 +74,8 @@ for r in range(rounds):
     for p in programs:
         for which in (("base", "this", "this", "base") if r % 2 == 0 else ("this", "base", "base", "this")):
             times[p][which].append(run(base if which == "base" else this, which, p)[0])
-print(f"seedfall exec, {rounds} rounds ABBA (two runs of each build a round), guest env {' '.join(envs)}")
+print(f"seedfall exec, {rounds} rounds ABBA (two runs of each build a round), guest env {' '.join(envs)}, "
+      f"base flags {flags['base'] or 'none'}, this flags {flags['this'] or 'none'}")
 print()
 print("| program | base s | this s | this / base |")
 print("|---|---|---|---|")

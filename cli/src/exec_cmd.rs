@@ -56,6 +56,11 @@ pub struct ExecArgs {
     /// with --timings, say how many functions ran. For measuring its cost; not for tests.
     #[arg(long, hide_short_help = true)]
     function_bitmap: bool,
+    /// Compile with the function bitmap and the edge map `explore -edges` uses
+    /// (docs/edge-coverage.md); with --timings, say how many edge bytes were set. For measuring
+    /// its cost; not for tests.
+    #[arg(long, hide_short_help = true)]
+    edge_bitmap: bool,
     /// Compile without the native intrinsics of known Go functions (docs/intrinsics.md): the
     /// guest computes the same, more slowly. For measuring what they save and for their
     /// differential tests; not for tests of a program.
@@ -152,7 +157,8 @@ pub fn run(args: ExecArgs) -> ExitCode {
     };
     let compile_config = CompileConfig {
         pinned_global,
-        function_bitmap: args.function_bitmap,
+        function_bitmap: args.function_bitmap || args.edge_bitmap,
+        edge_bitmap: args.edge_bitmap,
         intrinsics: !args.no_intrinsics,
         ..CompileConfig::default()
     };
@@ -206,6 +212,10 @@ pub fn run(args: ExecArgs) -> ExitCode {
     if let Some(ran) = instance.functions_ran().filter(|_| args.timings) {
         let count = ran.iter().filter(|b| **b != 0).count();
         eprintln!("seedfall: {count} of {} functions ran", ran.len());
+    }
+    if let Some(edges) = instance.edges_ran().filter(|_| args.timings) {
+        let count = edges.iter().filter(|b| **b != 0).count();
+        eprintln!("seedfall: {count} of {} edge bytes set", edges.len());
     }
     if let Some(preempt) = &instance.data().preempt {
         let preemptions: Vec<u64> = preempt.fired.iter().map(|(counted, _)| *counted).collect();
