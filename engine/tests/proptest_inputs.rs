@@ -160,18 +160,21 @@ proptest! {
     }
 
     #[test]
-    fn the_function_bitmap_marks_every_export_called_and_changes_no_outcome(
+    fn the_bitmaps_mark_every_export_called_and_change_no_outcome(
         seed in proptest::collection::vec(any::<u8>(), 64..2048),
     ) {
         let wasm = smith_module(&seed);
         let Ok(raw) = compiled(&wasm) else { return Ok(()) };
-        let config = CompileConfig { function_bitmap: true, verify: true, ..CompileConfig::default() };
-        let marked = Arc::new(Code::load(compile(&wasm, &config).expect("compiles with the bitmap too")).unwrap());
+        // The function bitmap and the edge map (docs/edge-coverage.md) together.
+        let config = CompileConfig { function_bitmap: true, edge_bitmap: true, verify: true, ..CompileConfig::default() };
+        let marked = Arc::new(Code::load(compile(&wasm, &config).expect("compiles with the bitmaps too")).unwrap());
         let imported = marked.info().num_imported_funcs;
         let mut check = |instance: &Instance<()>, index: u32, outcome: &Outcome| {
             let ran = instance.functions_ran().expect("compiled with the bitmap");
             assert_eq!(ran.len(), instance.code().num_defined_functions() as usize);
             assert!(ran.iter().all(|b| *b <= 1), "{ran:?}");
+            let edges = instance.edges_ran().expect("compiled with the edge map");
+            assert!(edges.iter().all(|b| *b <= 1));
             // Entered for sure when it returned or trapped by itself.
             if !matches!(outcome, Outcome::Inconclusive) && index >= imported {
                 assert_eq!(ran[(index - imported) as usize], 1, "export of function {index}: {outcome:?}");

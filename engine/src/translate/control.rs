@@ -17,10 +17,12 @@ pub(crate) enum FrameKind {
     Function,
     Block,
     Loop,
-    /// An `if`; `else_block` is taken when the condition is false.
+    /// An `if`; `else_block` is taken when the condition is false. `at`:
+    /// the `if` operator's offset, which names its edges (`edges.rs`).
     If {
         else_block: ir::Block,
         has_else: bool,
+        at: u32,
     },
 }
 
@@ -150,15 +152,16 @@ impl Translator<'_, '_> {
                 let else_block = self.new_block_with(&params);
                 let dest = self.new_block_with(&results);
                 let args = Self::args(&self.pop_n(params.len()));
-                self.mark_branch(cond);
                 self.b.ins().brif(cond, then_block, &args, else_block, &args);
                 self.b.seal_block(then_block);
                 self.b.seal_block(else_block);
                 self.b.switch_to_block(then_block);
+                let at = self.offset as u32;
+                self.mark_edge(at, 1);
                 let height = self.stack.len();
                 self.stack.extend(self.b.block_params(then_block).to_vec());
                 self.frames.push(Frame {
-                    kind: FrameKind::If { else_block, has_else: false },
+                    kind: FrameKind::If { else_block, has_else: false, at },
                     dest,
                     br_dest: dest,
                     num_params: params.len(),
@@ -189,10 +192,10 @@ impl Translator<'_, '_> {
                 };
                 let args = Self::args(&self.stack[self.stack.len() - arity..]);
                 let next = self.b.create_block();
-                self.mark_branch(cond);
-                self.b.ins().brif(cond, block, &args, next, &[]);
+                self.brif_marked(cond, block, &args, next);
                 self.b.seal_block(next);
                 self.b.switch_to_block(next);
+                self.mark_edge(self.offset as u32, 0);
             }
             Operator::BrTable { ref targets } => {
                 let index = self.pop();
@@ -261,8 +264,8 @@ impl Translator<'_, '_> {
 
     fn translate_else(&mut self) {
         let frame = self.frames.last_mut().expect("validated else");
-        let FrameKind::If { else_block, .. } = frame.kind else { unreachable!("validated else") };
-        frame.kind = FrameKind::If { else_block, has_else: true };
+        let FrameKind::If { else_block, at, .. } = frame.kind else { unreachable!("validated else") };
+        frame.kind = FrameKind::If { else_block, has_else: true, at };
         let (dest, num_results, height) = (frame.dest, frame.num_results, frame.height);
         if self.reachable {
             frame.dest_reachable = true;
@@ -271,6 +274,7 @@ impl Translator<'_, '_> {
         }
         self.stack.truncate(height);
         self.b.switch_to_block(else_block);
+        self.mark_edge(at, 0);
         self.stack.extend(self.b.block_params(else_block).to_vec());
         self.reachable = true;
     }
@@ -282,9 +286,10 @@ impl Translator<'_, '_> {
             self.b.ins().jump(frame.dest, &args);
         }
         let mut dest_reachable = frame.dest_reachable || self.reachable;
-        if let FrameKind::If { else_block, has_else: false } = frame.kind {
+        if let FrameKind::If { else_block, has_else: false, at } = frame.kind {
             // No else: the false path carries the params straight to the end.
             self.b.switch_to_block(else_block);
+            self.mark_edge(at, 0);
             let params = Self::args(self.b.block_params(else_block));
             self.b.ins().jump(frame.dest, &params);
             dest_reachable = true;
