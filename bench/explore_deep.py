@@ -47,6 +47,10 @@ def cpu_of_children():
     return r.ru_utime + r.ru_stime
 
 
+# Set by main: the binary, -j, and extra `explore` flags (--edges).
+SEEDFALL, JOBS, EXPLORE_FLAGS = None, None, []
+
+
 def seedfall(args, cwd):
     before = cpu_of_children()
     p = subprocess.run([SEEDFALL] + args, cwd=cwd, capture_output=True, text=True)
@@ -80,7 +84,7 @@ def explore(config, message, start, seeds, budget):
     for tried in sorted({min(budget, b) for b in (250, 1000, budget)}):
         with tempfile.NamedTemporaryFile(suffix=".json") as out:
             seedfall(["explore", "-c", name, "-seeds", span, "-budget", str(tried), "-j", str(JOBS),
-                      "--json", out.name], cwd)
+                      "--json", out.name] + EXPLORE_FLAGS, cwd)
             doc = json.load(open(out.name))
         found = [f for f in doc["findings"] if message in f["failure"]]
         if found or doc["runs"] < tried:
@@ -92,7 +96,7 @@ def explore(config, message, start, seeds, budget):
     # The same exploration up to that run, for its CPU time.
     with tempfile.NamedTemporaryFile(suffix=".json") as out:
         _, cpu = seedfall(["explore", "-c", name, "-seeds", span, "-budget", str(runs), "-j", str(JOBS),
-                           "--json", out.name], cwd)
+                           "--json", out.name] + EXPLORE_FLAGS, cwd)
         again = json.load(open(out.name))
     assert any(f["id"] == finding["id"] for f in again["findings"]), "the shorter exploration lost the finding"
     # Its schedule replays to the same failure and shrinks.
@@ -111,7 +115,7 @@ CLEAN = [("kvlog fixed", "examples/kvlog/seedfall.fixed.json", "1-10"),
 
 def clean(budget):
     """Explores each clean config to its plateau: the runs, why it stopped, its findings."""
-    print(f"clean configs, run budget {budget}:")
+    print(f"clean configs, run budget {budget}, explore flags {EXPLORE_FLAGS or 'none'}:")
     print("| config | seeds | runs | features | stopped | findings | wall |")
     print("|---|---|---|---|---|---|---|")
     for name, config, seeds in CLEAN:
@@ -119,7 +123,7 @@ def clean(budget):
         began = time.monotonic()
         with tempfile.NamedTemporaryFile(suffix=".json") as out:
             seedfall(["explore", "-c", os.path.basename(config), "-seeds", seeds, "-budget", str(budget),
-                      "-j", str(JOBS), "--json", out.name], os.path.dirname(config))
+                      "-j", str(JOBS), "--json", out.name] + EXPLORE_FLAGS, os.path.dirname(config))
             doc = json.load(open(out.name))
         wall = time.monotonic() - began
         print(f"| {name} | {seeds} | {doc['runs']} | {doc['coverage'][-1]['features']} | {doc['stopped']} | "
@@ -147,7 +151,7 @@ def swarm_copy(config):
 
 
 def main():
-    global SEEDFALL, JOBS
+    global SEEDFALL, JOBS, EXPLORE_FLAGS
     ap = argparse.ArgumentParser()
     ap.add_argument("--seedfall", default=os.path.join(ROOT, "target/release/seedfall"))
     ap.add_argument("--starts", type=int, default=5)
@@ -159,8 +163,10 @@ def main():
     ap.add_argument("--bugs", default=",".join(b[0] for b in BUGS))
     ap.add_argument("--clean", type=int, metavar="BUDGET",
                     help="instead: explore the clean configs (kvlog fixed, raftkv lin) to a plateau within BUDGET runs")
+    ap.add_argument("--edges", action="store_true", help="explore with -edges (branch edges as coverage)")
     a = ap.parse_args()
     SEEDFALL, JOBS = a.seedfall, a.jobs
+    EXPLORE_FLAGS = ["-edges"] if a.edges else []
     if a.clean:
         return clean(a.clean)
     wanted = a.bugs.split(",")
@@ -191,7 +197,7 @@ def main():
         rows.append((name, what, med, cpu, better))
     print(f"explore: {a.explore_seeds} starting seeds, run budget {a.budget}; flat sweeps up to {a.flat_max} seeds "
           "(swarm up to the most flat needed); "
-          f"{a.starts} starting seeds each; -j {JOBS}")
+          f"{a.starts} starting seeds each; -j {JOBS}; explore flags {EXPLORE_FLAGS or 'none'}")
     print("| bug | flat runs (median, range) | swarm runs | explore runs | explore / better flat: runs | CPU |")
     print("|---|---|---|---|---|---|")
     for name, what, med, cpu, better in rows:

@@ -3,7 +3,8 @@
 # (a benchmark, not a test; see bench/README.md and bench/explore_deep.py).
 #
 #   bench/explore_deep.sh [--starts 5] [--explore-seeds 20] [--budget 2000]
-#                         [--flat-max 8000] [--bugs rosedb,kvlog-torn-tail,...]
+#                         [--flat-max 8000] [--bugs rosedb,kvlog-torn-tail,...] [--edges]
+#   bench/explore_deep.sh --clean 3000 [--edges]   (the clean configs' plateaus)
 #
 # Builds the release binary, warms the compiled-code cache, then runs
 # bench/explore_deep.py with the arguments given. About 30 minutes on the
