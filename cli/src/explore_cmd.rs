@@ -117,7 +117,7 @@ pub fn run(args: ExploreArgs) -> ExitCode {
     }
     let code = u8::from(!found.findings.is_empty());
     let doc = json!({
-        "config": config_path, "seeds": args.seeds, "runs": found.runs, "generations": found.generations,
+        "config": config_path, "seeds": args.seeds, "edges": args.edges, "runs": found.runs, "generations": found.generations,
         "stopped": found.stopped, "coverage": found.curve, "trace_digest": found.trace_digest,
         "findings": findings, "exit_code": code,
     });

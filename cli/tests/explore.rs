@@ -5,7 +5,8 @@
 //! replays from its saved schedule to the same failure and shrinks with its
 //! branches kept; a clean config ends on a coverage plateau with no finding;
 //! a branch that boosts a kind brings it several times as often, and its
-//! saved schedule replays it exactly.
+//! saved schedule replays it exactly; `-edges` counts branch edges on the
+//! same runs.
 
 use seedfall::cause::replay_schedule;
 use seedfall::cluster::Cluster;
@@ -90,6 +91,19 @@ fn raftkv_forks_the_same_runs_as_it_replays() {
     let (_, replayed) = explore("raftkv", &[&args[..], &["--no-fork"]].concat());
     assert_eq!(forked["runs"], 5, "{forked}");
     assert_eq!(forked["trace_digest"], replayed["trace_digest"], "{forked}\n{replayed}");
+}
+
+#[test]
+fn edges_add_coverage_to_the_same_runs() {
+    // A budget of the starting seeds alone: the runs cannot depend on coverage.
+    let args = ["-c", "seedfall.fixed.json", "-seeds", "1-2", "-budget", "2"];
+    let (_, functions) = explore("kvlog", &args);
+    let (code, edges) = explore("kvlog", &[&args[..], &["-edges"]].concat());
+    assert_eq!(code, 0, "{edges}");
+    assert_eq!((&functions["edges"], &edges["edges"]), (&Value::Bool(false), &Value::Bool(true)));
+    assert_eq!(functions["trace_digest"], edges["trace_digest"], "the edge map changes no run");
+    let features = |doc: &Value| doc["coverage"][0]["features"].as_u64().unwrap();
+    assert!(features(&edges) > 5 * features(&functions), "{} against {}", features(&edges), features(&functions));
 }
 
 #[test]
