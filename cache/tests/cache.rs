@@ -96,6 +96,7 @@ fn every_input_changes_the_key() {
         ("verifier flag", Key::compute(&wasm, &CompileConfig { verify: !base.verify, ..base }, b"")),
         ("pinned global", Key::compute(&wasm, &CompileConfig { pinned_global: PinnedGlobal::Last, ..base }, b"")),
         ("function bitmap", Key::compute(&wasm, &CompileConfig { function_bitmap: true, ..base }, b"")),
+        ("edge map", Key::compute(&wasm, &CompileConfig { function_bitmap: true, edge_bitmap: true, ..base }, b"")),
         ("intrinsics", Key::compute(&wasm, &CompileConfig { intrinsics: !base.intrinsics, ..base }, b"")),
         ("instrumentation", Key::compute(&wasm, &base, b"loops=1")),
         ("instrumentation vs wasm boundary", Key::compute(&wasm[..wasm.len() - 1], &base, &wasm[wasm.len() - 1..])),

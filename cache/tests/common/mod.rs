@@ -86,6 +86,7 @@ pub fn config() -> CompileConfig {
         verify: false,
         pinned_global: PinnedGlobal::None,
         function_bitmap: false,
+        edge_bitmap: false,
         intrinsics: true,
     }
 }
