@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The Windows x86-64 port, checked on Linux under wine (docs/platforms-windows.md):
 #   1. cross-builds seedfall.exe and the engine's spec, traps, fibers and smoke
-#      tests for x86_64-pc-windows-gnu (mingw-w64's linker, .cargo/config.toml;
-#      the test profile, so the two share one build of Cranelift);
+#      tests for x86_64-pc-windows-gnu (mingw-w64's linker, .cargo/config.toml)
+#      in one cargo invocation, so the two share one build of Cranelift;
 #   2. runs the spec test natively and under wine (only with
 #      SEEDFALL_CROSS=full: CI's quick form leaves it out, docs/testing.md):
 #      both trap modes, and the summary lines (passed, failed, skipped per
@@ -60,12 +60,16 @@ full=${SEEDFALL_CROSS:-quick}
 if [[ $full == full ]]; then seeds=1-50; else seeds=1-20; fi
 
 step "build: seedfall.exe and the engine tests for $TARGET"
-cargo build -p seedfall --target $TARGET
+# One cargo invocation for the binary and the tests: two would resolve
+# features twice (the engine's dev-dependencies turn on features of crates
+# Cranelift uses) and compile Cranelift twice (docs/test-speed.md).
+tests=(--test traps --test fibers --test smoke)
+[[ $full == full ]] && tests+=(--test spec)
+built=$(cargo build -p seedfall -p seedfall-engine --bin seedfall "${tests[@]}" --target $TARGET --message-format=json | executables)
 exe=$target_dir/$TARGET/debug/seedfall.exe
-if [[ $full == full ]]; then
-    spec_exe=$(cargo test -p seedfall-engine --test spec --target $TARGET --no-run --message-format=json | executables | tail -1)
-fi
-engine_tests=$(cargo test -p seedfall-engine --test traps --test fibers --test smoke --target $TARGET --no-run --message-format=json | executables)
+[[ -x $exe ]] || { echo "windows: the build left no $exe" >&2; exit 2; }
+spec_exe=$(grep '/spec-[^/]*\.exe$' <<<"$built" || true)
+engine_tests=$(grep -E '/(traps|fibers|smoke)-[^/]*\.exe$' <<<"$built")
 took "cross build"
 
 step "wine prefix: $WINEPREFIX"
