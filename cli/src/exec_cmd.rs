@@ -2,11 +2,14 @@
 //! compile FILE, run it as one node in the deterministic world, and exit with
 //! its exit code. Shaped to be the `-exec` of `GOOS=wasip1 go test`: the test
 //! binary has no .wasm suffix, and with no `--dir` the current directory is
-//! mounted at its own path with PWD set to it.
+//! mounted with PWD set to it, at its import path (`gotest::guest_dir`) rather
+//! than its host path, and the program is named by its file name alone: the
+//! same wasm runs the same from any checkout, user, HOME or TMPDIR.
 
 use seedfall::compiled::{self, LoadError};
 use seedfall::duration::parse_duration;
 use seedfall::go_exec::{self, TestsRun};
+use seedfall::gotest::guest_dir;
 use seedfall_cache::Cache;
 use seedfall_engine::{CompileConfig, PinnedGlobal};
 use seedfall_host::exec::{self, Exit};
@@ -97,17 +100,37 @@ fn fail(message: impl std::fmt::Display) -> ExitCode {
     ExitCode::from(2)
 }
 
-/// (host dir, guest dir) pairs; with none given, the current directory at its own path.
-fn mounts(dirs: &[String], cwd: &Path) -> Vec<(PathBuf, String)> {
+/// (host dir, guest dir) pairs and the guest's working directory. With none
+/// given, the current directory at its import path (a path of the host's
+/// would move the run with the checkout); `--dir` paths are the user's.
+fn mounts(dirs: &[String], cwd: &Path) -> (Vec<(PathBuf, String)>, String) {
     if dirs.is_empty() {
-        return vec![(cwd.to_path_buf(), cwd.display().to_string())];
+        let guest = guest_dir::of_dir(cwd);
+        return (vec![(cwd.to_path_buf(), guest.clone())], guest);
     }
-    dirs.iter()
+    let mounts = dirs
+        .iter()
         .map(|d| match d.split_once(':') {
             Some((host, guest)) => (PathBuf::from(host), guest.to_string()),
             None => (PathBuf::from(d), d.clone()),
         })
-        .collect()
+        .collect();
+    (mounts, cwd.display().to_string())
+}
+
+/// The guest's argv[0]: the file's name without its directory (`go test`
+/// runs `$WORK/b001/pkg.test`, a fresh temporary directory every time).
+fn program_name(file: &Path) -> String {
+    file.file_name().unwrap_or(file.as_os_str()).to_string_lossy().into_owned()
+}
+
+/// The `go-exec` wrapper runs binaries the user's `go test` built: one that
+/// holds its checkout's path gets a warning (once: one line per binary run).
+fn warn_if_untrimmed(file: &Path) {
+    let Ok(wasm) = std::fs::read(file) else { return };
+    if let Some(warning) = go_exec::untrimmed_warning(&program_name(file), &wasm) {
+        eprintln!("{warning}");
+    }
 }
 
 /// An `--env` value without `=`.
@@ -121,9 +144,10 @@ impl fmt::Display for NotKeyValue {
 }
 
 /// The guest environment: PWD (so relative paths work like the host's), then
-/// `--env` values. GOMAXPROCS is dropped: Go on wasm cannot run more than one P.
-fn environment(envs: &[String], cwd: &Path) -> Result<Vec<String>, NotKeyValue> {
-    let mut env = vec![format!("PWD={}", cwd.display())];
+/// `--env` values; nothing of seedfall's own (HOME, USER, TMPDIR...).
+/// GOMAXPROCS is dropped: Go on wasm cannot run more than one P.
+fn environment(envs: &[String], pwd: &str) -> Result<Vec<String>, NotKeyValue> {
+    let mut env = vec![format!("PWD={pwd}")];
     for e in envs {
         let Some((key, _)) = e.split_once('=') else { return Err(NotKeyValue(e.clone())) };
         if key == "GOMAXPROCS" {
@@ -171,14 +195,17 @@ pub fn run(args: ExecArgs) -> ExitCode {
         Err(LoadError::Guest { error, .. }) => return fail(error),
         Err(e) => return fail(e),
     };
+    if args.test_attrs {
+        warn_if_untrimmed(&args.file);
+    }
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
-    let env = match environment(&args.envs, &cwd) {
+    let (mounts, pwd) = mounts(&args.dirs, &cwd);
+    let env = match environment(&args.envs, &pwd) {
         Ok(env) => env,
         Err(e) => return fail(e),
     };
-    let mut argv = vec![args.file.display().to_string()];
+    let mut argv = vec![program_name(&args.file)];
     argv.extend(args.args.iter().cloned());
-    let mounts = mounts(&args.dirs, &cwd);
     let node = match guest.exec_node(ExecNode { name: NODE.into(), seed: args.seed, argv, env, mounts, preempt }) {
         Ok(node) => node,
         Err(GuestError::Mount { host, message }) => return fail(format!("--dir {}: {message}", host.display())),
@@ -235,13 +262,22 @@ mod tests {
 
     #[test]
     fn the_guest_environment() {
-        let cwd = Path::new("/w");
         let envs = ["A=1", "GOMAXPROCS=4", "PWD=/elsewhere", "A=2"].map(String::from);
-        assert_eq!(environment(&envs, cwd).unwrap(), ["PWD=/elsewhere", "A=2"]);
-        let e = environment(&["NOEQUALS".to_string()], cwd).unwrap_err();
+        assert_eq!(environment(&envs, "/w").unwrap(), ["PWD=/elsewhere", "A=2"]);
+        assert_eq!(environment(&[], "/go/src/example.com/m").unwrap(), ["PWD=/go/src/example.com/m"]);
+        let e = environment(&["NOEQUALS".to_string()], "/w").unwrap_err();
         assert_eq!(
             (e.to_string(), e),
             ("--env \"NOEQUALS\" is not KEY=VALUE".to_string(), NotKeyValue("NOEQUALS".into()))
         );
+    }
+
+    #[test]
+    fn the_program_is_named_without_its_directory() {
+        assert_eq!(program_name(Path::new("/tmp/go-build3059507970/b001/bank.test")), "bank.test");
+        assert_eq!(program_name(Path::new("prog.wasm")), "prog.wasm");
+        let (mounts, pwd) = mounts(&["/data:/d".to_string(), "/x".to_string()], Path::new("/w"));
+        assert_eq!(mounts, [(PathBuf::from("/data"), "/d".to_string()), (PathBuf::from("/x"), "/x".to_string())]);
+        assert_eq!(pwd, "/w", "with --dir the user chose the paths");
     }
 }

@@ -6,7 +6,10 @@
 //! stdout for the tests it runs and, after it exits, prints for each
 //! top-level test an `=== ATTR` line (Go 1.25's test2json attr event) with
 //! the seed, the trace hash and the command that replays it, so `go test
-//! -json` carries them. It does not run tests itself.
+//! -json` carries them. The binary is the user's own build: one built
+//! without `-trimpath` holds the absolute paths of its sources, so its runs
+//! move with the checkout; `untrimmed_warning` says so. It does not run tests
+//! itself.
 
 use std::path::{Path, PathBuf};
 
@@ -23,7 +26,8 @@ pub fn wrapper_script(seedfall: &Path) -> String {
         "#!/bin/sh\n\
          # Written by `seedfall go-exec install`: GOOS=wasip1 GOARCH=wasm go test runs each test\n\
          # binary through seedfall's deterministic world. SEEDFALL_SEED picks the seed (default 1),\n\
-         # SEEDFALL_PREEMPT the preemption strategy (default random).\n\
+         # SEEDFALL_PREEMPT the preemption strategy (default random). Build with GOFLAGS=-trimpath:\n\
+         # a binary holding its checkout's path runs differently from another checkout.\n\
          exec '{quoted}' exec --seed \"${{SEEDFALL_SEED:-1}}\" --preempt \"${{SEEDFALL_PREEMPT:-random}}\" --test-attrs \"$@\"\n"
     )
 }
@@ -40,6 +44,32 @@ pub fn install(dir: &Path, seedfall: &Path) -> Result<PathBuf, String> {
             .map_err(|e| format!("cannot make {} executable: {e}", file.display()))?;
     }
     Ok(file)
+}
+
+/// A file every Go binary is built from: without `-trimpath` it is named by
+/// its absolute path (`/usr/local/go/src/runtime/proc.go`), with it as
+/// `runtime/proc.go`.
+const RUNTIME_FILE: &[u8] = b"/src/runtime/proc.go";
+
+/// The absolute source path a Go binary holds when it was built without
+/// `-trimpath`: the whole string around `RUNTIME_FILE` in its file table.
+pub fn absolute_source_path(wasm: &[u8]) -> Option<String> {
+    let at = wasm.windows(RUNTIME_FILE.len()).position(|w| w == RUNTIME_FILE)?;
+    let printable = |b: &u8| (b' '..=b'~').contains(b);
+    let start = wasm[..at].iter().rposition(|b| !printable(b)).map_or(0, |i| i + 1);
+    let end = at + RUNTIME_FILE.len();
+    Some(String::from_utf8_lossy(&wasm[start..end]).into_owned())
+}
+
+/// The warning for the binary `name` (its bytes `wasm`) if it was built
+/// without `-trimpath`.
+pub fn untrimmed_warning(name: &str, wasm: &[u8]) -> Option<String> {
+    let path = absolute_source_path(wasm)?;
+    Some(format!(
+        "seedfall: warning: {name} was built without -trimpath: it holds absolute source paths ({path}), so \
+         a seed's run changes with where the checkout and Go live; build with `export GOFLAGS=-trimpath` \
+         (docs/go-test.md)"
+    ))
 }
 
 /// The top-level tests a test binary said it ran (`=== RUN   TestX`), read
@@ -126,6 +156,18 @@ mod tests {
         assert!(script.starts_with("#!/bin/sh\n"));
         assert!(script.contains(r#"exec '/opt/it'\''s/seedfall' exec --seed "${SEEDFALL_SEED:-1}""#), "{script}");
         assert!(script.trim_end().ends_with(r#"--test-attrs "$@""#));
+    }
+
+    #[test]
+    fn a_binary_with_absolute_source_paths_is_told_from_a_trimmed_one() {
+        let untrimmed = b"\0\0/home/u/bank/bank.go\0/usr/local/go/src/runtime/proc.go\0runtime/mgc.go\0";
+        assert_eq!(absolute_source_path(untrimmed).as_deref(), Some("/usr/local/go/src/runtime/proc.go"));
+        let warning = untrimmed_warning("bank.test", untrimmed).unwrap();
+        assert!(warning.starts_with("seedfall: warning: bank.test was built without -trimpath"), "{warning}");
+        assert!(warning.contains("export GOFLAGS=-trimpath"), "{warning}");
+        let trimmed = b"\0example.com/bank/bank.go\0runtime/proc.go\0runtime/mgc.go\0";
+        assert_eq!(absolute_source_path(trimmed), None);
+        assert_eq!(untrimmed_warning("bank.test", trimmed), None);
     }
 
     #[test]

@@ -29,6 +29,10 @@ pub fn run(args: GoExecArgs) -> ExitCode {
         Ok(file) => {
             println!("wrote {}", file.display());
             println!(
+                "set: export GOFLAGS=-trimpath   (without it each test binary holds its checkout's path, and a \
+                 seed's run changes with where the checkout lives)"
+            );
+            println!(
                 "run: PATH={}:$PATH GOOS=wasip1 GOARCH=wasm go test ./...   (SEEDFALL_SEED=N picks the seed)",
                 dir.display()
             );

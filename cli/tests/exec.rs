@@ -1,7 +1,8 @@
 //! `seedfall exec` end to end: Go programs built with the local `go`, run by
 //! the real binary. Covers the conformance arm (the same os-API program
-//! natively and in the simulator), determinism across processes, exit codes,
-//! traps, virtual sleeping, and bad input.
+//! natively and in the simulator), determinism across processes and across
+//! working directories, users and HOMEs, exit codes, traps, virtual sleeping,
+//! and bad input.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -67,6 +68,54 @@ fn the_same_seed_gives_the_same_output_in_two_processes_and_another_seed_differs
     assert_eq!(first, second);
     assert_ne!(first, other);
     assert!(first.contains("slept: true"), "{first}");
+}
+
+/// A checkout at `dir`: `go.mod` of module example.com/where and a data file.
+fn checkout(dir: &Path) {
+    let _ = std::fs::remove_dir_all(dir);
+    std::fs::create_dir_all(dir.join("tmp")).unwrap();
+    std::fs::write(dir.join("go.mod"), "module example.com/where\n\ngo 1.26\n").unwrap();
+    std::fs::write(dir.join("data.txt"), "the same bytes").unwrap();
+}
+
+#[test]
+fn one_wasm_runs_the_same_from_any_directory_user_home_and_tmpdir() {
+    let wasm = build("whereami", true);
+    let base = out_dir().join("where");
+    let short = base.join("a");
+    let long = base.join("a-checkout-at-a-much-longer-path/of/several/directories");
+    let run = |dir: &Path, user: &str| {
+        checkout(dir);
+        let out = Command::new(env!("CARGO_BIN_EXE_seedfall"))
+            .args(["exec", "--trace-hash", "--preempt", "random", "--seed", "3", wasm.to_str().unwrap()])
+            .current_dir(dir)
+            .env("SEEDFALL_CACHE_DIR", out_dir().join("cache"))
+            .env("HOME", dir)
+            .env("USER", user)
+            .env("TMPDIR", dir.join("tmp"))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let hash = text(&out.stderr).lines().find(|l| l.starts_with("seedfall: trace hash")).map(str::to_string);
+        (text(&out.stdout), hash.expect("a trace hash line"))
+    };
+    let (output, hash) = run(&short, "ann");
+    assert_eq!(run(&long, "bob-with-a-longer-name"), (output.clone(), hash));
+    // What the guest saw: the module's import path as its directory, the file's name alone.
+    for line in ["cwd: /go/src/example.com/where <nil>", "name: whereami.wasm", "env: [PWD=/go/src/example.com/where]"]
+    {
+        assert!(output.lines().any(|l| l == line), "{line} in\n{output}");
+    }
+    assert!(output.contains("data.txt: \"the same bytes\" <nil>"), "{output}");
+    // Outside any module: a fixed directory.
+    std::fs::remove_file(short.join("go.mod")).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_seedfall"))
+        .args(["exec", wasm.to_str().unwrap()])
+        .current_dir(&short)
+        .env("SEEDFALL_CACHE_DIR", out_dir().join("cache"))
+        .output()
+        .unwrap();
+    assert!(text(&out.stdout).contains("cwd: /work <nil>"), "{}", text(&out.stdout));
 }
 
 #[test]

@@ -14,7 +14,12 @@ fn cache() -> PathBuf {
 
 /// A fresh copy of examples/gotest named `name`.
 fn module(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("gotest-{name}"));
+    module_at(&Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("gotest-{name}")))
+}
+
+/// A fresh copy of examples/gotest at `dir`.
+fn module_at(dir: &Path) -> PathBuf {
+    let dir = dir.to_path_buf();
     let _ = std::fs::remove_dir_all(&dir);
     let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/gotest");
     for package in ["bank", "banksafe"] {
@@ -31,16 +36,27 @@ fn module(name: &str) -> PathBuf {
 }
 
 fn seedfall(dir: &Path, args: &[&str]) -> Output {
+    seedfall_with(dir, args, &[])
+}
+
+/// `seedfall ARGS` in `dir` with `env` added to the environment.
+fn seedfall_with(dir: &Path, args: &[&str], env: &[(&str, String)]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_seedfall"))
         .args(args)
         .current_dir(dir)
         .env("SEEDFALL_CACHE_DIR", cache())
+        .envs(env.iter().map(|(k, v)| (k, v)))
         .output()
         .unwrap()
 }
 
 /// `seedfall test ARGS --json F` in `dir`: exit code, stdout and the document.
 fn test(dir: &Path, args: &[&str]) -> (i32, String, Value) {
+    test_with(dir, args, &[])
+}
+
+/// `test` with `env` added to the environment.
+fn test_with(dir: &Path, args: &[&str], env: &[(&str, String)]) -> (i32, String, Value) {
     static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let n = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let json = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("gotest-{}-{n}.json", std::process::id()));
@@ -50,7 +66,7 @@ fn test(dir: &Path, args: &[&str]) -> (i32, String, Value) {
     // Before any `--`: what follows it belongs to the test binary.
     let at = all.iter().position(|a| *a == "--").unwrap_or(all.len());
     all.splice(at..at, ["--json", json_arg.as_str()]);
-    let out = seedfall(dir, &all);
+    let out = seedfall_with(dir, &all, env);
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     let stderr = String::from_utf8_lossy(&out.stderr);
     let doc = std::fs::read_to_string(&json).map(|t| serde_json::from_str(&t).unwrap()).unwrap_or(Value::Null);
@@ -214,30 +230,83 @@ fn a_package_that_does_not_compile_shows_gos_error_and_exits_2() {
     assert!(String::from_utf8_lossy(&bad.stderr).contains("-preempt: preempt: unknown strategy \"sometimes\""));
 }
 
+/// The environment of another user: `user`, with HOME and TMPDIR under
+/// `home`. Go's caches stay where they are (set explicitly, as they default
+/// to places under HOME), so builds stay warm.
+fn another_user(home: &Path, user: &str) -> Vec<(&'static str, String)> {
+    std::fs::create_dir_all(home.join("tmp")).unwrap();
+    let go_env = Command::new("go").args(["env", "GOCACHE", "GOMODCACHE", "GOPATH"]).output().unwrap();
+    let go_env = String::from_utf8(go_env.stdout).unwrap();
+    let mut env = vec![("HOME", home.display().to_string()), ("USER", user.to_string())];
+    env.push(("TMPDIR", home.join("tmp").display().to_string()));
+    env.extend(["GOCACHE", "GOMODCACHE", "GOPATH"].into_iter().zip(go_env.lines().map(str::to_string)));
+    env
+}
+
+/// Two fresh copies of examples/gotest under `name`, at paths of different lengths.
+fn two_checkouts(name: &str) -> (PathBuf, PathBuf) {
+    let base = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("gotest-{name}"));
+    let _ = std::fs::remove_dir_all(&base);
+    (module_at(&base.join("a")), module_at(&base.join("a-checkout-at-a-much-longer-path/of/several/directories")))
+}
+
+#[test]
+fn two_checkouts_at_paths_of_different_lengths_fail_at_the_same_seeds_with_the_same_digests() {
+    let (short, long) = two_checkouts("paths");
+    let args = ["./bank", "-run", "TestConcurrentWithdrawals", "-seeds", "1-40"];
+    let (code, out, first) = test_with(&short, &args, &another_user(&short.join("home"), "ann"));
+    assert_eq!(code, 1, "{out}");
+    let (code, out, second) = test_with(&long, &args, &another_user(&long.join("home"), "bob-with-a-longer-name"));
+    assert_eq!(code, 1, "{out}");
+    let (a, b) = (test_doc(&first, "TestConcurrentWithdrawals"), test_doc(&second, "TestConcurrentWithdrawals"));
+    assert!(a["failed"].as_u64().unwrap() > 0, "{a}");
+    assert_eq!(a["findings"][0]["failing_seeds"], b["findings"][0]["failing_seeds"]);
+    assert_eq!(a["trace_digest"], b["trace_digest"]);
+}
+
+/// Installs the go-exec wrapper into `bin` and checks what it tells the user to set.
+fn install_wrapper(dir: &Path, bin: &Path) {
+    let install = seedfall(dir, &["go-exec", "install", bin.to_str().unwrap()]);
+    assert!(install.status.success(), "{}", String::from_utf8_lossy(&install.stderr));
+    let said = String::from_utf8_lossy(&install.stdout);
+    assert!(said.lines().any(|l| l.starts_with("set: export GOFLAGS=-trimpath")), "{said}");
+}
+
+/// `go test ARGS` for wasip1 in `dir` through the wrapper in `bin`, with `env` added.
+fn go_test(dir: &Path, bin: &Path, args: &[&str], env: &[(&str, String)]) -> String {
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+    let out = Command::new("go")
+        .arg("test")
+        .args(args)
+        .current_dir(dir)
+        .env("PATH", path)
+        .env("GOOS", "wasip1")
+        .env("GOARCH", "wasm")
+        .env("SEEDFALL_CACHE_DIR", cache())
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    text
+}
+
+/// The `go test -json` attr events' value of `key` for `test`.
+fn attr(json_lines: &str, test: &str, key: &str) -> Option<String> {
+    json_lines
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|e| e["Action"] == "attr" && e["Test"] == test && e["Key"] == key)
+        .map(|e| e["Value"].as_str().unwrap().to_string())
+}
+
 #[test]
 fn go_test_json_through_the_installed_wrapper_carries_the_attr_events() {
     let dir = module("goexec");
     let bin = dir.join("bin");
-    let install = seedfall(&dir, &["go-exec", "install", bin.to_str().unwrap()]);
-    assert!(install.status.success(), "{}", String::from_utf8_lossy(&install.stderr));
-    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
-    let out = Command::new("go")
-        .args(["test", "-json", "-count=1", "./banksafe"])
-        .current_dir(&dir)
-        .env("PATH", path)
-        .env("GOOS", "wasip1")
-        .env("GOARCH", "wasm")
-        .env("SEEDFALL_SEED", "7")
-        .env("SEEDFALL_CACHE_DIR", cache())
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
-    let attrs: Vec<Value> =
-        text.lines().filter_map(|l| serde_json::from_str::<Value>(l).ok()).filter(|e| e["Action"] == "attr").collect();
-    let of = |test: &str, key: &str| {
-        attrs.iter().find(|e| e["Test"] == test && e["Key"] == key).map(|e| e["Value"].as_str().unwrap().to_string())
-    };
+    install_wrapper(&dir, &bin);
+    let text = go_test(&dir, &bin, &["-json", "-count=1", "./banksafe"], &[("SEEDFALL_SEED", "7".into())]);
+    let of = |test: &str, key: &str| attr(&text, test, key);
     for test in ["TestConcurrentWithdrawals", "TestSingleWithdrawal"] {
         assert_eq!(of(test, "seedfall.seed").as_deref(), Some("7"), "{text}");
         assert_eq!(of(test, "seedfall.trace_hash").map(|h| h.len()), Some(64), "{text}");
@@ -247,4 +316,26 @@ fn go_test_json_through_the_installed_wrapper_carries_the_attr_events() {
             "{replay}"
         );
     }
+}
+
+#[test]
+fn go_test_built_with_trimpath_runs_the_same_in_two_checkouts_and_without_it_the_wrapper_warns_once() {
+    let (short, long) = two_checkouts("goexec-paths");
+    let bin = short.parent().unwrap().join("bin");
+    install_wrapper(&short, &bin);
+    let args = ["-json", "-count=1", "-run", "TestConcurrentWithdrawals", "./bank"];
+    let hash = |dir: &Path, user: &str, goflags: &str| {
+        let mut env = another_user(&dir.join("home"), user);
+        env.extend([("SEEDFALL_SEED", "3".to_string()), ("GOFLAGS", goflags.to_string())]);
+        let text = go_test(dir, &bin, &args, &env);
+        let warnings = text.matches("was built without -trimpath").count();
+        (attr(&text, "TestConcurrentWithdrawals", "seedfall.trace_hash").expect("a trace hash"), warnings, text)
+    };
+    let (first, warnings, text) = hash(&short, "ann", "-trimpath");
+    assert_eq!(warnings, 0, "{text}");
+    let (second, warnings, text) = hash(&long, "bob-with-a-longer-name", "-trimpath");
+    assert_eq!((second, warnings), (first, 0), "{text}");
+    let (_, warnings, text) = hash(&short, "ann", "");
+    assert_eq!(warnings, 1, "{text}");
+    assert!(text.contains("export GOFLAGS=-trimpath"), "{text}");
 }

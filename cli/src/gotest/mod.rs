@@ -11,6 +11,7 @@
 pub mod build;
 pub mod corpus;
 pub mod flags;
+pub mod guest_dir;
 pub mod novelty;
 pub mod sweep;
 
@@ -127,11 +128,13 @@ impl Prepared {
     }
 
     /// The binary runs with `args` in the package directory, as `go test`
-    /// runs it: mounted read-through at its own path, and PWD set to it.
+    /// runs it: mounted read-through, and PWD set to it; at its import path
+    /// (`guest_dir`), not its host path, so a seed's run is the same in any
+    /// checkout. Nothing else of the host's environment reaches it.
     fn set_args(&mut self, args: Vec<String>) {
-        let dir = &self.package.dir;
-        let env = vec![format!("PWD={}", dir.display())];
-        self.cluster.set_workload(args, env, vec![(dir.clone(), dir.display().to_string())]);
+        let guest = guest_dir::of_import_path(&self.package.import_path);
+        let env = vec![format!("PWD={guest}")];
+        self.cluster.set_workload(args, env, vec![(self.package.dir.clone(), guest)]);
     }
 }
 
