@@ -100,13 +100,23 @@ fn fail(message: impl std::fmt::Display) -> ExitCode {
     ExitCode::from(2)
 }
 
-/// (host dir, guest dir) pairs and the guest's working directory. With none
-/// given, the current directory at its import path (a path of the host's
-/// would move the run with the checkout); `--dir` paths are the user's.
-fn mounts(dirs: &[String], cwd: &Path) -> (Vec<(PathBuf, String)>, String) {
+/// What the guest sees of where it runs: the mounts (host dir, guest dir),
+/// its working directory and its argv[0].
+#[derive(Debug, PartialEq, Eq)]
+struct Placement {
+    mounts: Vec<(PathBuf, String)>,
+    pwd: String,
+    program: String,
+}
+
+/// With no `--dir`, the current directory at its import path and the file
+/// by its name alone: a host path would move the run with the checkout, and
+/// `go test` runs `$WORK/b001/pkg.test`, a fresh temporary directory every
+/// time. With `--dir`, the paths are the user's: as given, PWD the host's.
+fn placement(dirs: &[String], cwd: &Path, file: &Path) -> Placement {
     if dirs.is_empty() {
         let guest = guest_dir::of_dir(cwd);
-        return (vec![(cwd.to_path_buf(), guest.clone())], guest);
+        return Placement { mounts: vec![(cwd.to_path_buf(), guest.clone())], pwd: guest, program: file_name(file) };
     }
     let mounts = dirs
         .iter()
@@ -115,12 +125,10 @@ fn mounts(dirs: &[String], cwd: &Path) -> (Vec<(PathBuf, String)>, String) {
             None => (PathBuf::from(d), d.clone()),
         })
         .collect();
-    (mounts, cwd.display().to_string())
+    Placement { mounts, pwd: cwd.display().to_string(), program: file.display().to_string() }
 }
 
-/// The guest's argv[0]: the file's name without its directory (`go test`
-/// runs `$WORK/b001/pkg.test`, a fresh temporary directory every time).
-fn program_name(file: &Path) -> String {
+fn file_name(file: &Path) -> String {
     file.file_name().unwrap_or(file.as_os_str()).to_string_lossy().into_owned()
 }
 
@@ -128,7 +136,7 @@ fn program_name(file: &Path) -> String {
 /// holds its checkout's path gets a warning (once: one line per binary run).
 fn warn_if_untrimmed(file: &Path) {
     let Ok(wasm) = std::fs::read(file) else { return };
-    if let Some(warning) = go_exec::untrimmed_warning(&program_name(file), &wasm) {
+    if let Some(warning) = go_exec::untrimmed_warning(&file_name(file), &wasm) {
         eprintln!("{warning}");
     }
 }
@@ -199,12 +207,12 @@ pub fn run(args: ExecArgs) -> ExitCode {
         warn_if_untrimmed(&args.file);
     }
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
-    let (mounts, pwd) = mounts(&args.dirs, &cwd);
+    let Placement { mounts, pwd, program } = placement(&args.dirs, &cwd, &args.file);
     let env = match environment(&args.envs, &pwd) {
         Ok(env) => env,
         Err(e) => return fail(e),
     };
-    let mut argv = vec![program_name(&args.file)];
+    let mut argv = vec![program];
     argv.extend(args.args.iter().cloned());
     let node = match guest.exec_node(ExecNode { name: NODE.into(), seed: args.seed, argv, env, mounts, preempt }) {
         Ok(node) => node,
@@ -273,11 +281,20 @@ mod tests {
     }
 
     #[test]
-    fn the_program_is_named_without_its_directory() {
-        assert_eq!(program_name(Path::new("/tmp/go-build3059507970/b001/bank.test")), "bank.test");
-        assert_eq!(program_name(Path::new("prog.wasm")), "prog.wasm");
-        let (mounts, pwd) = mounts(&["/data:/d".to_string(), "/x".to_string()], Path::new("/w"));
-        assert_eq!(mounts, [(PathBuf::from("/data"), "/d".to_string()), (PathBuf::from("/x"), "/x".to_string())]);
-        assert_eq!(pwd, "/w", "with --dir the user chose the paths");
+    fn without_dir_the_guest_sees_no_host_path() {
+        let cwd = std::env::temp_dir().join(format!("seedfall-placement-{}", std::process::id()));
+        std::fs::create_dir_all(&cwd).unwrap();
+        std::fs::write(cwd.join("go.mod"), "module example.com/m\n").unwrap();
+        let go_test = placement(&[], &cwd, Path::new("/tmp/go-build3059507970/b001/bank.test"));
+        let guest = "/go/src/example.com/m".to_string();
+        assert_eq!(
+            go_test,
+            Placement { mounts: vec![(cwd.clone(), guest.clone())], pwd: guest, program: "bank.test".into() }
+        );
+        std::fs::remove_dir_all(&cwd).unwrap();
+        let dirs = ["/data:/d".to_string(), "/x".to_string()];
+        let chosen = placement(&dirs, Path::new("/w"), Path::new("/tmp/prog.wasm"));
+        let mounts = vec![(PathBuf::from("/data"), "/d".to_string()), (PathBuf::from("/x"), "/x".to_string())];
+        assert_eq!(chosen, Placement { mounts, pwd: "/w".into(), program: "/tmp/prog.wasm".into() });
     }
 }
