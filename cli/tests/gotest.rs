@@ -129,6 +129,7 @@ fn the_race_is_found_its_command_reproduces_it_and_its_minimized_schedule_fails_
 fn a_failing_seeds_trace_diffs_against_its_minimized_run() {
     let dir = module("traces");
     let traces = dir.join("traces");
+    // Seed 2 fails in every checkout: the package is mounted at its import path, not its host path.
     let args = ["./bank", "-run", "TestConcurrentWithdrawals", "-seeds", "2", "-minimize", "-save-trace"];
     let (code, out, doc) = test(&dir, &[&args[..], &[traces.to_str().unwrap()]].concat());
     assert_eq!(code, 1, "{out}");
@@ -305,7 +306,8 @@ fn go_test_json_through_the_installed_wrapper_carries_the_attr_events() {
     let dir = module("goexec");
     let bin = dir.join("bin");
     install_wrapper(&dir, &bin);
-    let text = go_test(&dir, &bin, &["-json", "-count=1", "./banksafe"], &[("SEEDFALL_SEED", "7".into())]);
+    let env = [("SEEDFALL_SEED", "7".into()), ("GOFLAGS", "-trimpath".into())];
+    let text = go_test(&dir, &bin, &["-json", "-count=1", "./banksafe"], &env);
     let of = |test: &str, key: &str| attr(&text, test, key);
     for test in ["TestConcurrentWithdrawals", "TestSingleWithdrawal"] {
         assert_eq!(of(test, "seedfall.seed").as_deref(), Some("7"), "{text}");
@@ -323,7 +325,8 @@ fn go_test_built_with_trimpath_runs_the_same_in_two_checkouts_and_without_it_the
     let (short, long) = two_checkouts("goexec-paths");
     let bin = short.parent().unwrap().join("bin");
     install_wrapper(&short, &bin);
-    let args = ["-json", "-count=1", "-run", "TestConcurrentWithdrawals", "./bank"];
+    // banksafe's trimmed binary is the one the test above compiles: the same bytes from any checkout.
+    let args = ["-json", "-count=1", "-run", "TestConcurrentWithdrawals", "./banksafe"];
     let hash = |dir: &Path, user: &str, goflags: &str| {
         let mut env = another_user(&dir.join("home"), user);
         env.extend([("SEEDFALL_SEED", "3".to_string()), ("GOFLAGS", goflags.to_string())]);
