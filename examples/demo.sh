@@ -10,16 +10,19 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release -q -p seedfall || exit 2
-seedfall=target/release/seedfall
+# Where cargo put it: CARGO_TARGET_DIR, a .cargo/config's build.target-dir, or ./target.
+target=$(cargo metadata --format-version 1 --no-deps |
+  python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])') || exit 2
+seedfall=$target/release/seedfall
 
 echo "== seedfall run -c examples/kvlog/seedfall.json -seeds 1-500   (the buggy store)"
-"$seedfall" run -c examples/kvlog/seedfall.json -seeds 1-500 --json target/demo-sweep.json
+"$seedfall" run -c examples/kvlog/seedfall.json -seeds 1-500 --json "$target/demo-sweep.json"
 status=${PIPESTATUS[0]}
 if [ "$status" != 1 ]; then
   echo "demo: expected the sweep to find the bug (exit 1), got exit $status" >&2
   exit 2
 fi
-seed=$(python3 -c 'import json; print(json.load(open("target/demo-sweep.json"))["lowest_failing_seed"])')
+seed=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["lowest_failing_seed"])' "$target/demo-sweep.json")
 
 echo
 echo "== seedfall replay -c examples/kvlog/seedfall.json -seed $seed   (the last lines of the full trace)"

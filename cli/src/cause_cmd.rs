@@ -47,8 +47,12 @@ pub fn run(args: CauseArgs) -> ExitCode {
         Ok(schedule) => schedule,
         Err(e) => return fail(e),
     };
+    let seed = match args.run.seed_for(schedule.as_ref()) {
+        Ok(seed) => seed,
+        Err(e) => return fail(e),
+    };
     let options = CauseOptions {
-        seed: args.run.seed,
+        seed,
         schedule,
         futures: args.futures,
         moments: args.moments,

@@ -81,6 +81,8 @@ pub enum SetupError {
         error: std::io::Error,
     },
     NoPackage(PathBuf),
+    /// A `pkg` that names a file (`./server/main.go`): Go packages are directories.
+    PkgIsFile(PathBuf),
     CreateDir {
         dir: PathBuf,
         error: std::io::Error,
@@ -119,9 +121,22 @@ impl fmt::Display for SetupError {
         match self {
             SetupError::Resolve { dir, error } => write!(f, "cannot resolve {}: {error}", dir.display()),
             SetupError::NoPackage(dir) => write!(f, "package {}: no such directory", dir.display()),
+            SetupError::PkgIsFile(file) => {
+                let dir = file.parent().unwrap_or(Path::new("."));
+                write!(
+                    f,
+                    "package {} is a file: `pkg` names a Go package's directory, whose .go files are built \
+                     together as `go build DIR` does; name {} instead",
+                    file.display(),
+                    dir.display()
+                )
+            }
             SetupError::CreateDir { dir, error } => write!(f, "cannot create {}: {error}", dir.display()),
             SetupError::NoGo(error) => write!(f, "cannot run `go build` (is Go installed and on PATH?): {error}"),
-            SetupError::Build { dir, stderr } => write!(f, "go build {} failed:\n{stderr}", dir.display()),
+            SetupError::Build { dir, stderr } => {
+                let (target, go) = (crate::build_hint::TARGET, crate::build_hint::explain(stderr));
+                write!(f, "go build {} failed ({target}):\n{go}", dir.display())
+            }
             SetupError::Write { file, error } => write!(f, "cannot write {}: {error}", file.display()),
             SetupError::Read { file, error } => write!(f, "cannot read {}: {error}", file.display()),
             SetupError::Patch { module, message } => write!(f, "patch of {module}: {message}"),
@@ -167,6 +182,7 @@ impl Cluster {
             }
         }
         let build_started = Instant::now();
+        crate::state_folder::ensure(state_dir);
         // Absolute: `go build` runs in each package's directory.
         let build_dir = std::path::absolute(state_dir.join("build"))
             .map_err(|error| SetupError::Resolve { dir: state_dir.to_path_buf(), error })?;
@@ -365,6 +381,9 @@ fn go_build(
     patches: &[crate::config::PatchSpec],
     patched: &mut [bool],
 ) -> Result<PathBuf, SetupError> {
+    if dir.is_file() {
+        return Err(SetupError::PkgIsFile(dir.to_path_buf()));
+    }
     if !dir.is_dir() {
         return Err(SetupError::NoPackage(dir.to_path_buf()));
     }
@@ -417,8 +436,13 @@ mod tests {
     fn setup_errors_read_as_before() {
         let dir = PathBuf::from("/p/server");
         assert_eq!(SetupError::NoPackage(dir.clone()).to_string(), "package /p/server: no such directory");
+        assert_eq!(
+            SetupError::PkgIsFile(dir.join("main.go")).to_string(),
+            "package /p/server/main.go is a file: `pkg` names a Go package's directory, whose .go files are \
+             built together as `go build DIR` does; name /p/server instead"
+        );
         let build = SetupError::Build { dir, stderr: "main.go:1: syntax error".into() };
-        assert_eq!(build.to_string(), "go build /p/server failed:\nmain.go:1: syntax error");
+        assert_eq!(build.to_string(), "go build /p/server failed (GOOS=wasip1 GOARCH=wasm):\nmain.go:1: syntax error");
         let missing = std::io::Error::from(std::io::ErrorKind::NotFound);
         let load = SetupError::Load(LoadError::Read { file: "/p/x.wasm".into(), error: missing });
         assert!(load.to_string().starts_with("cannot read /p/x.wasm: "), "{load}");

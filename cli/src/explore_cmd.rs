@@ -62,6 +62,7 @@ fn budget(text: &str) -> Result<Budget, String> {
 }
 
 pub fn run(args: ExploreArgs) -> ExitCode {
+    seedfall::seeds::say_if_single(&args.seeds);
     let seeds = match parse_seeds(&args.seeds) {
         Ok(s) => s,
         Err(e) => return fail(format!("-seeds: {e}")),

@@ -12,6 +12,7 @@
 #![forbid(unsafe_code)]
 
 pub mod argv;
+mod build_hint;
 mod catalog;
 pub mod cause;
 pub mod cause_stats;
@@ -46,6 +47,7 @@ pub mod schedule_edit;
 pub mod seeds;
 pub mod shard;
 pub mod shrink;
+mod state_folder;
 pub mod summary;
 pub mod sweep;
 pub mod sweep_report;

@@ -1,12 +1,16 @@
 //! `seedfall replay -c CONFIG -seed N [-faults FILE] [--save-trace FILE]
-//! [--against FILE] [--json FILE]`: one seed with the full trace on stdout (`replay.rs`
-//! says what it shows). `-faults` replays a saved schedule exactly;
+//! [--against FILE] [--json FILE]`, or `seedfall replay SCHEDULE`: one seed
+//! with the full trace on stdout (`replay.rs` says what it shows). `-faults`
+//! (or the positional file) replays a saved schedule exactly, at its own
+//! seed unless `-seed` says otherwise and, without `-c`, with the config
+//! whose `.seedfall/` holds it;
 //! `--save-trace FILE` writes the run's per-event hash log; `--against
 //! FILE` compares the run with such a log and names the first event where
 //! they part (exit 1 if they do); `--json FILE|-` writes the result
 //! (`json_doc`). Exit codes as for `run`.
 
 use crate::run_cmd::setup;
+use seedfall::config;
 use seedfall::json_doc;
 use seedfall::replay::{ReplayError, ReplayOptions, replay};
 use seedfall::schedule::Schedule;
@@ -19,18 +23,32 @@ pub struct SeedArgs {
     /// The config file (a directory means its seedfall.json).
     #[arg(short = 'c', long = "config", value_name = "FILE")]
     pub config: Option<PathBuf>,
-    /// The seed.
+    /// The seed (default: the schedule's, with -faults).
     #[arg(long)]
-    pub seed: u64,
+    pub seed: Option<u64>,
     /// Run exactly this fault schedule (a file `shrink` or `cause` saved, or a bare array of faults).
     #[arg(long, value_name = "FILE")]
     pub faults: Option<PathBuf>,
+}
+
+impl SeedArgs {
+    /// `-seed`, else the schedule's own seed.
+    pub fn seed_for(&self, schedule: Option<&Schedule>) -> Result<u64, String> {
+        match (self.seed, schedule) {
+            (Some(seed), _) => Ok(seed),
+            (None, Some(schedule)) => schedule.seed.ok_or_else(|| "the schedule names no seed: pass -seed N".into()),
+            (None, None) => Err("which seed? pass -seed N (or a saved schedule with -faults FILE)".into()),
+        }
+    }
 }
 
 #[derive(clap::Args)]
 pub struct ReplayArgs {
     #[command(flatten)]
     run: SeedArgs,
+    /// A saved schedule to replay, as with -faults (`.seedfall/seed-7.faults.json`).
+    #[arg(value_name = "SCHEDULE", conflicts_with = "faults")]
+    schedule: Option<PathBuf>,
     /// Write the per-event hash log of the run here.
     #[arg(long, value_name = "FILE")]
     save_trace: Option<PathBuf>,
@@ -42,16 +60,28 @@ pub struct ReplayArgs {
     json: Option<PathBuf>,
 }
 
-pub fn run(args: ReplayArgs) -> ExitCode {
-    let (cluster, config_path) = match setup(args.run.config.as_deref()) {
-        Ok(ready) => ready,
-        Err(code) => return code,
-    };
+pub fn run(mut args: ReplayArgs) -> ExitCode {
+    if let Some(file) = args.schedule.take() {
+        args.run.faults = Some(file);
+    }
     let schedule = match args.run.faults.as_deref().map(Schedule::load).transpose() {
         Ok(schedule) => schedule,
         Err(e) => return fail(e),
     };
-    let options = ReplayOptions { seed: args.run.seed, schedule, save_trace: args.save_trace, against: args.against };
+    let seed = match args.run.seed_for(schedule.as_ref()) {
+        Ok(seed) => seed,
+        Err(e) => return fail(e),
+    };
+    // A schedule under `.seedfall/` belongs to the config beside that folder.
+    let beside = args.run.faults.as_deref().filter(|_| args.run.config.is_none()).and_then(config::for_schedule);
+    if let Some(config) = &beside {
+        eprintln!("seedfall replay: the config beside the schedule's .seedfall/: {}", config.display());
+    }
+    let (cluster, config_path) = match setup(args.run.config.as_deref().or(beside.as_deref())) {
+        Ok(ready) => ready,
+        Err(code) => return code,
+    };
+    let options = ReplayOptions { seed, schedule, save_trace: args.save_trace, against: args.against };
     let mut text = json_doc::text_out(args.json.as_deref());
     match replay(&cluster, &config_path, options, &mut text) {
         Ok(replayed) => {

@@ -86,8 +86,7 @@ pub fn setup(config_arg: Option<&Path>) -> Result<(Cluster, PathBuf), ExitCode> 
 
 /// `setup`, with the code compiled as `options` asks (`cause`: the function bitmap).
 pub fn setup_with(config_arg: Option<&Path>, options: LoadOptions) -> Result<(Cluster, PathBuf), ExitCode> {
-    let path = config::config_path(config_arg);
-    let config = config::load(&path).map_err(|e| {
+    let (path, config) = config::open(config_arg).map_err(|e| {
         eprintln!("seedfall: {e}");
         ExitCode::from(2)
     })?;
@@ -101,6 +100,7 @@ pub fn setup_with(config_arg: Option<&Path>, options: LoadOptions) -> Result<(Cl
 
 /// The seed list of `--seeds`, printing the error (exit 2).
 pub fn seed_list(text: &str) -> Result<Vec<u64>, ExitCode> {
+    seedfall::seeds::say_if_single(text);
     parse_seeds(text).map_err(|e| {
         eprintln!("seedfall: --seeds: {e}");
         ExitCode::from(2)

@@ -3,7 +3,7 @@
 //! - `verify -faults FILE`: replays it for the config's full duration and
 //!   budget (`verify.rs`): exit 0 verified, 1 it still fails, 2 when the run
 //!   proves nothing (a fault never fired, linearizability unknown);
-//! - `inspect -faults FILE`: prints it readably;
+//! - `inspect FILE` (or `-faults FILE`): prints it readably;
 //! - `faults -faults FILE -shift I=DELTA | -remove I [-o OUT]`: edits it to
 //!   test an explanation (`schedule_edit.rs`).
 
@@ -34,8 +34,12 @@ pub struct VerifyArgs {
 
 #[derive(clap::Args)]
 pub struct InspectArgs {
-    #[arg(long, value_name = "FILE")]
-    faults: PathBuf,
+    /// The schedule to print (`seedfall inspect FILE` works too).
+    #[arg(long, value_name = "FILE", required_unless_present = "file")]
+    faults: Option<PathBuf>,
+    /// The schedule to print, as with -faults.
+    #[arg(value_name = "FILE", conflicts_with = "faults")]
+    file: Option<PathBuf>,
     /// Write the schedule as JSON with each fault's readable line (docs/json.md); `-`: to stdout, the text then to stderr.
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
@@ -62,7 +66,8 @@ fn fail(command: &str, message: impl std::fmt::Display) -> ExitCode {
 }
 
 pub fn inspect(args: InspectArgs) -> ExitCode {
-    match Schedule::load(&args.faults) {
+    let Some(file) = args.faults.or(args.file) else { return fail("inspect", "which schedule? seedfall inspect FILE") };
+    match Schedule::load(&file) {
         Ok(schedule) => {
             let _ = write!(json_doc::text_out(args.json.as_deref()), "{}", schedule_edit::inspect(&schedule));
             match args.json.as_deref().map(|target| json_doc::write(target, &json_doc::schedule(&schedule))) {

@@ -65,6 +65,21 @@ pub fn parse_seeds(text: &str) -> Result<Vec<u64>, SeedsError> {
     Ok(seeds)
 }
 
+/// What a list of one seed above 1 means, said once, since `-seeds 200`
+/// reads to many as "200 seeds": `1 seed (seed 200; for seeds 1 to 200
+/// write -seeds 1-200)`. None for any other list.
+pub fn single_seed_note(text: &str) -> Option<String> {
+    let n = text.trim().parse::<u64>().ok().filter(|&n| n > 1)?;
+    Some(format!("1 seed (seed {n}; for seeds 1 to {n} write -seeds 1-{n})"))
+}
+
+/// `single_seed_note` on stderr, where it cannot disturb what scripts read.
+pub fn say_if_single(text: &str) {
+    if let Some(note) = single_seed_note(text) {
+        eprintln!("seedfall: {note}");
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -82,5 +97,14 @@ mod tests {
             parse_seeds("1-20000000").unwrap_err().to_string(),
             "seed list \"1-20000000\": range \"1-20000000\" has more than 10 million seeds"
         );
+    }
+
+    #[test]
+    fn one_seed_above_one_is_said_to_be_one_seed() {
+        assert_eq!(single_seed_note("200").unwrap(), "1 seed (seed 200; for seeds 1 to 200 write -seeds 1-200)");
+        assert_eq!(parse_seeds("200").unwrap(), vec![200], "DESIGN's syntax: still one seed");
+        for other in ["1", "1-200", "3,4", "x"] {
+            assert_eq!(single_seed_note(other), None, "{other}");
+        }
     }
 }

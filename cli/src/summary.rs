@@ -131,7 +131,7 @@ impl Summary {
         history: Option<&Path>,
     ) -> Reported {
         let found = findings::group(tally, |node| self.group_of(node));
-        let commit = finding_history::commit(self.config.parent().unwrap_or(Path::new(".")));
+        let commit = finding_history::commit(&crate::config::real_dir(&self.config));
         let run_at = finding_history::rfc3339(std::time::SystemTime::now());
         let recorded =
             history.map(|file| finding_history::record(file, &found, tally.seeds, &run_at, commit.as_deref()));

@@ -106,6 +106,16 @@ fn cause_of(config: &str, finding: &Finding) -> Value {
     }
 }
 
+/// `finding`'s shrunk schedule: the one `--shrink-new` saved in this run,
+/// else one an earlier `shrink` saved for one of its failing seeds.
+fn schedule_of(run: &ReportRun, finding: &Finding) -> Option<String> {
+    let saved = || {
+        let config = Path::new(run.config);
+        finding.failing_seeds.iter().map(|&seed| crate::config::schedule_path(config, seed)).find(|p| p.is_file())
+    };
+    run.schedules.get(&finding.id).cloned().or_else(saved).map(|p| p.display().to_string())
+}
+
 /// The report's JSON document.
 fn document(run: &ReportRun, tally: &Tally, found: &[Finding], records: &[Record], tails: &[Vec<String>]) -> Value {
     let findings: Vec<Value> = found
@@ -119,7 +129,7 @@ fn document(run: &ReportRun, tally: &Tally, found: &[Finding], records: &[Record
                 "failing_seeds": f.failing_seeds, "lowest_seed": f.lowest_seed(), "fastest_seed": f.fastest_seed,
                 "replay": replay_command(run.config, f.lowest_seed()),
                 "fastest_replay": replay_command(run.config, f.fastest_seed),
-                "fault_kinds": fault_kinds(tally, f), "schedule": run.schedules.get(&f.id).map(|p| p.display().to_string()), "trace_tail": tail,
+                "fault_kinds": fault_kinds(tally, f), "schedule": schedule_of(run, f), "trace_tail": tail,
                 "history": record.map_or(Value::Array(Vec::new()), Record::json),
                 "cause": cause_of(run.config, f),
             })
@@ -163,12 +173,15 @@ fn html(doc: &Value) -> String {
         "td,th{padding:.1em .6em;text-align:left}\n</style></head><body>\n"
     ));
     let summary = &doc["summary"];
+    let commit = match doc["commit"].as_str() {
+        Some(hash) => format!("commit {}", escape(hash)),
+        None => "not a git checkout".into(),
+    };
     out.push_str(&format!(
-        "<h1>seedfall sweep of {}</h1>\n<p>seeds {} at {} (commit {}, seedfall {}): {} seeds, {} passed, {} failed</p>\n",
+        "<h1>seedfall sweep of {}</h1>\n<p>seeds {} at {} ({commit}, seedfall {}): {} seeds, {} passed, {} failed</p>\n",
         text(&doc["config"]),
         text(&doc["seeds"]),
         text(&doc["run_at"]),
-        text(&doc["commit"]),
         text(&doc["seedfall_version"]),
         summary["seeds"],
         summary["passed"],
@@ -228,7 +241,13 @@ fn html(doc: &Value) -> String {
         }
         out.push_str("</table>\n");
         if let Some(schedule) = f["schedule"].as_str() {
-            out.push_str(&format!("<p>shrunk schedule: <code>{}</code></p>\n", escape(schedule)));
+            let replay = format!("seedfall replay -c {} -faults {schedule}", doc["config"].as_str().unwrap_or(""));
+            out.push_str(&format!(
+                "<p>shrunk schedule: <a class=\"schedule\" href=\"{}\"><code>{}</code></a> (<code>{}</code>)</p>\n",
+                escape(&file_href(schedule)),
+                escape(schedule),
+                escape(&replay)
+            ));
         }
         if !f["cause"].is_null() {
             let jump = &f["cause"]["biggest_jump"];
@@ -249,10 +268,14 @@ fn html(doc: &Value) -> String {
         }
         out.push_str("</pre>\n</section>\n");
     }
-    out.push_str(
-        "<h2>Properties</h2>\n<table><tr><th>kind</th><th>seeds reached</th><th>seeds true</th><th>message</th></tr>",
-    );
-    for p in doc["properties"].as_array().into_iter().flatten() {
+    out.push_str("<h2>Properties</h2>\n");
+    let properties = doc["properties"].as_array().map_or(&[][..], Vec::as_slice);
+    if properties.is_empty() {
+        out.push_str("<p>No property: the programs assert none (docs/sdk.md).</p>\n</body></html>\n");
+        return out;
+    }
+    out.push_str("<table><tr><th>kind</th><th>seeds reached</th><th>seeds true</th><th>message</th></tr>");
+    for p in properties {
         out.push_str(&format!(
             "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             text(&p["kind"]),
@@ -263,6 +286,20 @@ fn html(doc: &Value) -> String {
     }
     out.push_str("</table>\n</body></html>\n");
     out
+}
+
+/// A link to the local file `path`: a `file://` URL of its absolute path,
+/// so it opens from the page wherever the page is moved on this machine.
+fn file_href(path: &str) -> String {
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| PathBuf::from(path));
+    let mut href = String::from("file://");
+    for byte in absolute.to_string_lossy().bytes() {
+        match byte {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'/' | b'-' | b'_' | b'.' | b'~' => href.push(byte as char),
+            _ => href.push_str(&format!("%{byte:02X}")),
+        }
+    }
+    href
 }
 
 #[cfg(test)]
@@ -297,5 +334,52 @@ mod tests {
         assert!(doc["summary"]["linearizable"].is_null());
         assert_eq!(doc["summary"]["linearizability_unknown"], 0);
         assert!(!page.contains("linearizability unknown"), "no history is checked: {page}");
+    }
+    #[test]
+    fn outside_git_the_page_says_so_and_no_property_means_no_table() {
+        let (doc, page) = page(None, 0);
+        assert!(doc["commit"].is_null(), "the JSON keeps DESIGN's null");
+        assert!(page.contains("(not a git checkout, seedfall "), "{page}");
+        assert!(!page.contains("commit null"), "{page}");
+        assert!(page.contains("<h2>Properties</h2>\n<p>No property:"), "{page}");
+        assert!(!page.contains("<th>seeds reached</th>"), "no empty table: {page}");
+    }
+
+    #[test]
+    fn a_finding_links_the_schedule_an_earlier_shrink_saved_for_one_of_its_seeds() {
+        let dir = std::env::temp_dir().join(format!("seedfall-report-schedule-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join(".seedfall")).unwrap();
+        let config = dir.join("kv.json").display().to_string();
+        let saved = crate::config::schedule_path(Path::new(&config), 7);
+        std::fs::write(&saved, "{}").unwrap();
+        let finding = |seeds: Vec<u64>| Finding {
+            id: "f1".into(),
+            signature: "s".into(),
+            class: "exit".into(),
+            node: "server".into(),
+            message: "m".into(),
+            fastest_seed: seeds[0],
+            failing_seeds: seeds,
+        };
+        let schedules = BTreeMap::new();
+        let run = ReportRun {
+            config: &config,
+            seed_list: "1-9",
+            run_at: "2026-01-01T00:00:00Z",
+            commit: Some("abc123"),
+            linearizable: None,
+            schedules: &schedules,
+        };
+        let tally = Tally { seeds: 9, ..Tally::default() };
+        let tails = [Vec::new()];
+        let doc = document(&run, &tally, &[finding(vec![3, 7])], &[], &tails);
+        assert_eq!(doc["findings"][0]["schedule"], saved.display().to_string());
+        let page = html(&doc);
+        assert!(page.contains("(commit abc123, seedfall "), "{page}");
+        assert!(page.contains(&format!("<a class=\"schedule\" href=\"file://{}\">", saved.display())), "{page}");
+        assert!(page.contains(&format!("seedfall replay -c {config} -faults {}", saved.display())), "{page}");
+        let doc = document(&run, &tally, &[finding(vec![3, 8])], &[], &tails);
+        assert!(doc["findings"][0]["schedule"].is_null(), "no schedule of its seeds: {doc}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

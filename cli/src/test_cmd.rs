@@ -70,7 +70,9 @@ const SEEDS_LISTED: usize = 10;
 
 fn options(args: &TestArgs) -> Result<TestOptions, String> {
     let default_seeds = if args.novelty { "1-100000" } else { "1-100" };
-    let seeds = parse_seeds(args.seeds.as_deref().unwrap_or(default_seeds)).map_err(|e| format!("-seeds: {e}"))?;
+    let list = args.seeds.as_deref().unwrap_or(default_seeds);
+    seedfall::seeds::say_if_single(list);
+    let seeds = parse_seeds(list).map_err(|e| format!("-seeds: {e}"))?;
     let preempt = PreemptConfig::parse(&args.preempt).map_err(|e| format!("-preempt: {e}"))?;
     if args.novelty_patience == 0 {
         return Err("-novelty-patience: must be at least 1".into());

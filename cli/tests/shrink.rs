@@ -157,6 +157,37 @@ fn verify_rejects_a_schedule_that_passes_only_because_it_was_cut_short() {
     assert!(inspect.contains("seed 1, duration 1ms") && inspect.contains("crash"), "{inspect}");
 }
 
+/// `seedfall inspect FILE` and `seedfall replay FILE`: the schedule as the
+/// argument; replay takes the seed from it and, without -c, the config whose
+/// `.seedfall/` holds it, and runs exactly what the -c/-seed/-faults form runs.
+#[test]
+fn replay_and_inspect_take_a_schedule_as_their_argument() {
+    let config_file = kvlog().join("positional-test.json");
+    std::fs::copy(kvlog().join("seedfall.json"), &config_file).unwrap();
+    let schedule = kvlog().join(".seedfall/positional-test.seed-4.faults.json");
+    std::fs::create_dir_all(schedule.parent().unwrap()).unwrap();
+    let crash = r#"{"at": "100ms", "kind": "crash", "node": "server", "until": "300ms"}"#;
+    std::fs::write(&schedule, format!(r#"{{"seed": 4, "faults": [{crash}], "duration": "2s"}}"#)).unwrap();
+    let (config, file) = (config_file.to_str().unwrap(), schedule.to_str().unwrap());
+
+    let inspect = seedfall(&["inspect", file]);
+    assert!(inspect.status.success(), "{}", text(&inspect));
+    assert_eq!(inspect.stdout, seedfall(&["inspect", "-faults", file]).stdout);
+    assert!(text(&inspect).contains("seed 4, duration 2s"), "{}", text(&inspect));
+
+    let by_flags = seedfall(&["replay", "-c", config, "-seed", "4", "-faults", file]);
+    let positional = seedfall(&["replay", file]);
+    let _ = std::fs::remove_file(&config_file);
+    let hash = |out: &Output| text(out).lines().find(|l| l.starts_with("trace hash ")).map(str::to_string);
+    assert!(hash(&by_flags).is_some(), "{}", text(&by_flags));
+    assert_eq!(hash(&positional), hash(&by_flags), "{}", text(&positional));
+    assert!(
+        text(&positional).contains(&format!("the config beside the schedule's .seedfall/: {config}")),
+        "{}",
+        text(&positional)
+    );
+}
+
 #[test]
 fn schedule_edits_and_bad_files_are_reported() {
     let file = tmp("edit.faults.json");

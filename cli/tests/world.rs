@@ -172,10 +172,47 @@ fn config_mistakes_and_build_failures_are_clear_errors() {
     assert!(stderr.contains("go build") && stderr.contains("undefined: undefinedFunction"), "Go's own error: {stderr}");
     let (code, _, stderr) = run(&config(&world_dir(), "no-such-config.json"), &["-seeds", "1"]);
     assert_eq!(code, 2);
-    assert!(stderr.contains("no-such-config.json: no such file"), "{stderr}");
+    assert!(stderr.contains("no-such-config.json: no such file (the config -c names)"), "{stderr}");
+    assert!(!stderr.contains("name the config with -c"), "-c was given: {stderr}");
+    let (code, _, stderr) = run(&config(&world_dir(), "deadlok.json"), &["-seeds", "1"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains(&format!("did you mean {}?", config(&world_dir(), "deadlock.json"))), "{stderr}");
+    let (code, _, stderr) = run(&config(&world_dir(), "wasip1-only.json"), &["-seeds", "1"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("statfs failed (GOOS=wasip1 GOARCH=wasm):\n"), "{stderr}");
+    assert!(stderr.contains("undefined: syscall.Statfs_t"), "Go's own line stays: {stderr}");
+    assert!(stderr.contains("syscall.Statfs_t, syscall.Statfs are not defined there"), "{stderr}");
+    assert!(stderr.contains("docs/wasip1.md"), "{stderr}");
+    let (code, _, stderr) = run(&config(&world_dir(), "pkg-file.json"), &["-seeds", "1"]);
+    assert_eq!(code, 2);
+    let node = world_dir().join("node");
+    assert!(
+        stderr.contains(&format!("package {}/main.go is a file: `pkg` names a Go package's directory", node.display())),
+        "{stderr}"
+    );
+    assert!(stderr.contains(&format!("name {} instead", node.display())), "{stderr}");
     let (code, _, stderr) = run(&config(&world_dir(), "deadlock.json"), &["-seeds", "9-1"]);
     assert_eq!(code, 2);
     assert!(stderr.contains("runs backwards"), "{stderr}");
+}
+
+/// A server on package net without `net_overlay` deadlocks in Go's fake
+/// network; the finding says which config key fixes it, and the same
+/// programs with the overlay pass without a word about it.
+#[test]
+fn a_service_on_package_net_without_the_overlay_is_told_to_set_net_overlay() {
+    let (code, out, stderr) = run(&config(&world_dir(), "fakenet.json"), &["-seeds", "1-2"]);
+    assert_eq!(code, 1, "{out}{stderr}");
+    assert!(
+        out.contains(
+            "server#1: exited with status 2: fatal error: all goroutines are asleep - deadlock!; this service uses \
+             package net: set \"net_overlay\": true in the config"
+        ),
+        "{out}"
+    );
+    let (code, out, stderr) = run(&config(&world_dir(), "fakenet-overlay.json"), &["-seeds", "1-2"]);
+    assert_eq!(code, 0, "{out}{stderr}");
+    assert!(!out.contains("net_overlay"), "{out}");
 }
 
 fn trace_hash(replay_stdout: &str) -> String {

@@ -25,6 +25,7 @@
 #[cfg(test)]
 mod design_tests;
 mod json;
+mod locate;
 #[cfg(test)]
 mod proptests;
 mod read;
@@ -37,6 +38,8 @@ use seedfall_host::world::{Failure, FaultConfig};
 use std::fmt;
 use std::path::{Component, Path, PathBuf};
 use std::time::Duration;
+
+pub use locate::{for_schedule, open, real_dir};
 
 /// The config file used when `-c` is not given.
 pub const DEFAULT_FILE: &str = "seedfall.json";
@@ -213,7 +216,7 @@ impl std::error::Error for ConfigError {}
 pub fn load(path: &Path) -> Result<Config, ConfigError> {
     let text = crate::input::read_text(path, crate::input::TEXT_MAX_BYTES).map_err(|e| {
         let message = match e.kind() {
-            std::io::ErrorKind::NotFound => "no such file (name the config with -c FILE)".to_string(),
+            std::io::ErrorKind::NotFound => "no such file".to_string(),
             std::io::ErrorKind::InvalidData => "cannot read: the file is not UTF-8 text".to_string(),
             _ => format!("cannot read: {e}"),
         };

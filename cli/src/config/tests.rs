@@ -614,10 +614,7 @@ fn load_prefixes_the_file_and_resolves_beside_it() {
     assert_eq!(config.base_dir, dir);
     assert_eq!(config.nodes[0].source, Source::Pkg(dir.join("server")));
     let missing = dir.join("nope.json");
-    assert_eq!(
-        load(&missing).unwrap_err().to_string(),
-        format!("{}: no such file (name the config with -c FILE)", missing.display())
-    );
+    assert_eq!(load(&missing).unwrap_err().to_string(), format!("{}: no such file", missing.display()));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -746,4 +743,58 @@ fn a_patch_needs_both_fields_and_one_file_per_module() {
     assert!(twice.contains("`m` is patched twice"), "{twice}");
     let unknown = message(r#", "patches": [{"module": "m", "fille": "a.patch"}]"#);
     assert!(unknown.contains("did you mean `file`"), "{unknown}");
+}
+
+#[test]
+fn a_missing_config_named_by_c_is_not_told_to_use_c() {
+    let dir = std::env::temp_dir().join(format!("seedfall-config-open-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("seedfall.json"), DESIGN_EXAMPLE).unwrap();
+    let typo = dir.join("seedfal.json");
+    assert_eq!(
+        open(Some(&typo)).unwrap_err().to_string(),
+        format!(
+            "{}: no such file (the config -c names); did you mean {}?",
+            typo.display(),
+            dir.join("seedfall.json").display()
+        )
+    );
+    let far = dir.join("bananas.json");
+    assert_eq!(
+        open(Some(&far)).unwrap_err().to_string(),
+        format!("{}: no such file (the config -c names)", far.display())
+    );
+    let gone = dir.join("no-such-folder/seedfall.json");
+    assert!(open(Some(&gone)).unwrap_err().to_string().ends_with("no-such-folder that -c names does not exist"));
+    let (path, _) = open(Some(&dir)).unwrap();
+    assert_eq!(path, dir.join("seedfall.json"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_real_dir_of_a_bare_config_name_is_a_folder_git_can_run_in() {
+    assert_eq!(real_dir(Path::new("no-such-config.json")), Path::new("."));
+    assert_eq!(real_dir(Path::new("/no/such/x.json")), Path::new("/no/such"));
+    let here = std::env::current_dir().unwrap();
+    assert_eq!(real_dir(Path::new("Cargo.toml")), here);
+}
+
+#[test]
+fn a_schedule_under_seedfall_belongs_to_the_config_beside_it() {
+    let dir = std::env::temp_dir().join(format!("seedfall-config-schedule-{}", std::process::id()));
+    let state = dir.join(".seedfall");
+    std::fs::create_dir_all(&state).unwrap();
+    for name in ["seedfall.json", "seedfall.fixed.json", "kv.json"] {
+        std::fs::write(dir.join(name), DESIGN_EXAMPLE).unwrap();
+    }
+    let of = |rel: &str| for_schedule(&state.join(rel));
+    assert_eq!(of("seed-7.faults.json"), Some(dir.join("seedfall.json")));
+    assert_eq!(of("seedfall.fixed.seed-7.faults.json"), Some(dir.join("seedfall.fixed.json")));
+    assert_eq!(of("kv.seed-12.faults.json"), Some(dir.join("kv.json")));
+    assert_eq!(of("explore/f1234abcd.faults.json"), Some(dir.join("seedfall.json")));
+    assert_eq!(of("kv.explore/f1234abcd.faults.json"), Some(dir.join("kv.json")));
+    assert_eq!(of("kv.cause/seed-3/m1-f2.faults.json"), Some(dir.join("kv.json")));
+    assert_eq!(of("other.seed-1.faults.json"), None, "no other.json beside it");
+    assert_eq!(for_schedule(&dir.join("seed-1.faults.json")), None, "not under .seedfall/");
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -74,7 +74,7 @@ pub fn build(package: &Package, out: &Path, overlay: Option<&Prepared>) -> Resul
         .map_err(|e| format!("cannot run go: {e}"))?;
     if !output.status.success() {
         let _ = std::fs::remove_file(&partial);
-        return Err(String::from_utf8_lossy(&output.stderr).trim_end().to_string());
+        return Err(crate::build_hint::explain(String::from_utf8_lossy(&output.stderr).trim_end()));
     }
     std::fs::rename(&partial, out).map_err(|e| format!("cannot write {}: {e}", out.display()))
 }

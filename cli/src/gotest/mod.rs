@@ -69,8 +69,8 @@ impl std::fmt::Display for SetupError {
 fn base_config(options: &TestOptions, package: &Package) -> Result<(Config, PathBuf), SetupError> {
     match &options.config {
         Some(file) => {
-            let path = config::config_path(Some(file));
-            Ok((config::load(&path).map_err(|e| SetupError(e.to_string()))?, path))
+            let (path, config) = config::open(Some(file)).map_err(|e| SetupError(e.to_string()))?;
+            Ok((config, path))
         }
         None => {
             let text = r#"{"nodes": [], "workload": {"wasm": "unused"}, "net_overlay": true, "compat_overlay": true}"#;
@@ -84,6 +84,7 @@ fn base_config(options: &TestOptions, package: &Package) -> Result<(Config, Path
 pub fn prepare(options: &TestOptions, package: Package) -> Result<Prepared, SetupError> {
     let (mut config, config_path) = base_config(options, &package)?;
     let state_dir = config::state_dir(&config_path);
+    crate::state_folder::ensure(&state_dir);
     let build_dir = std::path::absolute(state_dir.join("build"))
         .map_err(|e| SetupError(format!("cannot resolve the build directory: {e}")))?;
     let parts = crate::overlay::Parts { net: config.net_overlay, compat: config.compat_overlay };

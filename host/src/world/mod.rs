@@ -38,6 +38,7 @@ mod functions_ran;
 pub mod history_check;
 #[cfg(test)]
 mod history_tests;
+mod net_hint;
 mod plan;
 mod slot;
 #[cfg(test)]
@@ -1059,7 +1060,8 @@ impl<'a> World<'a> {
     /// Node `id` exited with `code`.
     fn exited(&mut self, id: NodeId, code: i32) -> Option<Verdict> {
         let slot = &self.slots[id];
-        let (role, last_words) = (slot.program.role, slot.last_words());
+        let last_words = net_hint::with_hint(slot.last_words(), slot, self.spec.net_overlay);
+        let role = slot.program.role;
         if matches!(role, Role::Workload | Role::Finally) {
             let who = slot.who(id);
             self.rec.emit(self.now(), Event::Exit { who: &who, code, line: format!("exited with status {code}") });
