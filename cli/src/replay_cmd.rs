@@ -1,5 +1,6 @@
 //! `seedfall replay -c CONFIG -seed N [-faults FILE] [--save-trace FILE]
-//! [--against FILE] [--json FILE]`, or `seedfall replay SCHEDULE`: one seed
+//! [--against FILE] [--json FILE]`, or `seedfall replay SCHEDULE` (or
+//! `seedfall replay N`, seed N): one seed
 //! with the full trace on stdout (`replay.rs` says what it shows). `-faults`
 //! (or the positional file) replays a saved schedule exactly, at its own
 //! seed unless `-seed` says otherwise and, without `-c`, with the config
@@ -46,7 +47,7 @@ impl SeedArgs {
 pub struct ReplayArgs {
     #[command(flatten)]
     run: SeedArgs,
-    /// A saved schedule to replay, as with -faults (`.seedfall/seed-7.faults.json`).
+    /// A saved schedule to replay, as with -faults (`.seedfall/seed-7.faults.json`); a number is the seed.
     #[arg(value_name = "SCHEDULE", conflicts_with = "faults")]
     schedule: Option<PathBuf>,
     /// Write the per-event hash log of the run here.
@@ -61,8 +62,19 @@ pub struct ReplayArgs {
 }
 
 pub fn run(mut args: ReplayArgs) -> ExitCode {
-    if let Some(file) = args.schedule.take() {
-        args.run.faults = Some(file);
+    match args.schedule.take() {
+        // `replay 7`: a number that names no file is the seed.
+        Some(arg)
+            if !arg.exists()
+                && let Some(seed) = arg.to_str().and_then(|s| s.parse::<u64>().ok()) =>
+        {
+            if args.run.seed.is_some_and(|given| given != seed) {
+                return fail(format!("seed {seed} and -seed {}: which one?", args.run.seed.unwrap_or(seed)));
+            }
+            args.run.seed = Some(seed);
+        }
+        Some(file) => args.run.faults = Some(file),
+        None => {}
     }
     let schedule = match args.run.faults.as_deref().map(Schedule::load).transpose() {
         Ok(schedule) => schedule,

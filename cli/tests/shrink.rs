@@ -5,7 +5,8 @@
 //! makes the run pass or fail differently (1-minimal); `-j 1` and `-j 2` give
 //! the same schedule and run count; a schedule that passes only because its
 //! duration was cut short is not accepted by `verify`; a pct preemption point
-//! is a schedule entry that replays the race it causes and can be removed.
+//! is a schedule entry that replays the race it causes and can be removed;
+//! `replay FILE` and `inspect FILE` take a schedule as their argument.
 
 use seedfall_host::world::verdict::without_numbers;
 use std::path::{Path, PathBuf};
@@ -177,10 +178,14 @@ fn replay_and_inspect_take_a_schedule_as_their_argument() {
 
     let by_flags = seedfall(&["replay", "-c", config, "-seed", "4", "-faults", file]);
     let positional = seedfall(&["replay", file]);
+    let seed_only = seedfall(&["replay", "-c", config, "4"]);
+    let seed_flag = seedfall(&["replay", "-c", config, "-seed", "4"]);
     let _ = std::fs::remove_file(&config_file);
     let hash = |out: &Output| text(out).lines().find(|l| l.starts_with("trace hash ")).map(str::to_string);
     assert!(hash(&by_flags).is_some(), "{}", text(&by_flags));
     assert_eq!(hash(&positional), hash(&by_flags), "{}", text(&positional));
+    assert!(hash(&seed_flag).is_some(), "{}", text(&seed_flag));
+    assert_eq!(hash(&seed_only), hash(&seed_flag), "`replay 4` is seed 4: {}", text(&seed_only));
     assert!(
         text(&positional).contains(&format!("the config beside the schedule's .seedfall/: {config}")),
         "{}",

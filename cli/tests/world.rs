@@ -3,7 +3,9 @@
 //! with loop counters a liveness verdict),
 //! a supervised node that restarts, `QuietFor` holding faults off, a
 //! `Sometimes` never true; clear errors for a config typo, a missing package
-//! and a build failure; and determinism: the same seed gives the same trace
+//! or config (`-c` named, with the nearest name), a `pkg` naming a file, a
+//! build failure and one wasip1 causes (docs/wasip1.md), a service on package
+//! net without `net_overlay`; the checkout's commit for a bare `-c NAME`; and determinism: the same seed gives the same trace
 //! across processes, worker counts and a cold or warm cache, and `-check`
 //! passes on a sweep with crashes, torn writes and fsync errors.
 
@@ -213,6 +215,33 @@ fn a_service_on_package_net_without_the_overlay_is_told_to_set_net_overlay() {
     let (code, out, stderr) = run(&config(&world_dir(), "fakenet-overlay.json"), &["-seeds", "1-2"]);
     assert_eq!(code, 0, "{out}{stderr}");
     assert!(!out.contains("net_overlay"), "{out}");
+}
+
+/// `-c NAME.json` with no folder part, run from the config's folder: the
+/// findings history still records the checkout's commit (it was null: git
+/// was asked to run in the empty path "").
+#[test]
+fn a_config_named_without_a_folder_records_the_checkouts_commit() {
+    let name = "commit-test.json";
+    std::fs::copy(world_dir().join("fakenet.json"), world_dir().join(name)).unwrap();
+    let _ = std::fs::remove_file(world_dir().join(".seedfall/commit-test.findings.json"));
+    let out = Command::new(env!("CARGO_BIN_EXE_seedfall"))
+        .args(["run", "-c", name, "-seeds", "1"])
+        .current_dir(world_dir())
+        .env("SEEDFALL_CACHE_DIR", shared_cache())
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_file(world_dir().join(name));
+    assert_eq!(out.status.code(), Some(1), "{}{}", text(&out.stdout), text(&out.stderr));
+    let head = Command::new("git").args(["rev-parse", "HEAD"]).current_dir(world_dir()).output().unwrap();
+    let head = text(&head.stdout).trim().to_string();
+    let history = std::fs::read_to_string(world_dir().join(".seedfall/commit-test.findings.json")).unwrap();
+    let history: serde_json::Value = serde_json::from_str(&history).unwrap();
+    let row = &history["findings"][0]["history"][0];
+    match head.is_empty() {
+        false => assert_eq!(row["commit"], head.as_str(), "{history}"),
+        true => assert!(row["commit"].is_null(), "not a git checkout: {history}"),
+    }
 }
 
 fn trace_hash(replay_stdout: &str) -> String {
