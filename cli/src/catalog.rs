@@ -80,7 +80,7 @@ fn build_tool(build_dir: &Path) -> Result<PathBuf, SetupError> {
     write("go.mod", GO_MOD)?;
     write("main.go", SOURCE)?;
     // Built beside and renamed, so concurrent runs never execute half a file.
-    let partial = dir.join(format!("catalog.{}.partial", std::process::id()));
+    let partial = crate::partial::beside(&tool);
     let output = Command::new("go")
         .args(["build", "-o"])
         .arg(&partial)

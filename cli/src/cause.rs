@@ -19,6 +19,7 @@
 use crate::cluster::Cluster;
 use crate::prefix::Prefix;
 use crate::schedule::Schedule;
+use crate::watch::Watch;
 use seedfall_host::branch::Branch;
 use seedfall_host::vtime::SimTime;
 use seedfall_host::world::{self, Fault, RunResult, RunSpec, Verdict, World};
@@ -83,6 +84,11 @@ pub struct Cause {
 /// Runs the futures of `options.seed`; an error if the seed passes or a
 /// run cannot be made.
 pub fn cause(cluster: &Cluster, options: &CauseOptions) -> Result<Cause, String> {
+    cause_watched(cluster, options, &Watch::default())
+}
+
+/// `cause`, its futures counted in `watch`; an error once its flag stopped them.
+pub fn cause_watched(cluster: &Cluster, options: &CauseOptions, watch: &Watch) -> Result<Cause, String> {
     let started = Instant::now();
     if options.futures == 0 || options.moments == 0 {
         return Err("--futures and --moments must be at least 1".into());
@@ -92,7 +98,7 @@ pub fn cause(cluster: &Cluster, options: &CauseOptions) -> Result<Cause, String>
     let moments = original.moments(options.moments);
     let share = options.share_prefix && seedfall_host::fork::AVAILABLE;
     let runs = Futures { cluster, spec: &spec, moments: &moments, futures: options.futures, seed: options.seed };
-    let outcomes = runs.run(&original.signature, options.jobs, share)?;
+    let outcomes = runs.run(&original.signature, options.jobs, share, watch)?;
     Ok(Cause {
         seed: options.seed,
         failure: original.failure,
@@ -205,14 +211,15 @@ impl Futures<'_> {
 
     /// Every future of every moment (`prefix.rs`: forked from the moment
     /// with `share`, else replaying the prefix), as `[moment][future]`.
-    fn run(&self, signature: &str, jobs: usize, share: bool) -> Result<Vec<Vec<Outcome>>, String> {
+    fn run(&self, signature: &str, jobs: usize, share: bool, watch: &Watch) -> Result<Vec<Vec<Outcome>>, String> {
         let futures: Vec<Branch> = self
             .moments
             .iter()
             .flat_map(|m| (0..self.futures).map(|f| Branch::new(m.step, self.reseed(m.step, f))))
             .collect();
         let prefix = Prefix { spec: self.spec, branches: &[] };
-        let outcomes = prefix.futures(&futures, jobs, share, |run| outcome(self.cluster, run, signature, self.spec))?;
+        let answer = |run: &RunResult| outcome(self.cluster, run, signature, self.spec);
+        let outcomes = prefix.futures_watched(&futures, jobs, share, answer, watch)?;
         let per_moment = self.futures as usize;
         let mut outcomes = outcomes.into_iter();
         Ok(self.moments.iter().map(|_| outcomes.by_ref().take(per_moment).collect()).collect())

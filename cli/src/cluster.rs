@@ -394,7 +394,7 @@ fn go_build(
     let out = build_dir.join(format!("{name}.wasm"));
     // Built beside and renamed into place, so concurrent runs of the same
     // config never read a half-written module.
-    let partial = build_dir.join(format!("{name}.wasm.{}.partial", std::process::id()));
+    let partial = crate::partial::beside(&out);
     let compat =
         if overlay.is_some_and(|o| o.compat) { crate::patches::Compat::Build } else { crate::patches::Compat::Off };
     let modfile = crate::patches::modfile(patches, compat, dir, build_dir, &name, patched)?;

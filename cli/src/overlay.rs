@@ -185,7 +185,7 @@ fn link(path: &Path, target: &Path) -> Result<PathBuf, SetupError> {
     if std::fs::read_link(path).ok().as_deref() != Some(target) {
         let parent = path.parent().expect("a joined path has a parent");
         std::fs::create_dir_all(parent).map_err(|error| SetupError::CreateDir { dir: parent.to_path_buf(), error })?;
-        let partial = path.with_extension(format!("{}.partial", std::process::id()));
+        let partial = crate::partial::beside(path);
         let _ = std::fs::remove_file(&partial);
         symlink_dir(target, &partial)
             .and_then(|()| std::fs::rename(&partial, path))

@@ -149,7 +149,7 @@ fn module_copy(
     };
     // Made beside and renamed into place, so a failed patch or write leaves
     // no copy that a later run would take for a good one.
-    let partial = copy.with_extension(format!("partial.{}", std::process::id()));
+    let partial = crate::partial::beside(&copy);
     let _ = std::fs::remove_dir_all(&partial);
     copy_tree(Path::new(source), &partial)?;
     // A module from before Go modules has no go.mod (Go makes one up in its

@@ -7,8 +7,10 @@
 //! result; elsewhere, or when asked, each future replays the run from its
 //! start with its branches. Both give the same runs (`cli/tests/cause.rs`
 //! compares trace hashes). `seedfall cause` and `seedfall explore` use it;
-//! it does not choose the steps or the reseeds.
+//! it does not choose the steps or the reseeds. A `Watch` counts the futures
+//! done and stops the rest from starting once its flag is set.
 
+use crate::watch::Watch;
 use seedfall_host::branch::Branch;
 use seedfall_host::world::{RunResult, RunSpec, World};
 use serde::Serialize;
@@ -42,11 +44,31 @@ impl Prefix<'_> {
         T: Serialize + DeserializeOwned + Send,
         F: Fn(&RunResult) -> T + Sync,
     {
+        self.futures_watched(futures, jobs, share, answer, &Watch::default())
+    }
+
+    /// `futures`, counted in `watch`; an error once its flag stopped them.
+    pub fn futures_watched<T, F>(
+        &self,
+        futures: &[Branch],
+        jobs: usize,
+        share: bool,
+        answer: F,
+        watch: &Watch,
+    ) -> Result<Vec<T>, String>
+    where
+        T: Serialize + DeserializeOwned + Send,
+        F: Fn(&RunResult) -> T + Sync,
+    {
+        watch.set_total(futures.len() as u64);
         let results: Slots<T> = Mutex::new(futures.iter().map(|_| None).collect());
         if share && seedfall_host::fork::AVAILABLE {
-            self.forked(futures, jobs, &answer, &results)?;
+            self.forked(futures, jobs, &answer, &results, watch)?;
         } else {
-            self.replayed(futures, jobs, &answer, &results);
+            self.replayed(futures, jobs, &answer, &results, watch);
+        }
+        if watch.stopped() {
+            return Err("stopped before every future ran".into());
         }
         let results = results.into_inner().expect("no lane panics");
         results.into_iter().map(|r| r.unwrap_or_else(|| Err("a future did not run".into()))).collect()
@@ -59,6 +81,7 @@ impl Prefix<'_> {
         jobs: usize,
         answer: &(dyn Fn(&RunResult) -> T + Sync),
         results: &Slots<T>,
+        watch: &Watch,
     ) where
         T: Send,
     {
@@ -68,7 +91,7 @@ impl Prefix<'_> {
                 scope.spawn(|| {
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(future) = futures.get(i) else { break };
+                        let Some(future) = futures.get(i).filter(|_| !watch.stopped()) else { break };
                         let mut world = self.world();
                         world.branch_before(*future);
                         let result = world.run().map(|run| answer(&run)).map_err(|e| e.to_string());
@@ -76,6 +99,7 @@ impl Prefix<'_> {
                             next.store(futures.len(), Ordering::Relaxed);
                         }
                         results.lock().expect("no lane panics")[i] = Some(result);
+                        watch.add_done();
                     }
                 });
             }
@@ -90,14 +114,16 @@ impl Prefix<'_> {
         jobs: usize,
         answer: &(dyn Fn(&RunResult) -> T + Sync),
         results: &Slots<T>,
+        watch: &Watch,
     ) -> Result<(), String>
     where
         T: Serialize + DeserializeOwned + Send,
     {
         let jobs = jobs.clamp(1, futures.len().max(1));
         let lanes: Vec<Result<(), String>> = std::thread::scope(|scope| {
-            let lanes: Vec<_> =
-                (0..jobs).map(|lane| scope.spawn(move || self.lane(lane, jobs, futures, answer, results))).collect();
+            let lanes: Vec<_> = (0..jobs)
+                .map(|lane| scope.spawn(move || self.lane(lane, jobs, futures, answer, results, watch)))
+                .collect();
             lanes.into_iter().map(|h| h.join().unwrap_or_else(|_| Err("a lane panicked".into()))).collect()
         });
         lanes.into_iter().collect()
@@ -110,12 +136,16 @@ impl Prefix<'_> {
         futures: &[Branch],
         answer: &(dyn Fn(&RunResult) -> T + Sync),
         results: &Slots<T>,
+        watch: &Watch,
     ) -> Result<(), String>
     where
         T: Serialize + DeserializeOwned + Send,
     {
         let mut world = self.world();
         for i in (lane..futures.len()).step_by(jobs) {
+            if watch.stopped() {
+                break;
+            }
             let future = futures[i];
             advance(&mut world, future.step)?;
             let bytes = world
@@ -127,6 +157,7 @@ impl Prefix<'_> {
             let result: Result<T, String> =
                 serde_json::from_slice(&bytes).map_err(|e| format!("a forked future's answer: {e}"))?;
             results.lock().expect("no lane panics")[i] = Some(result);
+            watch.add_done();
         }
         Ok(())
     }

@@ -9,20 +9,35 @@
 //! only the history timeline page of a `linearizable` config, a view of
 //! the run and no input to any later command). `seedfall_run` records the
 //! findings history, `seedfall_shrink` saves the schedule as `shrink` does,
-//! `seedfall_cause` its failing futures and result.
+//! `seedfall_cause` its failing futures and result. The long tools
+//! (`seedfall_run`, `seedfall_shrink`, `seedfall_cause`) stop at a clean
+//! point when the call's stop flag is set, report progress (`progress`),
+//! and may run as MCP tasks (`tasks`).
 
+use super::args::{Args, Spec, without_contents};
 use super::handles::{self, Handles};
-use crate::cause::{CauseOptions, cause};
+use super::paths::Paths;
+use super::progress::Progress;
+use crate::cause::{CauseOptions, cause_watched};
 use crate::cause_stats;
 use crate::cluster::{Cluster, LoadOptions};
 use crate::replay::{ReplayOptions, replay};
-use crate::schedule::Schedule;
 use crate::shrink::{self, Budget, ShrinkOptions};
-use crate::{config, finding_history, json_doc, schedule_edit, seeds, sweep, verify};
+use crate::watch::Watch;
+use crate::{config, finding_history, json_doc, schedule_edit, verify};
 use serde_json::{Map, Value, json};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
+
+/// What a tool call runs with besides its arguments.
+pub struct Ctx {
+    pub handles: Arc<Handles>,
+    pub paths: Arc<Paths>,
+    /// Set when the call is cancelled or input ends: the long tools stop at a clean point.
+    pub stop: Arc<AtomicBool>,
+    pub progress: Progress,
+}
 
 /// Trace lines `seedfall_replay` returns when `to_event` is not given.
 const PAGE: usize = 200;
@@ -33,18 +48,23 @@ const PAGE: usize = 200;
 struct Tool {
     name: &'static str,
     description: &'static str,
-    arguments: &'static [(&'static str, &'static str, &'static str)],
+    arguments: &'static [Spec],
     required: &'static [&'static str],
     fields: &'static [&'static str],
     always: &'static [&'static str],
     read_only: bool,
-    run: fn(&Args, &Handles) -> Answer,
+    /// It may run as an MCP task (`execution.taskSupport` "optional").
+    task: bool,
+    run: fn(&Args, &Ctx) -> Answer,
 }
 
-const CONFIG: (&str, &str, &str) =
+const CONFIG: Spec =
     ("config", "string", "The config file (default ./seedfall.json; a directory means its seedfall.json).");
-const SEED: (&str, &str, &str) = ("seed", "integer", "The seed.");
-const JOBS: (&str, &str, &str) = ("jobs", "integer", "Worker threads (default: all cores).");
+const SEED: Spec = ("seed", "integer", "The seed.");
+const JOBS: Spec = ("jobs", "integer", "Worker threads (default and most: this machine's cores).");
+const OFFSET: Spec = ("offset", "integer", "First seed of per-seed detail to return (default 0).");
+const LIMIT: Spec =
+    ("limit", "integer", "Seeds of per-seed detail (failures, errors, trace_hashes) to return, at most 100 (default 0: the summary only).");
 
 const RUN_FIELDS: &[&str] = &[
     "config",
@@ -77,7 +97,9 @@ const RUN_FIELDS: &[&str] = &[
     "elapsed_ms",
     "totals",
 ];
-const STATUS_FIELDS: &[&str] = &["handle", "state", "progress"];
+const STATUS_FIELDS: &[&str] = &["handle", "state", "config", "seed_list", "seeds_total", "progress"];
+/// What a status adds to the `run` document.
+const PAGE_FIELDS: &[&str] = &["lowest_failing_seeds", "page"];
 const REPLAY_FIELDS: &[&str] = &[
     "seed",
     "verdict",
@@ -107,22 +129,31 @@ const FINDINGS_FIELDS: &[&str] = &["config", "history", "findings"];
 const TOOLS: &[Tool] = &[
     Tool {
         name: "seedfall_run",
-        description: "Start a sweep of seeds of a config on background threads (as `seedfall run`); returns a handle at once. Poll seedfall_status with it.",
-        arguments: &[CONFIG, ("seeds", "string", "Seeds: 7, 1-500, 1,5,9-12 (default 1-100)."), JOBS],
+        description: "Sweep seeds of a config (as `seedfall run`, at most 100000 seeds) and return the summary when it finishes: counts, findings, lowest failing seeds; page per-seed detail with offset and limit (here or with seedfall_status and the handle). With background true it returns a handle at once to poll with seedfall_status.",
+        arguments: &[
+            CONFIG,
+            ("seeds", "string", "Seeds: 7, 1-500, 1,5,9-12 (default 1-100)."),
+            JOBS,
+            ("background", "boolean", "Return at once with a handle to poll with seedfall_status (default false: wait)."),
+            OFFSET,
+            LIMIT,
+        ],
         required: &[],
-        fields: &["handle", "config", "seed_list", "seeds_total"],
-        always: &["handle", "config", "seed_list", "seeds_total"],
+        fields: PAGE_FIELDS,
+        always: STATUS_FIELDS,
         read_only: false,
-        run: start,
+        task: true,
+        run: swept,
     },
     Tool {
         name: "seedfall_status",
-        description: "A sweep's state (running or done) and progress; when done, its summary (the `run --json` fields: lowest_failing_seed, failures, findings, …).",
-        arguments: &[("handle", "string", "The handle seedfall_run returned.")],
+        description: "A sweep's state (running or done) and progress; when done, its summary (the `run --json` fields: lowest_failing_seed, findings, …) with per-seed detail paged by offset and limit.",
+        arguments: &[("handle", "string", "The handle seedfall_run returned."), OFFSET, LIMIT],
         required: &["handle"],
-        fields: &[],
+        fields: PAGE_FIELDS,
         always: STATUS_FIELDS,
         read_only: true,
+        task: false,
         run: status,
     },
     Tool {
@@ -133,6 +164,7 @@ const TOOLS: &[Tool] = &[
         fields: FINDINGS_FIELDS,
         always: FINDINGS_FIELDS,
         read_only: true,
+        task: false,
         run: |a, _| findings(a),
     },
     Tool {
@@ -149,6 +181,7 @@ const TOOLS: &[Tool] = &[
         fields: REPLAY_FIELDS,
         always: REPLAY_FIELDS,
         read_only: true,
+        task: false,
         run: |a, _| replayed(a),
     },
     Tool {
@@ -164,7 +197,8 @@ const TOOLS: &[Tool] = &[
         fields: SHRINK_FIELDS,
         always: SHRINK_FIELDS,
         read_only: false,
-        run: |a, _| shrunk(a),
+        task: true,
+        run: shrunk,
     },
     Tool {
         name: "seedfall_cause",
@@ -181,7 +215,8 @@ const TOOLS: &[Tool] = &[
         fields: CAUSE_FIELDS,
         always: CAUSE_FIELDS,
         read_only: false,
-        run: |a, _| caused(a),
+        task: true,
+        run: caused,
     },
     Tool {
         name: "seedfall_verify",
@@ -195,6 +230,7 @@ const TOOLS: &[Tool] = &[
         fields: VERIFY_FIELDS,
         always: VERIFY_FIELDS,
         read_only: true,
+        task: false,
         run: |a, _| verified(a),
     },
     Tool {
@@ -205,6 +241,7 @@ const TOOLS: &[Tool] = &[
         fields: INSPECT_FIELDS,
         always: &["faults", "lines"],
         read_only: true,
+        task: false,
         run: |a, _| inspected(a),
     },
 ];
@@ -219,13 +256,14 @@ pub fn list() -> Vec<Value> {
                 properties.insert(name.to_string(), json!({"type": kind, "description": description}));
             }
             let mut fields = Map::new();
-            for name in tool.fields.iter().chain(if tool.name == "seedfall_status" { RUN_FIELDS } else { &[] }) {
+            let swept = matches!(tool.name, "seedfall_status" | "seedfall_run");
+            for name in tool.fields.iter().chain(if swept { RUN_FIELDS } else { &[] }) {
                 fields.insert(name.to_string(), json!({}));
             }
-            for name in tool.always {
+            for name in tool.always.iter().chain(&["notes"]) {
                 fields.entry(name.to_string()).or_insert(json!({}));
             }
-            json!({
+            let mut listed = json!({
                 "name": tool.name,
                 "title": tool.name,
                 "description": tool.description,
@@ -242,7 +280,11 @@ pub fn list() -> Vec<Value> {
                     "idempotentHint": tool.read_only,
                     "openWorldHint": false,
                 },
-            })
+            });
+            if tool.task {
+                listed["execution"] = json!({"taskSupport": "optional"});
+            }
+            listed
         })
         .collect()
 }
@@ -254,11 +296,25 @@ pub fn unknown(name: &str) -> Option<String> {
     })
 }
 
-/// Runs tool `name`: its `CallToolResult`.
-pub fn call(name: &str, arguments: &Value, handles: &Handles) -> Value {
+/// Whether tool `name` may run as a task.
+pub fn runs_as_task(name: &str) -> bool {
+    TOOLS.iter().any(|t| t.name == name && t.task)
+}
+
+/// Runs tool `name`: its `CallToolResult`, with the limits applied to its
+/// arguments in `notes`.
+pub fn call(name: &str, arguments: &Value, ctx: &Ctx) -> Value {
     let result = match TOOLS.iter().find(|t| t.name == name) {
         None => Err(unknown(name).unwrap_or_default()),
-        Some(tool) => Args::check(tool, arguments).and_then(|args| (tool.run)(&args, handles)),
+        Some(tool) => Args::check(tool.name, tool.arguments, tool.required, arguments, &ctx.paths).and_then(|args| {
+            let (mut doc, mut text) = (tool.run)(&args, ctx)?;
+            let notes = args.notes();
+            if !notes.is_empty() {
+                text = format!("{}\n{text}", notes.join("\n"));
+                doc["notes"] = json!(notes);
+            }
+            Ok((doc, text))
+        }),
     };
     match result {
         Ok((doc, text)) => {
@@ -274,110 +330,46 @@ pub fn error(name: &str, message: &str) -> Value {
     json!({"content": [{"type": "text", "text": message}], "isError": true})
 }
 
-/// A call's arguments, checked against the tool's.
-struct Args<'a>(&'a Map<String, Value>);
-
-impl<'a> Args<'a> {
-    fn check(tool: &Tool, arguments: &'a Value) -> Result<Args<'a>, String> {
-        let Some(map) = arguments.as_object() else {
-            return Err(format!("{}: the arguments must be an object, not {arguments}", tool.name));
-        };
-        for (name, value) in map {
-            let Some((_, kind, _)) = tool.arguments.iter().find(|(n, _, _)| n == name) else {
-                let known: Vec<&str> = tool.arguments.iter().map(|(n, _, _)| *n).collect();
-                return Err(format!("{}: unknown argument {name:?} (it takes {})", tool.name, known.join(", ")));
-            };
-            let fits = match *kind {
-                "integer" => value.as_u64().is_some(),
-                _ => value.is_string() || (name == "budget" && value.as_u64().is_some()),
-            };
-            if !fits && !value.is_null() {
-                return Err(format!(
-                    "{}: argument {name:?} must be a {kind} (a non-negative one), not {value}",
-                    tool.name
-                ));
-            }
-        }
-        if let Some(missing) = tool.required.iter().find(|r| map.get(**r).is_none_or(Value::is_null)) {
-            return Err(format!("{}: argument {missing:?} is required", tool.name));
-        }
-        Ok(Args(map))
-    }
-
-    fn text(&self, name: &str) -> Option<String> {
-        match self.0.get(name)? {
-            Value::String(s) => Some(s.clone()),
-            Value::Number(n) => Some(n.to_string()),
-            _ => None,
-        }
-    }
-
-    fn number(&self, name: &str) -> Option<u64> {
-        self.0.get(name).and_then(Value::as_u64)
-    }
-
-    fn path(&self, name: &str) -> Option<PathBuf> {
-        self.text(name).map(PathBuf::from)
-    }
-
-    /// The config's path (`config`, else ./seedfall.json), which must exist.
-    fn config(&self) -> Result<PathBuf, String> {
-        let path = config::config_path(self.path("config").as_deref());
-        if !path.is_file() {
-            return Err(format!("no config file at {}", path.display()));
-        }
-        Ok(path)
-    }
-
-    fn seed(&self) -> u64 {
-        self.number("seed").expect("checked as required")
-    }
-
-    fn schedule(&self) -> Result<Option<(PathBuf, Schedule)>, String> {
-        let Some(path) = self.path("faults") else { return Ok(None) };
-        Ok(Some((path.clone(), Schedule::load(&path)?)))
-    }
-
-    fn jobs(&self) -> usize {
-        sweep::workers(self.number("jobs").map(|j| j.max(1) as usize))
-    }
-}
-
 /// Loads the config and prepares its cluster (building what is not cached).
 fn setup(path: &Path, options: LoadOptions) -> Result<Cluster, String> {
-    let config = config::load(path).map_err(|e| e.to_string())?;
+    let config = config::load(path).map_err(|e| without_contents(&e.to_string()))?;
     Cluster::prepare_with(config, path, &config::state_dir(path), options).map_err(|e| e.to_string())
 }
 
 type Answer = Result<(Value, String), String>;
 
-fn start(args: &Args, handles: &Handles) -> Answer {
+/// `seedfall_run`: the finished sweep, or its handle at once with `background`.
+fn swept(args: &Args, ctx: &Ctx) -> Answer {
     let path = args.config()?;
     // A config error is the caller's now, not a sweep that fails later.
-    config::load(&path).map_err(|e| e.to_string())?;
-    let seed_list = args.text("seeds").unwrap_or_else(|| "1-100".to_string());
-    let seeds = seeds::parse_seeds(&seed_list).map_err(|e| format!("seeds: {e}"))?;
+    config::load(&path).map_err(|e| without_contents(&e.to_string()))?;
+    let (seed_list, seeds) = args.seeds()?;
+    let (workers, page, background) = (args.jobs(), args.page(), args.flag("background"));
+    // A sweep in the background outlives this call: only the end of input stops it.
+    let stop = if background { Arc::default() } else { ctx.stop.clone() };
     let count = seeds.len();
-    let handle = handles.start(path.clone(), seeds, seed_list.clone(), args.jobs());
-    let text = format!("started {handle}: {count} seeds of {}; poll seedfall_status", path.display());
-    let doc =
-        json!({"handle": handle, "config": path.display().to_string(), "seed_list": seed_list, "seeds_total": count});
-    Ok((doc, text))
+    let (handle, shared) = ctx.handles.start(path.clone(), seeds, seed_list, workers, stop);
+    if background {
+        let (doc, _) = handles::status(&handle, &shared, page)?;
+        let text = format!("started {handle}: {count} seeds of {}; poll seedfall_status", path.display());
+        return Ok((doc, text));
+    }
+    ctx.progress.follow(&shared.watch, || shared.finished());
+    handles::status(&handle, &shared, page)
 }
 
-fn status(args: &Args, handles: &Handles) -> Answer {
+fn status(args: &Args, ctx: &Ctx) -> Answer {
     let handle = args.text("handle").expect("checked as required");
-    let Some(sweep) = handles.get(&handle) else {
+    let Some(shared) = ctx.handles.get(&handle) else {
         return Err(format!("no sweep has handle {handle:?} (seedfall_run returns one)"));
     };
-    let sweep = sweep.lock().unwrap_or_else(|e| e.into_inner());
-    handles::status(&handle, &sweep)
+    handles::status(&handle, &shared, args.page())
 }
 
 fn findings(args: &Args) -> Answer {
     let path = args.config()?;
     let history = finding_history::path(&path);
-    let records = finding_history::load(&history)?;
+    let records = finding_history::load(&history).map_err(|e| without_contents(&e))?;
     let listed: Vec<Value> = records
         .iter()
         .map(|r| {
@@ -422,23 +414,33 @@ fn replayed(args: &Args) -> Answer {
     Ok((doc, format!("{verdict}\ntrace lines {from}..{to} of {}", lines.len())))
 }
 
-fn shrunk(args: &Args) -> Answer {
+fn shrunk(args: &Args, ctx: &Ctx) -> Answer {
     let path = args.config()?;
     let budget = args.text("budget").map(|b| Budget::parse(&b)).transpose()?.unwrap_or(Budget::Unlimited);
-    let cluster = setup(&path, LoadOptions::default())?;
-    let failing = shrink::failing(&cluster, args.seed())?;
-    let options = ShrinkOptions { workers: args.jobs(), budget };
-    let shrunk = shrink::shrink(&cluster, &failing, &options, Arc::new(AtomicBool::new(false)), |_| {})?;
-    let file = config::schedule_path(&path, args.seed());
-    shrunk.schedule().save(&file)?;
-    let doc = json_doc::shrunk(&shrunk, &failing.failure, &file);
-    Ok((doc, format!("{}saved {}", shrunk.report(), file.display())))
+    let (seed, options) = (args.seed(), ShrinkOptions { workers: args.jobs(), budget });
+    let watch = Watch::new(ctx.stop.clone());
+    ctx.progress.watched(&watch, || -> Answer {
+        watch.note(format!("building {}", path.display()));
+        let cluster = setup(&path, LoadOptions::default())?;
+        watch.note(format!("seed {seed}: replaying its failure"));
+        let failing = shrink::failing(&cluster, seed)?;
+        let shrunk = shrink::shrink(&cluster, &failing, &options, watch.stop.clone(), |step| {
+            watch.set_done(step.runs);
+            watch.note(format!("seed {seed}: {step}"));
+        })?;
+        if shrunk.interrupted {
+            return Err(format!("the shrink of seed {seed} was stopped before it finished: nothing saved"));
+        }
+        let file = config::schedule_path(&path, seed);
+        shrunk.schedule().save(&file)?;
+        let doc = json_doc::shrunk(&shrunk, &failing.failure, &file);
+        Ok((doc, format!("{}saved {}", shrunk.report(), file.display())))
+    })
 }
 
-fn caused(args: &Args) -> Answer {
+fn caused(args: &Args, ctx: &Ctx) -> Answer {
     let path = args.config()?;
     let schedule = args.schedule()?;
-    let cluster = setup(&path, LoadOptions { function_bitmap: true, ..LoadOptions::default() })?;
     let to_u32 = |name: &str, default: u32| args.number(name).map_or(default, |n| n.min(u32::MAX as u64) as u32);
     let options = CauseOptions {
         seed: args.seed(),
@@ -448,26 +450,32 @@ fn caused(args: &Args) -> Answer {
         jobs: args.jobs(),
         share_prefix: true,
     };
-    let found = cause(&cluster, &options)?;
-    let points = cause_stats::curve(&found);
-    let jump = cause_stats::biggest_jump(&found, &points);
-    let functions = cause_stats::functions(&found, &|node, index| {
-        cluster.node_code(node)?.function_name(index as u32).map(str::to_string)
-    });
-    let folder = cause_stats::folder(&path, found.seed, schedule.as_ref().map(|(p, _)| p.as_path()));
-    let saved = cause_stats::save_failing(&found, &folder)?;
-    let doc = cause_stats::to_json(&found, &points, jump.as_ref(), &functions, &saved);
-    cause_stats::save_result(&folder, &doc)?;
-    let text = format!(
-        "seed {}: fails as {}\n{}{}\n{} failing futures saved in {}",
-        found.seed,
-        found.failure,
-        cause_stats::chart(&points),
-        cause_stats::jump_line(jump.as_ref()),
-        saved.len(),
-        folder.display()
-    );
-    Ok((doc, text))
+    let watch = Watch::new(ctx.stop.clone());
+    ctx.progress.watched(&watch, || -> Answer {
+        watch.note(format!("building {}", path.display()));
+        let cluster = setup(&path, LoadOptions { function_bitmap: true, ..LoadOptions::default() })?;
+        watch.note(format!("seed {}: running futures from its moments", options.seed));
+        let found = cause_watched(&cluster, &options, &watch)?;
+        let points = cause_stats::curve(&found);
+        let jump = cause_stats::biggest_jump(&found, &points);
+        let functions = cause_stats::functions(&found, &|node, index| {
+            cluster.node_code(node)?.function_name(index as u32).map(str::to_string)
+        });
+        let folder = cause_stats::folder(&path, found.seed, schedule.as_ref().map(|(p, _)| p.as_path()));
+        let saved = cause_stats::save_failing(&found, &folder)?;
+        let doc = cause_stats::to_json(&found, &points, jump.as_ref(), &functions, &saved);
+        cause_stats::save_result(&folder, &doc)?;
+        let text = format!(
+            "seed {}: fails as {}\n{}{}\n{} failing futures saved in {}",
+            found.seed,
+            found.failure,
+            cause_stats::chart(&points),
+            cause_stats::jump_line(jump.as_ref()),
+            saved.len(),
+            folder.display()
+        );
+        Ok((doc, text))
+    })
 }
 
 fn verified(args: &Args) -> Answer {

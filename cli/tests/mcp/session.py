@@ -1,6 +1,8 @@
 """One agent session against `seedfall mcp` through the Python `mcp` client
-over stdio: list the tools, sweep kvlog's buggy config through a handle, read
-the findings, shrink the lowest failing seed, explain it with cause, and
+over stdio: list the tools, sweep kvlog's buggy config (a call that waits, with
+progress notifications where the client takes a callback, then a page of its
+per-seed detail, then a sweep in the background polled by handle), read the
+findings, shrink the lowest failing seed, explain it with cause, and
 verify the fixed config against the shrunk schedule. With `mcp` below 2 it is
 `stdio_client` and `ClientSession.initialize` (the 2025-11-25 handshake); with
 `mcp` 2.x it is `Client` in its default mode, which probes `server/discover`
@@ -11,6 +13,7 @@ and speaks the stateless 2026-07-28 revision. Run by cli/tests/mcp.rs as
 import asyncio
 import contextlib
 import importlib.metadata
+import inspect
 import json
 import os
 import sys
@@ -36,9 +39,12 @@ def field(obj, camel, snake):
     return getattr(obj, snake) if MAJOR >= 2 else getattr(obj, camel)
 
 
-async def call(session, tool, arguments, log=True):
+async def call(session, tool, arguments, log=True, progress=None):
     started = time.monotonic()
-    result = await session.call_tool(tool, arguments)
+    more = {}
+    if progress and "progress_callback" in inspect.signature(session.call_tool).parameters:
+        more["progress_callback"] = progress
+    result = await session.call_tool(tool, arguments, **more)
     text = "".join(c.text for c in result.content if c.type == "text")
     assert not field(result, "isError", "is_error"), f"{tool} {arguments}: {text}"
     structured = field(result, "structuredContent", "structured_content")
@@ -83,8 +89,29 @@ async def main(exe, kvlog):
             assert field(t.annotations, "readOnlyHint", "read_only_hint") == (t.name in READ_ONLY), t.name
         step("connect+tools/list", started, tools=len(tools), protocol=version, mcp=MAJOR)
 
-        run = await call(session, "seedfall_run", {"config": "seedfall.json", "seeds": "1-50", "jobs": 2})
-        handle = run["handle"]
+        progressed = []
+
+        async def on_progress(progress, total, message):
+            progressed.append((progress, total, message))
+
+        started = time.monotonic()
+        run = await call(session, "seedfall_run", {"config": "seedfall.json", "seeds": "1-50", "jobs": 2},
+                         log=False, progress=on_progress)
+        step("seedfall_run 1-50 (waits)", started, progress_notifications=len(progressed))
+        assert run["state"] == "done" and run["failed"] > 0 and run["seeds"] == 50, run
+        assert all(total == 50 for _, total, _ in progressed[1:]), progressed
+        seed = run["lowest_failing_seed"]
+        assert seed == run["lowest_failing_seeds"][0] and run["failures"] == [], run
+        page = await call(session, "seedfall_status", {"handle": run["handle"], "limit": 3})
+        assert [f["seed"] for f in page["failures"]] == run["lowest_failing_seeds"][:3], page
+
+        findings = await call(session, "seedfall_findings", {"config": "seedfall.json"})
+        ids = {f["id"] for f in findings["findings"] if f["status"] in ("new", "ongoing", "regressed")}
+        assert {f["id"] for f in run["findings"]} <= ids, (run["findings"], findings)
+
+        background = await call(session, "seedfall_run",
+                                {"config": "seedfall.json", "seeds": "51-60", "jobs": 2, "background": True})
+        handle = background["handle"]
         started = time.monotonic()
         polls = 0
         while True:
@@ -94,14 +121,8 @@ async def main(exe, kvlog):
                 break
             assert status["state"] == "running", status
             await asyncio.sleep(0.5)
-        step("sweep 1-50 (polled)", started, polls=polls)
-        assert status["failed"] > 0 and status["seeds"] == 50, status
-        seed = status["lowest_failing_seed"]
-        assert seed == min(f["seed"] for f in status["failures"]), status
-
-        findings = await call(session, "seedfall_findings", {"config": "seedfall.json"})
-        ids = {f["id"] for f in findings["findings"] if f["status"] in ("new", "ongoing", "regressed")}
-        assert {f["id"] for f in status["findings"]} <= ids, (status["findings"], findings)
+        step("sweep 51-60 (background, polled)", started, polls=polls)
+        assert status["seeds"] == 10, status
 
         shrunk = await call(session, "seedfall_shrink", {"config": "seedfall.json", "seed": seed, "jobs": 2})
         assert 1 <= shrunk["after"]["faults"] <= 3, shrunk["after"]
