@@ -72,9 +72,12 @@ fn build_tool(build_dir: &Path) -> Result<PathBuf, SetupError> {
     if tool.is_file() {
         return Ok(tool);
     }
+    // Each source replaced whole, so a concurrent build never reads half of one.
     let write = |name: &str, text: &str| {
-        let file = dir.join(name);
-        std::fs::write(&file, text).map_err(|error| SetupError::Write { file, error })
+        let (file, partial) = (dir.join(name), crate::partial::beside(&dir.join(name)));
+        std::fs::write(&partial, text)
+            .and_then(|()| std::fs::rename(&partial, &file))
+            .map_err(|error| SetupError::Write { file, error })
     };
     std::fs::create_dir_all(&dir).map_err(|error| SetupError::CreateDir { dir: dir.clone(), error })?;
     write("go.mod", GO_MOD)?;

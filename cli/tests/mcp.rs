@@ -377,7 +377,7 @@ fn a_cancelled_cause_stops() {
         server.notifications.push(message);
     }
     let progress = server.notifications.last().unwrap()["params"].clone();
-    assert_eq!(progress["total"], 50 * 20, "{progress}");
+    assert!(progress["total"].as_u64() > Some(500), "futures of the moments: {progress}");
     server.notify("notifications/cancelled", json!({"requestId": 1}));
     let stopped = server.stderr_line("stopped before every future ran", Duration::from_secs(10));
     assert!(stopped.is_some(), "the cause did not stop");

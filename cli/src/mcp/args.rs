@@ -157,7 +157,7 @@ fn upper_count(list: &str) -> u64 {
     list.split(',')
         .map(|part| match part.split_once('-') {
             Some((a, b)) => match (number(a), number(b)) {
-                (Some(a), Some(b)) if b >= a => b - a + 1,
+                (Some(a), Some(b)) if b >= a => (b - a).saturating_add(1),
                 _ => 0,
             },
             None => u64::from(number(part).is_some()),
