@@ -237,7 +237,9 @@ fn bad_requests_get_error_replies_and_the_server_keeps_serving() {
 fn hostile_lines_get_parse_errors_and_the_server_goes_on() {
     let dir = kvlog_copy("mcp-kvlog-hostile");
     let mut server = Server::start(&dir, &cache_dir(), &[]);
-    let parse_error = |reply: &Value| assert_eq!((reply["error"]["code"].as_i64(), &reply["id"]), (Some(-32700), &Value::Null), "{reply}");
+    let parse_error = |reply: &Value| {
+        assert_eq!((reply["error"]["code"].as_i64(), &reply["id"]), (Some(-32700), &Value::Null), "{reply}")
+    };
     server.write(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"\xff\xfe}\n");
     let not_utf8 = server.next_reply();
     parse_error(&not_utf8);
@@ -262,7 +264,10 @@ fn hostile_lines_get_parse_errors_and_the_server_goes_on() {
     // Tool paths stay inside the working directory; errors never quote a file.
     let outside = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/raftkv-strict.seed-1.faults.json");
     let faults = outside.display().to_string();
-    tool_error(&server.tool(5, "seedfall_inspect", json!({"faults": faults})), "outside the folders this server may read");
+    tool_error(
+        &server.tool(5, "seedfall_inspect", json!({"faults": faults})),
+        "outside the folders this server may read",
+    );
     let config = example("kvlog").join("seedfall.json").display().to_string();
     tool_error(&server.tool(6, "seedfall_run", json!({"config": config})), "--allow-path");
     std::fs::write(dir.join("secret.faults.json"), r#"{"faults": "SECRET-TOKEN-1234"}"#).unwrap();
@@ -293,10 +298,15 @@ fn a_finished_run_answers_a_small_summary_with_progress_and_pages() {
     let run = server.request(1, "tools/call", params);
     eprintln!("1-500: {:.1}s", started.elapsed().as_secs_f64());
     let size = |reply: &Value| {
-        reply["result"]["content"][0]["text"].as_str().unwrap().len() + reply["result"]["structuredContent"].to_string().len()
+        reply["result"]["content"][0]["text"].as_str().unwrap().len()
+            + reply["result"]["structuredContent"].to_string().len()
     };
+    eprintln!("finished run answer: {} bytes", size(&run));
     let summary = structured(&run);
-    assert_eq!((&summary["state"], &summary["seeds"], &summary["handle"]), (&json!("done"), &json!(500), &json!("run-1")));
+    assert_eq!(
+        (&summary["state"], &summary["seeds"], &summary["handle"]),
+        (&json!("done"), &json!(500), &json!("run-1"))
+    );
     let failed = summary["failed"].as_u64().unwrap();
     assert!(failed > 200, "kvlog fails about half its seeds: {failed}");
     assert!(size(&run) < 16 << 10, "the finished run's answer is {} bytes", size(&run));
@@ -316,6 +326,7 @@ fn a_finished_run_answers_a_small_summary_with_progress_and_pages() {
     assert!(progress.iter().any(|p| p["total"] == 500 && p["message"].as_str().unwrap().starts_with("run-1: ")));
 
     let status = server.tool(2, "seedfall_status", json!({"handle": "run-1"}));
+    eprintln!("status answer: {} bytes", size(&status));
     assert!(size(&status) < 16 << 10, "the status answer is {} bytes", size(&status));
     assert_eq!(structured(&status)["lowest_failing_seed"], summary["lowest_failing_seed"]);
     let page = server.tool(3, "seedfall_status", json!({"handle": "run-1", "offset": 20, "limit": 20}));
@@ -370,7 +381,11 @@ fn a_cancelled_cause_stops() {
     let mut server = Server::start(&dir, &cache_dir(), &[]);
     server.initialize();
     let arguments = json!({"seed": 1, "futures": 50, "moments": 20, "jobs": 1});
-    server.ask(1, "tools/call", json!({"name": "seedfall_cause", "arguments": arguments, "_meta": {"progressToken": "c"}}));
+    server.ask(
+        1,
+        "tools/call",
+        json!({"name": "seedfall_cause", "arguments": arguments, "_meta": {"progressToken": "c"}}),
+    );
     while !server.notifications.iter().any(|n| n["params"]["progress"].as_u64() > Some(0)) {
         let message = server.read();
         assert!(message.get("id").is_none(), "an answer before the cancel: {message}");
@@ -399,7 +414,10 @@ fn a_task_runs_a_sweep_and_a_cancelled_task_stops() {
         let tool = listed["result"]["tools"].as_array().unwrap().iter().find(|t| t["name"] == name).unwrap();
         tool["execution"]["taskSupport"].clone()
     };
-    assert_eq!((support("seedfall_run"), support("seedfall_cause"), support("seedfall_status")), (json!("optional"), json!("optional"), Value::Null));
+    assert_eq!(
+        (support("seedfall_run"), support("seedfall_cause"), support("seedfall_status")),
+        (json!("optional"), json!("optional"), Value::Null)
+    );
 
     let params = json!({"name": "seedfall_run", "arguments": {"seeds": "1-20"}, "task": {"ttl": 60000}});
     let created = server.request(2, "tools/call", params);
@@ -438,7 +456,11 @@ fn twenty_concurrent_sweeps_of_one_config_all_finish() {
     let mut server = Server::start(&dir, &cache_dir(), &[]);
     server.initialize();
     for id in 1..=20 {
-        server.ask(id, "tools/call", json!({"name": "seedfall_run", "arguments": {"seeds": id.to_string(), "jobs": 1}}));
+        server.ask(
+            id,
+            "tools/call",
+            json!({"name": "seedfall_run", "arguments": {"seeds": id.to_string(), "jobs": 1}}),
+        );
     }
     for id in 1..=20 {
         let reply = server.reply_to(id);
@@ -466,6 +488,8 @@ fn the_end_of_input_stops_a_running_sweep_within_five_seconds() {
     let status = server.child.wait().unwrap();
     assert!(closed.elapsed() < Duration::from_secs(5), "exited {:?} after the end of input", closed.elapsed());
     assert!(status.success(), "{status}");
-    assert!(server.stderr_line("run-1: stopped after", Duration::from_secs(1)).is_some_and(|l| l.contains("interrupted")));
+    assert!(
+        server.stderr_line("run-1: stopped after", Duration::from_secs(1)).is_some_and(|l| l.contains("interrupted"))
+    );
     assert!(dir.join(".seedfall/findings.json").is_file(), "the interrupted sweep's findings are recorded");
 }

@@ -205,8 +205,14 @@ mod tests {
             without_contents("a.json: invalid type: string \"root:x:0:0\", expected a sequence at line 1"),
             "a.json: invalid type: string \"…\", expected a sequence at line 1"
         );
-        assert_eq!(without_contents("unknown field `secret`, expected `faults`"), "unknown field `…`, expected `faults`");
-        assert_eq!(without_contents("not JSON: expected value at line 1 column 1"), "not JSON: expected value at line 1 column 1");
+        assert_eq!(
+            without_contents("unknown field `secret`, expected `faults`"),
+            "unknown field `…`, expected `faults`"
+        );
+        assert_eq!(
+            without_contents("not JSON: expected value at line 1 column 1"),
+            "not JSON: expected value at line 1 column 1"
+        );
     }
 
     #[test]
@@ -214,9 +220,15 @@ mod tests {
         let paths = Paths::new(&[]).unwrap();
         let specs: &[Spec] = &[("seed", "integer", ""), ("background", "boolean", "")];
         let error = |arguments: Value| Args::check("t", specs, &["seed"], &arguments, &paths).err().unwrap();
-        assert_eq!(error(serde_json::json!({"seed": "one"})), "t: \"seed\" must be a whole number (0, 1, 2, …), not \"one\"");
+        assert_eq!(
+            error(serde_json::json!({"seed": "one"})),
+            "t: \"seed\" must be a whole number (0, 1, 2, …), not \"one\""
+        );
         assert_eq!(error(serde_json::json!({"seed": -1})), "t: \"seed\" must be a whole number (0, 1, 2, …), not -1");
-        assert_eq!(error(serde_json::json!({"seed": 1, "background": 1})), "t: \"background\" must be true or false, not 1");
+        assert_eq!(
+            error(serde_json::json!({"seed": 1, "background": 1})),
+            "t: \"background\" must be true or false, not 1"
+        );
         assert_eq!(error(serde_json::json!({})), "t: \"seed\" is required");
     }
 }

@@ -174,7 +174,11 @@ fn run(
     let mut text = Vec::new();
     let reported = summary.report_to(&mut text, &tally, swept.interrupted, started.elapsed(), Some(&history));
     if swept.interrupted {
-        eprintln!("seedfall mcp: {handle}: stopped after {} of {} seeds (recorded as interrupted)", tally.seeds, seeds.len());
+        eprintln!(
+            "seedfall mcp: {handle}: stopped after {} of {} seeds (recorded as interrupted)",
+            tally.seeds,
+            seeds.len()
+        );
     }
     Ok((String::from_utf8_lossy(&text).into_owned(), reported.doc))
 }
@@ -195,9 +199,14 @@ pub fn status(handle: &str, shared: &Shared, page: Page) -> Result<(Value, Strin
                       "seeds_total": total.unwrap_or(0), "progress": progress});
     let (mut doc, text) = match &sweep.state {
         State::Building => (base, format!("{handle}: building {}", sweep.config.display())),
-        State::Running => {
-            (base, format!("{handle}: running, {done} of {} seeds done, {} failed so far", total.unwrap_or(0), sweep.failed.len()))
-        }
+        State::Running => (
+            base,
+            format!(
+                "{handle}: running, {done} of {} seeds done, {} failed so far",
+                total.unwrap_or(0),
+                sweep.failed.len()
+            ),
+        ),
         State::Done { text, doc } => {
             let mut paged = page::paged(doc, page);
             for (key, value) in base.as_object().into_iter().flatten() {

@@ -85,7 +85,8 @@ mod tests {
         assert_eq!(summary["page"]["next_offset"], 0);
 
         let second = paged(&doc(30), Page { offset: 25, limit: 10 });
-        let seeds: Vec<u64> = second["failures"].as_array().unwrap().iter().map(|f| f["seed"].as_u64().unwrap()).collect();
+        let seeds: Vec<u64> =
+            second["failures"].as_array().unwrap().iter().map(|f| f["seed"].as_u64().unwrap()).collect();
         assert_eq!(seeds, [26, 27, 28, 29, 30]);
         assert_eq!(second["trace_hashes"].as_array().unwrap().len(), 10);
         assert_eq!(second["page"]["next_offset"], 35);

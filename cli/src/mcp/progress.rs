@@ -36,7 +36,8 @@ impl Progress {
                 let (done, total, note) = watch.read();
                 let due = sent.is_none_or(|(last, at)| done > last && at.elapsed() >= EVERY);
                 if due {
-                    let mut params = json!({"progressToken": token, "progress": done, "message": line(&note, done, total)});
+                    let mut params =
+                        json!({"progressToken": token, "progress": done, "message": line(&note, done, total)});
                     if let Some(total) = total {
                         params["total"] = json!(total);
                     }

@@ -100,7 +100,13 @@ impl Tasks {
                 let failed = result["isError"] == true;
                 task.status = if failed { Status::Failed } else { Status::Completed };
                 task.message = if failed {
-                    result["content"][0]["text"].as_str().unwrap_or("the tool failed").lines().next().unwrap_or("").into()
+                    result["content"][0]["text"]
+                        .as_str()
+                        .unwrap_or("the tool failed")
+                        .lines()
+                        .next()
+                        .unwrap_or("")
+                        .into()
                 } else {
                     "done: tasks/result has the result".into()
                 };

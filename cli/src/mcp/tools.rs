@@ -63,8 +63,11 @@ const CONFIG: Spec =
 const SEED: Spec = ("seed", "integer", "The seed.");
 const JOBS: Spec = ("jobs", "integer", "Worker threads (default and most: this machine's cores).");
 const OFFSET: Spec = ("offset", "integer", "First seed of per-seed detail to return (default 0).");
-const LIMIT: Spec =
-    ("limit", "integer", "Seeds of per-seed detail (failures, errors, trace_hashes) to return, at most 100 (default 0: the summary only).");
+const LIMIT: Spec = (
+    "limit",
+    "integer",
+    "Seeds of per-seed detail (failures, errors, trace_hashes) to return, at most 100 (default 0: the summary only).",
+);
 
 const RUN_FIELDS: &[&str] = &[
     "config",
@@ -134,7 +137,11 @@ const TOOLS: &[Tool] = &[
             CONFIG,
             ("seeds", "string", "Seeds: 7, 1-500, 1,5,9-12 (default 1-100)."),
             JOBS,
-            ("background", "boolean", "Return at once with a handle to poll with seedfall_status (default false: wait)."),
+            (
+                "background",
+                "boolean",
+                "Return at once with a handle to poll with seedfall_status (default false: wait).",
+            ),
             OFFSET,
             LIMIT,
         ],
