@@ -74,7 +74,7 @@ fn build_tool(build_dir: &Path) -> Result<PathBuf, SetupError> {
     }
     // Each source replaced whole, so a concurrent build never reads half of one.
     let write = |name: &str, text: &str| {
-        let (file, partial) = (dir.join(name), crate::partial::beside(&dir.join(name)));
+        let (file, partial) = (dir.join(name), crate::safe_write::partial_path(&dir.join(name)));
         std::fs::write(&partial, text)
             .and_then(|()| std::fs::rename(&partial, &file))
             .map_err(|error| SetupError::Write { file, error })
@@ -83,7 +83,7 @@ fn build_tool(build_dir: &Path) -> Result<PathBuf, SetupError> {
     write("go.mod", GO_MOD)?;
     write("main.go", SOURCE)?;
     // Built beside and renamed, so concurrent runs never execute half a file.
-    let partial = crate::partial::beside(&tool);
+    let partial = crate::safe_write::partial_path(&tool);
     let output = Command::new("go")
         .args(["build", "-o"])
         .arg(&partial)

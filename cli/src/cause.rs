@@ -79,6 +79,8 @@ pub struct Cause {
     /// Whether futures were forked from their moment (else replayed from the start).
     pub shared_prefix: bool,
     pub elapsed: Duration,
+    /// Stopped by Ctrl-C before every future ran: `outcomes` has those that did.
+    pub interrupted: bool,
 }
 
 /// Runs the futures of `options.seed`; an error if the seed passes or a
@@ -87,7 +89,10 @@ pub fn cause(cluster: &Cluster, options: &CauseOptions) -> Result<Cause, String>
     cause_watched(cluster, options, &Watch::default())
 }
 
-/// `cause`, its futures counted in `watch`; an error once its flag stopped them.
+/// `cause`, its futures counted in `watch` and stopping once its flag is set
+/// (Ctrl-C, an MCP cancel): the futures that ran are kept (`interrupted`
+/// says so), and moments none of whose futures ran are dropped; an error if
+/// none ran.
 pub fn cause_watched(cluster: &Cluster, options: &CauseOptions, watch: &Watch) -> Result<Cause, String> {
     let started = Instant::now();
     if options.futures == 0 || options.moments == 0 {
@@ -99,6 +104,16 @@ pub fn cause_watched(cluster: &Cluster, options: &CauseOptions, watch: &Watch) -
     let share = options.share_prefix && seedfall_host::fork::AVAILABLE;
     let runs = Futures { cluster, spec: &spec, moments: &moments, futures: options.futures, seed: options.seed };
     let outcomes = runs.run(&original.signature, options.jobs, share, watch)?;
+    let interrupted = outcomes.iter().flatten().any(Option::is_none);
+    let (moments, outcomes): (Vec<Moment>, Vec<Vec<Outcome>>) = moments
+        .into_iter()
+        .zip(outcomes)
+        .map(|(moment, outcomes)| (moment, outcomes.into_iter().flatten().collect::<Vec<_>>()))
+        .filter(|(_, outcomes)| !outcomes.is_empty())
+        .unzip();
+    if moments.is_empty() {
+        return Err("interrupted before any future ran".into());
+    }
     Ok(Cause {
         seed: options.seed,
         failure: original.failure,
@@ -107,6 +122,7 @@ pub fn cause_watched(cluster: &Cluster, options: &CauseOptions, watch: &Watch) -
         outcomes,
         shared_prefix: share,
         elapsed: started.elapsed(),
+        interrupted,
     })
 }
 
@@ -211,7 +227,13 @@ impl Futures<'_> {
 
     /// Every future of every moment (`prefix.rs`: forked from the moment
     /// with `share`, else replaying the prefix), as `[moment][future]`.
-    fn run(&self, signature: &str, jobs: usize, share: bool, watch: &Watch) -> Result<Vec<Vec<Outcome>>, String> {
+    fn run(
+        &self,
+        signature: &str,
+        jobs: usize,
+        share: bool,
+        watch: &Watch,
+    ) -> Result<Vec<Vec<Option<Outcome>>>, String> {
         let futures: Vec<Branch> = self
             .moments
             .iter()

@@ -2,14 +2,18 @@
 //! [-moments 20] [-j N] [--json FILE] [--no-fork]`: runs `cause` (the
 //! library's `cause` and `cause_stats`), prints the curve, the biggest jump
 //! and the function table, saves the failing futures and writes the JSON.
-//! Exit 0 when it explained the seed, 2 on any error (a passing seed too).
+//! Exit 0 when it explained the seed, 2 on any error (a passing seed too)
+//! and when Ctrl-C stopped it: it then reports and saves the futures that
+//! ran, and says it was interrupted.
 
 use crate::replay_cmd::SeedArgs;
 use crate::run_cmd::setup_with;
-use seedfall::cause::{CauseOptions, cause};
+use seedfall::cause::{CauseOptions, cause_watched};
 use seedfall::cause_stats::{self, FunctionScore};
 use seedfall::cluster::LoadOptions;
+use seedfall::interrupt::Interrupt;
 use seedfall::schedule::Schedule;
+use seedfall::watch::Watch;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -37,6 +41,10 @@ pub struct CauseArgs {
 }
 
 pub fn run(args: CauseArgs) -> ExitCode {
+    let (outputs, inputs) = ([("--json", args.json.as_deref())], [("-faults", args.run.faults.as_deref())]);
+    if let Err(code) = crate::run_cmd::apart(args.run.config.as_deref(), &outputs, &inputs) {
+        return code;
+    }
     // Compiled with the function bitmap: the function table needs it, and the runs are the same.
     let (cluster, config_path) =
         match setup_with(args.run.config.as_deref(), LoadOptions { function_bitmap: true, ..LoadOptions::default() }) {
@@ -59,7 +67,8 @@ pub fn run(args: CauseArgs) -> ExitCode {
         jobs: seedfall::sweep::workers(args.jobs),
         share_prefix: !args.no_fork,
     };
-    let found = match cause(&cluster, &options) {
+    let interrupt = Interrupt::install();
+    let found = match cause_watched(&cluster, &options, &Watch::new(interrupt.stop.clone())) {
         Ok(found) => found,
         Err(e) => return fail(e),
     };
@@ -78,14 +87,16 @@ pub fn run(args: CauseArgs) -> ExitCode {
         return fail(e);
     }
     let text = serde_json::to_string_pretty(&doc).expect("JSON values serialize") + "\n";
+    // Part of the futures is no verdict to act on in CI.
+    let code = ExitCode::from(if found.interrupted { 2 } else { 0 });
     match args.json.as_deref() {
         Some(path) if path.as_os_str() == "-" => {
             let _ = write!(std::io::stdout(), "{text}");
-            return ExitCode::SUCCESS;
+            return code;
         }
         Some(path) => {
-            if let Err(e) = std::fs::write(path, &text) {
-                return fail(format!("cannot write {}: {e}", path.display()));
+            if let Err(e) = seedfall::safe_write::replace_or_say(path, text.as_bytes()) {
+                return fail(e);
             }
         }
         None => {}
@@ -101,7 +112,7 @@ pub fn run(args: CauseArgs) -> ExitCode {
         points.len(),
         found.elapsed.as_secs_f64()
     );
-    let _ = writeln!(out, "fails as: {}", found.failure);
+    let _ = writeln!(out, "fails as: {}", seedfall::terminal::escape(&found.failure));
     let _ = write!(out, "{}", cause_stats::chart(&points));
     let _ = writeln!(out, "{}", cause_stats::jump_line(jump.as_ref()));
     print_functions(out, &functions);
@@ -109,14 +120,19 @@ pub fn run(args: CauseArgs) -> ExitCode {
         None => writeln!(out, "no future failed the same way"),
         Some(first) => writeln!(
             out,
-            "{} failing futures saved; replay one: seedfall replay -c {} -seed {} -faults {}",
+            "{} failing futures saved; replay one: {}",
             saved.len(),
-            config_path.display(),
-            found.seed,
-            first.path.display()
+            seedfall::shell::replay(
+                &config_path.display().to_string(),
+                found.seed,
+                Some(&first.path.display().to_string())
+            )
         ),
     };
-    ExitCode::SUCCESS
+    if found.interrupted {
+        let _ = writeln!(out, "interrupted: the futures that ran are above (exit 2)");
+    }
+    code
 }
 
 fn print_functions(out: &mut dyn Write, functions: &[FunctionScore]) {

@@ -172,16 +172,15 @@ pub fn folder(config_path: &Path, seed: u64, schedule: Option<&Path>) -> PathBuf
 /// The result `cause` saved for `seed`'s drawn run (its `--json`
 /// document), if any: the sweep report embeds its curve.
 pub fn saved_result(config_path: &Path, seed: u64) -> Option<Value> {
-    let text = std::fs::read_to_string(folder(config_path, seed, None).join("cause.json")).ok()?;
+    let file = folder(config_path, seed, None).join("cause.json");
+    let text = crate::input::read_text(&file, crate::input::TEXT_MAX_BYTES).ok()?;
     serde_json::from_str(&text).ok()
 }
 
 /// Saves `doc` (the `--json` document) in `dir`, beside the futures.
 pub fn save_result(dir: &Path, doc: &Value) -> Result<(), String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    let path = dir.join("cause.json");
     let text = serde_json::to_string_pretty(doc).expect("JSON values serialize") + "\n";
-    std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+    crate::safe_write::replace_or_say(&dir.join("cause.json"), text.as_bytes())
 }
 
 /// Saves every failing future's schedule in `dir` (`folder`) as
@@ -198,9 +197,8 @@ pub fn save_failing(cause: &Cause, dir: &Path) -> Result<Vec<SavedFuture>, Strin
     for (m, outcomes) in cause.outcomes.iter().enumerate() {
         for (f, outcome) in outcomes.iter().enumerate() {
             let Some(schedule) = &outcome.schedule else { continue };
-            std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
             let path = dir.join(format!("m{m}-f{f}.faults.json"));
-            std::fs::write(&path, schedule).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+            crate::safe_write::replace_or_say(&path, schedule.as_bytes())?;
             saved.push(SavedFuture { moment: m, future: f, path });
         }
     }
@@ -230,6 +228,7 @@ pub fn to_json(
         "failure": cause.failure,
         "finding": cause.finding,
         "shared_prefix": cause.shared_prefix,
+        "interrupted": cause.interrupted,
         "moments": points.iter().map(|p| json!({
             "at": p.moment.at.to_string(),
             "step": p.moment.step,

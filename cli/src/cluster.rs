@@ -387,14 +387,14 @@ fn go_build(
     if !dir.is_dir() {
         return Err(SetupError::NoPackage(dir.to_path_buf()));
     }
-    std::fs::create_dir_all(build_dir)
+    crate::safe_write::create_dirs(build_dir)
         .map_err(|error| SetupError::CreateDir { dir: build_dir.to_path_buf(), error })?;
     let stem = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "main".into());
     let name = format!("{config_stem}.{index}-{stem}");
     let out = build_dir.join(format!("{name}.wasm"));
     // Built beside and renamed into place, so concurrent runs of the same
     // config never read a half-written module.
-    let partial = crate::partial::beside(&out);
+    let partial = crate::safe_write::partial_path(&out);
     let compat =
         if overlay.is_some_and(|o| o.compat) { crate::patches::Compat::Build } else { crate::patches::Compat::Off };
     let modfile = crate::patches::modfile(patches, compat, dir, build_dir, &name, patched)?;
@@ -412,7 +412,7 @@ fn go_build(
         let stderr = String::from_utf8_lossy(&output.stderr).trim_end().to_string();
         return Err(SetupError::Build { dir: dir.to_path_buf(), stderr });
     }
-    std::fs::rename(&partial, &out).map_err(|error| SetupError::Write { file: out.clone(), error })?;
+    crate::safe_write::finish(&partial, &out).map_err(|error| SetupError::Write { file: out.clone(), error })?;
     Ok(out)
 }
 

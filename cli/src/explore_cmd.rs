@@ -3,8 +3,9 @@
 //! `explore`, prints coverage over runs, why it stopped and the findings
 //! (`-report`: the same as a page, `explore_report.rs`), saves each
 //! finding's schedule as `.seedfall/explore/<finding id>.faults.json` beside
-//! the config with its replay command, and writes the JSON. Exit codes as
-//! `run`: 0 nothing found, 1 a finding, 2 an error.
+//! the config (`.seedfall/X.explore/` for a config `X.json`) with its replay
+//! command, and writes the JSON. Exit codes as `run`: 0 nothing found, 1 a
+//! finding, 2 an error, an interruption before a finding or no run at all.
 
 use crate::run_cmd::setup_with;
 use seedfall::cluster::LoadOptions;
@@ -16,7 +17,7 @@ use seedfall::json_doc;
 use seedfall::seeds::parse_seeds;
 use serde_json::json;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(clap::Args)]
@@ -71,6 +72,11 @@ pub fn run(args: ExploreArgs) -> ExitCode {
         Ok(b) => b,
         Err(e) => return fail(e),
     };
+    if let Err(code) =
+        crate::run_cmd::outputs_apart(args.config.as_deref(), args.json.as_deref(), args.report.as_deref())
+    {
+        return code;
+    }
     // Coverage needs the function bitmap (and the edge map); the runs are the same with them.
     let load = LoadOptions { function_bitmap: true, edge_bitmap: args.edges };
     let (cluster, config_path) = match setup_with(args.config.as_deref(), load) {
@@ -96,18 +102,20 @@ pub fn run(args: ExploreArgs) -> ExitCode {
     );
     let curve: Vec<String> = found.curve.iter().map(|p| format!("{}@{}", p.features, p.runs)).collect();
     let _ = writeln!(out, "coverage (features@runs): {}", curve.join(" "));
-    let folder = config_path.parent().unwrap_or(Path::new("")).join(".seedfall").join("explore");
+    let folder = seedfall::config::state_file(&config_path, "explore");
     let mut findings = Vec::new();
     let _ = writeln!(out, "findings: {}", found.findings.len());
     for f in &found.findings {
         let file = folder.join(format!("{}.faults.json", f.id));
         let schedule = f.first.schedule.as_deref().unwrap_or_default();
-        let saved = std::fs::create_dir_all(&folder).and_then(|()| std::fs::write(&file, schedule));
-        if let Err(e) = saved {
-            return fail(format!("cannot write {}: {e}", file.display()));
+        if let Err(e) = seedfall::safe_write::replace_or_say(&file, schedule.as_bytes()) {
+            return fail(e);
         }
-        let replay =
-            format!("seedfall replay -c {} -seed {} -faults {}", config_path.display(), f.first.seed, file.display());
+        let replay = seedfall::shell::replay(
+            &config_path.display().to_string(),
+            f.first.seed,
+            Some(&file.display().to_string()),
+        );
         let _ = writeln!(out, "  {}  {} runs, first at run {}: {}", f.id, f.runs, f.found_at_run, f.failure);
         let _ = writeln!(out, "             replay: {replay}");
         findings.push(json!({
@@ -116,16 +124,27 @@ pub fn run(args: ExploreArgs) -> ExitCode {
             "schedule": file, "replay": replay,
         }));
     }
-    let code = u8::from(!found.findings.is_empty());
+    // Nothing found is a verdict only when the budget ran: an interrupted or
+    // empty exploration proves nothing, so it must not exit 0 in CI.
+    let interrupted = interrupt.stop.load(std::sync::atomic::Ordering::Relaxed);
+    let code = match (found.findings.is_empty(), interrupted, found.runs == 0) {
+        (false, _, _) => 1,
+        (true, true, _) => 2,
+        (true, false, true) => 2,
+        (true, false, false) => 0,
+    };
+    if code == 2 {
+        let why = if interrupted { "interrupted before any finding" } else { "no run fit the budget" };
+        let _ = writeln!(out, "no verdict: {why} (exit 2)");
+    }
     let doc = json!({
         "config": config_path, "seeds": args.seeds, "edges": args.edges, "runs": found.runs, "generations": found.generations,
         "stopped": found.stopped, "coverage": found.curve, "trace_digest": found.trace_digest,
         "findings": findings, "exit_code": code,
     });
     if let Some(page) = &args.report {
-        let written = std::fs::write(page, explore_report::html(&doc))
-            .map_err(|e| format!("cannot write {}: {e}", page.display()))
-            .and_then(|()| json_doc::write(&page.with_extension("json"), &doc));
+        let written = seedfall::safe_write::replace_or_say(page, explore_report::html(&doc).as_bytes())
+            .and_then(|()| json_doc::write(&seedfall::sweep_report::json_path(page), &doc));
         if let Err(e) = written {
             return fail(e);
         }

@@ -55,8 +55,8 @@ pub fn html(doc: &Value) -> String {
         "<h1>seedfall explore of {}</h1>\n<p>starting seeds {}: {} runs in {} generations; {}</p>\n",
         text(&doc["config"]),
         text(&doc["seeds"]),
-        doc["runs"],
-        doc["generations"],
+        text(&doc["runs"]),
+        text(&doc["generations"]),
         text(&doc["stopped"]),
     ));
     out.push_str("<h2>Coverage</h2>\n");
@@ -68,9 +68,9 @@ pub fn html(doc: &Value) -> String {
             "<section class=\"finding\" id=\"{}\"><h3>{}</h3><p>{} runs failed this way; first at run {} (seed {}, {} branches)</p><pre>{}</pre></section>\n",
             text(&f["id"]),
             text(&f["failure"]),
-            f["runs"],
-            f["found_at_run"],
-            f["seed"],
+            text(&f["runs"]),
+            text(&f["found_at_run"]),
+            text(&f["seed"]),
             f["branches"].as_array().map_or(0, Vec::len),
             text(&f["replay"]),
         ));

@@ -18,8 +18,6 @@
 
 use crate::findings::Finding;
 use serde_json::{Value, json};
-use std::fs::File;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// The format this build reads and writes.
@@ -114,10 +112,9 @@ pub fn record(
     run_at: &str,
     commit: Option<&str>,
 ) -> Result<Vec<Record>, String> {
-    let dir = file.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let lock_path = file.with_extension("json.lock");
-    let lock = File::create(&lock_path).map_err(|e| format!("cannot create {}: {e}", lock_path.display()))?;
+    let lock =
+        crate::safe_write::open_lock(&lock_path).map_err(|e| format!("cannot open {}: {e}", lock_path.display()))?;
     lock.lock().map_err(|e| format!("cannot lock {}: {e}", lock_path.display()))?;
     let mut records = load(file)?;
     update(&mut records, found, seeds, run_at, commit);
@@ -133,7 +130,7 @@ pub fn record(
 
 /// The records of `file` (none when it does not exist).
 pub fn load(file: &Path) -> Result<Vec<Record>, String> {
-    let text = match std::fs::read_to_string(file) {
+    let text = match crate::input::read_text(file, crate::input::TEXT_MAX_BYTES) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(e) => return Err(format!("cannot read {}: {e}", file.display())),
@@ -191,15 +188,7 @@ fn save(file: &Path, records: &[Record]) -> Result<(), String> {
         })
         .collect();
     let text = serde_json::to_string_pretty(&json!({"format": FORMAT, "findings": findings})).expect("JSON values");
-    let partial = file.with_extension(format!("json.{}.partial", std::process::id()));
-    let write = || -> std::io::Result<()> {
-        let mut out = File::create(&partial)?;
-        out.write_all(text.as_bytes())?;
-        out.write_all(b"\n")?;
-        out.sync_all()?;
-        std::fs::rename(&partial, file)
-    };
-    write().map_err(|e| format!("cannot write {}: {e}", file.display()))
+    crate::safe_write::replace_or_say(file, (text + "\n").as_bytes())
 }
 
 /// Adds a row for this sweep to every record (new ones for findings never

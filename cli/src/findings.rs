@@ -75,9 +75,9 @@ pub fn group(tally: &Tally, group: impl Fn(&str) -> String) -> Vec<Finding> {
     found
 }
 
-/// `seedfall replay` of `seed` of the config at `config`.
+/// `seedfall replay` of `seed` of the config at `config` (shell-quoted).
 pub fn replay_command(config: &str, seed: u64) -> String {
-    format!("seedfall replay -c {config} -seed {seed}")
+    crate::shell::replay(config, seed, None)
 }
 
 /// The findings table: one line per finding (id, status, seeds failing of
@@ -91,7 +91,8 @@ pub fn table(findings: &[Finding], seeds: u64, config: &str, status: impl Fn(&Fi
     out.push_str(&format!("  {:<10} {:<10} {:>9}  {:>7}  message\n", "id", "status", "seeds", "lowest"));
     for f in findings {
         let share = format!("{}/{seeds}", f.failing_seeds.len());
-        out.push_str(&format!("  {:<10} {:<10} {share:>9}  {:>7}  {}\n", f.id, status(f), f.lowest_seed(), f.message));
+        let message = crate::terminal::escape(&f.message);
+        out.push_str(&format!("  {:<10} {:<10} {share:>9}  {:>7}  {message}\n", f.id, status(f), f.lowest_seed()));
         out.push_str(&format!("  {:<10} replay: {}\n", "", replay_command(config, f.lowest_seed())));
     }
     out

@@ -34,9 +34,8 @@ pub fn wrapper_script(seedfall: &Path) -> String {
 
 /// Writes the wrapper into `dir` (made if missing), executable; its path.
 pub fn install(dir: &Path, seedfall: &Path) -> Result<PathBuf, String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let file = dir.join(WRAPPER);
-    std::fs::write(&file, wrapper_script(seedfall)).map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+    crate::safe_write::replace_or_say(&file, wrapper_script(seedfall).as_bytes())?;
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;

@@ -1,5 +1,6 @@
-//! Reading the files a user names (`-c`, `exec`'s FILE, a config's `wasm`,
-//! a schedule): only regular files, and at most a stated size. A FIFO would
+//! Reading the files a user names or a checkout holds (`-c`, `exec`'s FILE,
+//! a config's `wasm`, schedules, traces, findings histories, saved `cause`
+//! results): only regular files, and at most a stated size. A FIFO would
 //! block the open forever and `/dev/zero` never ends, so both are errors
 //! before a byte is read. This does not guard files seedfall writes itself
 //! (the cache verifies its own entries).
@@ -10,6 +11,9 @@ use std::path::Path;
 
 /// The largest config or schedule file read.
 pub const TEXT_MAX_BYTES: u64 = 256 << 20;
+/// The largest trace file read (`replay --save-trace` writes about 100 bytes
+/// an event: some ten million events).
+pub const TRACE_MAX_BYTES: u64 = 1 << 30;
 /// The largest wasm module read (Go's big binaries are tens of MiB).
 pub const WASM_MAX_BYTES: u64 = 1 << 30;
 

@@ -18,9 +18,11 @@ pub fn to_stdout(target: Option<&Path>) -> bool {
     target.is_some_and(|t| t.as_os_str() == "-")
 }
 
-/// Where a command's text goes: stderr when its JSON takes stdout.
+/// Where a command's text goes: stderr when its JSON takes stdout; guests'
+/// control characters escaped on the way (`terminal`).
 pub fn text_out(target: Option<&Path>) -> Box<dyn Write> {
-    if to_stdout(target) { Box::new(std::io::stderr()) } else { Box::new(std::io::stdout()) }
+    use crate::terminal::Escaped;
+    if to_stdout(target) { Box::new(Escaped(std::io::stderr())) } else { Box::new(Escaped(std::io::stdout())) }
 }
 
 /// Writes `doc` to `target` (`-`: stdout), pretty, with a final newline.
@@ -30,7 +32,7 @@ pub fn write(target: &Path, doc: &Value) -> Result<(), String> {
         let mut out = std::io::stdout().lock();
         return out.write_all(text.as_bytes()).and_then(|()| out.flush()).map_err(|e| format!("stdout: {e}"));
     }
-    std::fs::write(target, text).map_err(|e| format!("cannot write {}: {e}", target.display()))
+    crate::safe_write::replace_or_say(target, text.as_bytes())
 }
 
 pub fn failure(f: &Failure) -> Value {

@@ -184,9 +184,9 @@ pub fn prepare(build_dir: &Path, parts: Parts) -> Result<Option<Prepared>, Setup
 fn link(path: &Path, target: &Path) -> Result<PathBuf, SetupError> {
     if std::fs::read_link(path).ok().as_deref() != Some(target) {
         let parent = path.parent().expect("a joined path has a parent");
-        std::fs::create_dir_all(parent).map_err(|error| SetupError::CreateDir { dir: parent.to_path_buf(), error })?;
-        let partial = crate::partial::beside(path);
-        let _ = std::fs::remove_file(&partial);
+        crate::safe_write::create_dirs(parent)
+            .map_err(|error| SetupError::CreateDir { dir: parent.to_path_buf(), error })?;
+        let partial = crate::safe_write::partial_path(path);
         symlink_dir(target, &partial)
             .and_then(|()| std::fs::rename(&partial, path))
             .map_err(|error| SetupError::Write { file: path.to_path_buf(), error })?;
@@ -225,11 +225,13 @@ fn patch(text: &str, hook: &Hook) -> Option<String> {
 
 fn write(dir: &Path, name: &str, contents: &str) -> Result<PathBuf, SetupError> {
     let path = dir.join(name);
-    let parent = path.parent().expect("a joined path has a parent");
-    std::fs::create_dir_all(parent).map_err(|error| SetupError::CreateDir { dir: parent.to_path_buf(), error })?;
-    // Unchanged files keep their mtime, so repeated runs rebuild nothing.
-    if std::fs::read_to_string(&path).ok().as_deref() != Some(contents) {
-        std::fs::write(&path, contents).map_err(|error| SetupError::Write { file: path.clone(), error })?;
+    // Unchanged files keep their mtime, so repeated runs rebuild nothing (a
+    // link is never unchanged: `replace` refuses it).
+    let unchanged = crate::safe_write::check_target(&path).is_ok()
+        && crate::input::read_text(&path, crate::input::TEXT_MAX_BYTES).ok().as_deref() == Some(contents);
+    if !unchanged {
+        crate::safe_write::replace(&path, contents.as_bytes())
+            .map_err(|error| SetupError::Write { file: path.clone(), error })?;
     }
     Ok(path)
 }

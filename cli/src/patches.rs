@@ -149,7 +149,7 @@ fn module_copy(
     };
     // Made beside and renamed into place, so a failed patch or write leaves
     // no copy that a later run would take for a good one.
-    let partial = crate::partial::beside(&copy);
+    let partial = crate::safe_write::partial_path(&copy);
     let _ = std::fs::remove_dir_all(&partial);
     copy_tree(Path::new(source), &partial)?;
     // A module from before Go modules has no go.mod (Go makes one up in its
@@ -226,7 +226,7 @@ fn read(file: &Path) -> Result<String, SetupError> {
 }
 
 fn write(file: &Path, bytes: &[u8]) -> Result<(), SetupError> {
-    std::fs::write(file, bytes).map_err(|error| SetupError::Write { file: file.to_path_buf(), error })
+    crate::safe_write::replace(file, bytes).map_err(|error| SetupError::Write { file: file.to_path_buf(), error })
 }
 
 #[cfg(test)]

@@ -44,10 +44,12 @@ impl Prefix<'_> {
         T: Serialize + DeserializeOwned + Send,
         F: Fn(&RunResult) -> T + Sync,
     {
-        self.futures_watched(futures, jobs, share, answer, &Watch::default())
+        let results = self.futures_watched(futures, jobs, share, answer, &Watch::default())?;
+        results.into_iter().map(|r| r.ok_or_else(|| "a future did not run".to_string())).collect()
     }
 
-    /// `futures`, counted in `watch`; an error once its flag stopped them.
+    /// `futures`, counted in `watch`; once its flag is set no lane starts
+    /// another future (those running finish): the ones not run are None.
     pub fn futures_watched<T, F>(
         &self,
         futures: &[Branch],
@@ -55,7 +57,7 @@ impl Prefix<'_> {
         share: bool,
         answer: F,
         watch: &Watch,
-    ) -> Result<Vec<T>, String>
+    ) -> Result<Vec<Option<T>>, String>
     where
         T: Serialize + DeserializeOwned + Send,
         F: Fn(&RunResult) -> T + Sync,
@@ -67,11 +69,8 @@ impl Prefix<'_> {
         } else {
             self.replayed(futures, jobs, &answer, &results, watch);
         }
-        if watch.stopped() {
-            return Err("stopped before every future ran".into());
-        }
         let results = results.into_inner().expect("no lane panics");
-        results.into_iter().map(|r| r.unwrap_or_else(|| Err("a future did not run".into()))).collect()
+        results.into_iter().map(Option::transpose).collect()
     }
 
     /// Jobs take the futures in turn, each replaying the prefix.

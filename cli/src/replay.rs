@@ -84,7 +84,10 @@ pub fn replay(
         spec.budget_cap = schedule.ops;
     }
     let against = match &options.against {
-        Some(file) => match std::fs::read_to_string(file).map_err(|e| e.to_string()).and_then(|t| from_text(&t)) {
+        Some(file) => match crate::input::read_text(file, crate::input::TRACE_MAX_BYTES)
+            .map_err(|e| e.to_string())
+            .and_then(|t| from_text(&t))
+        {
             Ok(log) => Some((file, log)),
             Err(e) => return Err(ReplayError::File(format!("{}: {e}", file.display()))),
         },
@@ -124,18 +127,13 @@ pub fn replay(
     if let Some(model) = spec.linearizable {
         let path = crate::config::history_path(config_path, seed);
         let page = crate::timeline::render(seed, model.name(), &result.history, result.linearizability.as_ref());
-        let written = path.parent().map_or(Ok(()), std::fs::create_dir_all).and_then(|()| std::fs::write(&path, page));
-        if let Err(e) = written {
-            return Err(ReplayError::File(format!("cannot write {}: {e}", path.display())));
-        }
+        crate::safe_write::replace_or_say(&path, page.as_bytes()).map_err(ReplayError::File)?;
         let _ = writeln!(out, "history timeline: {}", path.display());
         timeline = Some(path.display().to_string());
     }
     let log = result.hash_log.as_deref().unwrap_or_default();
     if let Some(file) = &options.save_trace {
-        if let Err(e) = std::fs::write(file, to_text(log)) {
-            return Err(ReplayError::File(format!("cannot write {}: {e}", file.display())));
-        }
+        crate::safe_write::replace_or_say(file, to_text(log).as_bytes()).map_err(ReplayError::File)?;
         let _ = writeln!(out, "trace log: {} events written to {}", log.len(), file.display());
     }
     let mut diverged = None;

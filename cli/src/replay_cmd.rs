@@ -89,6 +89,11 @@ pub fn run(mut args: ReplayArgs) -> ExitCode {
     if let Some(config) = &beside {
         eprintln!("seedfall replay: the config beside the schedule's .seedfall/: {}", config.display());
     }
+    let outputs = [("--save-trace", args.save_trace.as_deref()), ("--json", args.json.as_deref())];
+    let inputs = [("-faults", args.run.faults.as_deref()), ("--against", args.against.as_deref())];
+    if let Err(code) = crate::run_cmd::apart(args.run.config.as_deref().or(beside.as_deref()), &outputs, &inputs) {
+        return code;
+    }
     let (cluster, config_path) = match setup(args.run.config.as_deref().or(beside.as_deref())) {
         Ok(ready) => ready,
         Err(code) => return code,

@@ -27,7 +27,7 @@ pub fn fail_lines(seed: u64, failures: &[Failure], end_ns: u64, steps: u64, real
     let at = go_duration_ms(failed_at_ns(failures, end_ns));
     let mut out = format!("FAIL seed {seed} at t={at} ({steps} scheduler steps, {real} real)\n");
     for failure in failures {
-        out.push_str(&format!("  {failure}\n"));
+        out.push_str(&format!("  {}\n", crate::terminal::escape(&failure.to_string())));
     }
     out
 }

@@ -117,8 +117,37 @@ pub fn json_file(json: Option<&Path>) -> Result<(), ExitCode> {
     Ok(())
 }
 
+/// Refuses a `--json` or `-report` (its page or the JSON beside it) that is
+/// the config or another of them, before anything runs (exit 2).
+pub fn outputs_apart(config_arg: Option<&Path>, json: Option<&Path>, report: Option<&Path>) -> Result<(), ExitCode> {
+    let report_json = report.map(sweep_report::json_path);
+    let outputs = [("--json", json), ("-report", report), ("-report's JSON file", report_json.as_deref())];
+    apart(config_arg, &outputs, &[])
+}
+
+/// Refuses, before anything runs (exit 2), an output (each named by its
+/// flag; `-` is stdout) that is the config, one of `inputs` or another output.
+pub fn apart(
+    config_arg: Option<&Path>,
+    outputs: &[(&str, Option<&Path>)],
+    inputs: &[(&str, Option<&Path>)],
+) -> Result<(), ExitCode> {
+    let config = config::config_path(config_arg);
+    let outputs: Vec<(&str, &Path)> =
+        outputs.iter().filter_map(|(name, path)| path.filter(|p| p.as_os_str() != "-").map(|p| (*name, p))).collect();
+    let mut all_inputs = vec![("the config", config.as_path())];
+    all_inputs.extend(inputs.iter().filter_map(|(name, path)| path.map(|p| (*name, p))));
+    seedfall::safe_write::outputs_apart(&outputs, &all_inputs).map_err(|e| {
+        eprintln!("seedfall: {e}");
+        ExitCode::from(2)
+    })
+}
+
 pub fn run(args: RunArgs) -> ExitCode {
     if let Err(code) = json_file(args.json.as_deref()) {
+        return code;
+    }
+    if let Err(code) = outputs_apart(args.sweep.config.as_deref(), args.json.as_deref(), args.report.as_deref()) {
         return code;
     }
     let mut seeds = match seed_list(&args.sweep.seeds) {

@@ -79,14 +79,7 @@ impl Schedule {
     }
 
     pub fn save(&self, path: &Path) -> Result<(), String> {
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-        }
-        // Written beside and renamed: a reader never sees half a schedule.
-        let partial = path.with_extension(format!("json.{}.partial", std::process::id()));
-        std::fs::write(&partial, self.to_json())
-            .and_then(|()| std::fs::rename(&partial, path))
-            .map_err(|e| format!("cannot write {}: {e}", path.display()))
+        crate::safe_write::replace_or_say(path, self.to_json().as_bytes())
     }
 
     pub fn parse(text: &str) -> Result<Schedule, String> {

@@ -29,6 +29,7 @@ use seedfall_host::vtime::{SimDuration, SimTime};
 use seedfall_host::world::fault::Trigger;
 use seedfall_host::world::{self, Failure, Fault, RunResult, RunSpec, Verdict};
 use std::fmt;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -596,14 +597,41 @@ mod tests;
 /// `run --shrink-new` does for each new finding, with no step printed.
 pub fn shrink_and_save(
     cluster: &Cluster,
-    config_path: &std::path::Path,
+    config_path: &Path,
     seed: u64,
     options: &ShrinkOptions,
     interrupt: Arc<AtomicBool>,
-) -> Result<(Shrunk, std::path::PathBuf), String> {
+) -> Result<(Shrunk, PathBuf), String> {
     let failing = failing(cluster, seed)?;
     let shrunk = shrink(cluster, &failing, options, interrupt, |_| {})?;
-    let file = crate::config::schedule_path(config_path, seed);
-    shrunk.schedule().save(&file)?;
+    let file = save(cluster, config_path, &failing, &shrunk)?.file;
     Ok((shrunk, file))
+}
+
+/// Where `save` put a shrunk schedule.
+pub struct Saved {
+    pub file: PathBuf,
+    /// The schedule already saved that an interrupted shrink left in place.
+    pub kept: Option<PathBuf>,
+}
+
+/// Saves `shrunk`'s schedule as `.seedfall/[X.]seed-N.faults.json` beside
+/// `config_path`. An interrupted shrink's schedule may be far from minimal:
+/// when that file already holds one with fewer faults that still fails the
+/// same way (one run to check), it is kept and this one goes beside it as
+/// `seed-N.interrupted.faults.json`.
+pub fn save(cluster: &Cluster, config_path: &Path, failing: &Failing, shrunk: &Shrunk) -> Result<Saved, String> {
+    let file = crate::config::schedule_path(config_path, failing.seed);
+    let better_saved = shrunk.interrupted
+        && Schedule::load(&file).is_ok_and(|saved| {
+            saved.faults.len() < shrunk.after.faults.len()
+                && failing_from(cluster, failing.seed, &saved).is_ok_and(|f| f.signature == failing.signature)
+        });
+    if !better_saved {
+        shrunk.schedule().save(&file)?;
+        return Ok(Saved { file, kept: None });
+    }
+    let beside = crate::config::state_file(config_path, &format!("seed-{}.interrupted.faults.json", failing.seed));
+    shrunk.schedule().save(&beside)?;
+    Ok(Saved { file: beside, kept: Some(file) })
 }

@@ -8,7 +8,6 @@
 //! shrink did not finish.
 
 use crate::run_cmd::setup;
-use seedfall::config;
 use seedfall::interrupt::Interrupt;
 use seedfall::json_doc;
 use seedfall::schedule::Schedule;
@@ -47,6 +46,10 @@ fn fail(message: impl std::fmt::Display) -> ExitCode {
 }
 
 pub fn run(args: ShrinkArgs) -> ExitCode {
+    let (outputs, inputs) = ([("--json", args.json.as_deref())], [("-faults", args.faults.as_deref())]);
+    if let Err(code) = crate::run_cmd::apart(args.config.as_deref(), &outputs, &inputs) {
+        return code;
+    }
     let budget = match args.budget.as_deref().map(Budget::parse).transpose() {
         Ok(b) => b.unwrap_or(Budget::Unlimited),
         Err(e) => return fail(e),
@@ -78,14 +81,21 @@ pub fn run(args: ShrinkArgs) -> ExitCode {
         Err(e) => return fail(e),
     };
     let _ = write!(out, "{}", shrunk.report());
-    let file = config::schedule_path(&path, args.seed);
-    if let Err(e) = shrunk.schedule().save(&file) {
-        return fail(e);
-    }
+    let (file, kept) = match shrink::save(&cluster, &path, &failing, &shrunk) {
+        Ok(saved) => (saved.file, saved.kept),
+        Err(e) => return fail(e),
+    };
     for (i, f) in shrunk.after.faults.iter().enumerate() {
         let _ = writeln!(out, "  [{i}] {}", f.describe());
     }
     let _ = writeln!(out, "saved {}", file.display());
+    if let Some(kept) = &kept {
+        let _ = writeln!(
+            out,
+            "kept {}: it has fewer faults and still fails the same way (this interrupted shrink's is beside it)",
+            kept.display()
+        );
+    }
     if let Some(target) = &args.json
         && let Err(e) = json_doc::write(target, &json_doc::shrunk(&shrunk, &failing.failure, &file))
     {

@@ -173,8 +173,8 @@ impl Summary {
         if let Some(seed) = tally.lowest_failing() {
             let _ = writeln!(
                 out,
-                "lowest failing seed: {seed} (replay: seedfall replay -c {} -seed {seed})",
-                self.config.display()
+                "lowest failing seed: {seed} (replay: {})",
+                crate::shell::replay(&self.config.display().to_string(), seed, None)
             );
         }
         let config = self.config.display().to_string();
@@ -193,8 +193,8 @@ impl Summary {
         let doc = self.json(tally, code, interrupted, elapsed, &found, records.as_deref());
         if let Some(json_path) = &self.json {
             let text = serde_json::to_string_pretty(&doc).expect("JSON values serialize");
-            if let Err(e) = std::fs::write(json_path, text + "\n") {
-                eprintln!("seedfall: cannot write {}: {e}", json_path.display());
+            if let Err(e) = crate::safe_write::replace_or_say(json_path, (text + "\n").as_bytes()) {
+                eprintln!("seedfall: {e}");
                 return Reported { code: 2, found, records: records.unwrap_or_default(), run_at, commit, doc };
             }
         }
@@ -262,8 +262,11 @@ fn status_text(records: Option<&[Record]>, finding: &Finding) -> String {
 /// A known finding this sweep did not see, after its id and status.
 fn unseen_text(record: &Record) -> String {
     match record.seeds_to_resolve() {
-        0 => format!("not seen: {}", record.message),
-        more => format!("not seen, {more} more clean seeds to call it resolved: {}", record.message),
+        0 => format!("not seen: {}", crate::terminal::escape(&record.message)),
+        more => format!(
+            "not seen, {more} more clean seeds to call it resolved: {}",
+            crate::terminal::escape(&record.message)
+        ),
     }
 }
 

@@ -33,7 +33,7 @@ pub struct ReportRun<'a> {
 }
 
 /// `FILE.json` beside `FILE.html`.
-fn json_path(html: &Path) -> PathBuf {
+pub fn json_path(html: &Path) -> PathBuf {
     html.with_extension("json")
 }
 
@@ -51,8 +51,8 @@ pub fn write(
     let doc = document(run, tally, found, records, &tails);
     let json_file = json_path(page);
     let json = serde_json::to_string_pretty(&doc).expect("JSON values serialize") + "\n";
-    std::fs::write(&json_file, json).map_err(|e| format!("cannot write {}: {e}", json_file.display()))?;
-    std::fs::write(page, html(&doc)).map_err(|e| format!("cannot write {}: {e}", page.display()))?;
+    crate::safe_write::replace_or_say(&json_file, json.as_bytes())?;
+    crate::safe_write::replace_or_say(page, html(&doc).as_bytes())?;
     Ok(json_file)
 }
 
@@ -183,9 +183,9 @@ fn html(doc: &Value) -> String {
         text(&doc["seeds"]),
         text(&doc["run_at"]),
         text(&doc["seedfall_version"]),
-        summary["seeds"],
-        summary["passed"],
-        summary["failed"]
+        text(&summary["seeds"]),
+        text(&summary["passed"]),
+        text(&summary["failed"])
     ));
     if !summary["linearizable"].is_null() {
         let unknown = summary["linearizability_unknown"].as_u64().unwrap_or(0);
@@ -196,7 +196,7 @@ fn html(doc: &Value) -> String {
         ));
     }
     for f in doc["findings"].as_array().into_iter().flatten() {
-        let status = f["status"].as_str().unwrap_or("");
+        let status = escape(f["status"].as_str().unwrap_or(""));
         out.push_str(&format!(
             "<section class=\"finding\" id=\"{}\" data-status=\"{status}\">\n<h2>{} <span class=\"status {status}\">{status}</span></h2>\n<p>{}</p>\n",
             text(&f["id"]),
@@ -210,7 +210,7 @@ fn html(doc: &Value) -> String {
             out.push_str(&format!(
                 "<span class=\"{class}\" title=\"{}: {failing} of {} seeds failed\"></span>",
                 text(&row["run_at"]),
-                row["seeds"]
+                text(&row["seeds"])
             ));
         }
         out.push_str("</div>\n");
@@ -220,10 +220,10 @@ fn html(doc: &Value) -> String {
         }
         out.push_str(&format!(
             "<p>{} failing seeds, lowest {} (<code>{}</code>), fastest {} (<code>{}</code>)</p>\n",
-            f["count"],
-            f["lowest_seed"],
+            text(&f["count"]),
+            text(&f["lowest_seed"]),
             text(&f["replay"]),
-            f["fastest_seed"],
+            text(&f["fastest_seed"]),
             text(&f["fastest_replay"])
         ));
         out.push_str(
@@ -233,10 +233,10 @@ fn html(doc: &Value) -> String {
             out.push_str(&format!(
                 "<tr><td>{}</td><td>{} of {}</td><td>{} of {}</td></tr>",
                 text(&k["kind"]),
-                k["failing_seeds"],
-                k["of_failing"],
-                k["passing_seeds"],
-                k["of_passing"]
+                text(&k["failing_seeds"]),
+                text(&k["of_failing"]),
+                text(&k["passing_seeds"]),
+                text(&k["of_passing"])
             ));
         }
         out.push_str("</table>\n");
@@ -254,7 +254,7 @@ fn html(doc: &Value) -> String {
             let after = jump["after"]["text"].as_str().map_or("the start".to_string(), str::to_string);
             out.push_str(&format!(
                 "<p>cause (seed {}): P(fail) over the run; biggest jump {:.0}% &rarr; {:.0}% after {}</p>\n{}\n",
-                f["cause"]["seed"],
+                text(&f["cause"]["seed"]),
                 jump["from"].as_f64().unwrap_or(0.0) * 100.0,
                 jump["to"].as_f64().unwrap_or(0.0) * 100.0,
                 escape(&after),
@@ -279,8 +279,8 @@ fn html(doc: &Value) -> String {
         out.push_str(&format!(
             "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             text(&p["kind"]),
-            p["seeds_reached"],
-            p["seeds_true"],
+            text(&p["seeds_reached"]),
+            text(&p["seeds_true"]),
             text(&p["message"])
         ));
     }

@@ -343,7 +343,7 @@ fn indented_tail(output: &str) -> String {
         text.push_str(&format!("    ... ({skip} lines before)\n"));
     }
     for line in &lines[skip..] {
-        text.push_str(&format!("    {line}\n"));
+        text.push_str(&format!("    {}\n", seedfall::terminal::escape(line)));
     }
     text
 }

@@ -17,7 +17,8 @@ use std::path::Path;
 /// The events of trace file `path`. Errors say which file and, for a
 /// line that is not an event, which line; an empty file is an error too.
 pub fn load(path: &Path) -> Result<Vec<LogEntry>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let text = crate::input::read_text(path, crate::input::TRACE_MAX_BYTES)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let entries = from_text(&text).map_err(|e| format!("{}: {e}", path.display()))?;
     if entries.is_empty() {
         return Err(format!(

@@ -57,9 +57,9 @@ fn package(line: &str, cwd: &Path) -> Option<Package> {
 /// what Go printed.
 pub fn build(package: &Package, out: &Path, overlay: Option<&Prepared>) -> Result<(), String> {
     let dir = out.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    crate::safe_write::create_dirs(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     // Built beside and renamed into place: a concurrent run never loads half a binary.
-    let partial = out.with_extension(format!("partial.{}", std::process::id()));
+    let partial = crate::safe_write::partial_path(out);
     // compat_overlay's files for modules (compat_modules.rs) come through a modfile.
     let compat = if overlay.is_some_and(|o| o.compat) { Compat::Tests } else { Compat::Off };
     let stem = out.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
@@ -76,7 +76,7 @@ pub fn build(package: &Package, out: &Path, overlay: Option<&Prepared>) -> Resul
         let _ = std::fs::remove_file(&partial);
         return Err(crate::build_hint::explain(String::from_utf8_lossy(&output.stderr).trim_end()));
     }
-    std::fs::rename(&partial, out).map_err(|e| format!("cannot write {}: {e}", out.display()))
+    crate::safe_write::finish(&partial, out).map_err(|e| format!("cannot write {}: {e}", out.display()))
 }
 
 #[cfg(test)]

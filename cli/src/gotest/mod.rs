@@ -144,14 +144,15 @@ pub fn corpus_dir(package_dir: &Path) -> PathBuf {
     package_dir.join("testdata").join("seedfall")
 }
 
-/// The line that reproduces `test` at `seed`.
+/// The line that reproduces `test` at `seed` (shell-quoted).
 pub fn reproduce_line(package: &Package, test: &str, seed: u64, test_flags: &[String]) -> String {
-    let mut line = format!("seedfall test {} -run {test} -seeds {seed}", package.arg);
+    let seed = seed.to_string();
+    let mut words = vec!["seedfall", "test", &package.arg, "-run", test, "-seeds", &seed];
     if !test_flags.is_empty() {
-        line.push_str(" -- ");
-        line.push_str(&test_flags.join(" "));
+        words.push("--");
+        words.extend(test_flags.iter().map(String::as_str));
     }
-    line
+    crate::shell::command(&words)
 }
 
 /// `-save-trace`: runs `spec` (a seed of the selected test, or the replay
@@ -161,8 +162,5 @@ pub fn save_trace(mut spec: seedfall_host::world::RunSpec, file: &Path) -> Resul
     spec.hash_log = true;
     let run = world::run(&spec, None).map_err(|e| format!("seed {}: {e}", spec.seed))?;
     let text = seedfall_host::world::divergence::to_text(run.hash_log.as_deref().unwrap_or_default());
-    if let Some(dir) = file.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    }
-    std::fs::write(file, text).map_err(|e| format!("cannot write {}: {e}", file.display()))
+    crate::safe_write::replace_or_say(file, text.as_bytes())
 }

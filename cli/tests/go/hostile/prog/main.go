@@ -11,6 +11,8 @@
 //	               serve (sleep) until the workload ends the run
 //	failorspin     from the same byte: exit 1 at once (one seed in four), else
 //	               spin without a call until the watchdog
+//	say TEXT       print TEXT on stderr and exit 1 (a failure message a guest
+//	               chose: control characters, a fake summary line)
 package main
 
 import (
@@ -114,6 +116,9 @@ func main() {
 			os.Exit(1)
 		}
 		spin()
+	case "say":
+		fmt.Fprintln(os.Stderr, os.Args[2])
+		os.Exit(1)
 	default:
 		fmt.Fprintf(os.Stderr, "unknown mode %q\n", os.Args[1])
 		os.Exit(2)
