@@ -215,7 +215,7 @@ impl Cluster {
                 Source::Wasm(_) => None,
             })
             .collect();
-        let (catalog, warnings) = crate::catalog::catalog(&package_dirs, &build_dir)?;
+        let (catalog, warnings) = crate::catalog::catalog(&package_dirs)?;
         for warning in warnings {
             eprintln!("seedfall: warning: {warning}");
         }
