@@ -8,7 +8,7 @@
 //! is the cold-process cost a CLI run pays); the following `runs` fetches are
 //! hits in a warm process, reported as min / median.
 
-use seedfall_cache::{Cache, Outcome, Timings};
+use seedfall_cache::{Cache, Outcome, Secret, Timings};
 use seedfall_engine::CompileConfig;
 use std::path::Path;
 use std::time::Duration;
@@ -22,7 +22,7 @@ fn main() {
     let wasm = std::fs::read(&args[1]).expect("reading the wasm");
     let runs: usize = args.get(3).map(|r| r.parse().expect("RUNS is a number")).unwrap_or(10);
     let config = CompileConfig::default();
-    let cache = Cache::open(Path::new(&args[2]));
+    let cache = Cache::open(Path::new(&args[2]), Secret::from_env_or_user());
     println!("module {} ({:.1} MB), baseline {}", args[1], wasm.len() as f64 / 1e6, config.baseline.name());
 
     let first = cache.fetch(&wasm, &config, b"").expect("compiles");

@@ -5,11 +5,12 @@
 //!      0    8  magic b"SFCACHE\0"
 //!      8    4  entry format version, u32 LE (ENTRY_VERSION)
 //!     12    4  flags, u32 LE: bit 0 set = the MAC field holds a MAC
+//!              (always, since entries are sealed: `auth.rs`)
 //!     16   32  the key
 //!     48    8  payload length, u64 LE
 //!     56   32  blake3 of bytes 0..56 followed by the payload
-//!     88   32  MAC: blake3 keyed hash of bytes 0..88 under the cache
-//!              secret (`auth.rs`), zero when written without one
+//!     88   32  MAC: blake3 keyed hash of bytes 0..88 under this user's
+//!              key or the shared secret (`auth.rs`)
 //!    120    …  payload: the Artifact's own encoding (`Artifact::encode`)
 //! ```
 //!
@@ -27,21 +28,27 @@ const CHECKED_LEN: usize = 56;
 const MACED_LEN: usize = 88;
 const FLAG_MAC: u32 = 1;
 
-/// The header for `payload` stored under `key`, with a MAC if `secret`.
-pub fn header(key: &Key, payload: &[u8], secret: Option<&Secret>) -> [u8; HEADER_LEN] {
+/// The header for `payload` stored under `key`, sealed with `secret`.
+pub fn header(key: &Key, payload: &[u8], secret: &Secret) -> [u8; HEADER_LEN] {
     let mut h = [0u8; HEADER_LEN];
     h[0..8].copy_from_slice(MAGIC);
     h[8..12].copy_from_slice(&ENTRY_VERSION.to_le_bytes());
-    h[12..16].copy_from_slice(&(if secret.is_some() { FLAG_MAC } else { 0 }).to_le_bytes());
+    h[12..16].copy_from_slice(&FLAG_MAC.to_le_bytes());
     h[16..48].copy_from_slice(&key.0);
     h[48..56].copy_from_slice(&(payload.len() as u64).to_le_bytes());
     let sum = checksum(&h[..CHECKED_LEN], payload);
     h[56..88].copy_from_slice(sum.as_bytes());
-    if let Some(secret) = secret {
-        let mac = secret.mac(&h[..MACED_LEN]);
-        h[88..120].copy_from_slice(mac.as_bytes());
-    }
+    seal(&mut h, secret);
     h
+}
+
+/// Set the MAC of an entry (or header) whose checksum is right: one keyed
+/// hash of 88 bytes, so resealing a verified entry under another key costs
+/// nothing measurable. (The flag is checksummed, so it is left as written:
+/// the MAC alone decides.)
+pub fn seal(entry: &mut [u8], secret: &Secret) {
+    let mac = secret.mac(&entry[..MACED_LEN]);
+    entry[88..120].copy_from_slice(mac.as_bytes());
 }
 
 fn checksum(checked_header: &[u8], payload: &[u8]) -> blake3::Hash {
@@ -82,7 +89,9 @@ pub fn read_header(bytes: &[u8]) -> Result<Header, String> {
 }
 
 /// Fully verify an entry: header, the key it claims (when `expected` is
-/// given), the checksum, and with `secret` the MAC. Returns the payload.
+/// given), the checksum, and with `secret` the MAC (only a remote entry
+/// fetched with `SEEDFALL_REMOTE_CACHE_INSECURE` is checked without one, and
+/// then sealed before it is stored). Returns the payload.
 pub fn verify<'a>(bytes: &'a [u8], expected: Option<&Key>, secret: Option<&Secret>) -> Result<&'a [u8], String> {
     let header = read_header(bytes)?;
     if let Some(expected) = expected.filter(|k| **k != header.key) {
@@ -94,11 +103,13 @@ pub fn verify<'a>(bytes: &'a [u8], expected: Option<&Key>, secret: Option<&Secre
         return Err("checksum mismatch (the entry is corrupt)".into());
     }
     if let Some(secret) = secret {
-        let flags = u32::from_le_bytes(bytes[12..16].try_into().expect("4 bytes"));
         let stored = blake3::Hash::from_bytes(bytes[88..120].try_into().expect("32 bytes"));
         // blake3::Hash compares in constant time.
-        if flags & FLAG_MAC == 0 || secret.mac(&bytes[..MACED_LEN]) != stored {
-            return Err(format!("not authenticated by {} (no valid MAC)", crate::auth::SECRET_ENV));
+        if secret.mac(&bytes[..MACED_LEN]) != stored {
+            return Err(format!(
+                "not authenticated by {} (no valid MAC: written by another user or machine, or forged)",
+                secret.name()
+            ));
         }
     }
     Ok(payload)
@@ -108,7 +119,7 @@ pub fn verify<'a>(bytes: &'a [u8], expected: Option<&Key>, secret: Option<&Secre
 mod tests {
     use super::*;
 
-    fn entry(key: &Key, payload: &[u8], secret: Option<&Secret>) -> Vec<u8> {
+    fn entry(key: &Key, payload: &[u8], secret: &Secret) -> Vec<u8> {
         let mut entry = header(key, payload, secret).to_vec();
         entry.extend_from_slice(payload);
         entry
@@ -118,16 +129,17 @@ mod tests {
     fn header_round_trip_and_every_single_bit_flip_is_caught() {
         let key = Key([7; 32]);
         let payload = b"an artifact, or so it says".to_vec();
-        let entry = entry(&key, &payload, None);
-        assert_eq!(verify(&entry, Some(&key), None).unwrap(), &payload[..]);
-        assert!(verify(&entry, Some(&Key([8; 32])), None).unwrap_err().contains("holds key"));
+        let ours = Secret::private([1; 32]);
+        let entry = entry(&key, &payload, &ours);
+        assert_eq!(verify(&entry, Some(&key), Some(&ours)).unwrap(), &payload[..]);
+        assert!(verify(&entry, Some(&Key([8; 32])), Some(&ours)).unwrap_err().contains("holds key"));
         for byte in 0..entry.len() {
-            if (MACED_LEN..HEADER_LEN).contains(&byte) {
-                continue; // the MAC field, unused without a secret
-            }
             let mut bad = entry.clone();
             bad[byte] ^= 0x01;
-            assert!(verify(&bad, Some(&key), None).is_err(), "flip at byte {byte} went unnoticed");
+            assert!(verify(&bad, Some(&key), Some(&ours)).is_err(), "flip at byte {byte} went unnoticed");
+            if byte < MACED_LEN || byte >= HEADER_LEN {
+                assert!(verify(&bad, Some(&key), None).is_err(), "flip at byte {byte}: the checksum alone");
+            }
         }
         let mut reserved = entry.clone();
         reserved[13] = 1;
@@ -135,19 +147,20 @@ mod tests {
     }
 
     #[test]
-    fn with_a_secret_only_entries_it_authenticated_verify() {
+    fn only_entries_sealed_with_the_key_verify_and_a_checked_entry_can_be_resealed() {
         let key = Key([7; 32]);
         let payload = b"native code".to_vec();
         let (ours, theirs) = (Secret::new(b"ours").unwrap(), Secret::new(b"theirs").unwrap());
-        let signed = entry(&key, &payload, Some(&ours));
+        let signed = entry(&key, &payload, &ours);
         assert_eq!(verify(&signed, Some(&key), Some(&ours)).unwrap(), &payload[..]);
-        assert_eq!(verify(&signed, Some(&key), None).unwrap(), &payload[..], "readable without a secret");
+        assert_eq!(verify(&signed, Some(&key), None).unwrap(), &payload[..], "the checksum alone");
         let unauthenticated = |e: String| e.contains("not authenticated by SEEDFALL_CACHE_SECRET");
         assert!(unauthenticated(verify(&signed, Some(&key), Some(&theirs)).unwrap_err()));
-        assert!(unauthenticated(verify(&entry(&key, &payload, None), Some(&key), Some(&ours)).unwrap_err()));
-        // A forger without the secret who rewrites payload and checksum still lacks the MAC.
-        let mut forged = entry(&key, b"evil code!!", None);
-        forged[12..16].copy_from_slice(&FLAG_MAC.to_le_bytes());
+        let user = Secret::private([2; 32]);
+        let error = verify(&signed, Some(&key), Some(&user)).unwrap_err();
+        assert!(error.contains("not authenticated by this user's cache.key"), "{error}");
+        // A forger without the key who rewrites payload and checksum still lacks the MAC.
+        let mut forged = entry(&key, b"evil code!!", &theirs);
         forged[88..120].copy_from_slice(&signed[88..120]);
         assert!(verify(&forged, Some(&key), Some(&ours)).is_err());
         for byte in 0..signed.len() {
@@ -155,6 +168,10 @@ mod tests {
             bad[byte] ^= 0x80;
             assert!(verify(&bad, Some(&key), Some(&ours)).is_err(), "flip at byte {byte} went unnoticed");
         }
+        let mut resealed = signed.clone();
+        seal(&mut resealed, &user);
+        assert_eq!(verify(&resealed, Some(&key), Some(&user)).unwrap(), &payload[..]);
+        assert!(verify(&resealed, Some(&key), Some(&ours)).is_err());
         assert!(Secret::new(b"").is_none(), "an empty secret authenticates nothing");
     }
 }

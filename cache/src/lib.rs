@@ -8,18 +8,20 @@
 //!   config bytes and the wasm bytes, each length-prefixed. Nothing
 //!   machine-specific, so a copied cache directory still hits.
 //! - **Entry** (`entry.rs`): header (magic, entry format version, flags, key,
-//!   payload length), a blake3 checksum of header and payload, a MAC field,
-//!   then the Artifact's own bytes, with the code page-aligned in the file.
-//!   Without a secret: mapped read-only with memmap2 and verified before
+//!   payload length), a blake3 checksum of header and payload, a MAC of the
+//!   header, then the Artifact's own bytes, with the code page-aligned in the
+//!   file. Every entry is sealed (`auth.rs`): one that this user's key (or
+//!   the shared secret) did not seal is recompiled, never run.
+//!   Under this user's key: mapped read-only with memmap2 and verified before
 //!   anything else; only then does the engine (`Code::load_file`) map the
 //!   code range executable in place (no copy, no relocation: compiled code
 //!   is linked position-independently), or copy it where the file system
-//!   forbids executable mappings. With a secret (`auth.rs`): read into this
+//!   forbids executable mappings. Under a shared secret: read into this
 //!   process's memory, checksum and MAC checked over those bytes, the code
 //!   copied into fresh pages (`Code::load_copy`).
 //! - **Remote** (`remote.rs`): on a local miss, an HTTP GET of the entry
-//!   (verified like a local one, then stored locally); a compile is uploaded
-//!   by PUT in the background.
+//!   (verified like a local one, then stored locally, sealed with the local
+//!   key); a compile is uploaded by PUT in the background.
 //! - **Publish** (`fsutil.rs`): temporary file in the cache directory, write,
 //!   fsync, rename, fsync the directory.
 //! - **Eviction** (`index.rs`, [`Cache::record_set`]): the 8 most recently used
@@ -51,7 +53,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-pub use auth::{SECRET_ENV, Secret};
+pub use auth::{KEY_FILE, SECRET_ENV, Secret};
 pub use entry::{ENTRY_VERSION, HEADER_LEN};
 pub use remote::{FromEnv, Remote};
 
@@ -60,8 +62,12 @@ pub const KEEP_SETS: usize = 8;
 /// Entries that belong to no recorded set (their writer never called
 /// `record_set`, or the index was lost) are deleted once this old.
 pub const ORPHAN_AGE: Duration = Duration::from_secs(3600);
-/// Environment variable overriding every default location.
+/// Environment variable overriding every default location of compiled code
+/// (never of the key or of tools: `user_dir`).
 pub const DIR_ENV: &str = "SEEDFALL_CACHE_DIR";
+/// Where in the user cache directory seedfall keeps the tools it builds for
+/// this machine (the property catalog), away from any checkout.
+pub const TOOLS_DIR: &str = "tools";
 
 const ENTRY_EXT: &str = "sfc";
 const INDEX_FILE: &str = "index";
@@ -303,8 +309,9 @@ pub struct Cache {
     /// Why the directory is not writable, once known.
     unwritable: Mutex<Option<String>>,
     warned: AtomicBool,
-    /// With a secret, entries are written with a MAC, and read only with a
-    /// valid one, from a copy in this process's memory (`auth.rs`).
+    /// The key entries are sealed with and checked against (`auth.rs`);
+    /// `None` when there is none (its reason is in `unwritable`): then no
+    /// entry is read or written.
     secret: Option<Secret>,
     remote: Option<Arc<Remote>>,
 }
@@ -338,19 +345,30 @@ fn file_id(meta: &fs::Metadata) -> FileId {
 }
 
 impl Cache {
-    pub fn open(dir: &Path) -> Cache {
-        let cache = Cache {
+    /// The cache at `dir`, sealing and checking entries with `secret`
+    /// (`Secret::from_env_or_user`); without one (its error), it compiles in
+    /// memory and neither reads nor writes an entry.
+    pub fn open(dir: &Path, secret: Result<Secret, String>) -> Cache {
+        let mut cache = Cache::unprepared(dir);
+        let prepared = secret.and_then(|secret| {
+            cache.secret = Some(secret);
+            cache.prepare()
+        });
+        if let Err(reason) = prepared {
+            cache.disable(reason);
+        }
+        cache
+    }
+
+    fn unprepared(dir: &Path) -> Cache {
+        Cache {
             dir: dir.to_path_buf(),
             writable: AtomicBool::new(true),
             unwritable: Mutex::new(None),
             warned: AtomicBool::new(false),
             secret: None,
             remote: None,
-        };
-        if let Err(reason) = cache.prepare() {
-            cache.disable(reason);
         }
-        cache
     }
 
     /// The cache at `dir` for commands that only inspect or clear it (`cache
@@ -360,27 +378,20 @@ impl Cache {
     /// directory, or holds files of its own and no CACHEDIR.TAG of ours (a
     /// directory with only entries, the index and their temporary files is a
     /// cache whose tag was lost).
-    pub fn open_existing(dir: &Path) -> Result<Option<Cache>, String> {
+    /// `secret`: as for `open`; without one, `verify` reports why.
+    pub fn open_existing(dir: &Path, secret: Result<Secret, String>) -> Result<Option<Cache>, String> {
         match fs::metadata(dir) {
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(format!("cannot read {}: {e}", dir.display())),
             Ok(_) => {}
         }
         not_a_cache(dir)?;
-        Ok(Some(Cache {
-            dir: dir.to_path_buf(),
-            writable: AtomicBool::new(true),
-            unwritable: Mutex::new(None),
-            warned: AtomicBool::new(false),
-            secret: None,
-            remote: None,
-        }))
-    }
-
-    /// Authenticate entries with `secret` (see `auth.rs`).
-    pub fn with_secret(mut self, secret: Option<Secret>) -> Cache {
-        self.secret = secret;
-        self
+        let mut cache = Cache::unprepared(dir);
+        match secret {
+            Ok(secret) => cache.secret = Some(secret),
+            Err(reason) => cache.disable(reason),
+        }
+        Ok(Some(cache))
     }
 
     /// Ask `remote` on a local miss, and upload what is compiled here.
@@ -389,8 +400,10 @@ impl Cache {
         self
     }
 
-    pub fn is_authenticated(&self) -> bool {
-        self.secret.is_some()
+    /// Whether entries are sealed with a shared secret (else with this
+    /// user's key, or not at all).
+    pub fn is_shared(&self) -> bool {
+        self.secret.as_ref().is_some_and(Secret::is_shared)
     }
 
     /// The remote cache behind this one, to wait for its uploads (`Remote::finish`).
@@ -399,12 +412,10 @@ impl Cache {
     }
 
     /// `$SEEDFALL_CACHE_DIR`, else the user's cache directory for this OS
-    /// (`user_cache_dir`), else a directory under the temporary one (the
+    /// (`user_dir`), else a directory under the temporary one (the
     /// location for `exec`).
     pub fn default_dir_for_exec() -> PathBuf {
-        env_dir()
-            .or_else(|| user_cache_dir(std::env::consts::OS, |name| std::env::var_os(name)))
-            .unwrap_or_else(|| std::env::temp_dir().join("seedfall-cache"))
+        env_dir().or_else(user_dir).unwrap_or_else(|| std::env::temp_dir().join("seedfall-cache"))
     }
 
     /// `$SEEDFALL_CACHE_DIR`, else `.seedfall/cache` beside the config file
@@ -458,16 +469,21 @@ impl Cache {
         slot.get_or_insert(reason);
     }
 
+    /// Why the cache cannot be used, for messages.
+    fn unusable_reason(&self) -> String {
+        let reason = self.unwritable.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        reason.unwrap_or_else(|| "not writable".into())
+    }
+
     /// The "compiling in memory" warning, at most once per `Cache`.
     fn warn_unwritable(&self, warnings: &mut Vec<String>) {
         if self.warned.swap(true, Ordering::Relaxed) {
             return;
         }
-        let reason = self.unwritable.lock().unwrap_or_else(|e| e.into_inner()).clone();
         warnings.push(format!(
             "compiled-code cache {} is not usable ({}); compiling in memory, nothing is stored",
             self.dir.display(),
-            reason.unwrap_or_else(|| "not writable".into())
+            self.unusable_reason()
         ));
     }
 
@@ -542,7 +558,9 @@ impl Cache {
         let mut warnings = Vec::new();
         let path = self.entry_path(key);
         let mut outcome = Outcome::Miss;
-        match self.load(key, &path, &mut timings) {
+        // Without a key nothing is read: no entry could be trusted.
+        let found = if self.secret.is_some() { self.load(key, &path, &mut timings) } else { Ok(None) };
+        match found {
             Ok(None) => {}
             Ok(Some(code)) => {
                 return Ok(Fetched { key: *key, code, outcome: Outcome::Hit, stored: false, timings, warnings });
@@ -571,7 +589,7 @@ impl Cache {
             match fetched {
                 Ok(None) => {}
                 Err(warning) => warnings.push(warning),
-                Ok(Some(bytes)) => match self.load_owned(key, &bytes, &mut timings) {
+                Ok(Some(mut bytes)) => match self.load_remote(key, &mut bytes, &mut timings) {
                     Ok(code) => {
                         let start = Instant::now();
                         let stored = self.publish(&path, &[&bytes], &mut warnings);
@@ -592,6 +610,9 @@ impl Cache {
 
     /// Map, verify and decode the entry at `path`. `Ok(None)`: no entry.
     fn load(&self, key: &Key, path: &Path, timings: &mut Timings) -> Result<Option<Code>, (Bad, Option<FileId>)> {
+        let Some(secret) = &self.secret else {
+            return Err((Bad::Unreadable(self.unusable_reason()), None));
+        };
         let start = Instant::now();
         // Non-blocking: opening a FIFO planted at an entry's name must not
         // hang the run (issue 19); it is then refused as not a regular file.
@@ -616,13 +637,16 @@ impl Cache {
             let reason = format!("truncated: {} bytes, shorter than the {HEADER_LEN}-byte header", meta.len());
             return Err((Bad::Corrupt(reason), id));
         }
-        if self.secret.is_some() {
-            // Authenticated: verify a private copy, never a mapping of a file
-            // someone else could still write.
+        if secret.is_shared() {
+            // A shared secret: verify a private copy, never a mapping of a
+            // file someone else could still write.
             let bytes =
                 read_whole(&file, meta.len()).map_err(|e| (Bad::Unreadable(format!("cannot read: {e}")), None))?;
             timings.map = start.elapsed();
-            return self.load_owned(key, &bytes, timings).map(Some).map_err(|reason| (Bad::Corrupt(reason), id));
+            return self
+                .load_owned(key, &bytes, Some(secret), timings)
+                .map(Some)
+                .map_err(|reason| (Bad::Corrupt(reason), id));
         }
         // SAFETY: entries are never modified in place: writers publish a new
         // file by rename and eviction unlinks, so the mapped inode's bytes do
@@ -634,7 +658,7 @@ impl Cache {
         timings.map = start.elapsed();
 
         let start = Instant::now();
-        let payload = entry::verify(&map, Some(key), None).map_err(|reason| (Bad::Corrupt(reason), id))?;
+        let payload = entry::verify(&map, Some(key), Some(secret)).map_err(|reason| (Bad::Corrupt(reason), id))?;
         let payload_start = map.len() - payload.len();
         timings.verify = start.elapsed();
 
@@ -647,7 +671,7 @@ impl Cache {
         let (code_start, code_end) = (payload_start + code.start, payload_start + code.end);
         let bytes = &map[code_start..code_end];
         // SAFETY: `bytes` are the file's bytes at `code_start`, just verified
-        // by the checksum, and entries are never modified in place (see
+        // by the checksum and this user's MAC, and entries are never modified in place (see
         // above). The engine maps them executable, or copies them.
         let loaded = unsafe { Code::load_file(artifact, &file, code_start as u64, bytes) }
             .map_err(|e| (Bad::Corrupt(format!("loading: {e}")), id))?;
@@ -655,12 +679,32 @@ impl Cache {
         Ok(Some(loaded))
     }
 
-    /// Verify (with the MAC, given a secret), decode and load an entry held
-    /// in this process's own memory: the code that runs is a copy of the very
-    /// bytes verified.
-    fn load_owned(&self, key: &Key, bytes: &[u8], timings: &mut Timings) -> Result<Code, String> {
+    /// A remote entry, loaded like a local one with a shared secret; with
+    /// this user's key (the remote was allowed with
+    /// `SEEDFALL_REMOTE_CACHE_INSECURE`), checked by checksum alone and then
+    /// sealed with this user's key, so the local copy is this user's entry.
+    fn load_remote(&self, key: &Key, bytes: &mut [u8], timings: &mut Timings) -> Result<Code, String> {
+        let secret = self.secret.as_ref().ok_or_else(|| self.unusable_reason())?;
+        let shared = secret.is_shared().then_some(secret);
+        let code = self.load_owned(key, bytes, shared, timings)?;
+        if shared.is_none() {
+            entry::seal(bytes, secret);
+        }
+        Ok(code)
+    }
+
+    /// Verify (with the MAC under `secret`, if given), decode and load an
+    /// entry held in this process's own memory: the code that runs is a copy
+    /// of the very bytes verified.
+    fn load_owned(
+        &self,
+        key: &Key,
+        bytes: &[u8],
+        secret: Option<&Secret>,
+        timings: &mut Timings,
+    ) -> Result<Code, String> {
         let start = Instant::now();
-        let payload = entry::verify(bytes, Some(key), self.secret.as_ref())?;
+        let payload = entry::verify(bytes, Some(key), secret)?;
         timings.verify = start.elapsed();
         let start = Instant::now();
         let (artifact, code) = Artifact::decode_split(payload).map_err(|e| format!("decoding: {e}"))?;
@@ -681,13 +725,13 @@ impl Cache {
         timings: &mut Timings,
         warnings: &mut Vec<String>,
     ) -> bool {
-        if !self.is_writable() && self.remote.is_none() {
+        let Some(secret) = self.secret.as_ref().filter(|_| self.is_writable() || self.remote.is_some()) else {
             self.warn_unwritable(warnings);
             return false;
-        }
+        };
         let start = Instant::now();
         let payload = artifact.encode_at(HEADER_LEN);
-        let header = entry::header(key, &payload, self.secret.as_ref());
+        let header = entry::header(key, &payload, secret);
         timings.encode = start.elapsed();
         let start = Instant::now();
         let stored = self.publish(path, &[&header, &payload], warnings);
@@ -869,6 +913,9 @@ fn not_a_cache(dir: &Path) -> Result<(), String> {
         let ours = entry_key(name).is_some()
             || name == INDEX_FILE
             || name == LOCK_FILE
+            // The user cache directory is also `exec`'s cache.
+            || name == KEY_FILE
+            || name == TOOLS_DIR
             || name.starts_with(fsutil::TEMP_PREFIX)
             // Another process of ours may have published the tag since it
             // was read above: read it again before calling it foreign.
@@ -901,6 +948,23 @@ pub fn user_cache_dir(os: &str, env: impl Fn(&str) -> Option<std::ffi::OsString>
             .map(|p| p.join("seedfall"))
             .or_else(|| var("HOME").map(|h| h.join(".cache").join("seedfall"))),
     }
+}
+
+/// This user's cache directory (`user_cache_dir` for this OS and
+/// environment): where this user's key and the tools seedfall builds live.
+/// `SEEDFALL_CACHE_DIR` does not move it: that may point into a checkout.
+pub fn user_dir() -> Option<PathBuf> {
+    user_cache_dir(std::env::consts::OS, |name| std::env::var_os(name))
+}
+
+/// Create `dir` (and missing parents) readable and writable by this user
+/// only, on Unix; an existing directory is left as it is.
+pub fn create_private_dir(dir: &Path) -> io::Result<()> {
+    let mut builder = fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(dir)
 }
 
 fn env_dir() -> Option<PathBuf> {

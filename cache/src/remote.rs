@@ -69,8 +69,11 @@ fn env_flag(name: &str) -> bool {
 }
 
 impl Remote {
-    /// The remote cache the environment configures; `authenticated`: the
-    /// local cache has a secret, so downloaded entries are checked by MAC.
+    /// The remote cache the environment configures (the environment only:
+    /// a config or a checkout never picks a server); `authenticated`: the
+    /// cache is sealed with the shared secret, so downloaded entries are
+    /// checked by MAC. Without it (`SEEDFALL_REMOTE_CACHE_INSECURE`), they
+    /// are checked by checksum and sealed with this user's key when stored.
     pub fn from_env(authenticated: bool) -> FromEnv {
         let mut warnings = Vec::new();
         let Some(url) = std::env::var(URL_ENV).ok().filter(|u| !u.is_empty()) else {

@@ -1,8 +1,9 @@
-//! Authenticated entries (`SEEDFALL_CACHE_SECRET`): with a secret, an entry
-//! without a valid MAC (written without one, under another secret, or forged
-//! with a correct checksum) is recompiled, never run; and the code that runs
-//! is a private copy of the bytes verified, so writing into the entry file
-//! after the fetch changes nothing that runs.
+//! Sealed entries: an entry runs only under a valid MAC of the key this
+//! process uses (this user's, or the shared `SEEDFALL_CACHE_SECRET`). A
+//! genuine entry sealed under another user's key or another secret, and a
+//! forgery with a correct checksum, are recompiled, never run; with a shared
+//! secret the code that runs is a private copy of the bytes verified, so
+//! writing into the entry file after the fetch changes nothing that runs.
 
 mod common;
 
@@ -10,8 +11,8 @@ use common::*;
 use seedfall_cache::*;
 use std::io::{Seek, SeekFrom, Write};
 
-fn secret(text: &str) -> Option<Secret> {
-    Secret::new(text.as_bytes())
+fn secret(text: &str) -> Secret {
+    Secret::new(text.as_bytes()).unwrap()
 }
 
 fn recompiled_because(outcome: &Outcome) -> String {
@@ -22,44 +23,55 @@ fn recompiled_because(outcome: &Outcome) -> String {
 }
 
 #[test]
-fn entries_without_a_valid_mac_are_recompiled() {
+fn entries_not_sealed_with_our_key_are_recompiled() {
     let scratch = Scratch::new("auth-mac");
     let wasm = module(3);
-    let plain = Cache::open(scratch.path());
-    assert_eq!(plain.fetch(&wasm, &config(), b"").unwrap().outcome, Outcome::Miss);
+    let ours = open_cache(scratch.path());
+    assert_eq!(ours.fetch(&wasm, &config(), b"").unwrap().outcome, Outcome::Miss);
+    assert_eq!(ours.fetch(&wasm, &config(), b"").unwrap().outcome, Outcome::Hit);
 
-    let ours = Cache::open(scratch.path()).with_secret(secret("ours"));
-    let first = ours.fetch(&wasm, &config(), b"").unwrap();
-    assert!(recompiled_because(&first.outcome).contains("not authenticated by SEEDFALL_CACHE_SECRET"));
+    // Another user's genuine entry (the checksum is right): not ours, so not run.
+    let other_user = Cache::open(scratch.path(), Ok(Secret::private([0x77; 32])));
+    let first = other_user.fetch(&wasm, &config(), b"").unwrap();
+    assert!(recompiled_because(&first.outcome).contains("not authenticated by this user's cache.key"));
     assert_eq!(behaviour(first.code).0[0], seedfall_engine::Val::I32(45));
-    assert_eq!(ours.fetch(&wasm, &config(), b"").unwrap().outcome, Outcome::Hit, "rewritten with our MAC");
-    assert_eq!(plain.fetch(&wasm, &config(), b"").unwrap().outcome, Outcome::Hit, "readable without a secret");
+    assert_eq!(other_user.fetch(&wasm, &config(), b"").unwrap().outcome, Outcome::Hit, "resealed with its key");
+    assert!(recompiled_because(&ours.fetch(&wasm, &config(), b"").unwrap().outcome).contains("not authenticated"));
 
-    let theirs = Cache::open(scratch.path()).with_secret(secret("theirs"));
+    let shared = Cache::open(scratch.path(), Ok(secret("ours")));
+    let first = shared.fetch(&wasm, &config(), b"").unwrap();
+    assert!(recompiled_because(&first.outcome).contains("not authenticated by SEEDFALL_CACHE_SECRET"));
+    let theirs = Cache::open(scratch.path(), Ok(secret("theirs")));
     assert!(recompiled_because(&theirs.fetch(&wasm, &config(), b"").unwrap().outcome).contains("not authenticated"));
 
-    // A forger without the secret: other code, a correct checksum, our MAC copied over.
-    let path = entry_path(&ours, &ours.fetch(&wasm, &config(), b"").unwrap().key);
-    let mut forged = std::fs::read(&path).unwrap();
-    let mac: Vec<u8> = forged[88..120].to_vec();
-    let last = forged.len() - 1;
-    forged[last] ^= 0xff;
-    let mut h = blake3::Hasher::new();
-    h.update(&forged[..56]);
-    h.update(&forged[HEADER_LEN..]);
-    forged[56..88].copy_from_slice(h.finalize().as_bytes());
-    forged[88..120].copy_from_slice(&mac);
-    std::fs::write(&path, &forged).unwrap();
-    let fetched = ours.fetch(&wasm, &config(), b"").unwrap();
-    assert!(recompiled_because(&fetched.outcome).contains("not authenticated"));
-    assert_eq!(behaviour(fetched.code).0[0], seedfall_engine::Val::I32(45));
+    // A forger without the key: other code, a correct checksum, a MAC copied from a valid entry.
+    for cache in [&ours, &shared] {
+        let path = entry_path(cache, &cache.fetch(&wasm, &config(), b"").unwrap().key);
+        let mut forged = std::fs::read(&path).unwrap();
+        let last = forged.len() - 1;
+        forged[last] ^= 0xff;
+        let mut h = blake3::Hasher::new();
+        h.update(&forged[..56]);
+        h.update(&forged[HEADER_LEN..]);
+        forged[56..88].copy_from_slice(h.finalize().as_bytes());
+        std::fs::write(&path, &forged).unwrap();
+        let fetched = cache.fetch(&wasm, &config(), b"").unwrap();
+        assert!(recompiled_because(&fetched.outcome).contains("not authenticated"));
+        assert_eq!(behaviour(fetched.code).0[0], seedfall_engine::Val::I32(45));
+    }
+
+    // Without a key nothing is read or stored: compiled in memory, with a warning.
+    let keyless = Cache::open(scratch.path(), Err("no key here".into()));
+    let fetched = keyless.fetch(&wasm, &config(), b"").unwrap();
+    assert_eq!((fetched.outcome, fetched.stored), (Outcome::Miss, false));
+    assert!(fetched.warnings.iter().any(|w| w.contains("no key here") && w.contains("compiling in memory")));
 }
 
 #[test]
 fn writes_into_the_entry_after_a_fetch_do_not_reach_the_code() {
     let scratch = Scratch::new("auth-copy");
     let wasm = module(5);
-    let cache = Cache::open(scratch.path()).with_secret(secret("s"));
+    let cache = Cache::open(scratch.path(), Ok(secret("s")));
     cache.fetch(&wasm, &config(), b"").unwrap();
     let hit = cache.fetch(&wasm, &config(), b"").unwrap();
     assert_eq!(hit.outcome, Outcome::Hit);

@@ -28,7 +28,7 @@ fn child() {
             while !Path::new(&go).exists() {
                 std::thread::sleep(std::time::Duration::from_micros(200));
             }
-            let cache = Cache::open(Path::new(&std::env::var("SFC_DIR").unwrap()));
+            let cache = open_cache(Path::new(&std::env::var("SFC_DIR").unwrap()));
             let fetched = cache.fetch(&big_module(), &config(), b"").expect("fetch succeeds");
             assert!(fetched.warnings.is_empty(), "{:?}", fetched.warnings);
             let recorded = cache.record_set(&[fetched.key]);
@@ -128,7 +128,7 @@ fn every_input_changes_the_key() {
 fn copied_cache_dir_still_hits() {
     let scratch = Scratch::new("copy");
     let original = scratch.path().join("a/cache");
-    let cache = Cache::open(&original);
+    let cache = open_cache(&original);
     let first = cache.fetch(&module(3), &config(), b"").unwrap();
     assert_eq!(first.outcome, Outcome::Miss);
     assert!(first.stored && first.warnings.is_empty(), "{:?}", first.warnings);
@@ -137,7 +137,7 @@ fn copied_cache_dir_still_hits() {
 
     let copy = scratch.path().join("elsewhere/deeper/copy");
     copy_dir(&original, &copy);
-    let copied = Cache::open(&copy);
+    let copied = open_cache(&copy);
     let hit = copied.fetch(&module(3), &config(), b"").unwrap();
     assert_eq!(hit.outcome, Outcome::Hit);
     assert!(hit.warnings.is_empty());
@@ -158,7 +158,7 @@ fn copy_dir(from: &Path, to: &Path) {
 /// and the result works.
 fn damaged_entry_is_recompiled(name: &str, bias: i32, expect: &str, damage: impl FnOnce(&mut Vec<u8>)) {
     let scratch = Scratch::new(name);
-    let cache = Cache::open(scratch.path());
+    let cache = open_cache(scratch.path());
     let first = cache.fetch(&module(bias), &config(), b"").unwrap();
     assert_eq!(first.outcome, Outcome::Miss);
     let path = entry_path(&cache, &first.key);
@@ -209,7 +209,7 @@ fn truncated_file_is_detected_and_recompiled() {
 fn a_fifo_or_directory_in_place_of_an_entry_is_recompiled_without_blocking() {
     for (name, bias) in [("fifo", 11), ("dir", 12)] {
         let scratch = Scratch::new(name);
-        let cache = Cache::open(scratch.path());
+        let cache = open_cache(scratch.path());
         let key = cache.fetch(&module(bias), &config(), b"").unwrap().key;
         let path = entry_path(&cache, &key);
         std::fs::remove_file(&path).unwrap();
@@ -266,7 +266,7 @@ fn eight_processes_at_once_leave_one_valid_entry() {
         .filter(|n| n.starts_with(".tmp"))
         .collect();
     assert!(stray.is_empty(), "temporary files left: {stray:?}");
-    let cache = Cache::open(&dir);
+    let cache = open_cache(&dir);
     let verified = cache.verify();
     assert_eq!(verified.len(), 1);
     assert!(verified[0].1.is_ok(), "{verified:?}");
@@ -278,7 +278,7 @@ fn eight_processes_at_once_leave_one_valid_entry() {
 #[test]
 fn ninth_set_evicts_the_least_recently_used() {
     let scratch = Scratch::new("evict");
-    let cache = Cache::open(scratch.path());
+    let cache = open_cache(scratch.path());
     let wasm = module(0);
     // Distinct keys for one cheap module: vary the instrumentation bytes.
     let fetch = |name: &str| {
@@ -333,7 +333,7 @@ fn ninth_set_evicts_the_least_recently_used() {
 #[test]
 fn corrupt_index_is_rebuilt_without_failing() {
     let scratch = Scratch::new("index");
-    let cache = Cache::open(scratch.path());
+    let cache = open_cache(scratch.path());
     let a = cache.fetch(&module(0), &config(), b"").unwrap().key;
     let b = cache.fetch(&module(1), &config(), b"").unwrap().key;
     for garbage in [&b"\xff\xfe not text"[..], b"seedfall-cache-index 1\nnot-a-key\n", b"", b"something else\n"] {
@@ -358,7 +358,7 @@ fn concurrent_record_set_keeps_every_set() {
         for key in &keys {
             let dir = scratch.path().to_path_buf();
             s.spawn(move || {
-                let cache = Cache::open(&dir);
+                let cache = open_cache(&dir);
                 for _ in 0..20 {
                     assert!(cache.record_set(&[*key]).warnings.is_empty());
                 }
@@ -376,7 +376,7 @@ fn unwritable_dir_compiles_in_memory_and_warns_once() {
     let scratch = Scratch::new("unwritable");
     // A path under a regular file can never be created, even by root.
     std::fs::write(scratch.path().join("file"), b"").unwrap();
-    let cache = Cache::open(&scratch.path().join("file/cache"));
+    let cache = open_cache(&scratch.path().join("file/cache"));
     assert!(!cache.is_writable());
     let first = cache.fetch(&module(0), &config(), b"").unwrap();
     assert_eq!(first.outcome, Outcome::Miss);
@@ -428,7 +428,7 @@ fn read_only_dir_still_hits_and_compiles_in_memory() {
     use std::os::unix::fs::PermissionsExt;
     let scratch = Scratch::new("readonly");
     let dir = scratch.path().join("cache");
-    let cache = Cache::open(&dir);
+    let cache = open_cache(&dir);
     let stored = cache.fetch(&module(0), &config(), b"").unwrap();
     cache.record_set(&[stored.key]);
     std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o555)).unwrap();
@@ -437,7 +437,7 @@ fn read_only_dir_still_hits_and_compiles_in_memory() {
         s.spawn(|| {
             obey_permissions_on_this_thread();
             assert!(std::fs::write(dir.join("probe"), b"").is_err(), "the directory is read-only to this thread");
-            let cache = Cache::open(&dir);
+            let cache = open_cache(&dir);
             assert!(!cache.is_writable());
             let hit = cache.fetch(&module(0), &config(), b"").unwrap();
             assert_eq!(hit.outcome, Outcome::Hit);
@@ -455,7 +455,7 @@ fn read_only_dir_still_hits_and_compiles_in_memory() {
 #[test]
 fn hit_is_byte_identical_to_a_fresh_compile_and_runs_the_same() {
     let scratch = Scratch::new("determinism");
-    let cache = Cache::open(scratch.path());
+    let cache = open_cache(scratch.path());
     for (bias, trap_mode) in [(0, TrapMode::Signals), (7, TrapMode::Explicit)] {
         let config = CompileConfig { trap_mode, ..config() };
         let wasm = module(bias);
@@ -482,7 +482,7 @@ fn hit_is_byte_identical_to_a_fresh_compile_and_runs_the_same() {
 #[test]
 fn list_verify_clear() {
     let scratch = Scratch::new("admin");
-    let cache = Cache::open(scratch.path());
+    let cache = open_cache(scratch.path());
     assert!(cache.list().is_empty());
     let a = cache.fetch(&module(0), &config(), b"").unwrap();
     let b = cache.fetch(&module(1), &config(), b"").unwrap();
@@ -530,7 +530,7 @@ fn default_locations() {
 #[test]
 fn the_counter_global_comes_back_with_a_hit() {
     let scratch = Scratch::new("counter");
-    let cache = Cache::open(scratch.path());
+    let cache = open_cache(scratch.path());
     let wasm = wat::parse_str(r#"(module (global (mut i64) (i64.const 0)) (func (export "f")))"#).unwrap();
     let key = Key::compute(&wasm, &config(), b"counted");
     let marked = || {
@@ -547,7 +547,7 @@ fn the_counter_global_comes_back_with_a_hit() {
 #[test]
 fn code_with_and_without_the_function_bitmap_are_separate_entries() {
     let scratch = Scratch::new("bitmap");
-    let cache = Cache::open(scratch.path());
+    let cache = open_cache(scratch.path());
     let wasm = module(4);
     let on = CompileConfig { function_bitmap: true, ..config() };
     let plain = cache.fetch(&wasm, &config(), b"").unwrap();

@@ -1,9 +1,9 @@
 //! Property tests of the entry reader (issue 19): whatever bytes sit at an
 //! entry's name (random, or a valid entry truncated, extended or with bytes
-//! changed anywhere), with or without a secret, a fetch never panics, never
-//! runs what it did not verify, and ends with working code: a hit only when
-//! the bytes are the valid entry itself (without a secret, whatever its
-//! unread MAC field holds), else a recompile. Cases:
+//! changed anywhere), sealed with a shared secret or this user's key, a
+//! fetch never panics, never runs what it did not verify, and ends with
+//! working code: a hit only when the bytes are the valid entry itself, else
+//! a recompile. Cases:
 //! PROPTEST_CASES (CI: 256).
 
 mod common;
@@ -13,12 +13,17 @@ use proptest::prelude::*;
 use seedfall_cache::*;
 use std::sync::OnceLock;
 
-/// The valid entry of `module(21)` and its key, made once.
-fn valid() -> &'static (Vec<u8>, Key) {
-    static VALID: OnceLock<(Vec<u8>, Key)> = OnceLock::new();
-    VALID.get_or_init(|| {
+/// The key: a shared secret (entries read into memory) or this user's (mapped).
+fn secret(shared: bool) -> Secret {
+    if shared { Secret::new(b"prop").unwrap() } else { user_key() }
+}
+
+/// The valid entry of `module(21)` under `secret(shared)` and its key, made once.
+fn valid(shared: bool) -> &'static (Vec<u8>, Key) {
+    static VALID: [OnceLock<(Vec<u8>, Key)>; 2] = [OnceLock::new(), OnceLock::new()];
+    VALID[usize::from(shared)].get_or_init(|| {
         let scratch = Scratch::new("prop-valid");
-        let cache = Cache::open(scratch.path()).with_secret(Secret::new(b"prop"));
+        let cache = Cache::open(scratch.path(), Ok(secret(shared)));
         let key = cache.fetch(&module(21), &config(), b"").unwrap().key;
         (std::fs::read(entry_path(&cache, &key)).unwrap(), key)
     })
@@ -59,22 +64,15 @@ fn apply(damage: &Damage, good: &[u8]) -> Vec<u8> {
 
 proptest! {
     #[test]
-    fn any_bytes_at_an_entry_give_working_code(damage in damage(), authenticated in any::<bool>()) {
-        let (good, key) = valid();
+    fn any_bytes_at_an_entry_give_working_code(damage in damage(), shared in any::<bool>()) {
+        let (good, key) = valid(shared);
         let scratch = Scratch::new("prop-fetch");
-        let secret = if authenticated { Secret::new(b"prop") } else { None };
-        let cache = Cache::open(scratch.path()).with_secret(secret);
+        let cache = Cache::open(scratch.path(), Ok(secret(shared)));
         let bytes = apply(&damage, good);
         std::fs::write(entry_path(&cache, key), &bytes).unwrap();
         let fetched = cache.fetch(&module(21), &config(), b"").unwrap();
         prop_assert_eq!(fetched.key, *key);
-        // Without a secret nobody reads the MAC field: the entry is still the valid one.
-        let unread = 88..HEADER_LEN;
-        let same = bytes == *good
-            || (!authenticated
-                && bytes.len() == good.len()
-                && bytes[..unread.start] == good[..unread.start]
-                && bytes[unread.end..] == good[unread.end..]);
+        let same = bytes == *good;
         match (&fetched.outcome, same) {
             (Outcome::Hit, true) | (Outcome::Recompiled { .. }, false) => {}
             (outcome, same) => prop_assert!(false, "{outcome:?} for bytes equal to the valid entry: {same}"),

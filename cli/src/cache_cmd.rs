@@ -22,7 +22,7 @@ pub struct CacheArgs {
 enum Action {
     /// List entries: key, size, and how recently a set used them (0 = latest).
     Ls,
-    /// Check every entry's header and checksum; exit 1 if any is bad.
+    /// Check every entry's header, checksum and MAC; exit 1 if any is bad.
     Verify,
     /// Delete every entry.
     Clear,
@@ -32,9 +32,14 @@ enum Action {
 
 pub fn run(args: CacheArgs) -> ExitCode {
     let dir = args.cache_dir.unwrap_or_else(Cache::default_dir_for_exec);
-    let cache = match Cache::open_existing(&dir) {
-        // `verify` checks MACs too when the secret is set.
-        Ok(Some(cache)) => cache.with_secret(Secret::from_env()),
+    // `verify` checks each entry's MAC under the key a run would use; the
+    // others need no key, and do not create this user's.
+    let secret = match args.action {
+        Action::Verify => Secret::from_env_or_user(),
+        Action::Ls | Action::Clear | Action::Path => Err("no key needed".into()),
+    };
+    let cache = match Cache::open_existing(&dir, secret) {
+        Ok(Some(cache)) => cache,
         Ok(None) => {
             match args.action {
                 Action::Path => println!("{}", dir.display()),

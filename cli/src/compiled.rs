@@ -38,13 +38,15 @@ struct LazilyLoaded {
 /// How long the process waits at exit for uploads to the remote cache.
 const UPLOAD_WAIT: Duration = Duration::from_secs(5);
 
-/// The cache at `dir`, with the secret and the remote cache the environment
-/// configures (`SEEDFALL_CACHE_SECRET`, `SEEDFALL_REMOTE_CACHE`, docs/cache.md).
+/// The cache at `dir`, sealed with this user's key or the shared secret, and
+/// the remote cache the environment configures (`SEEDFALL_CACHE_SECRET`,
+/// `SEEDFALL_REMOTE_CACHE`, docs/cache.md). Only the environment picks them:
+/// nothing in a config or a checkout does (docs/security.md).
 pub fn open_cache(dir: &Path) -> Arc<Cache> {
-    let secret = Secret::from_env();
-    let remote = Remote::from_env(secret.is_some());
+    let secret = Secret::from_env_or_user();
+    let remote = Remote::from_env(secret.as_ref().is_ok_and(Secret::is_shared));
     print_warnings(&remote.warnings);
-    let cache = Cache::open(dir).with_secret(secret).with_remote(remote.remote);
+    let cache = Cache::open(dir, secret).with_remote(remote.remote);
     if let Some(remote) = cache.remote() {
         REMOTES.lock().unwrap_or_else(|e| e.into_inner()).push(remote);
     }

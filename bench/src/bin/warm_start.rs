@@ -19,7 +19,7 @@
 
 #![forbid(unsafe_code)]
 
-use seedfall_cache::{Cache, Key, Outcome};
+use seedfall_cache::{Cache, Key, Outcome, Secret};
 use seedfall_engine::{CompileConfig, compile};
 use seedfall_instrument::{Config, config_bytes, instrument};
 use std::path::PathBuf;
@@ -62,7 +62,7 @@ fn main() -> ExitCode {
             }
         };
         let read = start.elapsed();
-        let cache = Cache::open(&dir);
+        let cache = Cache::open(&dir, Secret::from_env_or_user());
         let t = Instant::now();
         // As `seedfall exec` does (cli/src/compiled.rs): the key streams the file; only a miss reads it whole.
         let key = match Key::compute_from(&mut opened, len, &config, &config_bytes(&instrumentation)) {

@@ -15,7 +15,7 @@
 
 #![forbid(unsafe_code)]
 
-use seedfall_cache::{Cache, Key};
+use seedfall_cache::{Cache, Key, Secret};
 use seedfall_engine::{CompileConfig, Instance, Linker, Run, Val, compile};
 use seedfall_host::world::{self, RunSpec};
 use seedfall_host::{Guest, Role};
@@ -34,7 +34,7 @@ fn boot(dir: PathBuf, iterations: usize, file: PathBuf, args: Vec<String>) -> Re
     let instrumentation = Config { loops: false, ..Config::default() };
     let config = CompileConfig::default();
     let key = Key::compute(&wasm, &config, &config_bytes(&instrumentation));
-    let fetched = Cache::open(&dir)
+    let fetched = Cache::open(&dir, Secret::from_env_or_user())
         .get_or_compile(&key, || {
             let instrumented = instrument(&wasm, &instrumentation).map_err(|e| {
                 seedfall_engine::Error::Unsupported { feature: format!("instrumentation: {e}"), function: None }

@@ -4,11 +4,21 @@
 
 #![allow(dead_code)]
 
-use seedfall_cache::{Cache, Key};
+use seedfall_cache::{Cache, Key, Secret};
 use seedfall_engine::*;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::Arc;
+
+/// The key of "this user" in the tests: fixed, so child processes share it.
+pub fn user_key() -> Secret {
+    Secret::private([0x5e; 32])
+}
+
+/// The cache at `dir` under `user_key()`.
+pub fn open_cache(dir: &Path) -> Cache {
+    Cache::open(dir, Ok(user_key()))
+}
 
 /// A directory removed on drop.
 pub struct Scratch(pub PathBuf);
