@@ -137,7 +137,7 @@ mod tests {
             let mut bad = entry.clone();
             bad[byte] ^= 0x01;
             assert!(verify(&bad, Some(&key), Some(&ours)).is_err(), "flip at byte {byte} went unnoticed");
-            if byte < MACED_LEN || byte >= HEADER_LEN {
+            if !(MACED_LEN..HEADER_LEN).contains(&byte) {
                 assert!(verify(&bad, Some(&key), None).is_err(), "flip at byte {byte}: the checksum alone");
             }
         }
