@@ -30,8 +30,9 @@ fn addition_names() -> Vec<(String, String)> {
         .collect()
 }
 
-/// Top-level fields §1 names only in its prose.
-const PROSE_ONLY: [&str; 1] = ["memory"];
+/// Fields §1 names only in its prose (object, field): `memory`, and the
+/// reference's `preempt.interleave` and `preempt.calls` ("Reference output kept").
+const PROSE_ONLY: [(&str, &str); 3] = [("", "memory"), ("preempt", "interleave"), ("preempt", "calls")];
 
 /// Implemented fields beyond §1's blocks, documented in docs/config.md: the
 /// workload is a program like a node (`wasm`, `args`, `env`), and strategy
@@ -69,7 +70,9 @@ fn design_names() -> Names {
             }
         }
     }
-    names.entry(String::new()).or_default().extend(PROSE_ONLY.map(String::from));
+    for (at, name) in PROSE_ONLY {
+        names.entry(at.to_string()).or_default().insert(name.to_string());
+    }
     for (at, name) in addition_names() {
         names.entry(at).or_default().insert(name);
     }

@@ -69,7 +69,7 @@ fn schemas() -> [Schema; 8] {
         Schema::new("", &top),
         Schema::new("nodes[]", &["name", "pkg", "wasm", "args", "env", "count", "supervise"]),
         Schema::new("workload", &["name", "pkg", "wasm", "args", "env"]),
-        Schema::new("preempt", &["strategy", "depth", "steps", "loops", "every"]),
+        Schema::new("preempt", &["strategy", "interleave", "depth", "steps", "loops", "calls", "every"]),
         faults,
         Schema::new("liveness", &["within"]),
         Schema::new("finally", &["pkg", "args"]),
@@ -677,10 +677,10 @@ fn patches(value: &Json, field: &str, base_dir: &Path) -> Result<Vec<PatchSpec>>
 fn preempt(value: &Json) -> Result<PreemptConfig> {
     let path = "preempt";
     let fields = object(value, path, &schema("preempt"), "an object like {\"strategy\": \"pct\", \"depth\": 2}")?;
-    let name = optional(fields, path, "strategy", string)?.unwrap_or_else(|| "none".into());
+    let name = strategy_name(fields)?;
     let depth = optional(fields, path, "depth", |v, f| whole(v, f, 1))?;
     let steps = optional(fields, path, "steps", |v, f| whole(v, f, 1))?;
-    let every = optional(fields, path, "every", |v, f| whole(v, f, 1))?;
+    let every = calls_every(fields)?;
     let loops = optional(fields, path, "loops", boolean)?.unwrap_or(false);
 
     let only_for = |option: &str, given: bool, strategy: &str| -> Result<()> {
@@ -700,7 +700,9 @@ fn preempt(value: &Json) -> Result<PreemptConfig> {
                 only_for("steps", steps.is_some(), "pct")?;
             }
             if name != "calls" {
-                only_for("every", every.is_some(), "calls")?;
+                for field in ["calls", "every"] {
+                    only_for(field, fields.iter().any(|(k, _)| k == field), "calls")?;
+                }
             }
             match name.as_str() {
                 "none" => Strategy::None,
@@ -717,8 +719,8 @@ fn preempt(value: &Json) -> Result<PreemptConfig> {
                     None => {
                         return Err(ConfigError::new(
                             ErrorKind::Missing,
-                            "preempt.every",
-                            "`preempt.every` is missing: strategy \"calls\" preempts every N counted calls",
+                            "preempt.calls",
+                            "`preempt.calls` is missing: strategy \"calls\" preempts every N counted calls",
                         ));
                     }
                 },
@@ -740,6 +742,43 @@ fn preempt(value: &Json) -> Result<PreemptConfig> {
         }
     };
     Ok(PreemptConfig { strategy, loops, record: false })
+}
+
+/// `preempt.strategy`, or the reference's shorthand `"interleave": true`
+/// (`random`; `false` is `none`); both at once must agree.
+fn strategy_name(fields: &Fields) -> Result<String> {
+    let path = "preempt";
+    let strategy = optional(fields, path, "strategy", string)?;
+    let interleave = optional(fields, path, "interleave", boolean)?;
+    let shorthand = interleave.map(|on| if on { "random" } else { "none" });
+    match (strategy, shorthand) {
+        (Some(name), Some(short)) if name != short => Err(invalid(
+            "preempt.interleave",
+            format!(
+                "`preempt.interleave: {}` means strategy {}, but `preempt.strategy` is {}: give one of them",
+                interleave == Some(true),
+                quote(short),
+                quote(&name)
+            ),
+        )),
+        (Some(name), _) => Ok(name),
+        (None, short) => Ok(short.unwrap_or("none").to_string()),
+    }
+}
+
+/// Strategy `calls`' N: `calls` as the reference names it, or `every`, the
+/// name this reader had first; not both.
+fn calls_every(fields: &Fields) -> Result<Option<u64>> {
+    let path = "preempt";
+    let calls = optional(fields, path, "calls", |v, f| whole(v, f, 1))?;
+    let every = optional(fields, path, "every", |v, f| whole(v, f, 1))?;
+    if calls.is_some() && every.is_some() {
+        return Err(invalid(
+            "preempt.every",
+            "`preempt.every` is the older name of `preempt.calls`: give only `calls`",
+        ));
+    }
+    Ok(calls.or(every))
 }
 
 /// `faults`: each field is a knob of the registry, read as its type says.

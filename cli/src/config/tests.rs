@@ -227,6 +227,11 @@ fn preempt_strategies() {
         Strategy::Pct { depth: 3, steps: 10 }
     );
     assert_eq!(strategy(r#"{"strategy": "calls", "every": 8}"#).strategy, Strategy::Calls { every: 8 });
+    // The reference's names (DESIGN.md §1): `calls` for N, `interleave` for `random`.
+    assert_eq!(strategy(r#"{"strategy": "calls", "calls": 8}"#).strategy, Strategy::Calls { every: 8 });
+    assert_eq!(strategy(r#"{"interleave": true}"#).strategy, Strategy::Random);
+    assert_eq!(strategy(r#"{"interleave": true, "strategy": "random"}"#).strategy, Strategy::Random);
+    assert_eq!(strategy(r#"{"interleave": false}"#).strategy, Strategy::None);
 }
 
 // ---- the error classes, each with its exact message ----
@@ -568,8 +573,21 @@ fn preempt_mistakes() {
     );
     assert_eq!(
         message(r#", "preempt": {"strategy": "calls"}"#),
-        "`preempt.every` is missing: strategy \"calls\" preempts every N counted calls"
+        "`preempt.calls` is missing: strategy \"calls\" preempts every N counted calls"
     );
+    assert_eq!(
+        message(r#", "preempt": {"strategy": "pct", "calls": 3}"#),
+        "`preempt.calls` only applies to strategy \"calls\", not \"pct\""
+    );
+    assert_eq!(
+        message(r#", "preempt": {"strategy": "calls", "calls": 3, "every": 3}"#),
+        "`preempt.every` is the older name of `preempt.calls`: give only `calls`"
+    );
+    assert_eq!(
+        message(r#", "preempt": {"interleave": true, "strategy": "pct"}"#),
+        "`preempt.interleave: true` means strategy \"random\", but `preempt.strategy` is \"pct\": give one of them"
+    );
+    assert_eq!(message(r#", "preempt": {"interleave": 1}"#), "`preempt.interleave` must be true or false, found 1");
     assert_eq!(
         message(r#", "preempt": {"strategy": "random", "depth": 3}"#),
         "`preempt.depth` only applies to strategy \"pct\", not \"random\""
