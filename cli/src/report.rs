@@ -167,10 +167,11 @@ impl PropertyTable {
         if self.rows.is_empty() {
             return String::new();
         }
-        let mut out = format!("{:<12} {:>8} {:>8}  {}\n", "property", "reached", "true", "message");
+        // The reference's header: its three counted columns, the message unheaded.
+        let mut out = format!("{:<12} {:>13} {:>10}\n", "property", "seeds reached", "seeds true");
         for (message, (kind, reached, true_in)) in &self.rows {
             let kind = kind.map_or("?", PropertyKind::name);
-            out.push_str(&format!("{kind:<12} {reached:>8} {true_in:>8}  {message}\n"));
+            out.push_str(&format!("{kind:<12} {reached:>13} {true_in:>10}  {message}\n"));
         }
         out
     }
