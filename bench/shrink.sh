@@ -24,14 +24,14 @@ for config in hostile hostile-torn-tail hostile-fsync-retry; do
     file="examples/kvlog/$config.json"
     "$SEEDFALL" run -c "$file" -seeds 1-20 --json "$OUT/$config-sweep.json" >/dev/null || true
     seed=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['lowest_failing_seed'])" "$OUT/$config-sweep.json")
-    "$SEEDFALL" shrink -c "$file" -seed "$seed" "${JOBS[@]}" > "$OUT/$config-shrink.txt"
-    python3 - "$OUT/$config-shrink.txt" "$config" "$seed" <<'PY'
-import re, sys
-text = open(sys.argv[1]).read()
-before = re.search(r"before: (\d+) faults", text).group(1)
-after = re.search(r"after:  (\d+) faults, duration (\S+), workload ops (\S+)", text)
-runs = re.search(r"(\d+) runs in ([\d.]+)s \(([\d.]+) runs/s\)", text)
-print(f"| {sys.argv[2]} | {sys.argv[3]} | {before} → {after.group(1)} | {after.group(2)} | {after.group(3)} | "
-      f"{runs.group(1)} | {runs.group(2)} s | {runs.group(3)} |")
+    "$SEEDFALL" shrink -c "$file" -seed "$seed" "${JOBS[@]}" --json "$OUT/$config-shrink.json" > "$OUT/$config-shrink.txt"
+    python3 - "$OUT/$config-shrink.json" "$config" "$seed" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+before, after, runs = doc["before"], doc["after"], doc["runs"]
+seconds = doc["elapsed_ms"] / 1000
+ops = after["ops"] if after["ops"] is not None else "default"
+print(f"| {sys.argv[2]} | {sys.argv[3]} | {before['faults']} → {after['faults']} | {after['duration']} | {ops} | "
+      f"{runs} | {seconds:.1f} s | {runs / max(seconds, 1e-9):.1f} |")
 PY
 done

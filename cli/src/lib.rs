@@ -25,6 +25,7 @@ pub mod crashstates;
 pub mod duration;
 pub mod explore;
 pub mod explore_report;
+pub mod fault_phrase;
 pub mod finding_history;
 pub mod findings;
 pub mod go_exec;

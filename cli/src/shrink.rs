@@ -25,7 +25,7 @@ use crate::cluster::Cluster;
 use crate::duration::parse_duration;
 use crate::schedule::{Schedule, ShrunkFrom};
 use seedfall_host::branch::Branch;
-use seedfall_host::vtime::{SimDuration, SimTime};
+use seedfall_host::vtime::{SimDuration, SimTime, go_duration_ms};
 use seedfall_host::world::fault::Trigger;
 use seedfall_host::world::{self, Failure, Fault, RunResult, RunSpec, Verdict};
 use std::fmt;
@@ -117,15 +117,24 @@ impl Runner for SeedRunner<'_> {
     }
 }
 
-/// An improvement one round of the passes made.
+/// An improvement one round of the passes made, with what it improved on.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Change {
-    /// Faults removed; this many are left.
-    Removed(usize),
-    /// The workload capped at this many ops.
-    Capped(u64),
-    /// The duration trimmed to this.
-    Trimmed(SimDuration),
+    /// This many faults removed, of that many.
+    Removed {
+        removed: usize,
+        of: usize,
+    },
+    /// The workload's `sim.Budget` capped at `ops` operations, of `of`.
+    Capped {
+        ops: u64,
+        of: u64,
+    },
+    /// The duration trimmed to `to`, from `from`.
+    Trimmed {
+        to: SimDuration,
+        from: SimDuration,
+    },
     Simplified,
 }
 
@@ -136,16 +145,19 @@ pub struct Step {
     pub change: Change,
     /// Runs so far.
     pub runs: u64,
+    /// Faults left after it.
+    pub faults: usize,
 }
 
+/// The reference's progress line: `run   16    2 faults  removed 1 of 3 faults`.
 impl fmt::Display for Step {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        let (round, runs) = (self.round, self.runs);
+        write!(f, "run {:>4} {:>4} faults  ", self.runs, self.faults)?;
         match &self.change {
-            Change::Removed(left) => write!(f, "round {round}: removed faults, {left} left (runs {runs})"),
-            Change::Capped(ops) => write!(f, "round {round}: workload capped at {ops} ops (runs {runs})"),
-            Change::Trimmed(duration) => write!(f, "round {round}: duration trimmed to {duration} (runs {runs})"),
-            Change::Simplified => write!(f, "round {round}: faults simplified (runs {runs})"),
+            Change::Removed { removed, of } => write!(f, "removed {removed} of {of} faults"),
+            Change::Capped { ops, of } => write!(f, "sim.Budget capped at {ops} of {of} operations"),
+            Change::Trimmed { to, from } => write!(f, "duration {to} instead of {from}"),
+            Change::Simplified => write!(f, "faults simplified"),
         }
     }
 }
@@ -209,21 +221,22 @@ impl<R: Runner> Shrinker<R> {
         loop {
             round += 1;
             let mut changed = false;
-            let mut step = |shrinker: &Shrinker<R>, change| {
+            let mut step = |shrinker: &Shrinker<R>, best: &Candidate, change| {
                 changed = true;
-                on_step(&Step { round, change, runs: shrinker.runs });
+                on_step(&Step { round, change, runs: shrinker.runs, faults: best.faults.len() });
             };
+            let (faults, ops, duration) = (best.faults.len(), best.ops.or(default_ops), best.duration);
             if self.remove_faults(best) {
-                step(self, Change::Removed(best.faults.len()));
+                step(self, best, Change::Removed { removed: faults - best.faults.len(), of: faults });
             }
             if self.cap_ops(best, default_ops) {
-                step(self, Change::Capped(best.ops.unwrap_or(0)));
+                step(self, best, Change::Capped { ops: best.ops.unwrap_or(0), of: ops.unwrap_or(0) });
             }
             if self.trim_duration(best) {
-                step(self, Change::Trimmed(best.duration));
+                step(self, best, Change::Trimmed { to: best.duration, from: duration });
             }
             if self.simplify(best) {
-                step(self, Change::Simplified);
+                step(self, best, Change::Simplified);
             }
             if !changed || self.stopped_early {
                 break;
@@ -563,20 +576,22 @@ impl Shrunk {
         }
     }
 
-    /// The sizes before and after, the runs it took, and why it stopped
-    /// if it did not finish: lines for people.
+    /// The sizes before and after and the runs it took, as the reference
+    /// prints them (`shrunk from 33 faults, 1m0s, 200 workload ops` / `to …` /
+    /// `in 191 runs, 14.296s`; no ops when the workload never called
+    /// `sim.Budget`), and why it stopped if it did not finish.
     pub fn report(&self) -> String {
         let sizes = |c: &Candidate| {
-            let ops = c.ops.or(self.default_ops).map_or("default".to_string(), |n| n.to_string());
-            format!("{} faults, duration {}, workload ops {ops}", c.faults.len(), c.duration)
+            let ops = c.ops.or(self.default_ops).map_or(String::new(), |n| format!(", {n} workload ops"));
+            format!("{} faults, {}{ops}", c.faults.len(), c.duration)
         };
-        let seconds = self.elapsed.as_secs_f64();
-        let mut out = format!("  before: {}\n  after:  {}\n", sizes(&self.before), sizes(&self.after));
-        out.push_str(&format!(
-            "  {} runs in {seconds:.1}s ({:.1} runs/s)\n",
-            self.runs,
-            self.runs as f64 / seconds.max(1e-9)
-        ));
+        let elapsed = go_duration_ms(u64::try_from(self.elapsed.as_nanos()).unwrap_or(u64::MAX));
+        let mut out = format!(
+            "shrunk from {}\n         to {}\nin {} runs, {elapsed}\n",
+            sizes(&self.before),
+            sizes(&self.after),
+            self.runs
+        );
         if self.interrupted {
             out.push_str(
                 "  interrupted: saving the best schedule found so far (it fails the same way, but may not be minimal)\n",

@@ -1,13 +1,15 @@
 //! `seedfall shrink -c CONFIG -seed N [-faults FILE] [-j N] [-budget 300|10m] [--json FILE]`:
 //! cuts a failing seed's fault schedule (or a saved one, branches kept) down to the faults that matter (see
 //! `shrink.rs`), printing each improvement with the runs used and the faults
-//! left, then the sizes before and after, and saves the schedule to
+//! left, then the sizes before and after and the faults before the failure,
+//! in the reference's lines (`fault_phrase.rs`), and saves the schedule to
 //! `.seedfall/[X.]seed-N.faults.json` beside the config. Ctrl-C or SIGTERM
 //! stops the passes at the next run and saves the best schedule found so far
 //! (it fails the same way, but may not be minimal); that exits 2, as the
 //! shrink did not finish.
 
 use crate::run_cmd::setup;
+use seedfall::fault_phrase;
 use seedfall::interrupt::Interrupt;
 use seedfall::json_doc;
 use seedfall::schedule::Schedule;
@@ -85,9 +87,7 @@ pub fn run(args: ShrinkArgs) -> ExitCode {
         Ok(saved) => (saved.file, saved.kept),
         Err(e) => return fail(e),
     };
-    for (i, f) in shrunk.after.faults.iter().enumerate() {
-        let _ = writeln!(out, "  [{i}] {}", f.describe());
-    }
+    let _ = write!(out, "{}", fault_phrase::list(&shrunk.after.faults));
     let _ = writeln!(out, "saved {}", file.display());
     if let Some(kept) = &kept {
         let _ = writeln!(

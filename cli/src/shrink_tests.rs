@@ -219,7 +219,7 @@ fn worker_count_changes_neither_the_result_nor_the_run_count() {
     let (best, _, steps) = &results[0];
     assert_eq!(best.faults.len(), 2);
     assert_eq!((best.ops, best.duration), (Some(20), SimDuration::from_ns(ms(124))));
-    assert_eq!(steps[0].change, Change::Removed(2));
+    assert_eq!(steps[0].change, Change::Removed { removed: 10, of: 12 });
     for other in &results[1..] {
         assert_eq!(other, &results[0]);
     }
@@ -227,11 +227,11 @@ fn worker_count_changes_neither_the_result_nor_the_run_count() {
 
 #[test]
 fn what_shrink_prints() {
-    let step = |change| Step { round: 2, change, runs: 31 }.to_string();
-    assert_eq!(step(Change::Removed(3)), "round 2: removed faults, 3 left (runs 31)");
-    assert_eq!(step(Change::Capped(17)), "round 2: workload capped at 17 ops (runs 31)");
-    assert_eq!(step(Change::Trimmed(SimDuration::from_ns(ms(124)))), "round 2: duration trimmed to 124ms (runs 31)");
-    assert_eq!(step(Change::Simplified), "round 2: faults simplified (runs 31)");
+    // The reference's own lines are checked in cli/tests/reference_names.rs.
+    let step = |change| Step { round: 2, change, runs: 131, faults: 3 }.to_string();
+    assert_eq!(step(Change::Simplified), "run  131    3 faults  faults simplified");
+    let trimmed = Change::Trimmed { to: SimDuration::from_ns(ms(124)), from: SimDuration::from_ns(ms(10_000)) };
+    assert_eq!(step(trimmed), "run  131    3 faults  duration 124ms instead of 10s");
     let mut shrunk = Shrunk {
         seed: 7,
         before: candidate(vec![crash("n1", 100), crash("n2", 200)]),
@@ -245,13 +245,16 @@ fn what_shrink_prints() {
     };
     assert_eq!(
         shrunk.report(),
-        "  before: 2 faults, duration 10s, workload ops 40\n  after:  1 faults, duration 10s, workload ops 5\n  10 runs in 4.0s (2.5 runs/s)\n"
+        "shrunk from 2 faults, 10s, 40 workload ops\n         to 1 faults, 10s, 5 workload ops\nin 10 runs, 4s\n"
     );
     shrunk.stopped_early = true;
     assert!(shrunk.report().ends_with("  stopped early (budget): the schedule may not be minimal\n"));
     let schedule = shrunk.schedule();
     assert_eq!((schedule.seed, schedule.ops, schedule.shrink_runs), (Some(7), Some(5), Some(10)));
     assert_eq!(schedule.shrunk_from.map(|s| (s.faults, s.ops)), Some((2, Some(40))));
+    shrunk.default_ops = None;
+    shrunk.after.ops = None;
+    assert!(shrunk.report().starts_with("shrunk from 2 faults, 10s\n         to 1 faults, 10s\n"), "no sim.Budget");
 }
 
 #[test]

@@ -60,7 +60,7 @@ fn finding(example: &str, file: &str, node: &str, message: &str) {
     let out = seedfall(&["shrink", "-c", file.to_str().unwrap(), "-seed", &seed]);
     let report = text(&out);
     assert!(out.status.success(), "{report}");
-    let after = report.lines().find_map(|l| l.trim_start().strip_prefix("after:")).expect(&report);
+    let after = report.lines().find_map(|l| l.trim_start().strip_prefix("to ")).expect(&report);
     let faults: usize = after.split_whitespace().next().unwrap().parse().unwrap();
     assert!((1..=2).contains(&faults), "seed {seed} shrinks to at most 2 faults: {report}");
 }

@@ -52,7 +52,7 @@ fn ack_before_fsync_loses_acknowledged_writes_and_shrinks() {
 
     let (code, report) = seedfall(&["shrink", "-c", config, "-seed", &seed]);
     assert_eq!(code, 0, "{report}");
-    assert!(faults_in(&report, "after:") <= 3, "{report}");
+    assert!(faults_in(&report, "to ") <= 3, "{report}");
     let schedule = httpkv().join(format!(".seedfall/seed-{seed}.faults.json"));
     let (code, replayed) = seedfall(&["replay", "-c", config, "-seed", &seed, "-faults", schedule.to_str().unwrap()]);
     assert_eq!(code, 1, "{replayed}");

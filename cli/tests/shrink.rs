@@ -52,8 +52,8 @@ fn shrink_and_check(config_name: &str) {
     let out = seedfall(&["shrink", "-c", config, "-seed", "1"]);
     let report = text(&out);
     assert!(out.status.success(), "{report}");
-    let before = faults_in(&report, "before:");
-    let after = faults_in(&report, "after:");
+    let before = faults_in(&report, "shrunk from");
+    let after = faults_in(&report, "to ");
     assert!(before >= 10, "the hostile config's failing run carries at least 10 faults: {report}");
     assert!(after <= 3, "shrunk to at most 3 faults: {report}");
     let schedule = kvlog().join(format!(".seedfall/{config_name}.seed-1.faults.json"));
@@ -114,8 +114,8 @@ fn worker_count_changes_neither_the_schedule_nor_the_run_count() {
     let shrink = |jobs: &str| {
         let out = seedfall(&["shrink", "-c", config.to_str().unwrap(), "-seed", "1", "-j", jobs]);
         assert!(out.status.success(), "{}", text(&out));
-        let runs =
-            text(&out).lines().find(|l| l.contains(" runs in ")).unwrap().trim().split(' ').next().unwrap().to_string();
+        let said = text(&out);
+        let runs = said.lines().find_map(|l| l.strip_prefix("in ")?.split_once(" runs, ")).unwrap().0.to_string();
         (std::fs::read_to_string(&saved).unwrap(), runs)
     };
     let one = shrink("1");
@@ -309,7 +309,7 @@ fn preemption_points_are_schedule_entries_that_replay_and_can_be_removed() {
     let config = config.to_str().unwrap();
     let out = seedfall(&["shrink", "-c", config, "-seed", "1"]);
     assert!(out.status.success(), "{}", text(&out));
-    assert!(text(&out).contains("preempt     race at counted call "), "{}", text(&out));
+    assert!(text(&out).contains("preempt race at counted call #"), "{}", text(&out));
     let schedule = world.join(".seedfall/race.seed-1.faults.json");
     let replayed = seedfall(&["replay", "-c", config, "-seed", "1", "-faults", schedule.to_str().unwrap()]);
     assert_eq!(replayed.status.code(), Some(1), "the preemption point reproduces the race: {}", text(&replayed));

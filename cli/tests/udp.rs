@@ -109,10 +109,10 @@ fn shrink_cuts_datagram_faults_to_the_one_loss_that_matters() {
     let out = seedfall(&["shrink", "-c", every.to_str().unwrap(), "-seed", "1"]);
     let report = text(&out);
     assert!(out.status.success(), "{report}");
-    let before = report.lines().find_map(|l| l.trim_start().strip_prefix("before:")).expect(&report);
+    let before = report.lines().find_map(|l| l.trim_start().strip_prefix("shrunk from")).expect(&report);
     let drawn: usize = before.split_whitespace().next().unwrap().parse().unwrap();
     assert!(drawn > 5, "the sweep's schedule has many datagram faults: {report}");
-    let after = report.lines().find_map(|l| l.trim_start().strip_prefix("after:")).expect(&report);
+    let after = report.lines().find_map(|l| l.trim_start().strip_prefix("to ")).expect(&report);
     assert!(after.trim_start().starts_with("1 faults"), "{report}");
 
     let saved = std::fs::read_to_string(udppair().join(".seedfall/every.seed-1.faults.json")).unwrap();

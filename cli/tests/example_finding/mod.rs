@@ -54,7 +54,7 @@ pub fn shrink(example_name: &str, file: &str, seed: u64, max_faults: usize) -> P
     let seed = seed.to_string();
     let (code, report) = seedfall(&["shrink", "-c", config.to_str().unwrap(), "-seed", &seed]);
     assert_eq!(code, 0, "{report}");
-    let after = report.lines().find_map(|l| l.trim_start().strip_prefix("after:")).expect(&report);
+    let after = report.lines().find_map(|l| l.trim_start().strip_prefix("to ")).expect(&report);
     let faults: usize = after.split_whitespace().next().unwrap().parse().unwrap();
     assert!((1..=max_faults).contains(&faults), "seed {seed} shrinks to at most {max_faults} faults: {report}");
     let stem = Path::new(file).file_stem().unwrap().to_string_lossy().into_owned();
