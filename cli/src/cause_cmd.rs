@@ -74,9 +74,7 @@ pub fn run(args: CauseArgs) -> ExitCode {
     };
     let points = cause_stats::curve(&found);
     let jump = cause_stats::biggest_jump(&found, &points);
-    let functions = cause_stats::functions(&found, &|node, index| {
-        cluster.node_code(node)?.function_name(index as u32).map(str::to_string)
-    });
+    let functions = cause_stats::functions(&found, &|node, index| cluster.function_name(node, index as u32));
     let folder = cause_stats::folder(&config_path, found.seed, args.run.faults.as_deref());
     let saved = match cause_stats::save_failing(&found, &folder) {
         Ok(saved) => saved,

@@ -85,9 +85,12 @@ fn last_fault_by(cause: &Cause, step: u64) -> Option<Fault> {
 }
 
 /// The functions that most separate failing from passing futures, best
-/// first (at most `FUNCTIONS_SHOWN`); `names(node, index)` names a node's
-/// function. A function is counted once per future whichever node ran it;
-/// one that ran in every future or in none separates nothing.
+/// first (at most `FUNCTIONS_SHOWN`): the service's own packages (and
+/// other modules') before Go's standard library and runtime, whose
+/// functions are mostly where a failure shows rather than where it starts;
+/// `names(node, index)` names a node's function. A function is counted
+/// once per future whichever node ran it; one that ran in every future or
+/// in none separates nothing.
 pub fn functions(cause: &Cause, names: &dyn Fn(&str, usize) -> Option<String>) -> Vec<FunctionScore> {
     let all: Vec<&crate::cause::Outcome> = cause.outcomes.iter().flatten().collect();
     let total_fail = all.iter().filter(|o| o.fails).count();
@@ -136,13 +139,29 @@ pub fn functions(cause: &Cause, names: &dyn Fn(&str, usize) -> Option<String>) -
         .filter(|s| s.separation > 0.0)
         .collect();
     scores.sort_by(|a, b| {
-        b.separation
-            .total_cmp(&a.separation)
+        standard_library(&a.name)
+            .cmp(&standard_library(&b.name))
+            .then(b.separation.total_cmp(&a.separation))
             .then(b.p_ran_given_fail.total_cmp(&a.p_ran_given_fail))
             .then(a.name.cmp(&b.name))
     });
     scores.truncate(FUNCTIONS_SHOWN);
     scores
+}
+
+/// Whether Go function `name` (`net/http.(*conn).serve`) is the standard
+/// library's or the toolchain's: its package path's first element has no
+/// dot (`example.com/kv.Put` and `main.run` are not), or it is generated
+/// code (`type:.eq.main.T`, `go:buildid`).
+pub fn standard_library(name: &str) -> bool {
+    if name.starts_with("type:") || name.starts_with("go:") {
+        return true;
+    }
+    let first = match name.split_once('/') {
+        Some((first, _)) => first,
+        None => name.split('.').next().unwrap_or(name),
+    };
+    first != "main" && !first.contains('.')
 }
 
 /// A failing future saved for `replay -faults`.
@@ -329,6 +348,16 @@ pub fn svg(doc: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_standard_library_is_told_from_the_services_packages() {
+        for std in ["fmt.(*fmt).fmtQ", "runtime.gopark", "net/http.(*conn).serve", "type:.eq.example.com/kv.T"] {
+            assert!(standard_library(std), "{std}");
+        }
+        for own in ["main.(*Bank).Transfer", "example.com/kv.(*Store).Put", "gopkg.in/yaml.v3.Unmarshal"] {
+            assert!(!standard_library(own), "{own}");
+        }
+    }
 
     #[test]
     fn explaining_a_saved_future_never_writes_over_it() {

@@ -313,6 +313,16 @@ impl Cluster {
         Some(self.programs[node.program].code())
     }
 
+    /// The name of defined function `index` of node `name`'s code as Go
+    /// writes it (`fmt.(*fmt).fmtQ`, from the module's pclntab), else the
+    /// `name` section's (which mangles `(*T)` into `__T_`).
+    pub fn function_name(&self, name: &str, index: u32) -> Option<String> {
+        let node = self.nodes.iter().find(|n| n.name == name)?;
+        let program = &self.programs[node.program];
+        let go = program.go_symbols().and_then(|s| s.function_name(index));
+        go.or_else(|| program.code().function_name(index)).map(str::to_string)
+    }
+
     /// `seedfall test`: the workload (a test binary) runs with `args` and
     /// env `env`, and sees `mounts` (host directory, guest path) read-through.
     pub fn set_workload(&mut self, args: Vec<String>, env: Vec<String>, mounts: Vec<(PathBuf, String)>) {

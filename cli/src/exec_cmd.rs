@@ -253,7 +253,7 @@ pub fn run(args: ExecArgs) -> ExitCode {
         eprintln!("seedfall: {count} of {} edge bytes set", edges.len());
     }
     if let Some(preempt) = &instance.data().preempt {
-        let preemptions: Vec<u64> = preempt.fired.iter().map(|(counted, _)| *counted).collect();
+        let preemptions: Vec<u64> = preempt.fired.iter().map(|f| f.counted).collect();
         if !preemptions.is_empty() && args.timings {
             eprintln!("seedfall: {} strategy preemptions at counted calls {preemptions:?}", preemptions.len());
         }

@@ -283,6 +283,10 @@ fn report_finding(
                     out,
                     "  minimized: {before} preemptions and faults to {after} in {runs} runs; saved {shown}"
                 );
+                // Each kept point names the Go function it fired in, with its file:line.
+                for fault in &shrunk.after.faults {
+                    let _ = writeln!(out, "    {}", fault.describe().trim_start());
+                }
                 doc["schedule"] = json!(file);
                 minimized = Some(corpus::Saved { test: test.to_string(), seed, file });
             }

@@ -64,13 +64,17 @@ fn seed_1_jumps_at_the_torn_write_stays_flat_across_partitions_and_names_sim_fai
 
     // sim.Fail runs only in the futures that fail (they all fail through
     // it): it ranks first, tied with the formatting of the failure message,
-    // which runs only there too.
+    // which runs only there too. Names are Go's, and the service's and the
+    // SDK's packages come before the standard library's.
     let functions = doc["functions"].as_array().unwrap();
     let score = |f: &Value| (f["p_fail_given_ran"].as_f64().unwrap(), f["p_ran_given_fail"].as_f64().unwrap());
     assert_eq!(score(&functions[0]), (1.0, 1.0), "{functions:?}");
-    let fail = functions.iter().find(|f| f["name"] == "seedfall.dev_sdk_sim.fail").expect("sim.Fail in the table");
+    let fail = functions.iter().find(|f| f["name"] == "seedfall.dev/sdk/sim.fail").expect("sim.Fail in the table");
     assert_eq!(score(fail), (1.0, 1.0), "{functions:?}");
     assert!(functions.len() <= 10);
+    let standard: Vec<bool> =
+        functions.iter().map(|f| seedfall::cause_stats::standard_library(f["name"].as_str().unwrap())).collect();
+    assert!(!standard[0] && standard.windows(2).all(|w| w[0] <= w[1]), "{functions:?}");
 
     // A failing future replays exactly: it fails the same way.
     let failing = doc["failing_futures"].as_array().unwrap();
@@ -152,4 +156,18 @@ fn a_passing_seed_or_zero_futures_is_a_clear_error() {
     let mut none = options(true);
     none.futures = 0;
     assert!(cause(cluster, &none).err().unwrap().contains("at least 1"));
+}
+
+/// The function table's names are Go's: the `name` section's mangled
+/// `__T_` is `(*T)` again.
+#[test]
+fn functions_are_named_as_go_writes_them() {
+    let cluster = cluster();
+    let code = cluster.node_code("server").expect("a server node");
+    let mangled = (0..code.num_defined_functions())
+        .find(|&i| code.function_name(i).is_some_and(|n| n.starts_with("os.__File_.")))
+        .expect("the server calls a method of *os.File");
+    let name = cluster.function_name("server", mangled).unwrap();
+    assert!(name.starts_with("os.(*File)."), "{name}");
+    assert_eq!(name.replace("(*File)", "__File_"), code.function_name(mangled).unwrap());
 }

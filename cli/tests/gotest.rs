@@ -112,6 +112,13 @@ fn the_race_is_found_its_command_reproduces_it_and_its_minimized_schedule_fails_
     let faults = schedule["faults"].as_array().unwrap();
     assert!(!faults.is_empty() && faults.iter().all(|f| f["kind"] == "preempt"), "{schedule}");
     assert!(faults.len() as u64 <= schedule["shrunk_from"]["faults"].as_u64().unwrap());
+    // Each point names the Go function it fired in and its file:line, in the file and in the output.
+    for fault in faults {
+        let site = fault["where"].as_str().unwrap_or_else(|| panic!("{schedule}"));
+        assert!(go_site(site), "{site}");
+        let line = format!("preempt     test at counted call {} (in {site})", fault["op"]);
+        assert!(out.contains(&line), "{line}\n{out}");
+    }
 
     // A later plain run replays it first and fails on it, on a seed whose own run passes.
     let passing = (1..=300).find(|s| !finding["failing_seeds"].as_array().unwrap().contains(&Value::from(*s))).unwrap();
@@ -123,6 +130,13 @@ fn the_race_is_found_its_command_reproduces_it_and_its_minimized_schedule_fails_
     std::fs::remove_file(&saved).unwrap();
     let (code, out, _) = test(&dir, &["./bank", "-seeds", &passing.to_string()]);
     assert_eq!(code, 0, "without the saved schedule the same run passes: {out}");
+}
+
+/// `pkg.Func, file.go:LINE`, as a preemption point's site reads.
+fn go_site(site: &str) -> bool {
+    let Some((function, place)) = site.split_once(", ") else { return false };
+    let Some((file, line)) = place.rsplit_once(':') else { return false };
+    function.contains('.') && file.ends_with(".go") && !file.contains('/') && line.parse::<u32>().is_ok()
 }
 
 #[test]
@@ -144,6 +158,15 @@ fn a_failing_seeds_trace_diffs_against_its_minimized_run() {
     let view = seedfall(&dir, &["trace", "view", minimized]);
     let text = String::from_utf8_lossy(&view.stdout);
     assert!(view.status.success() && text.contains("test#1"), "{text}");
+    // Its preemption points name the Go function they fired in.
+    let points: Vec<&str> = text.lines().filter(|l| l.contains(r#""kind":"preempt""#)).collect();
+    assert!(!points.is_empty(), "{text}");
+    for point in points {
+        let event = point.split("  [parks: ").next().unwrap();
+        let site =
+            event.split_once(" (in ").and_then(|(_, s)| s.strip_suffix(')')).unwrap_or_else(|| panic!("{point}"));
+        assert!(go_site(site), "{point}");
+    }
     let stats = seedfall(&dir, &["trace", "stats", original, "--json", "-"]);
     let stats: Value = serde_json::from_slice(&stats.stdout).unwrap();
     // The test binary's goroutines: main, the test's, its two withdrawers at least.

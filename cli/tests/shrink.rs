@@ -333,10 +333,13 @@ fn pct_replay_says_its_change_points_and_counts_in_the_reference_format() {
     assert!(out.lines().next().is_some_and(|l| l.ends_with(header)), "{out}");
     let fired: Vec<&str> = out.lines().filter(|l| l.contains("* fault preempt ")).collect();
     assert_eq!(fired.len(), 1, "{out}");
-    let op: u64 = fired[0]
+    // The point names the Go function it fired in: the loop's `work`, at its `func` line.
+    let (op, site) = fired[0]
         .split_once("* fault preempt race#1's running goroutine at counted call ")
-        .and_then(|(_, op)| op.parse().ok())
+        .and_then(|(_, rest)| rest.split_once(' '))
         .unwrap_or_else(|| panic!("{out}"));
+    let op: u64 = op.parse().unwrap();
+    assert_eq!(site, "(in main.work, main.go:18)", "{out}");
     let last = out.lines().find(|l| l.contains("* pct: race ran ")).unwrap_or_else(|| panic!("{out}"));
     let (ran, points) =
         last.split_once("* pct: race ran ").unwrap().1.split_once(" counted calls, change points fired: ").unwrap();
@@ -354,7 +357,9 @@ fn pct_replay_says_its_change_points_and_counts_in_the_reference_format() {
         "{entry}"
     );
     assert_eq!(entry["op"].as_u64(), Some(op), "{entry}");
+    // The reference's fields, and `where` for people (its reader need not know it).
+    assert_eq!(entry["where"], "main.work, main.go:18", "{entry}");
     let mut keys: Vec<&str> = entry.as_object().unwrap().keys().map(String::as_str).collect();
     keys.sort_unstable();
-    assert_eq!(keys, ["at", "kind", "node", "op", "until"], "{entry}");
+    assert_eq!(keys, ["at", "kind", "node", "op", "until", "where"], "{entry}");
 }

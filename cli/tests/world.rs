@@ -528,3 +528,25 @@ fn two_checkouts_of_the_same_source_give_the_same_modules_and_traces() {
     }
     assert_eq!(summaries[0], summaries[1]);
 }
+
+/// Replay prints what the service did to its files, with the bytes written:
+/// kvlog's log opens, appends and fsyncs, and its meta file's atomic
+/// replace (a write through O_SYNC, a rename, the directory's fsync).
+#[test]
+fn replay_shows_the_services_file_operations() {
+    let out = seedfall(&["replay", "-c", &config(&kvlog_dir(), "seedfall.json"), "-seed", "1"]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    let ops: Vec<&str> = stdout.lines().filter_map(|l| l.split_once("] server#1: ").map(|(_, op)| op)).collect();
+    for expected in [
+        "open /data/kv.log (create): fd ",
+        "open /data/kv.meta.tmp (create, truncate): fd ",
+        "write /data/kv.meta.tmp: 8 bytes at offset 0",
+        "rename /data/kv.meta.tmp -> /data/kv.meta",
+        "fsync /data",
+        "write /data/kv.log: ",
+        "fsync /data/kv.log",
+    ] {
+        assert!(ops.iter().any(|op| op.starts_with(expected)), "no `{expected}` in:\n{}", ops.join("\n"));
+    }
+}

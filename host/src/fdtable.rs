@@ -123,6 +123,14 @@ impl FdTable {
         self.entries.get(&fd)
     }
 
+    /// Each preopened directory: its descriptor and guest path.
+    pub fn preopens(&self) -> impl Iterator<Item = (u32, &str)> {
+        self.entries.iter().filter_map(|(fd, e)| match &e.kind {
+            FdKind::Dir { preopen: Some(path), .. } => Some((*fd, path.as_str())),
+            _ => None,
+        })
+    }
+
     pub fn get_mut(&mut self, fd: u32) -> Option<&mut FdEntry> {
         self.entries.get_mut(&fd)
     }

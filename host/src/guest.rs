@@ -10,6 +10,7 @@
 
 use crate::clock::EPOCH_UNIX_NS;
 use crate::fs::Fs;
+use crate::gosym::{GoSymbols, SharedSymbols};
 use crate::node::Node;
 use crate::preempt::Preemption;
 use crate::preempt::goruntime::{self, GoOffsets};
@@ -26,6 +27,7 @@ pub struct Guest {
     code: Arc<Code>,
     counter_global: Option<u32>,
     go_offsets: Option<GoOffsets>,
+    symbols: SharedSymbols,
 }
 
 /// Why a module cannot be run.
@@ -82,7 +84,7 @@ impl Guest {
             Some(version) => Some(goruntime::offsets_for(&version).map_err(GuestError::UnsupportedGo)?),
             None => None,
         };
-        Ok(Guest { code, counter_global, go_offsets })
+        Ok(Guest { code, counter_global, go_offsets, symbols: SharedSymbols::default() })
     }
 
     pub fn code(&self) -> &Arc<Code> {
@@ -92,6 +94,12 @@ impl Guest {
     /// The instrumentation's counter global (`None`: not instrumented).
     pub fn counter_global(&self) -> Option<u32> {
         self.counter_global
+    }
+
+    /// Go's function names and source lines (`None`: not a Go module).
+    pub fn go_symbols(&self) -> Option<&GoSymbols> {
+        self.go_offsets?;
+        self.symbols.of(&self.code)
     }
 
     /// Go's runtime offsets (`None`: not a Go module).
@@ -128,6 +136,7 @@ impl Guest {
             code: self.code.clone(),
             counter_global: self.counter_global,
             go_offsets: self.go_offsets,
+            symbols: self.symbols.clone(),
             args,
             env,
             role,

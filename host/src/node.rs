@@ -255,6 +255,8 @@ pub struct Node {
     /// resumes, so Go's netpoll throws and the runtime prints every
     /// goroutine's stack (docs/world.md, "Deadlocks").
     pub dump_goroutines: bool,
+    /// The file operations as replay lines (None: no replay log is written).
+    pub file_ops: Option<crate::file_ops::FileOps>,
 }
 
 /// A deliberate difference, for tests of the determinism checks.
@@ -298,6 +300,7 @@ impl Node {
             disk_latency: None,
             goroutines: None,
             dump_goroutines: false,
+            file_ops: None,
         }
     }
 

@@ -140,7 +140,16 @@ impl Trace {
         self.event(tag, name, values, 0);
     }
 
+    /// `record`, with `note` added to the log's text of it (never hashed).
+    pub fn record_noted(&mut self, tag: &[u8], name: &[u8], values: &[u64], note: &str) {
+        self.noted_event(tag, name, values, 0, note);
+    }
+
     fn event(&mut self, tag: &[u8], name: &[u8], args: &[u64], result: u64) {
+        self.noted_event(tag, name, args, result, "");
+    }
+
+    fn noted_event(&mut self, tag: &[u8], name: &[u8], args: &[u64], result: u64, note: &str) {
         if self.frozen {
             return;
         }
@@ -159,7 +168,7 @@ impl Trace {
             let mut log = log.borrow_mut();
             let entry = LogEntry {
                 position: log.position.clone(),
-                what: what(tag, name, args, result),
+                what: what(tag, name, args, result) + note,
                 digest: fnv(&b[start..]),
                 goroutine: self.goroutine,
                 block: None,

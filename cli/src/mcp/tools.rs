@@ -465,9 +465,7 @@ fn caused(args: &Args, ctx: &Ctx) -> Answer {
         let found = cause_watched(&cluster, &options, &watch)?;
         let points = cause_stats::curve(&found);
         let jump = cause_stats::biggest_jump(&found, &points);
-        let functions = cause_stats::functions(&found, &|node, index| {
-            cluster.node_code(node)?.function_name(index as u32).map(str::to_string)
-        });
+        let functions = cause_stats::functions(&found, &|node, index| cluster.function_name(node, index as u32));
         let folder = cause_stats::folder(&path, found.seed, schedule.as_ref().map(|(p, _)| p.as_path()));
         let saved = cause_stats::save_failing(&found, &folder)?;
         let doc = cause_stats::to_json(&found, &points, jump.as_ref(), &functions, &saved);

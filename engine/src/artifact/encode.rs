@@ -10,7 +10,7 @@ use std::ops::Range;
 use std::sync::Arc;
 
 /// Bump on any change to the encoding or to what compiled code expects.
-pub const FORMAT_VERSION: u32 = 9;
+pub const FORMAT_VERSION: u32 = 10;
 /// The code's alignment in an encoding made by `encode_at`: the page size.
 pub const CODE_ALIGNMENT: usize = 4096;
 const MAGIC: &[u8; 8] = b"SEEDFALL";

@@ -351,6 +351,18 @@ impl Code {
         }
     }
 
+    /// The function (imports counted) whose native code holds `pc`.
+    pub fn function_at_pc(&self, pc: usize) -> Option<u32> {
+        if !self.contains(pc) {
+            return None;
+        }
+        match &self.exec {
+            Exec::Mapped { .. } => self.artifact.function_at((pc - self.base()) as u32),
+            #[cfg(target_os = "linux")]
+            Exec::Lazy(lazy) => lazy.function_at(pc),
+        }
+    }
+
     /// Describe a hardware fault at `pc` (raised by `signal`) as a trap; `pc`
     /// must be in this module's code.
     pub fn trap_at_pc(&self, pc: usize, signal: i32) -> Trap {

@@ -218,9 +218,19 @@ pub struct Caller<'a, T> {
     pub(crate) globals: *mut u64,
     pub(crate) global_types: &'a [GlobalType],
     pub(crate) num_imported_globals: u32,
+    pub(crate) code: &'a crate::runtime::code::Code,
+    /// Where the import stub returns to, in the calling function's code.
+    pub(crate) return_address: usize,
 }
 
 impl<T> Caller<'_, T> {
+    /// The defined function (imports not counted) whose code called this
+    /// host function; None if the runtime called it, not a wasm function.
+    pub fn calling_function(&self) -> Option<u32> {
+        let index = self.code.function_at_pc(self.return_address)?;
+        index.checked_sub(self.code.info().num_imported_funcs)
+    }
+
     pub fn data(&self) -> &T {
         self.data
     }

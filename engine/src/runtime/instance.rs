@@ -58,7 +58,7 @@ fn resume_fiber(fiber: &mut Fiber, value: u64) -> FiberStep {
 /// `InstanceInner<T>`, so a pointer to one is a pointer to the other.
 #[repr(C)]
 pub(crate) struct InstanceCore {
-    pub dispatch: unsafe fn(*mut InstanceCore, u32, *mut u64) -> std::result::Result<(), HostError>,
+    pub dispatch: unsafe fn(*mut InstanceCore, u32, *mut u64, usize) -> std::result::Result<(), HostError>,
     /// The instance's code (owned by `InstanceInner::code`), for naming traps.
     pub code: *const Code,
     pub memory: Option<Rc<LinearMemory>>,
@@ -152,8 +152,13 @@ pub struct Instance<T> {
 /// `core` must be the `core` field of a live `InstanceInner<T>` (the vmctx's
 /// `instance` pointer, with this `T`), called from a host-call stub while that
 /// instance's guest code is stopped in it; `values` must point at the stub's
-/// buffer, `max(params, results, 1)` slots.
-unsafe fn dispatch<T>(core: *mut InstanceCore, index: u32, values: *mut u64) -> std::result::Result<(), HostError> {
+/// buffer, `max(params, results, 1)` slots; `return_address` is the stub's.
+unsafe fn dispatch<T>(
+    core: *mut InstanceCore,
+    index: u32,
+    values: *mut u64,
+    return_address: usize,
+) -> std::result::Result<(), HostError> {
     // `core` is the first field of a repr(C) InstanceInner<T>, and was derived
     // from a pointer to the whole of it.
     let inner = core as *mut InstanceInner<T>;
@@ -162,13 +167,14 @@ unsafe fn dispatch<T>(core: *mut InstanceCore, index: u32, values: *mut u64) -> 
     // nothing else borrows: host functions and types are read-only after
     // instantiation, `data` is reached only here and by `Instance` methods,
     // which cannot run while its guest is stopped in a call.
-    let (host_funcs, global_types, data, memory, num_imported_globals) = unsafe {
+    let (host_funcs, global_types, data, memory, num_imported_globals, code) = unsafe {
         (
             &(*inner).host_funcs,
             &(*inner).global_types,
             &mut (*inner).data,
             (*inner).core.memory.as_deref(),
             (*inner).num_imported_globals,
+            &*(*inner).core.code,
         )
     };
     let (ty, func): &(FuncType, HostFunc<T>) = &host_funcs[index as usize];
@@ -178,7 +184,7 @@ unsafe fn dispatch<T>(core: *mut InstanceCore, index: u32, values: *mut u64) -> 
     // SAFETY: the vmctx storage is header + one slot per global, so the first
     // global slot is in bounds (one past the end when there are none).
     let globals = unsafe { ((*inner).vmctx.as_ptr() as *mut u64).add(vmctx::HEADER_SIZE / 8) };
-    let mut caller = Caller { data, memory, globals, global_types, num_imported_globals };
+    let mut caller = Caller { data, memory, globals, global_types, num_imported_globals, code, return_address };
     match catch_unwind(AssertUnwindSafe(|| func(&mut caller, values))) {
         Ok(result) => result,
         Err(panic) => Err(HostError::Fail(format!("host function panicked: {}", crate::error::panic_message(&*panic)))),

@@ -162,14 +162,20 @@ pub(crate) unsafe extern "C" fn lazy_compile(vmctx: *mut VmCtx, func_index: u32)
 ///
 /// # Safety
 /// The libcall contract (module doc), from the import stub of function
-/// `import_index`, which passes a buffer of `max(params, results, 1)` slots.
-pub(crate) unsafe extern "C" fn host_call(vmctx: *mut VmCtx, import_index: u32, values: *mut u64) {
+/// `import_index`, which passes a buffer of `max(params, results, 1)` slots
+/// and its own return address (in the wasm function that called it).
+pub(crate) unsafe extern "C" fn host_call(
+    vmctx: *mut VmCtx,
+    import_index: u32,
+    values: *mut u64,
+    return_address: usize,
+) {
     // Raw pointer, not a reference: the dispatcher borrows parts of the instance.
     // SAFETY: the libcall contract: the vmctx header is initialised.
     let core = unsafe { (*vmctx).header.instance as *mut InstanceCore };
     // SAFETY: `dispatch` is the instance's own monomorphised dispatcher, and
     // this is the host-call stub `dispatch` requires.
-    let result = unsafe { ((*core).dispatch)(core, import_index, values) };
+    let result = unsafe { ((*core).dispatch)(core, import_index, values, return_address) };
     if let Err(error) = result {
         // SAFETY: the instance is live; `dispatch` has returned, so no
         // reference into it remains.

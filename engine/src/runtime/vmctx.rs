@@ -47,7 +47,7 @@ pub struct VmCtxHeader {
     /// `(vmctx, dst, byte, len) -> 0 ok / 1 out of bounds`
     pub memory_fill: unsafe extern "C" fn(*mut VmCtx, u32, u32, u32) -> u32,
     /// `(vmctx, import_index, values)`: arguments in, results out, 8 bytes each.
-    pub host_call: unsafe extern "C" fn(*mut VmCtx, u32, *mut u64),
+    pub host_call: unsafe extern "C" fn(*mut VmCtx, u32, *mut u64, usize),
     /// The instance's `runtime::instance::InstanceCore` (first field of its
     /// `InstanceInner`), which the libcalls reach through this pointer.
     pub instance: *mut u8,

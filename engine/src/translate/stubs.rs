@@ -99,15 +99,23 @@ pub fn import_stub(
     store_values(&mut b, &params[1..], buffer);
 
     let mut sig = Signature::new(HOST_CALL_CONV);
-    sig.params.extend([AbiParam::new(types::I64), AbiParam::new(types::I32), AbiParam::new(types::I64)]);
+    sig.params.extend([
+        AbiParam::new(types::I64),
+        AbiParam::new(types::I32),
+        AbiParam::new(types::I64),
+        AbiParam::new(types::I64),
+    ]);
     let sigref = b.import_signature(sig);
     let flags = MemFlagsData::trusted().with_readonly().with_can_move();
+    // Where the stub returns to: inside the wasm function that called the import
+    // (`Caller::calling_function`). Frame pointers are kept, so this is one load.
+    let return_address = b.ins().get_return_address(types::I64);
     let host_call = b.ins().load(types::I64, flags, vmctx_value, vmctx::LIBCALL_HOST_CALL);
     let index = b.ins().iconst(types::I32, import_index as i64);
     if let Some((global, _)) = pinned {
         spill_pinned(&mut b, vmctx_value, global);
     }
-    b.ins().call_indirect(sigref, host_call, &[vmctx_value, index, buffer]);
+    b.ins().call_indirect(sigref, host_call, &[vmctx_value, index, buffer, return_address]);
     if let Some(pinned) = pinned {
         reload_pinned(&mut b, vmctx_value, pinned);
     }

@@ -56,10 +56,9 @@ pub struct Preemption {
     loops: bool,
     /// Whether strategy points are recorded in `fired` (pct only).
     records: bool,
-    /// (counted calls, virtual time) of each point at which the strategy
-    /// preempted and that the world has not taken yet: the `preempt`
-    /// faults of a run.
-    pub fired: Vec<(u64, SimTime)>,
+    /// Each point at which the strategy preempted and that the world has
+    /// not taken yet: the `preempt` faults of a run.
+    pub fired: Vec<Fired>,
 }
 
 impl Preemption {
@@ -123,6 +122,17 @@ impl Preemption {
     }
 }
 
+/// A strategy point that fired.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fired {
+    /// Counted calls so far (of this incarnation).
+    pub counted: u64,
+    pub at: SimTime,
+    /// The defined function whose entry (or loop head) reached the point:
+    /// the running goroutine yields there (None: the engine could not tell).
+    pub function: Option<u32>,
+}
+
 /// What one hook decided.
 struct Decision {
     park: bool,
@@ -131,14 +141,14 @@ struct Decision {
     stalled: bool,
 }
 
-fn decide(node: &mut Node, memory: &mut [u8], g: u64, counter: i64) -> Decision {
+fn decide(node: &mut Node, memory: &mut [u8], g: u64, counter: i64, function: Option<u32>) -> Decision {
     let now = node.clock.now();
     let p = node.preempt.as_mut().expect("hook only bound with preemption");
     p.counted = p.counted_now(counter);
     let slice_end = p.counted - p.slice_start >= SLICE_CALLS;
     let strategy_point = p.schedule.reached(p.counted);
     if strategy_point && p.records {
-        p.fired.push((p.counted, now));
+        p.fired.push(Fired { counted: p.counted, at: now, function });
     }
     let quantum_ok = p.last_request.is_none_or(|last| p.counted - last >= MIN_QUANTUM);
     let mut busy = false;
@@ -173,16 +183,19 @@ fn hook(c: &mut Caller<'_, Node>) -> Result<(), HostError> {
             "{HOOK_MODULE}.{HOOK_NAME} called by a module seedfall did not instrument"
         )));
     };
-    let (counter_global, counted_before, is_go) = (p.counter_global, p.counted, p.offsets.is_some());
+    let (counter_global, counted_before, is_go, records) =
+        (p.counter_global, p.counted, p.offsets.is_some(), p.records);
     let counter = c.global_get(counter_global) as i64;
     // Only Go modules have a g global (index 2 by Go's linker convention).
     let g = if is_go { c.global_get(goruntime::GLOBAL_G) } else { 0 };
+    // Only a recorded point needs it (finding the function costs a lookup).
+    let function = if records { c.calling_function() } else { None };
     let (memory, node) = c.memory_and_data();
     if let Some(goroutines) = &mut node.goroutines {
         goroutines.observe(memory, g);
         node.trace.goroutine = Some(goroutines.current());
     }
-    let decision = decide(node, memory, g, counter);
+    let decision = decide(node, memory, g, counter, function);
     let node = c.data_mut();
     let p = node.preempt.as_mut().expect("checked above");
     p.armed = p.distance();

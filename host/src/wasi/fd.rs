@@ -108,6 +108,9 @@ fn fd_write(c: &mut Caller<'_, Node>, v: &[u64], offset: Option<u64>) -> WasiRes
             {
                 *offset = start + done;
             }
+            if let Some(ops) = node.file_ops.as_mut() {
+                ops.wrote(node.clock.now(), fd, done, start);
+            }
             if done > 0 && !node.mappings.is_empty() {
                 node.mappings.refresh(&mut node.fs, memory, ino, start, start + done)?;
             }
@@ -152,6 +155,9 @@ fn fd_sync(c: &mut Caller<'_, Node>, v: &[u64]) -> WasiResult {
     write_back_mapped(c, ino)?;
     let node = c.data_mut();
     let result = node.fs.sync(ino);
+    if let Some(ops) = node.file_ops.as_mut() {
+        ops.synced(node.clock.now(), v[0] as u32, result.err());
+    }
     // A crash in the middle of the sync ends the incarnation instead.
     let crashing = node.fs.crash_requested().is_some();
     if let Some(wait) = node.disk_latency.as_mut().filter(|_| !crashing).map(|l| l.draw()) {
@@ -343,6 +349,9 @@ fn fd_readdir(c: &mut Caller<'_, Node>, v: &[u64]) -> WasiResult {
 fn fd_close(c: &mut Caller<'_, Node>, v: &[u64]) -> WasiResult {
     let node = c.data_mut();
     let entry = node.fds.remove(v[0] as u32).ok_or(EBADF)?;
+    if let Some(ops) = node.file_ops.as_mut() {
+        ops.closed(v[0] as u32);
+    }
     if let FdKind::File { ino, .. } | FdKind::Dir { ino, .. } = entry.kind {
         node.locks.closed(ino, v[0] as u32);
     }

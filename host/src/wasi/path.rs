@@ -65,6 +65,20 @@ fn path_open(c: &mut Caller<'_, Node>, v: &[u64]) -> WasiResult {
     node.fs.retain(ino);
     // The rights asked for are the access mode: fd_read and fd_write check them.
     let fd = node.fds.insert_with_rights(kind, fdflags, rights, rights_inheriting)?;
+    if let Some(ops) = node.file_ops.as_mut() {
+        let how: Vec<&str> = [
+            (flags.create, "create"),
+            (flags.exclusive, "exclusive"),
+            (flags.truncate, "truncate"),
+            (fdflags & FDFLAG_APPEND != 0, "append"),
+            (rights & RIGHT_FD_WRITE == 0, "read-only"),
+        ]
+        .into_iter()
+        .filter_map(|(set, name)| set.then_some(name))
+        .collect();
+        let path = ops.resolve(v[0] as u32, &path);
+        ops.opened(node.clock.now(), fd, path, &how.join(", "));
+    }
     write_u32(c, result_ptr, fd)
 }
 
@@ -111,13 +125,25 @@ pub fn register(l: &mut Linker<Node>) {
     bind(l, "path_unlink_file", &[I32, I32, I32], |c, v| {
         let (dir, path) = dir_and_path(c, v[0], v[1], v[2])?;
         let time = now(c);
-        Ok(c.data_mut().fs.unlink(dir, &path, time)?)
+        let node = c.data_mut();
+        node.fs.unlink(dir, &path, time)?;
+        if let Some(ops) = node.file_ops.as_mut() {
+            let path = ops.resolve(v[0] as u32, &path);
+            ops.unlinked(node.clock.now(), path);
+        }
+        Ok(())
     });
     bind(l, "path_rename", &[I32, I32, I32, I32, I32, I32], |c, v| {
         let (from_dir, from) = dir_and_path(c, v[0], v[1], v[2])?;
         let (to_dir, to) = dir_and_path(c, v[3], v[4], v[5])?;
         let time = now(c);
-        Ok(c.data_mut().fs.rename(from_dir, &from, to_dir, &to, time)?)
+        let node = c.data_mut();
+        node.fs.rename(from_dir, &from, to_dir, &to, time)?;
+        if let Some(ops) = node.file_ops.as_mut() {
+            let (from, to) = (ops.resolve(v[0] as u32, &from), ops.resolve(v[3] as u32, &to));
+            ops.renamed(node.clock.now(), from, to);
+        }
+        Ok(())
     });
     bind(l, "path_link", &[I32, I32, I32, I32, I32, I32, I32], |c, v| {
         let (from_dir, from) = dir_and_path(c, v[0], v[2], v[3])?;

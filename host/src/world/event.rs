@@ -235,9 +235,12 @@ impl<'a> Recorder<'a> {
         }
     }
 
-    /// A fault's schedule entry, as hashed: its JSON form is its identity.
+    /// A fault's schedule entry, as hashed: its JSON form without what is
+    /// for people only is its identity; a preemption point's site is logged.
     fn hash_fault(&mut self, fault: &Fault) {
-        self.trace.record(b"fault", fault.to_json().to_string().as_bytes(), &[]);
+        let identity = serde_json::Value::Object(fault.identity()).to_string();
+        let note = super::fault::preempt::site_suffix(fault.site.as_deref());
+        self.trace.record_noted(b"fault", identity.as_bytes(), &[], &note);
     }
 
     /// The run's faults, in time order.

@@ -96,6 +96,8 @@ pub struct NodeProgram {
     /// The instrumentation's counter global (None: not instrumented).
     pub counter_global: Option<u32>,
     pub go_offsets: Option<GoOffsets>,
+    /// Go's names and lines of `code`, read when a preemption point names its function.
+    pub symbols: crate::gosym::SharedSymbols,
     pub args: Vec<String>,
     /// `KEY=VALUE` strings.
     pub env: Vec<String>,
@@ -839,6 +841,7 @@ impl<'a> World<'a> {
             hash_log: self.hash_log.as_ref(),
             perturb: self.spec.perturb.as_ref(),
             hosts: self.spec.net_overlay.then(|| ip::hosts_file(self.spec.programs.iter().map(|p| p.name.as_str()))),
+            file_ops: self.rec.logging(),
         };
         let started = now();
         self.slots[id].boot(id, &ctx, &self.clock)?;
@@ -978,6 +981,9 @@ impl<'a> World<'a> {
             return;
         }
         let who = self.slots[id].who(id);
+        for (at, line) in self.slots[id].take_file_ops() {
+            self.rec.say(at, &format!("{who}: {line}"));
+        }
         let at = self.now();
         if dropped > 0 {
             let tail = crate::node::CAPTURE_TAIL_BYTES;
@@ -1172,11 +1178,16 @@ impl<'a> World<'a> {
         let Some(preempt) = slot.node_mut().preempt.as_mut() else { return };
         let fired = std::mem::take(&mut preempt.fired);
         slot.points_fired += fired.len() as u64;
-        for (op, at) in fired {
-            let op = base + op;
-            let fault = fault::preempt::recorded(&who.name, op, at);
-            let line = format!("fault preempt {who}'s running goroutine at counted call {op}");
-            self.rec.emit(at, Event::Fault { fault, line: Some(line) });
+        let program = slot.program;
+        for point in fired {
+            let op = base + point.counted;
+            let site = point.function.and_then(|f| fault::preempt::site(program, f));
+            let line = format!(
+                "fault preempt {who}'s running goroutine at counted call {op}{}",
+                fault::preempt::site_suffix(site.as_deref())
+            );
+            let fault = fault::preempt::recorded(&who.name, op, point.at, site);
+            self.rec.emit(point.at, Event::Fault { fault, line: Some(line) });
         }
     }
 

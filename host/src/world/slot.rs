@@ -97,6 +97,8 @@ pub struct BootContext<'a> {
     pub perturb: Option<&'a (String, u32, Perturb)>,
     /// `/etc/hosts` for a new disk (net_overlay), else None.
     pub hosts: Option<String>,
+    /// Keep each node's file operations for the replay log.
+    pub file_ops: bool,
 }
 
 const STDERR_TAIL_BYTES: usize = 4096;
@@ -190,6 +192,7 @@ impl<'a> Slot<'a> {
         node.trace.progress = ctx.progress.clone();
         node.trace.log = ctx.hash_log.cloned();
         node.goroutines = p.go_offsets.map(Goroutines::new);
+        node.file_ops = ctx.file_ops.then(|| crate::file_ops::FileOps::new(&node.fds));
         node.trace.goroutine = node.goroutines.as_ref().map(Goroutines::current);
         node.perturb = ctx
             .perturb
@@ -241,6 +244,11 @@ impl<'a> Slot<'a> {
 
     /// Takes the node's output since the last call, keeping the stderr tail.
     /// Also says how many bytes were dropped to keep the captured tails bounded.
+    /// The file operations since last time, as replay lines (none when not logging).
+    pub fn take_file_ops(&mut self) -> Vec<(SimTime, String)> {
+        self.node_mut().file_ops.as_mut().map(crate::file_ops::FileOps::take).unwrap_or_default()
+    }
+
     pub fn take_output(&mut self) -> (Vec<u8>, Vec<u8>, u64) {
         let node = self.node_mut();
         let (out, err) = (node.stdout.take(), node.stderr.take());

@@ -99,6 +99,7 @@ pub(super) fn program(name: &str, code: Arc<Code>) -> NodeProgram {
         code,
         counter_global: None,
         go_offsets: None,
+        symbols: Default::default(),
         args: Vec::new(),
         env: Vec::new(),
         role: Role::Service { supervise: false },
@@ -457,6 +458,7 @@ pub(super) fn clone_program(p: &NodeProgram) -> NodeProgram {
         args: p.args.clone(),
         env: p.env.clone(),
         mounts: p.mounts.clone(),
+        symbols: p.symbols.clone(),
         ..*p
     }
 }

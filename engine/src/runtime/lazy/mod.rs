@@ -259,10 +259,19 @@ impl Lazy {
 
     /// Describe a fault at `pc` in this module's code.
     pub fn trap_at(&self, pc: usize, signal: i32) -> Trap {
+        self.site_at(pc).trap(&self.artifact.info, signal)
+    }
+
+    /// The function whose code holds `pc` (imports counted).
+    pub fn function_at(&self, pc: usize) -> Option<u32> {
+        self.site_at(pc).func_index
+    }
+
+    fn site_at(&self, pc: usize) -> TrapSite {
         let (_compile, state) = self.lock();
         let base = state.regions[0].base();
         let placed = state.placed.range(..=pc).next_back().filter(|(start, p)| pc < *start + p.compiled.code.len());
-        let site = match placed {
+        match placed {
             Some((start, placed)) => {
                 let offset = (pc - start) as u32;
                 let record = placed.compiled.traps.iter().find(|t| t.0 == offset).map(|t| (t.1, t.2));
@@ -270,8 +279,7 @@ impl Lazy {
             }
             None if state.regions[0].contains(pc) => TrapSite::in_artifact(&self.artifact, (pc - base) as u32),
             None => TrapSite { func_index: None, record: None },
-        };
-        site.trap(&self.artifact.info, signal)
+        }
     }
 }
 

@@ -33,7 +33,18 @@ pub fn read_common(o: &Map<String, Value>, kind: Kind) -> Result<Fault, String> 
     };
     let op =
         o.get("op").filter(|v| !v.is_null()).map(|v| v.as_u64().ok_or("`op` must be a whole number")).transpose()?;
-    Ok(Fault { at, kind, target, until: time(o, "until")?, op, applied: None, amount: None, to: None, form: None })
+    Ok(Fault {
+        at,
+        kind,
+        target,
+        until: time(o, "until")?,
+        op,
+        applied: None,
+        amount: None,
+        to: None,
+        form: None,
+        site: None,
+    })
 }
 
 /// A Go duration string field, as virtual time since the start.

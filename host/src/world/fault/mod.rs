@@ -222,7 +222,7 @@ impl fmt::Display for Target {
 }
 
 /// One fault of a run, as a schedule holds it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct Fault {
     pub at: SimTime,
     pub kind: Kind,
@@ -242,7 +242,33 @@ pub struct Fault {
     /// Which form of its kind it takes, for kinds with several (a clog's
     /// `stop`, `jam` or `slow`).
     pub form: Option<&'static str>,
+    /// For people only: where the node was when it took effect (a
+    /// preemption point's Go function and file:line). Neither hashed into
+    /// the trace nor compared: the fault is the same without it.
+    pub site: Option<String>,
 }
+
+/// A schedule field for people (`Fault::site`), left out of the trace hash.
+pub const SITE_FIELD: &str = "where";
+
+impl PartialEq for Fault {
+    fn eq(&self, other: &Fault) -> bool {
+        let Fault { at, kind, target, until, op, applied, amount, to, form, site: _ } = self;
+        (at, kind, target, until, op, applied, amount, to, form)
+            == (
+                &other.at,
+                &other.kind,
+                &other.target,
+                &other.until,
+                &other.op,
+                &other.applied,
+                &other.amount,
+                &other.to,
+                &other.form,
+            )
+    }
+}
+impl Eq for Fault {}
 
 impl Fault {
     pub fn on_node(at: SimTime, kind: Kind, node: &str) -> Fault {
@@ -256,6 +282,7 @@ impl Fault {
             amount: None,
             to: None,
             form: None,
+            site: None,
         }
     }
 
@@ -289,17 +316,28 @@ impl Fault {
             line.push_str(", ");
             line.push_str(&detail);
         }
+        line.push_str(&preempt::site_suffix(self.site.as_deref()));
         line
     }
 
     /// The schedule-file object of this fault.
     pub fn to_json(&self) -> Value {
+        let mut o = self.identity();
+        if let Some(site) = &self.site {
+            o.insert(SITE_FIELD.into(), Value::String(site.clone()));
+        }
+        Value::Object(o)
+    }
+
+    /// The schedule-file object without what is for people only: what the
+    /// trace hashes.
+    pub fn identity(&self) -> Map<String, Value> {
         let mut o = json::common(self);
         if let Some(name) = self.kind.imp().amount_field() {
             json::write_amount(name, self, &mut o);
         }
         self.kind.imp().write_json(self, &mut o);
-        Value::Object(o)
+        o
     }
 
     /// A fault from its schedule-file object; errors say what is wrong.
@@ -311,13 +349,14 @@ impl Fault {
         let mut allowed: Vec<&str> = kind.imp().json_fields().to_vec();
         allowed.extend(kind.imp().amount_field());
         for key in o.keys() {
-            if !json::COMMON_FIELDS.contains(&key.as_str()) && !allowed.contains(&key.as_str()) {
+            if !json::COMMON_FIELDS.contains(&key.as_str()) && !allowed.contains(&key.as_str()) && key != SITE_FIELD {
                 let mut all: Vec<&str> = json::COMMON_FIELDS.to_vec();
                 all.extend_from_slice(&allowed);
                 return Err(format!("unknown field `{key}` (a {kind_name} fault has {})", all.join(", ")));
             }
         }
         let mut fault = json::read_common(o, kind)?;
+        fault.site = o.get(SITE_FIELD).and_then(Value::as_str).map(str::to_string);
         if let Some(name) = kind.imp().amount_field() {
             json::read_amount(name, o, &mut fault)?;
         }

@@ -9,6 +9,7 @@ use super::{Fault, FaultKind, Kind, PlanContext, Planned, Simplify, Trigger};
 use crate::node_id::{NodeId, PerNode};
 use crate::random::{Draw, Purpose, RandomStream};
 use crate::vtime::SimTime;
+use crate::world::NodeProgram;
 
 pub struct Preempt;
 
@@ -18,13 +19,26 @@ pub fn stream(seed: u64, node: &str, incarnation: u32) -> RandomStream {
 }
 
 /// The schedule entry of a point that fired: `at` is when it fired, `op`
-/// what replays it; `until` is "0s" as the reference writes it (a point
-/// has no length).
-pub fn recorded(node: &str, op: u64, at: SimTime) -> Fault {
+/// what replays it, `site` where (for people); `until` is "0s" as the
+/// reference writes it (a point has no length).
+pub fn recorded(node: &str, op: u64, at: SimTime, site: Option<String>) -> Fault {
     let mut fault = Fault::on_node(at, Kind::of(&Preempt), node);
     fault.op = Some(op);
     fault.until = Some(SimTime::ZERO);
+    fault.site = site;
     fault
+}
+
+/// Where a point of `program` fired at the entry (or a loop head) of
+/// defined function `function`: Go's name and the function's file:line,
+/// as a goroutine stopped there is shown in Go's tracebacks.
+pub fn site(program: &NodeProgram, function: u32) -> Option<String> {
+    program.symbols.of(&program.code)?.function_location(function).map(|l| l.to_string())
+}
+
+/// ` (in SITE)` after a point's line, or nothing.
+pub fn site_suffix(site: Option<&str>) -> String {
+    site.map_or(String::new(), |s| format!(" (in {s})"))
 }
 
 impl FaultKind for Preempt {

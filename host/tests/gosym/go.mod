@@ -1,0 +1,3 @@
+module example.com/gosym
+
+go 1.25
