@@ -132,11 +132,12 @@ fn the_race_is_found_its_command_reproduces_it_and_its_minimized_schedule_fails_
     assert_eq!(code, 0, "without the saved schedule the same run passes: {out}");
 }
 
-/// `pkg.Func, file.go:LINE`, as a preemption point's site reads.
+/// `pkg.Func, file.go:LINE` (or an assembly `file.s`), as a preemption point's site reads.
 fn go_site(site: &str) -> bool {
     let Some((function, place)) = site.split_once(", ") else { return false };
     let Some((file, line)) = place.rsplit_once(':') else { return false };
-    function.contains('.') && file.ends_with(".go") && !file.contains('/') && line.parse::<u32>().is_ok()
+    let source = file.ends_with(".go") || file.ends_with(".s");
+    function.contains('.') && source && !file.contains('/') && line.parse::<u32>().is_ok()
 }
 
 #[test]

@@ -537,7 +537,7 @@ fn replay_shows_the_services_file_operations() {
     let out = seedfall(&["replay", "-c", &config(&kvlog_dir(), "seedfall.json"), "-seed", "1"]);
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{stdout}");
-    let ops: Vec<&str> = stdout.lines().filter_map(|l| l.split_once("] server#1: ").map(|(_, op)| op)).collect();
+    let ops: Vec<&str> = stdout.lines().filter_map(|l| l.split_once("] * server#1: ").map(|(_, op)| op)).collect();
     for expected in [
         "open /data/kv.log (create): fd ",
         "open /data/kv.meta.tmp (create, truncate): fd ",
