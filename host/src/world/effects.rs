@@ -48,7 +48,7 @@ impl Effects for World<'_> {
         if !self.allowed() || !self.is_up_service(id) {
             return false;
         }
-        self.end_incarnation(id, End::Crash { fault, downtime, how: String::new() });
+        self.end_incarnation(id, End::Crash { fault: Box::new(fault), downtime, how: String::new() });
         true
     }
 

@@ -315,7 +315,7 @@ enum End {
     /// slot is then `Stopped` or `Down` (supervised).
     Exit(State),
     /// The machine crashed: `fault` is what the schedule records.
-    Crash { fault: Fault, downtime: SimDuration, how: String },
+    Crash { fault: Box<Fault>, downtime: SimDuration, how: String },
     /// The run ended with it up.
     Retired,
 }
@@ -943,7 +943,7 @@ impl<'a> World<'a> {
                     self.rec.emit(at, Event::Fault { fault, line: Some(line) });
                 }
                 Some(Recorded::Crash { fault, downtime, how }) => {
-                    self.end_incarnation(id, End::Crash { fault, downtime, how });
+                    self.end_incarnation(id, End::Crash { fault: Box::new(fault), downtime, how });
                     return true;
                 }
                 None => unreachable!("every disk fault belongs to a kind: {disk_fault}"),
@@ -1158,7 +1158,7 @@ impl<'a> World<'a> {
                 }
                 self.slots[id].state = State::Down { boot_at: now.plus(downtime) };
                 self.slots[id].disk_faults_seen = self.slots[id].disk.as_ref().map_or(0, |fs| fs.disk_faults().len());
-                self.rec.emit(now, Event::Crash { who: &who, fault, how, report: &report });
+                self.rec.emit(now, Event::Crash { who: &who, fault: *fault, how, report: &report });
                 hash
             }
             End::Retired => self.slots[id].retire(),
