@@ -189,6 +189,8 @@ pub enum Report {
         message: String,
     },
     SetupComplete,
+    /// `sim.Progress`: the workload got somewhere.
+    Progress,
     QuietFor {
         ns: u64,
     },
@@ -257,6 +259,9 @@ pub struct Node {
     pub dump_goroutines: bool,
     /// The file operations as replay lines (None: no replay log is written).
     pub file_ops: Option<crate::file_ops::FileOps>,
+    /// This incarnation accepted a connection: its boot is over (the
+    /// world's `crash_loop` rule, `world/silent.rs`).
+    pub accepted: bool,
 }
 
 /// A deliberate difference, for tests of the determinism checks.
@@ -301,6 +306,7 @@ impl Node {
             goroutines: None,
             dump_goroutines: false,
             file_ops: None,
+            accepted: false,
         }
     }
 

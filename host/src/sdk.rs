@@ -3,7 +3,7 @@
 //! sockets of the simulated network (`listen`, `dial`, `sock_name`, and for
 //! net_overlay `connect`, `connect_status`, `sock_addr` and the UDP calls
 //! `udp_connect`, `udp_sendto`, `udp_recvfrom`), properties, the
-//! workload budget, `quiet_for` and `setup_complete`, and the history
+//! workload budget, `quiet_for`, `setup_complete` and `progress`, and the history
 //! (`op_*`, `txn_*`: recorded in the run's shared `History` and hashed
 //! into the node's trace with their contents). Only bound in the
 //! simulated world; it records what the guest says in `SimLink::reports`
@@ -520,6 +520,10 @@ pub fn register(l: &mut Linker<Node>) {
     });
     bind(l, "setup_complete", &[], &[], |c, _| {
         link(c).reports.push(Report::SetupComplete);
+        Ok(0)
+    });
+    bind(l, "progress", &[], &[], |c, _| {
+        link(c).reports.push(Report::Progress);
         Ok(0)
     });
     bind(l, "op_invoke", &[I32, I32, I32, I32, I32, I32], &[I64], op_invoke);

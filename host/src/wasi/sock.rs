@@ -107,6 +107,7 @@ pub fn accept(c: &mut Caller<'_, Node>, v: &[u64]) -> WasiResult {
         let node = c.data();
         net(node).accept(listener, node.clock.now()).map_err(errno)
     })?;
+    c.data_mut().accepted = true;
     let new_fd = c.data_mut().fds.insert(FdKind::Socket(ep), flags & FDFLAG_NONBLOCK)?;
     write_u32(c, result_ptr, new_fd)
 }

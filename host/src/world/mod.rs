@@ -23,6 +23,11 @@
 //! resume and crashed nodes restart at once; the workload and then the
 //! finally check must be done within the window, else verdict `liveness`.
 //!
+//! After the run, the history checks (`history_check.rs`) may turn a pass
+//! or a horizon into a failure or add to one; then the silent-pass rules
+//! (`silent.rs`: `crash_loop`, `no_progress`) may turn what is still a pass
+//! or a horizon into a failure.
+//!
 //! Determinism: no hash map is iterated, the real clock is read only for
 //! the timings (never hashed), and everything the trace hash covers goes
 //! through one event stream (`event::Recorder`).
@@ -40,6 +45,7 @@ pub mod history_check;
 mod history_tests;
 mod net_hint;
 mod plan;
+pub mod silent;
 mod slot;
 #[cfg(test)]
 mod tests;
@@ -120,7 +126,13 @@ impl NodeProgram {
     /// Whether the module imports `seedfall.setup_complete` (then faults
     /// wait for the call).
     pub fn imports_setup_complete(&self) -> bool {
-        self.code.info().imports.iter().any(|i| i.module == sdk::MODULE && i.name == "setup_complete")
+        self.imports_sdk("setup_complete")
+    }
+
+    /// Whether the module imports the SDK's call `name` (Go's linker keeps
+    /// only the imports of functions the program can reach).
+    pub fn imports_sdk(&self, name: &str) -> bool {
+        self.code.info().imports.iter().any(|i| i.module == sdk::MODULE && i.name == name)
     }
 }
 
@@ -282,6 +294,8 @@ pub struct World<'a> {
     watchdog: Option<Watchdog>,
     /// The liveness phase, once it began.
     recovery: Option<Recovery>,
+    /// Toward the silent-pass verdicts: a crash loop, a `sim.Progress` call.
+    silent: silent::Silent,
     crash_space: Option<(crate::fs::DiskOp, crate::fs::CrashSpace)>,
     /// How much of the network's datagram fault log is recorded already.
     datagram_faults_seen: usize,
@@ -385,6 +399,7 @@ impl<'a> World<'a> {
             started: now(),
             watchdog: None,
             recovery: None,
+            silent: silent::Silent::default(),
             crash_space: None,
             datagram_faults_seen: 0,
             lineage: Lineage::default(),
@@ -632,6 +647,7 @@ impl<'a> World<'a> {
         self.position(None);
         let history = std::mem::take(&mut *self.history.borrow_mut());
         let (linearizability, verdict) = self.check_history(&history, verdict);
+        let verdict = self.judge_silent(&history, verdict);
         self.rec.emit(end, Event::End(&verdict));
         for id in self.slots.ids() {
             if self.slots[id].instance.is_some() {
@@ -713,6 +729,20 @@ impl<'a> World<'a> {
             Verdict::Pass | Verdict::Horizon => Verdict::Fail(found),
         };
         (lin, verdict)
+    }
+
+    /// The silent-pass rules (`silent.rs`) on the verdict the history
+    /// checks left.
+    fn judge_silent(&self, history: &History, verdict: Verdict) -> Verdict {
+        let workload = self.slots.iter().find(|s| s.program.role == Role::Workload).expect("a run has a workload");
+        let workload = silent::Workload {
+            name: workload.name(),
+            incarnation: workload.incarnation,
+            imports_progress: workload.program.imports_sdk("progress"),
+        };
+        let slots = &self.slots;
+        let longest = |name: &str| slots.iter().find(|s| s.name() == name).map_or(0, |s| s.boot_ends.longest());
+        self.silent.judge(verdict, longest, &workload, history)
     }
 
     /// The earliest thing to happen, or None in deadlock.
@@ -1034,6 +1064,7 @@ impl<'a> World<'a> {
                         self.injector.start(at);
                     }
                 }
+                Report::Progress => self.silent.progress(),
                 Report::QuietFor { ns } => {
                     let length = SimDuration::from_ns(ns);
                     self.rec.emit(at, Event::Quiet { who: &who, length });
@@ -1113,11 +1144,26 @@ impl<'a> World<'a> {
             let boot_at = self.now().plus(SUPERVISE_RESTART);
             let line = format!("{message}; supervised: restart at {boot_at}");
             self.rec.emit(self.now(), Event::Exit { who: &who, code, line });
+            self.boot_ended(id, &message);
             self.end_incarnation(id, End::Exit(State::Down { boot_at }));
             return None;
         }
         self.rec.emit(self.now(), Event::Exit { who: &who, code, line: message.clone() });
         Some(self.failure(id, class, message))
+    }
+
+    /// A supervised incarnation of node `id` ended by itself as `how` says:
+    /// the end of a crash loop's fifth boot in a row is noted (`silent.rs`).
+    fn boot_ended(&mut self, id: NodeId, how: &str) {
+        let now = self.now();
+        let slot = &mut self.slots[id];
+        let during_boot = slot.during_boot(now);
+        if slot.boot_ends.ended(during_boot) {
+            let who = slot.who(id);
+            let boots = silent::CRASH_LOOP_BOOTS;
+            self.rec.say(now, &format!("{who}: crash loop: {boots} boots in a row ended by themselves during boot"));
+            self.silent.crash_loop(&who.name, who.incarnation, now, how);
+        }
     }
 
     fn failure(&self, id: NodeId, class: Class, message: String) -> Verdict {
@@ -1157,6 +1203,7 @@ impl<'a> World<'a> {
                     self.crash_space = Some((during.on, crate::fs::CrashSpace::of(&report.choices)));
                 }
                 self.slots[id].state = State::Down { boot_at: now.plus(downtime) };
+                self.slots[id].boot_ends.interrupted();
                 self.slots[id].disk_faults_seen = self.slots[id].disk.as_ref().map_or(0, |fs| fs.disk_faults().len());
                 self.rec.emit(now, Event::Crash { who: &who, fault: *fault, how, report: &report });
                 hash

@@ -74,6 +74,10 @@ pub struct Slot<'a> {
     pub functions_ran: Option<super::NodeFunctions>,
     /// The goroutine switches of every ended incarnation (None: not Go code).
     pub goroutine_shape: Option<NodeShape>,
+    /// When the running (or last) incarnation booted.
+    pub booted_at: SimTime,
+    /// Its incarnations that ended by themselves while booting (`silent.rs`).
+    pub boot_ends: super::silent::BootEnds,
 }
 
 /// What every boot of every node of a run shares.
@@ -124,6 +128,8 @@ impl<'a> Slot<'a> {
             counted_ran: 0,
             functions_ran: super::NodeFunctions::empty(&program.name, &program.code),
             goroutine_shape: program.go_offsets.map(|_| NodeShape::new(&program.name)),
+            booted_at: SimTime::ZERO,
+            boot_ends: Default::default(),
         }
     }
 
@@ -218,6 +224,7 @@ impl<'a> Slot<'a> {
         });
         self.instance = Some(Instance::new(p.code.clone(), ctx.linker, node)?);
         self.state = State::Up { timer: Some(clock.now()), started: false };
+        self.booted_at = clock.now();
         self.stderr_tail.clear();
         self.stderr_fatal = None;
         self.wall_offset_ns = 0;
@@ -262,6 +269,11 @@ impl<'a> Slot<'a> {
         }
         self.stderr_tail.drain(..excess);
         (out, err, dropped)
+    }
+
+    /// Whether the incarnation ending now was still booting (`silent::during_boot`).
+    pub fn during_boot(&self, now: SimTime) -> bool {
+        super::silent::during_boot(self.booted_at, now, self.node().accepted)
     }
 
     /// The last `panic:` or `fatal error:` line the process wrote, if any.

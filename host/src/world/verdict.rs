@@ -31,10 +31,16 @@ pub enum Class {
     Linearizability,
     /// The `sim.Txn` history has an anomaly the config's `isolation` forbids.
     Isolation,
+    /// A supervised service ended by itself during boot again and again
+    /// (`silent.rs`); only ever turns a pass or a horizon into a failure.
+    CrashLoop,
+    /// The workload uses `sim.Progress` or the history, yet neither
+    /// progressed (`silent.rs`); only ever turns a pass or a horizon into a failure.
+    NoProgress,
 }
 
 impl Class {
-    pub const ALL: [Class; 9] = [
+    pub const ALL: [Class; 11] = [
         Class::Property,
         Class::Exit,
         Class::Workload,
@@ -44,6 +50,8 @@ impl Class {
         Class::Liveness,
         Class::Linearizability,
         Class::Isolation,
+        Class::CrashLoop,
+        Class::NoProgress,
     ];
 
     /// The class `name` names (what a sweep's JSON says).
@@ -62,6 +70,8 @@ impl Class {
             Class::Liveness => "liveness",
             Class::Linearizability => "linearizability",
             Class::Isolation => "isolation",
+            Class::CrashLoop => "crash_loop",
+            Class::NoProgress => "no_progress",
         }
     }
 
