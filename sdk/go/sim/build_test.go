@@ -26,6 +26,7 @@ var wantImports = map[string]string{
 	"budget":         "(i64) -> (i64)",
 	"quiet_for":      "(i64) -> ()",
 	"setup_complete": "() -> ()",
+	"progress":       "() -> ()",
 	"op_invoke":      "(i32 i32 i32 i32 i32 i32) -> (i64)",
 	"op_complete":    "(i64 i32 i32 i32) -> (i32)",
 	"txn_begin":      "(i32) -> (i64)",

@@ -21,6 +21,7 @@
 //	Budget           workload size; shrinking caps it          the default
 //	QuietFor         stop faults, heal the network for d       nothing
 //	SetupComplete    faults start after this                   nothing
+//	Progress         the workload got somewhere (no_progress)  nothing
 //	Node             this node's name ("server", "n2")         os.Hostname() or "local"
 //	Incarnation      1 on first boot, +1 per restart           1
 //	InSimulation     true                                      false

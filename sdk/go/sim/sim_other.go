@@ -71,6 +71,12 @@ func QuietFor(d time.Duration) {}
 // it. Outside the simulator it does nothing.
 func SetupComplete() {}
 
+// Progress tells the simulator that the workload got somewhere (a request
+// answered, a step of its plan done). A seed whose workload calls Progress
+// somewhere in its code but never reaches it fails as no_progress. Outside
+// the simulator it does nothing.
+func Progress() {}
+
 var nodeName = sync.OnceValue(func() string {
 	if h, err := os.Hostname(); err == nil && h != "" {
 		return h

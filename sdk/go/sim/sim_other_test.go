@@ -101,6 +101,7 @@ func TestTrueConditionsDoNotPanic(t *testing.T) {
 		QuietFor(time.Second)
 		QuietFor(-1)
 		SetupComplete()
+		Progress()
 	}); got != "" {
 		t.Fatalf("panicked: %q", got)
 	}

@@ -48,6 +48,9 @@ func hostQuietFor(ns int64)
 //go:wasmimport seedfall setup_complete
 func hostSetupComplete()
 
+//go:wasmimport seedfall progress
+func hostProgress()
+
 // Property kinds of the ABI.
 const (
 	kindAssert      int32 = 0
@@ -107,6 +110,11 @@ func QuietFor(d time.Duration) { hostQuietFor(int64(max(d, 0))) }
 // SetupComplete tells the simulator that setup is done; faults start after
 // it.
 func SetupComplete() { hostSetupComplete() }
+
+// Progress tells the simulator that the workload got somewhere (a request
+// answered, a step of its plan done). A seed whose workload calls Progress
+// somewhere in its code but never reaches it fails as no_progress.
+func Progress() { hostProgress() }
 
 var nodeName = sync.OnceValue(func() string {
 	buf := make([]byte, 64)

@@ -24,6 +24,7 @@ func main() {
 	sim.Eventually(time.Second, func() bool { return true }, "eventually")
 	sim.QuietFor(time.Second)
 	sim.SetupComplete()
+	sim.Progress()
 	println(sim.Node(), sim.Incarnation(), sim.Budget(10))
 	sim.Put(1, "x", "1").Ok()
 	sim.Get(1, "x").Returned("1")
