@@ -41,6 +41,7 @@ mod overlay;
 mod patches;
 pub mod prefix;
 pub mod progress;
+pub mod reach;
 pub mod replay;
 pub mod report;
 pub mod safe_write;

@@ -32,6 +32,13 @@ struct Doc {
     seeds: u64,
     passed: u64,
     horizon: u64,
+    /// Absent from older documents, like the two below.
+    #[serde(default)]
+    lowest_horizon_seed: Option<u64>,
+    #[serde(default)]
+    fault_seeds: BTreeMap<String, u64>,
+    #[serde(default)]
+    expect: ExpectDoc,
     #[serde(default)]
     linearizability_unknown: u64,
     /// The config's `linearizable` model (absent from older documents).
@@ -45,6 +52,11 @@ struct Doc {
     totals: Totals,
     workers: usize,
     elapsed_ms: u64,
+}
+
+#[derive(Deserialize, Default)]
+struct ExpectDoc {
+    horizon: bool,
 }
 
 #[derive(Deserialize)]
@@ -163,6 +175,8 @@ pub fn merge(files: &[PathBuf], json: Option<PathBuf>) -> Result<Merged, String>
         groups: Vec::new(),
         fail_on: FailOn::default(),
         linearizable: first.doc.linearizable.clone(),
+        // One config (its hash is checked): the shards expect alike.
+        expect_horizon: first.doc.expect.horizon,
     };
     Ok(Merged { tally, summary, elapsed: max(|d| d.elapsed_ms) })
 }
@@ -241,6 +255,8 @@ fn part_tally(part: &Part, all_seeds: &[u64]) -> Result<Tally, String> {
         seeds: doc.seeds,
         passed: doc.passed,
         horizon: doc.horizon,
+        lowest_horizon: doc.lowest_horizon_seed,
+        fault_seeds: doc.fault_seeds.clone(),
         lin_unknown: doc.linearizability_unknown,
         diverged: doc.diverged.iter().copied().collect(),
         errors: doc.errors.iter().map(|e| (e.seed, e.error.clone())).collect(),
@@ -328,6 +344,56 @@ mod tests {
             assert_eq!(reported.doc["linearizability_unknown"], unknown);
             assert_eq!(reported.doc["linearizable"], "kv");
         }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn merged_shards_add_up_horizons_crash_loops_no_progress_and_fault_seeds() {
+        let dir = std::env::temp_dir().join(format!("seedfall-merge-silent-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        // Shard 0 holds seeds 1 and 3, shard 1 seeds 2 and 4: 1 and 2 fail, 3 and 4 hit the horizon.
+        let files: Vec<PathBuf> = [(0u64, Class::CrashLoop), (1, Class::NoProgress)]
+            .into_iter()
+            .map(|(index, class)| {
+                let shard = Shard::parse(&format!("{index}/2")).unwrap();
+                let [failing, horizon] = shard.select(&[1, 2, 3, 4])[..] else { panic!() };
+                let failure = Failure {
+                    class,
+                    node: "server".into(),
+                    incarnation: 5,
+                    property: None,
+                    message: "m".into(),
+                    at_ns: None,
+                };
+                let mut tally = Tally {
+                    seeds: 2,
+                    passed: 1,
+                    horizon: 1,
+                    lowest_horizon: Some(horizon),
+                    failed: [(failing, (vec![failure], 1, 1, Duration::ZERO))].into(),
+                    trace_hashes: [failing, horizon].iter().map(|s| (*s, format!("h{s}"))).collect(),
+                    ..Tally::default()
+                };
+                tally.expect_faults(&["crash", "pause"]);
+                tally.fault_seeds.insert("crash".into(), index + 1);
+                let mut summary = summary(&dir, None);
+                summary.identity.shard = Some(shard);
+                let file = dir.join(format!("silent-{index}.json"));
+                summary.json = Some(file.clone());
+                summary.report_to(&mut Vec::new(), &tally, false, Duration::from_secs(1), None);
+                file
+            })
+            .collect();
+        let merged = merge(&files, None).unwrap();
+        let mut out = Vec::new();
+        let doc = merged.summary.report_to(&mut out, &merged.tally, false, merged.elapsed, None).doc;
+        assert_eq!((doc["horizon"].as_u64(), doc["lowest_horizon_seed"].as_u64()), (Some(2), Some(3)));
+        assert_eq!((doc["crash_loops"].as_u64(), doc["no_progress"].as_u64()), (Some(1), Some(1)));
+        assert_eq!(doc["fault_seeds"], serde_json::json!({"crash": 3, "pause": 0}));
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains("faults: crash in 3 of 4 seeds, pause in 0 of 4 seeds\n"), "{text}");
+        assert!(text.contains("warning: enabled but fired in none of 4 seeds: pause"), "{text}");
+        assert!(text.contains("warning: 2 of 4 seeds hit the time horizon before the workload exited, lowest 3"));
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -8,7 +8,7 @@ use seedfall_host::node::PropertyKind;
 use seedfall_host::vtime::{go_duration, go_duration_ms};
 use seedfall_host::world::history_check::LinOutcome;
 use seedfall_host::world::verdict::failed_at_ns;
-use seedfall_host::world::{Failure, RunResult, RunTimings, Verdict};
+use seedfall_host::world::{Class, Failure, RunResult, RunTimings, Verdict};
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
@@ -196,6 +196,8 @@ pub struct Tally {
     pub seeds: u64,
     pub passed: u64,
     pub horizon: u64,
+    /// The lowest seed that hit the time horizon (the summary's warning names it).
+    pub lowest_horizon: Option<u64>,
     /// Seeds whose linearizability check ran out of budget: passes, but not proof.
     pub lin_unknown: u64,
     /// Failing seeds with their runs, in seed order.
@@ -210,12 +212,34 @@ pub struct Tally {
     pub trace_hashes: BTreeMap<u64, String>,
     /// The fault kinds each seed's run saw (`-report`'s fault kinds per finding).
     pub fault_kinds: BTreeMap<u64, BTreeSet<&'static str>>,
+    /// Per fault kind, the seeds it fired in; a kind the config enables is
+    /// here from the start, at 0 (`expect_faults`), so one that never
+    /// fires shows (`reach.rs`). Unlike `fault_kinds`, shards merge it.
+    pub fault_seeds: BTreeMap<String, u64>,
     /// Scheduler steps and virtual time over all runs.
     pub steps: u64,
     pub virtual_ns: u64,
 }
 
 impl Tally {
+    /// The tally of a sweep of `cluster` before its first seed: every
+    /// property of the catalog and every fault kind the config enables
+    /// listed, so that one never reached or never fired shows.
+    pub fn for_sweep(cluster: &crate::cluster::Cluster) -> Tally {
+        let mut tally = Tally::default();
+        tally.properties.add_catalog(&cluster.catalog);
+        tally.properties.make_optional(&cluster.config.optional_properties);
+        tally.expect_faults(&crate::reach::enabled_kinds(&cluster.config.faults));
+        tally
+    }
+
+    /// Lists `kinds` in `fault_seeds`, at 0 until a seed sees them.
+    pub fn expect_faults(&mut self, kinds: &[&str]) {
+        for kind in kinds {
+            self.fault_seeds.entry(kind.to_string()).or_default();
+        }
+    }
+
     pub fn add(&mut self, outcome: &SeedOutcome) {
         self.seeds += 1;
         let run = match &outcome.result {
@@ -229,7 +253,11 @@ impl Tally {
             self.diverged.insert(outcome.seed);
         }
         self.trace_hashes.insert(outcome.seed, run.trace_hash.to_string());
-        self.fault_kinds.insert(outcome.seed, run.faults.iter().map(|f| f.kind.name()).collect());
+        let kinds: BTreeSet<&'static str> = run.faults.iter().map(|f| f.kind.name()).collect();
+        for kind in &kinds {
+            *self.fault_seeds.entry(kind.to_string()).or_default() += 1;
+        }
+        self.fault_kinds.insert(outcome.seed, kinds);
         self.steps += run.steps;
         self.virtual_ns += run.end.ns();
         self.properties.add(run);
@@ -240,6 +268,7 @@ impl Tally {
             Verdict::Horizon => {
                 self.passed += 1;
                 self.horizon += 1;
+                self.lowest_horizon = Some(self.lowest_horizon.map_or(outcome.seed, |s| s.min(outcome.seed)));
             }
             Verdict::Fail(failures) => {
                 self.failed.insert(outcome.seed, (failures.clone(), run.end.ns(), run.steps, run.timings.total));
@@ -252,6 +281,7 @@ impl Tally {
         self.seeds += other.seeds;
         self.passed += other.passed;
         self.horizon += other.horizon;
+        self.lowest_horizon = self.lowest_horizon.into_iter().chain(other.lowest_horizon).min();
         self.lin_unknown += other.lin_unknown;
         self.failed.extend(other.failed);
         self.diverged.extend(other.diverged);
@@ -264,8 +294,16 @@ impl Tally {
         add_timings(&mut self.timings, &other.timings);
         self.trace_hashes.extend(other.trace_hashes);
         self.fault_kinds.extend(other.fault_kinds);
+        for (kind, seeds) in other.fault_seeds {
+            *self.fault_seeds.entry(kind).or_default() += seeds;
+        }
         self.steps += other.steps;
         self.virtual_ns += other.virtual_ns;
+    }
+
+    /// Failing seeds with a failure of `class` (`crash_loop`, `no_progress`: the summary counts them).
+    pub fn seeds_failing_as(&self, class: Class) -> u64 {
+        self.failed.values().filter(|(failures, ..)| failures.iter().any(|f| f.class == class)).count() as u64
     }
 
     pub fn lowest_failing(&self) -> Option<u64> {
@@ -320,6 +358,10 @@ impl Tally {
             "passed": self.passed,
             "failed": self.failed.len(),
             "horizon": self.horizon,
+            "lowest_horizon_seed": self.lowest_horizon,
+            "crash_loops": self.seeds_failing_as(Class::CrashLoop),
+            "no_progress": self.seeds_failing_as(Class::NoProgress),
+            "fault_seeds": self.fault_seeds,
             "linearizability_unknown": self.lin_unknown,
             "lowest_failing_seed": self.lowest_failing(),
             "failures": failures,

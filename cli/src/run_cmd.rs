@@ -194,10 +194,7 @@ pub fn run(args: RunArgs) -> ExitCode {
     summary.identity.check = args.check;
     summary.identity.shard = shard;
     summary.fail_on = args.fail_on;
-    let mut tally = Tally::default();
-    tally.properties.add_catalog(&cluster.catalog);
-    tally.properties.make_optional(&cluster.config.optional_properties);
-    let tally = Arc::new(Mutex::new(tally));
+    let tally = Arc::new(Mutex::new(Tally::for_sweep(&cluster)));
     // A second signal while a seed hangs (a guest spinning until the
     // watchdog) does not wait for it: it reports what finished and exits.
     let (shared, again) = (tally.clone(), summary.clone());

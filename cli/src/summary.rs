@@ -1,12 +1,14 @@
-//! The end of a sweep: the summary lines (counts, divergences, `Sometimes`
-//! never true, the lowest failing seed, the property table, where the real
-//! time went), the exit code, and the `--json` document with what identifies
+//! The end of a sweep: the summary lines (counts, fault coverage,
+//! divergences, `Sometimes` never true, the lowest failing seed, the
+//! property table, the horizon warning, where the real time went, and a
+//! passing sweep's `ok` line), the exit code, and the `--json` document with what identifies
 //! the sweep (seedfall version, config and programs hashes, seed list, shard),
 //! so `report merge` can tell shards of one sweep from anything else. Shared
 //! by `run` and `report merge`, which must print the same thing.
 
 use crate::finding_history::{self, Record, Status};
 use crate::findings::{self, Finding};
+use crate::reach;
 use crate::report::{Tally, timing_line};
 use crate::shard::Shard;
 use serde_json::{Value, json};
@@ -74,6 +76,8 @@ pub struct Summary {
     /// The config's `linearizable` model, by name (None: no history is
     /// checked, so no seed can be unknown and the summary says nothing of it).
     pub linearizable: Option<String>,
+    /// The config's `expect.horizon`: seeds hitting the horizon are meant, not warned of.
+    pub expect_horizon: bool,
 }
 
 impl Summary {
@@ -108,6 +112,7 @@ impl Summary {
             groups: cluster.config.node_groups(),
             fail_on: FailOn::Any,
             linearizable: cluster.config.linearizable.map(|m| m.name().to_string()),
+            expect_horizon: cluster.config.expect.horizon,
         }
     }
 
@@ -161,6 +166,9 @@ impl Summary {
         if self.linearizable.is_some() {
             let _ = writeln!(out, "{}", lin_unknown_line(tally.lin_unknown));
         }
+        if let Some(line) = reach::fault_line(&tally.fault_seeds, tally.seeds) {
+            let _ = writeln!(out, "{line}");
+        }
         if !tally.diverged.is_empty() {
             let _ = writeln!(out, "not deterministic: seeds {:?}", tally.diverged.iter().collect::<Vec<_>>());
         }
@@ -186,7 +194,17 @@ impl Summary {
             }
         }
         let _ = write!(out, "{}", tally.properties.render());
+        let warnings = [
+            reach::never_fired_warning(&tally.fault_seeds, tally.seeds),
+            reach::horizon_warning(tally.horizon, tally.seeds, tally.lowest_horizon, &config, self.expect_horizon),
+        ];
+        for warning in warnings.into_iter().flatten() {
+            let _ = writeln!(out, "{warning}");
+        }
         let _ = writeln!(out, "{}", timing_line(self.build_time, self.load_time, self.lazy_compiles, &tally.timings));
+        if code == 0 && !interrupted && tally.failed.is_empty() {
+            let _ = writeln!(out, "{}", reach::ok_line(tally.passed, tally.horizon));
+        }
         if let Some(e) = &history_error {
             eprintln!("seedfall: {e}");
         }
@@ -233,6 +251,7 @@ impl Summary {
         doc["seed_list"] = json!(id.seed_list);
         doc["check"] = json!(id.check);
         doc["linearizable"] = json!(self.linearizable);
+        doc["expect"] = json!({"horizon": self.expect_horizon});
         doc["shard"] = id.shard.map_or(Value::Null, |s| json!({"index": s.index, "count": s.count}));
         doc["workers"] = json!(self.workers);
         doc["elapsed_ms"] = json!(elapsed.as_millis() as u64);
@@ -326,6 +345,7 @@ pub(crate) mod tests {
             groups: Vec::new(),
             fail_on: FailOn::Any,
             linearizable: linearizable.map(str::to_string),
+            expect_horizon: false,
         }
     }
 
@@ -350,5 +370,37 @@ pub(crate) mod tests {
         let (text, doc) = printed(&summary(&dir, None), &tally);
         assert!(!text.contains("linearizability"), "{text}");
         assert_eq!((doc["linearizability_unknown"].as_u64(), doc["linearizable"].is_null()), (Some(0), true));
+    }
+
+    #[test]
+    fn a_passing_sweep_ends_with_the_ok_line_and_warns_of_the_horizon_unless_expected() {
+        let dir = std::env::temp_dir();
+        let tally = Tally { seeds: 4, passed: 4, horizon: 1, lowest_horizon: Some(2), ..Tally::default() };
+        let (text, doc) = printed(&summary(&dir, None), &tally);
+        assert_eq!(text.lines().last(), Some("ok 4 seeds passed (1 hit the time horizon)"), "{text}");
+        assert!(text.contains("warning: 1 of 4 seeds hit the time horizon before the workload exited, lowest 2"));
+        assert_eq!((doc["lowest_horizon_seed"].as_u64(), doc["expect"]["horizon"].as_bool()), (Some(2), Some(false)));
+        let expecting = Summary { expect_horizon: true, ..summary(&dir, None) };
+        let (text, doc) = printed(&expecting, &tally);
+        assert!(!text.contains("warning"), "{text}");
+        assert_eq!(text.lines().last(), Some("ok 4 seeds passed (1 hit the time horizon)"), "{text}");
+        assert_eq!(doc["expect"]["horizon"], true);
+        let failure = seedfall_host::world::Failure {
+            class: seedfall_host::world::Class::CrashLoop,
+            node: "server".into(),
+            incarnation: 5,
+            property: None,
+            message: "crash loop".into(),
+            at_ns: None,
+        };
+        let failed = Tally {
+            seeds: 4,
+            passed: 3,
+            failed: [(1, (vec![failure], 1, 1, Duration::ZERO))].into(),
+            ..Tally::default()
+        };
+        let (text, doc) = printed(&summary(&dir, None), &failed);
+        assert!(!text.contains("\nok "), "{text}");
+        assert_eq!(doc["crash_loops"], 1);
     }
 }

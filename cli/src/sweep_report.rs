@@ -12,7 +12,7 @@ use crate::finding_history::Record;
 use crate::findings::{Finding, replay_command};
 use crate::report::Tally;
 use crate::timeline::escape;
-use seedfall_host::world;
+use seedfall_host::world::{self, Class};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -151,8 +151,9 @@ fn document(run: &ReportRun, tally: &Tally, found: &[Finding], records: &[Record
         "run_at": run.run_at,
         "commit": run.commit,
         "summary": {"seeds": tally.seeds, "passed": tally.passed, "failed": tally.failed.len(),
-                    "horizon": tally.horizon, "linearizability_unknown": tally.lin_unknown,
-                    "linearizable": run.linearizable},
+                    "horizon": tally.horizon, "crash_loops": tally.seeds_failing_as(Class::CrashLoop),
+                    "no_progress": tally.seeds_failing_as(Class::NoProgress), "fault_seeds": tally.fault_seeds,
+                    "linearizability_unknown": tally.lin_unknown, "linearizable": run.linearizable},
         "findings": findings.into_iter().chain(gone).collect::<Vec<_>>(),
         "properties": tally.properties.json(),
     })
@@ -194,6 +195,10 @@ fn html(doc: &Value) -> String {
             escape(&crate::summary::lin_unknown_line(unknown)),
             text(&summary["linearizable"])
         ));
+    }
+    let fault_seeds: BTreeMap<String, u64> = serde_json::from_value(summary["fault_seeds"].clone()).unwrap_or_default();
+    if let Some(line) = crate::reach::fault_line(&fault_seeds, summary["seeds"].as_u64().unwrap_or(0)) {
+        out.push_str(&format!("<p class=\"faults\">{}</p>\n", escape(&line)));
     }
     for f in doc["findings"].as_array().into_iter().flatten() {
         let status = escape(f["status"].as_str().unwrap_or(""));

@@ -30,9 +30,11 @@ fn addition_names() -> Vec<(String, String)> {
         .collect()
 }
 
-/// Fields §1 names only in its prose (object, field): `memory`, and the
-/// reference's `preempt.interleave` and `preempt.calls` ("Reference output kept").
-const PROSE_ONLY: [(&str, &str); 3] = [("", "memory"), ("preempt", "interleave"), ("preempt", "calls")];
+/// Fields §1 names only in its prose, by object ("" the top level):
+/// `memory`, the reference's `preempt.interleave` and `preempt.calls`
+/// ("Reference output kept"), and `"expect": {"horizon": true}` ("No silent passes").
+const PROSE_ONLY: [(&str, &str); 5] =
+    [("", "memory"), ("preempt", "interleave"), ("preempt", "calls"), ("", "expect"), ("expect", "horizon")];
 
 /// Implemented fields beyond §1's blocks, documented in docs/config.md: the
 /// workload is a program like a node (`wasm`, `args`, `env`), and strategy

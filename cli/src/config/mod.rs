@@ -82,6 +82,15 @@ pub struct Config {
     /// Properties (by message) this config does not ask to be reached or
     /// true in some seed (`optional_properties`, docs/property-catalog.md).
     pub optional_properties: Vec<String>,
+    /// What this config declares normal, so the summary does not warn of it (`expect`).
+    pub expect: Expect,
+}
+
+/// `expect`: outcomes a config means, which a sweep's summary would otherwise warn of.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Expect {
+    /// The workload runs until `duration` by design (`expect.horizon`): no horizon warning.
+    pub horizon: bool,
 }
 
 /// `patches[]`: `file` (a unified diff, `patch -p1` from the module's root)

@@ -5,7 +5,7 @@
 
 use super::json::{Json, quote};
 use super::suggest::nearest;
-use super::{Config, ConfigError, ErrorKind, FinallySpec, NodeSpec, PatchSpec, Source, WorkloadSpec};
+use super::{Config, ConfigError, ErrorKind, Expect, FinallySpec, NodeSpec, PatchSpec, Source, WorkloadSpec};
 use crate::duration::parse_duration;
 use seedfall_host::knob::{FaultConfig, Knob, KnobType, KnobValue};
 use seedfall_host::preempt::strategy::{PreemptConfig, Strategy};
@@ -42,7 +42,7 @@ impl Schema {
 
 /// The objects of a config, each with its fields; `faults`' come from the
 /// knob registry (`fault::knobs`), so a new fault kind needs nothing here.
-fn schemas() -> [Schema; 8] {
+fn schemas() -> [Schema; 9] {
     let top = [
         "nodes",
         "workload",
@@ -59,6 +59,7 @@ fn schemas() -> [Schema; 8] {
         "compat_overlay",
         "patches",
         "optional_properties",
+        "expect",
     ];
     let faults = Schema {
         at: "faults",
@@ -74,6 +75,7 @@ fn schemas() -> [Schema; 8] {
         Schema::new("liveness", &["within"]),
         Schema::new("finally", &["pkg", "args"]),
         Schema::new("patches[]", &["module", "file"]),
+        Schema::new("expect", &["horizon"]),
     ]
 }
 
@@ -166,6 +168,7 @@ pub(super) fn config(text: &str, base_dir: &Path) -> Result<Config> {
     let compat_overlay = optional(top, "", "compat_overlay", boolean)?.unwrap_or(false);
     let patches = optional(top, "", "patches", |v, f| patches(v, f, base_dir))?.unwrap_or_default();
     let optional_properties = optional(top, "", "optional_properties", strings)?.unwrap_or_default();
+    let expect = optional(top, "", "expect", expect)?.unwrap_or_default();
     Ok(Config {
         base_dir: base_dir.to_path_buf(),
         nodes,
@@ -183,7 +186,14 @@ pub(super) fn config(text: &str, base_dir: &Path) -> Result<Config> {
         compat_overlay,
         patches,
         optional_properties,
+        expect,
     })
+}
+
+/// `expect`: `{"horizon": true}`.
+fn expect(value: &Json, path: &str) -> Result<Expect> {
+    let fields = object(value, path, &schema("expect"), "an object like {\"horizon\": true}")?;
+    Ok(Expect { horizon: optional(fields, path, "horizon", boolean)?.unwrap_or(false) })
 }
 
 // ---- objects and fields ----

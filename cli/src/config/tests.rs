@@ -816,3 +816,16 @@ fn a_schedule_under_seedfall_belongs_to_the_config_beside_it() {
     assert_eq!(for_schedule(&dir.join("seed-1.faults.json")), None, "not under .seedfall/");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn expect_horizon_says_the_workload_runs_to_the_horizon_by_design() {
+    assert_eq!(parse_ok(&with("")).expect, Expect::default());
+    assert!(parse_ok(&with(r#", "expect": {"horizon": true}"#)).expect.horizon);
+    assert!(!parse_ok(&with(r#", "expect": {}"#)).expect.horizon);
+    let e = error(&with(r#", "expect": {"horizn": true}"#));
+    assert_eq!(e.to_string(), "unknown field `expect.horizn`; did you mean `horizon`?");
+    assert_eq!((e.kind, e.field.as_str()), (ErrorKind::UnknownField, "expect.horizn"));
+    assert_eq!(message(r#", "expect": {"horizon": 1}"#), "`expect.horizon` must be true or false, found 1");
+    assert_eq!(message(r#", "expect": true"#), r#"`expect` must be an object like {"horizon": true}, found true"#);
+    assert_eq!(message(r#", "expct": {}"#), "unknown field `expct`; did you mean `expect`?");
+}

@@ -157,9 +157,7 @@ fn run(
     shared.lock().state = State::Running;
     shared.watch.note(format!("{handle}: sweeping {}", path.display()));
     let summary = Summary::of(&cluster, path.to_path_buf(), config_hash, seed_list, seeds.len() as u64, workers);
-    let mut tally = Tally::default();
-    tally.properties.add_catalog(&cluster.catalog);
-    tally.properties.make_optional(&cluster.config.optional_properties);
+    let mut tally = Tally::for_sweep(&cluster);
     let started = Instant::now();
     let options = SweepOptions { workers, check: false };
     let swept = sweep::run(&cluster, seeds, &options, &shared.watch.stop, |outcome| {

@@ -9,6 +9,12 @@
 //	spin       spin in a loop without calls (the watchdog's case)
 //	lockorder  two goroutines deadlock on two mutexes; main waits on :7000
 //	quiet      (workload) ask for 1s without faults, sleep 2s, exit 0
+//	clash      listen on :7000 twice: the second fails (address already in use), exit 1
+//	forever    (workload) start faults, sleep forever: every run reaches the time horizon
+//	noack      (workload) invoke five history operations, complete none, exit 0
+//
+// The modes that call sim.Progress live in ../progress: a module that
+// imports it is one whose workload can fail as no_progress.
 package main
 
 import (
@@ -84,6 +90,26 @@ func main() {
 		time.Sleep(time.Second)
 		fmt.Println("quiet window ends")
 		time.Sleep(time.Second)
+	case "clash":
+		first, err := sim.Listen("tcp", ":7000")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		_, err = sim.Listen("tcp", ":7000")
+		fmt.Fprintln(os.Stderr, err)
+		first.Close()
+		os.Exit(1)
+	case "forever":
+		sim.SetupComplete()
+		for {
+			time.Sleep(100 * time.Millisecond)
+		}
+	case "noack":
+		for i := range 5 {
+			sim.Put(0, "k", fmt.Sprint(i))
+			time.Sleep(10 * time.Millisecond)
+		}
 	default:
 		fmt.Fprintf(os.Stderr, "unknown -mode %q\n", *mode)
 		os.Exit(2)
