@@ -53,7 +53,7 @@ fn first_classes(doc: &Value) -> Vec<String> {
 #[test]
 fn a_server_crash_looping_on_a_port_clash_is_a_crash_loop_finding_naming_its_last_stderr_line() {
     let config = world_dir().join("crashloop.json");
-    let (code, out, doc) = sweep(&config, "1-2", &["-check"]);
+    let (code, out, doc) = sweep(&config, "1", &["-check"]);
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("  server#5: crash loop: "), "the fifth boot makes it a loop: {out}");
     // wasip1's errno text is capitalised ("Address already in use"), Linux's is not.
@@ -62,8 +62,8 @@ fn a_server_crash_looping_on_a_port_clash_is_a_crash_loop_finding_naming_its_las
         line.to_lowercase().ends_with("(exited with status 1: listen tcp server:7000: bind: address already in use)"),
         "{out}"
     );
-    assert_eq!(first_classes(&doc), ["crash_loop", "crash_loop"], "{doc}");
-    assert_eq!((doc["crash_loops"].as_u64(), doc["no_progress"].as_u64()), (Some(2), Some(0)));
+    assert_eq!(first_classes(&doc), ["crash_loop"], "{doc}");
+    assert_eq!((doc["crash_loops"].as_u64(), doc["no_progress"].as_u64()), (Some(1), Some(0)));
     assert_eq!(doc["diverged"], serde_json::json!([]), "the same seed twice gives the same trace");
     let finding = &doc["findings"][0];
     assert_eq!((finding["class"].as_str(), finding["node"].as_str()), (Some("crash_loop"), Some("server")));
