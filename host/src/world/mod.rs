@@ -1153,11 +1153,13 @@ impl<'a> World<'a> {
     }
 
     /// A supervised incarnation of node `id` ended by itself as `how` says:
-    /// the end of a crash loop's fifth boot in a row is noted (`silent.rs`).
+    /// the end of a crash loop's fifth boot in a row is noted (`silent.rs`);
+    /// an end while an injected fault was in force on the node breaks the row.
     fn boot_ended(&mut self, id: NodeId, how: &str) {
         let now = self.now();
+        let faulted = silent::faulted(self.rec.faults(), self.slots[id].name(), self.slots[id].booted_at, now);
         let slot = &mut self.slots[id];
-        let during_boot = slot.during_boot(now);
+        let during_boot = slot.during_boot(now) && !faulted;
         if slot.boot_ends.ended(during_boot) {
             let who = slot.who(id);
             let boots = silent::CRASH_LOOP_BOOTS;

@@ -9,6 +9,7 @@
 //! (`mod.rs`: a supervised restart after an exit or a trap, never an
 //! injected crash); this file keeps the counts and judges at the run's end.
 
+use super::fault::{Fault, Target};
 use super::verdict::{Class, Failure, Verdict};
 use crate::history::{Completion, History};
 use crate::vtime::{SimDuration, SimTime};
@@ -55,6 +56,22 @@ impl BootEnds {
 /// booting: it accepted no connection and lived less than `BOOT_WINDOW`.
 pub fn during_boot(booted_at: SimTime, now: SimTime, accepted: bool) -> bool {
     !accepted && now.since(booted_at) < BOOT_WINDOW
+}
+
+/// Whether a fault the run injected was in force on node `name` at some
+/// point of `[from, to]` (an incarnation's life): a boot that ends then may
+/// be the service's right answer to the fault (a full disk, an fsync error,
+/// peers cut off), so it is no sign of a crash loop. A partition counts for
+/// every node, since the nodes in none of its groups form one more. Clock
+/// skews and preemption points take nothing away from a booting service and
+/// do not count (with `clock_skew` every boot has one).
+pub fn faulted(faults: &[Fault], name: &str, from: SimTime, to: SimTime) -> bool {
+    faults.iter().any(|f| {
+        let touches = matches!(f.target, Target::Groups { .. }) || f.target.names(name);
+        let environment = !matches!(f.kind.name(), "clock_skew" | "preempt");
+        let overlaps = f.at <= to && f.until.map_or(f.at >= from, |until| until >= from);
+        touches && environment && overlaps
+    })
 }
 
 /// The first crash loop of a run: the incarnation whose end made it one,
@@ -195,6 +212,33 @@ mod tests {
         assert!(during_boot(start, SimTime::from_ns(999_999_999), false));
         assert!(!during_boot(start, second, false), "lived a second");
         assert!(!during_boot(start, start, true), "accepted a connection");
+    }
+
+    #[test]
+    fn a_boot_ending_while_a_fault_is_in_force_on_its_node_is_no_crash_loop_sign() {
+        use crate::world::fault::Kind;
+        let at = |ns| SimTime::from_ns(ns);
+        let window = |kind: &str, node: &str, from, until| Fault {
+            until: Some(at(until)),
+            ..Fault::on_node(at(from), Kind::from_name(kind).unwrap(), node)
+        };
+        // The disk-full window of kvlog's disk-full.json: the server exits at
+        // boot with ENOSPC, correctly, until the space comes back.
+        let full = [window("disk_full", "server", 100, 900)];
+        assert!(faulted(&full, "server", at(500), at(600)), "inside the window");
+        assert!(faulted(&full, "server", at(50), at(150)), "the window opened during the boot");
+        assert!(!faulted(&full, "server", at(950), at(990)), "after it");
+        assert!(!faulted(&full, "client", at(500), at(600)), "another node's disk");
+        let point = [Fault::on_node(at(300), Kind::from_name("fsync_eio").unwrap(), "server")];
+        assert!(faulted(&point, "server", at(200), at(400)));
+        assert!(!faulted(&point, "server", at(400), at(500)), "an earlier incarnation's");
+        let cut = [Fault {
+            target: Target::Groups { groups: vec![vec!["n1".into()]], oneway: false },
+            ..window("partition", "n1", 100, 900)
+        }];
+        assert!(faulted(&cut, "n2", at(500), at(600)), "in no group is a group too");
+        let harmless = [window("clock_skew", "server", 0, 10_000)];
+        assert!(!faulted(&harmless, "server", at(500), at(600)), "a skewed clock takes nothing away");
     }
 
     #[test]
