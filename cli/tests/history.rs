@@ -147,7 +147,7 @@ fn a_linearizability_failure_shrinks_and_the_shrunk_schedule_fails_the_same_way(
     let out = seedfall(&["shrink", "-c", file.to_str().unwrap(), "-seed", "3"]);
     let all = text(&out);
     assert!(out.status.success(), "{all}");
-    assert!(all.contains("workload capped at"), "shrink caps the workload: {all}");
+    assert!(all.contains("sim.Budget capped at"), "shrink caps the workload: {all}");
     let schedule = dir.join(".seedfall/stale.seed-3.faults.json");
     let out = seedfall(&["replay", "-c", file.to_str().unwrap(), "-seed", "3", "-faults", schedule.to_str().unwrap()]);
     let all = text(&out);

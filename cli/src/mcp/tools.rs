@@ -463,6 +463,10 @@ fn caused(args: &Args, ctx: &Ctx) -> Answer {
         let cluster = setup(&path, LoadOptions { function_bitmap: true, ..LoadOptions::default() })?;
         watch.note(format!("seed {}: running futures from its moments", options.seed));
         let found = cause_watched(&cluster, &options, &watch)?;
+        // A cancelled call gets no answer: keep no partial result either.
+        if found.interrupted {
+            return Err(format!("the cause of seed {} was stopped before every future ran: nothing saved", found.seed));
+        }
         let points = cause_stats::curve(&found);
         let jump = cause_stats::biggest_jump(&found, &points);
         let functions = cause_stats::functions(&found, &|node, index| cluster.function_name(node, index as u32));
