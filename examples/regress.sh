@@ -40,7 +40,9 @@
 # One line per entry ("ok   ..." or "FAIL ...", ending in its wall time); the script exits 1 if any
 # entry does not match, 2 if it cannot run at all.
 #
-# Usage: examples/regress.sh [--ledger FILE] [EXAMPLE...]     (default: every example)
+# Usage: examples/regress.sh [--ledger FILE] [EXAMPLE[/CONFIG]...]     (default: every example)
+#
+#   EXAMPLE/CONFIG     only that example's entries for CONFIG (natsjs/seedfall.always.json)
 #
 #   --ledger FILE      run every entry at its full range (REGRESS_SEEDS_MAX is
 #                      refused) and append one row per entry to FILE (a
@@ -131,7 +133,10 @@ platform="$(uname -s) $(uname -m)"
 
 mismatches=0
 entries=0
-for ex in "${examples[@]}"; do
+for selected in "${examples[@]}"; do
+  ex=${selected%%/*}
+  only_config=
+  [[ $selected == */* ]] && only_config=${selected#*/}
   expected=examples/$ex/expected.json
   if [[ ! -f $expected ]]; then
     echo "FAIL $ex: no $expected"
@@ -145,6 +150,7 @@ for ex in "${examples[@]}"; do
     continue
   fi
   while IFS=$'\t' read -r idx config seeds check cut; do
+    [[ -n $only_config && $config != "$only_config" ]] && continue
     entries=$((entries + 1))
     json=$tmp/$ex.$idx.json
     out=$tmp/$ex.$idx.out
