@@ -487,19 +487,36 @@ fn properties_never_reached_in_any_seed_fail_the_sweep() {
         // Through an aliased import of the Antithesis SDK.
         "FAIL reachable never reached in any seed: antithesis reachable, never reached",
         "always                   0          0  always, never reached",
-        "unreachable              0          0  unreachable, never reached (fine)",
+        "unreachable              0          0  unreachable, reached only with -unreachable",
     ] {
         assert!(stdout.contains(line), "{line}\n{stdout}");
     }
     assert!(!stdout.contains("FAIL seed"), "no seed fails: {stdout}");
     assert!(!stdout.contains("never reached in any seed: unreachable"), "{stdout}");
     assert!(
-        stderr.contains("catalog/main.go:23: the message of sim.Sometimes is not a string literal"),
+        stderr.contains("catalog/main.go:25: the message of sim.Sometimes is not a string literal"),
         "a message the catalog cannot read is a warning: {stderr}"
     );
     let (code, stdout, stderr) = run(&config(&world_dir(), "catalog-reached.json"), &["-seeds", "1-2"]);
     assert_eq!(code, 0, "every catalogued property reached: {stdout}{stderr}");
     assert!(stdout.contains("always                   2          2  always, never reached"), "{stdout}");
+}
+
+/// A `sim.Unreachable` that a run reaches fails that run, as a property
+/// failure naming its message, and the table counts it as reached, never true.
+#[test]
+fn a_run_that_reaches_sim_unreachable_fails() {
+    let (code, stdout, stderr) = run(&config(&world_dir(), "catalog-unreachable.json"), &["-seeds", "1-2"]);
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    for line in [
+        "FAIL seed 1 at t=0s",
+        "  client#1: unreachable, reached only with -unreachable",
+        "2 seeds in",
+        "0 passed, 2 failed",
+        "unreachable              2          0  unreachable, reached only with -unreachable",
+    ] {
+        assert!(stdout.contains(line), "{line}\n{stdout}");
+    }
 }
 
 /// The same source checked out in two places builds the same modules and
