@@ -17,9 +17,9 @@ import (
 const applyTimeout = 2 * time.Second
 
 type api struct {
-	raft       *raft.Raft
-	fsm        *kvFSM
-	localReads bool
+	raft  *raft.Raft
+	fsm   *kvFSM
+	reads string
 }
 
 func (a *api) serve(addr string) error {
@@ -59,11 +59,15 @@ func (a *api) put(w http.ResponseWriter, r *http.Request) {
 
 func (a *api) get(w http.ResponseWriter, r *http.Request) {
 	key := r.PathValue("key")
-	if a.localReads {
+	if a.reads == "local" {
 		answer(w, a.fsm.get(key))
 		return
 	}
 	if a.notLeader(w) {
+		return
+	}
+	if a.reads == "leader" {
+		answer(w, a.fsm.get(key))
 		return
 	}
 	a.apply(w, command{Op: "get", Key: key})

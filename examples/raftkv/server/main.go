@@ -10,8 +10,10 @@
 // Writes go to the leader; another node answers 421 with the leader's ID
 // in X-Leader. -reads says how reads are served: "log" puts them through
 // the leader's raft log (linearizable), "local" lets any node answer from
-// its own state machine without VerifyLeader (stale when it lags behind:
-// the negative control for the linearizability check).
+// its own state machine (stale when it lags behind: the negative control
+// for the linearizability check), "leader" lets the node that believes it
+// leads answer from its state without VerifyLeader (stale only while a
+// deposed leader still believes it leads).
 //
 // Every node is started with the same -peers list and bootstraps the same
 // 3-node configuration when its disk holds no raft state.
@@ -40,18 +42,22 @@ const (
 func main() {
 	peers := flag.String("peers", "n1,n2,n3", "the IDs (host names) of every node of the cluster")
 	data := flag.String("data", "/data", "data directory")
-	reads := flag.String("reads", "log", "how the leader serves reads: log or local")
+	reads := flag.String("reads", "log", "how the leader serves reads: log, local or leader")
 	logLevel := flag.String("log", "warn", "raft's log level")
+	transport := flag.String("transport", "tcp", "raft's transport: tcp (the standard library's, through net_overlay) or sim (sim.Listen and sim.Dial)")
 	flag.Parse()
-	if *reads != "log" && *reads != "local" {
-		fatalf("unknown -reads %q: use log or local", *reads)
+	if *transport != "tcp" && *transport != "sim" {
+		fatalf("unknown -transport %q: use tcp or sim", *transport)
+	}
+	if *reads != "log" && *reads != "local" && *reads != "leader" {
+		fatalf("unknown -reads %q: use log, local or leader", *reads)
 	}
 	id := sim.Node()
-	r, fsm, err := start(id, strings.Split(*peers, ","), *data, *logLevel)
+	r, fsm, err := start(id, strings.Split(*peers, ","), *data, *logLevel, *transport)
 	if err != nil {
 		fatalf("start: %v", err)
 	}
-	api := &api{raft: r, fsm: fsm, localReads: *reads == "local"}
+	api := &api{raft: r, fsm: fsm, reads: *reads}
 	fatalf("serve: %v", api.serve(fmt.Sprintf(":%d", httpPort)))
 }
 
@@ -60,7 +66,7 @@ func fatalf(format string, args ...any) {
 	os.Exit(1)
 }
 
-func start(id string, peers []string, data, logLevel string) (*raft.Raft, *kvFSM, error) {
+func start(id string, peers []string, data, logLevel, transport string) (*raft.Raft, *kvFSM, error) {
 	dir := filepath.Join(data, "raft")
 	// Every directory on the way is made durable, its parent included:
 	// a fresh disk has none of them, and a name is only durable once the
@@ -92,11 +98,7 @@ func start(id string, peers []string, data, logLevel string) (*raft.Raft, *kvFSM
 	if err != nil {
 		return nil, nil, fmt.Errorf("snapshot store: %w", err)
 	}
-	advertise, err := net.ResolveTCPAddr("tcp", fmt.Sprintf("%s:%d", id, raftPort))
-	if err != nil {
-		return nil, nil, err
-	}
-	trans, err := raft.NewTCPTransportWithLogger(fmt.Sprintf(":%d", raftPort), advertise, 3, 2*time.Second, logger)
+	trans, err := newTransport(id, transport, logger)
 	if err != nil {
 		return nil, nil, fmt.Errorf("transport: %w", err)
 	}
@@ -118,4 +120,21 @@ func start(id string, peers []string, data, logLevel string) (*raft.Raft, *kvFSM
 	fsm := newFSM()
 	r, err := raft.NewRaft(conf, fsm, logs, stable, snaps, trans)
 	return r, fsm, err
+}
+
+// newTransport is raft's TCP transport, or the same network transport over
+// seedfall's stream sockets (stream.go).
+func newTransport(id, kind string, logger hclog.Logger) (*raft.NetworkTransport, error) {
+	if kind == "sim" {
+		stream, err := newSimStream(id, raftPort)
+		if err != nil {
+			return nil, err
+		}
+		return raft.NewNetworkTransportWithLogger(stream, 3, 2*time.Second, logger), nil
+	}
+	advertise, err := net.ResolveTCPAddr("tcp", fmt.Sprintf("%s:%d", id, raftPort))
+	if err != nil {
+		return nil, err
+	}
+	return raft.NewTCPTransportWithLogger(fmt.Sprintf(":%d", raftPort), advertise, 3, 2*time.Second, logger)
 }
