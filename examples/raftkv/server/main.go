@@ -44,6 +44,7 @@ func main() {
 	data := flag.String("data", "/data", "data directory")
 	reads := flag.String("reads", "log", "how the leader serves reads: log, local or leader")
 	logLevel := flag.String("log", "warn", "raft's log level")
+	logFsync := flag.Bool("log-fsync", true, "fsync the raft log on every commit (false: the negative control)")
 	transport := flag.String("transport", "tcp", "raft's transport: tcp (the standard library's, through net_overlay) or sim (sim.Listen and sim.Dial)")
 	flag.Parse()
 	if *transport != "tcp" && *transport != "sim" {
@@ -53,7 +54,7 @@ func main() {
 		fatalf("unknown -reads %q: use log, local or leader", *reads)
 	}
 	id := sim.Node()
-	r, fsm, err := start(id, strings.Split(*peers, ","), *data, *logLevel, *transport)
+	r, fsm, err := start(id, strings.Split(*peers, ","), *data, *logLevel, *transport, !*logFsync)
 	if err != nil {
 		fatalf("start: %v", err)
 	}
@@ -66,7 +67,7 @@ func fatalf(format string, args ...any) {
 	os.Exit(1)
 }
 
-func start(id string, peers []string, data, logLevel, transport string) (*raft.Raft, *kvFSM, error) {
+func start(id string, peers []string, data, logLevel, transport string, noLogSync bool) (*raft.Raft, *kvFSM, error) {
 	dir := filepath.Join(data, "raft")
 	// Every directory on the way is made durable, its parent included:
 	// a fresh disk has none of them, and a name is only durable once the
@@ -86,7 +87,7 @@ func start(id string, peers []string, data, logLevel, transport string) (*raft.R
 	conf.SnapshotThreshold = 64
 	conf.SnapshotInterval = 2 * time.Second
 	conf.TrailingLogs = 32
-	logs, err := openLogStore(dir)
+	logs, err := openLogStore(dir, noLogSync)
 	if err != nil {
 		return nil, nil, fmt.Errorf("log store: %w", err)
 	}
