@@ -18,7 +18,7 @@
 //! `LINE_MAX` bytes of an unfinished line (a guest writing without newlines
 //! cannot make the host hold its output).
 
-use crate::node::{PropertyKind, Report};
+use crate::report::{PropertyKind, Report};
 use serde_json::Value;
 
 /// The device the SDK's output goes to, and the variable naming it.

@@ -27,7 +27,7 @@ pub enum Exit {
 pub fn run(code: Arc<Code>, node: Node, watchdog: Duration) -> Result<(Exit, Instance<Node>), seedfall_engine::Error> {
     let mut linker = wasi::linker();
     linker.set_memory_cap_bytes(wasi::EXEC_MEMORY_BYTES);
-    preempt::register(&mut linker);
+    preempt::hook::register(&mut linker);
     let progress = node.trace.progress.clone();
     let counter_global = node.preempt.as_ref().map(|p| p.counter_global());
     // Before instantiation: a start function runs guest code too, and must not hang the run.

@@ -20,6 +20,9 @@ pub mod goroutines;
 pub mod gosym;
 pub mod guest;
 pub mod history;
+pub mod hostcall;
+#[cfg(test)]
+mod hostcall_tests;
 pub mod knob;
 pub mod mmap;
 pub mod net;
@@ -27,6 +30,7 @@ pub mod node;
 pub mod node_id;
 pub mod preempt;
 pub mod random;
+pub mod report;
 pub mod sdk;
 pub mod trace;
 pub mod vtime;

@@ -11,10 +11,11 @@ use crate::net::{EndpointId, Net};
 use crate::node_id::NodeId;
 use crate::preempt::Preemption;
 use crate::random::{Purpose, RandomStream};
+pub use crate::report::{PropertyKind, Report};
 use crate::trace::Trace;
 use crate::vtime::SimTime;
 use seedfall_engine::Caller;
-use std::cell::RefCell;
+use std::cell::{RefCell, RefMut};
 use std::io::Write;
 use std::rc::Rc;
 
@@ -123,81 +124,6 @@ pub enum Wait {
     Writable(u32),
     /// `seedfall.dial`: until the connect is answered.
     Connect(EndpointId),
-}
-
-/// A property kind of the `seedfall.property` call (docs/sdk-abi.md).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum PropertyKind {
-    Assert,
-    Always,
-    Sometimes,
-    Reachable,
-    Unreachable,
-    Fail,
-}
-
-impl PropertyKind {
-    pub fn from_abi(kind: u32) -> Option<PropertyKind> {
-        use PropertyKind::*;
-        [Assert, Always, Sometimes, Reachable, Unreachable, Fail].get(kind as usize).copied()
-    }
-
-    /// The kind `name` names (what a sweep's JSON says).
-    pub fn from_name(name: &str) -> Option<PropertyKind> {
-        (0..6).filter_map(PropertyKind::from_abi).find(|k| k.name() == name)
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            PropertyKind::Assert => "assert",
-            PropertyKind::Always => "always",
-            PropertyKind::Sometimes => "sometimes",
-            PropertyKind::Reachable => "reachable",
-            PropertyKind::Unreachable => "unreachable",
-            PropertyKind::Fail => "fail",
-        }
-    }
-
-    /// The SDK function that reports this kind.
-    pub fn sdk_name(self) -> &'static str {
-        match self {
-            PropertyKind::Assert => "sim.Assert",
-            PropertyKind::Always => "sim.Always",
-            PropertyKind::Sometimes => "sim.Sometimes",
-            PropertyKind::Reachable => "sim.Reachable",
-            PropertyKind::Unreachable => "sim.Unreachable",
-            PropertyKind::Fail => "sim.Fail",
-        }
-    }
-
-    /// Whether reaching the property with this condition fails the run.
-    pub fn fails(self, cond: bool) -> bool {
-        match self {
-            PropertyKind::Assert | PropertyKind::Always => !cond,
-            PropertyKind::Unreachable | PropertyKind::Fail => true,
-            PropertyKind::Sometimes | PropertyKind::Reachable => false,
-        }
-    }
-}
-
-/// Something the guest told the world through the `seedfall` module.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Report {
-    Property {
-        kind: PropertyKind,
-        cond: bool,
-        message: String,
-    },
-    SetupComplete,
-    /// `sim.Progress`: the workload got somewhere.
-    Progress,
-    QuietFor {
-        ns: u64,
-    },
-    /// The workload's default size, as passed to `sim.Budget`.
-    Budget {
-        default: u64,
-    },
 }
 
 /// A node's link to the simulated world (absent under `seedfall exec`).
@@ -358,9 +284,27 @@ impl Node {
     pub fn release(&mut self, kind: &FdKind) {
         match kind {
             FdKind::File { ino, .. } | FdKind::Dir { ino, .. } => self.fs.release(*ino),
-            FdKind::Socket(_) | FdKind::Listener(_) | FdKind::Udp(_) => crate::wasi::close_socket(self, kind),
+            FdKind::Socket(_) | FdKind::Listener(_) | FdKind::Udp(_) => self.close_socket(kind),
             FdKind::Stdin | FdKind::Stdout | FdKind::Stderr => {}
         }
+    }
+
+    /// The network of a node in the simulated world.
+    pub fn net(&self) -> RefMut<'_, Net> {
+        self.sim.as_ref().expect("socket descriptors exist only in the simulated world").net.borrow_mut()
+    }
+
+    /// Closes the network side of a removed socket descriptor.
+    fn close_socket(&self, kind: &FdKind) {
+        let now = self.clock.now();
+        // A socket the network already forgot (its node crashed and came back
+        // cannot hold it) answers EBADF; closing is then a no-op.
+        let _ = match kind {
+            FdKind::Socket(ep) => self.net().close(*ep, now),
+            FdKind::Listener(l) => self.net().close_listener(*l, now),
+            FdKind::Udp(s) => self.net().udp_close(*s, now),
+            _ => Ok(()),
+        };
     }
 
     /// The errno host call `call` returns, after the test hook.

@@ -16,6 +16,7 @@
 use crate::fdtable::FdKind;
 use crate::fs::Errno;
 use crate::history::{Call, Completion};
+use crate::hostcall::{self, Params};
 use crate::net::{ConnectStatus, SockAddr, ip};
 use crate::node::{Node, PropertyKind, Report, SimLink, Wait, park};
 use crate::vtime::SimTime;
@@ -29,8 +30,8 @@ const OP_PUT: u32 = 0;
 const OP_GET: u32 = 1;
 const OP_INVOKE: u32 = 2;
 /// `listen`'s and `dial`'s network argument for TCP, and for UDP.
-const NETWORK_TCP: u64 = 0;
-const NETWORK_UDP: u64 = 1;
+const NETWORK_TCP: u32 = 0;
+const NETWORK_UDP: u32 = 1;
 
 /// A failed call's result: the errno, negated (docs/sdk-abi.md).
 fn failed(errno: Errno) -> i64 {
@@ -46,25 +47,19 @@ fn link<'a>(c: &'a mut Caller<'_, Node>) -> &'a mut SimLink {
     c.data_mut().sim.as_mut().expect("the seedfall module is bound only in the simulated world")
 }
 
-/// Binds `name`, tracing its arguments and result like a WASI call.
-fn bind(
+/// Binds `name` with parameters `P` (`crate::hostcall`), tracing its
+/// arguments and result like a WASI call.
+fn bind<P: Params + 'static>(
     linker: &mut Linker<Node>,
     name: &'static str,
-    params: &[ValType],
-    results: &[ValType],
-    body: fn(&mut Caller<'_, Node>, &[u64]) -> Result<i64, HostError>,
+    results: &'static [ValType],
+    body: impl Fn(&mut Caller<'_, Node>, P) -> Result<i64, HostError> + 'static,
 ) {
-    let arity = params.len();
-    let has_result = !results.is_empty();
-    linker.func(MODULE, name, params, results, move |c, values| {
+    hostcall::func(linker, MODULE, name, results, move |c, args: P, traced| {
         Node::observe_goroutine(c);
-        let args: Vec<u64> = values[..arity].to_vec();
-        let result = body(c, &args)?;
-        c.data_mut().trace.host_call(name, &args, result as u64);
-        if has_result {
-            values[0] = result as u64;
-        }
-        Ok(())
+        let result = body(c, args)?;
+        c.data_mut().trace.host_call(name, traced, result as u64);
+        Ok(result as u64)
     });
 }
 
@@ -73,18 +68,17 @@ fn bind(
 /// pointer, so the host never copies a guest-sized string.
 const SDK_STRING_MAX_BYTES: u64 = 1 << 20;
 
-fn read_string(c: &Caller<'_, Node>, ptr: u64, len: u64) -> Option<String> {
-    if len > SDK_STRING_MAX_BYTES {
+fn read_string(c: &Caller<'_, Node>, ptr: u32, len: u32) -> Option<String> {
+    if u64::from(len) > SDK_STRING_MAX_BYTES {
         return None;
     }
-    let bytes = c.read(ptr as u32, len as u32).ok()?;
+    let bytes = c.read(ptr, len).ok()?;
     Some(String::from_utf8_lossy(bytes).into_owned())
 }
 
-fn node_name(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
+fn node_name(c: &mut Caller<'_, Node>, (buf, cap): (u32, u32)) -> Result<i64, HostError> {
     let name = c.data().name.clone();
-    let (buf, cap) = (v[0] as u32, v[1] as u32 as usize);
-    if name.len() <= cap && crate::wasi::write_guest(c, buf, name.as_bytes()).is_err() {
+    if name.len() <= cap as usize && crate::wasi::write_guest(c, buf, name.as_bytes()).is_err() {
         return Ok(failed(Errno::FAULT));
     }
     Ok(name.len() as i64)
@@ -92,17 +86,17 @@ fn node_name(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
 
 /// `listen(network, port)`: a TCP listener, or for UDP a datagram socket
 /// bound to the port (0: an ephemeral one).
-fn listen(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
-    if v[0] != NETWORK_TCP && v[0] != NETWORK_UDP {
+fn listen(c: &mut Caller<'_, Node>, (network, port): (u32, u32)) -> Result<i64, HostError> {
+    if network != NETWORK_TCP && network != NETWORK_UDP {
         return Ok(failed(Errno::AFNOSUPPORT));
     }
-    let Ok(port) = u16::try_from(v[1] as u32) else { return Ok(failed(Errno::INVAL)) };
+    let Ok(port) = u16::try_from(port) else { return Ok(failed(Errno::INVAL)) };
     if let Err(e) = c.data().fds.room() {
         return Ok(failed(e));
     }
     let now = c.data().clock.now();
     let sim = link(c);
-    if v[0] == NETWORK_UDP {
+    if network == NETWORK_UDP {
         let bound = sim.net.borrow_mut().udp_bind(sim.id, port, now);
         return Ok(match bound {
             Ok(sock) => fd_or_failed(c.data_mut().fds.insert(FdKind::Udp(sock), FDFLAG_NONBLOCK)),
@@ -116,11 +110,11 @@ fn listen(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
     })
 }
 
-fn dial(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
-    if v[0] != NETWORK_TCP && v[0] != NETWORK_UDP {
+fn dial(c: &mut Caller<'_, Node>, (network, ptr, len): (u32, u32, u32)) -> Result<i64, HostError> {
+    if network != NETWORK_TCP && network != NETWORK_UDP {
         return Ok(failed(Errno::AFNOSUPPORT));
     }
-    let Some(addr) = read_string(c, v[1], v[2]) else { return Ok(failed(Errno::FAULT)) };
+    let Some(addr) = read_string(c, ptr, len) else { return Ok(failed(Errno::FAULT)) };
     let Some((host, port)) = addr.rsplit_once(':') else { return Ok(failed(Errno::INVAL)) };
     let Ok(port) = port.parse::<u16>() else { return Ok(failed(Errno::INVAL)) };
     if let Err(e) = c.data().fds.room() {
@@ -128,7 +122,7 @@ fn dial(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
     }
     let now = c.data().clock.now();
     let sim = link(c);
-    if v[0] == NETWORK_UDP {
+    if network == NETWORK_UDP {
         return Ok(dial_udp(c, host, port, now));
     }
     let net = sim.net.clone();
@@ -177,8 +171,8 @@ fn dial_udp(c: &mut Caller<'_, Node>, host: &str, port: u16, now: SimTime) -> i6
 }
 
 /// The UDP socket behind descriptor `fd`.
-fn udp_fd(c: &Caller<'_, Node>, fd: u64) -> Result<crate::net::UdpId, Errno> {
-    match c.data().fds.get(fd as u32).map(|e| &e.kind) {
+fn udp_fd(c: &Caller<'_, Node>, fd: u32) -> Result<crate::net::UdpId, Errno> {
+    match c.data().fds.get(fd).map(|e| &e.kind) {
         Some(FdKind::Udp(sock)) => Ok(*sock),
         Some(_) => Err(Errno::NOTSOCK),
         None => Err(Errno::BADF),
@@ -187,32 +181,32 @@ fn udp_fd(c: &Caller<'_, Node>, fd: u64) -> Result<crate::net::UdpId, Errno> {
 
 /// `udp_connect(fd, ip, port) -> i32`: gives a UDP socket its default peer
 /// (net_overlay's `DialUDP`); 0 or `-errno`.
-fn udp_connect(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
-    let Ok(port) = u16::try_from(v[2] as u32) else { return Ok(failed(Errno::INVAL)) };
-    let sock = match udp_fd(c, v[0]) {
+fn udp_connect(c: &mut Caller<'_, Node>, (fd, ip, port): (u32, u32, u32)) -> Result<i64, HostError> {
+    let Ok(port) = u16::try_from(port) else { return Ok(failed(Errno::INVAL)) };
+    let sock = match udp_fd(c, fd) {
         Ok(sock) => sock,
         Err(e) => return Ok(failed(e)),
     };
     let now = c.data().clock.now();
-    let done = link(c).net.borrow_mut().udp_connect(sock, v[1] as u32, port, now);
+    let done = link(c).net.borrow_mut().udp_connect(sock, ip, port, now);
     Ok(done.map_or_else(failed, |()| 0))
 }
 
 /// `udp_sendto(fd, ip, port, ptr, len) -> i32`: one datagram to a simulated
 /// IP and port; its length, or `-errno` (`-EMSGSIZE` past 65,507 bytes).
-fn udp_sendto(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
-    let Ok(port) = u16::try_from(v[2] as u32) else { return Ok(failed(Errno::INVAL)) };
-    let sock = match udp_fd(c, v[0]) {
+fn udp_sendto(c: &mut Caller<'_, Node>, (fd, ip, port, ptr, len): (u32, u32, u32, u32, u32)) -> Result<i64, HostError> {
+    let Ok(port) = u16::try_from(port) else { return Ok(failed(Errno::INVAL)) };
+    let sock = match udp_fd(c, fd) {
         Ok(sock) => sock,
         Err(e) => return Ok(failed(e)),
     };
     // Checked before copying, so a guest-sized length is never copied.
-    if v[4] as u32 as usize > crate::net::udp::MAX_DATAGRAM_BYTES {
+    if len as usize > crate::net::udp::MAX_DATAGRAM_BYTES {
         return Ok(failed(Errno::MSGSIZE));
     }
-    let Ok(data) = c.read(v[3] as u32, v[4] as u32).map(<[u8]>::to_vec) else { return Ok(failed(Errno::FAULT)) };
+    let Ok(data) = c.read(ptr, len).map(<[u8]>::to_vec) else { return Ok(failed(Errno::FAULT)) };
     let now = c.data().clock.now();
-    let sent = link(c).net.borrow_mut().udp_send_to(sock, v[1] as u32, port, &data, now);
+    let sent = link(c).net.borrow_mut().udp_send_to(sock, ip, port, &data, now);
     Ok(sent.map_or_else(failed, |n| n as i64))
 }
 
@@ -220,13 +214,12 @@ fn udp_sendto(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
 /// copies at most `len` bytes of it to `ptr` (the rest is discarded) and
 /// its source as the i64 `ip << 16 | port` to `addr_out`; the count, or
 /// `-EAGAIN` when none is queued (it never blocks: Go polls).
-fn udp_recvfrom(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
-    let sock = match udp_fd(c, v[0]) {
+fn udp_recvfrom(c: &mut Caller<'_, Node>, (fd, ptr, len, addr_out): (u32, u32, u32, u32)) -> Result<i64, HostError> {
+    let sock = match udp_fd(c, fd) {
         Ok(sock) => sock,
         Err(e) => return Ok(failed(e)),
     };
-    let (ptr, len, addr_out) =
-        (v[1] as u32, (v[2] as u32).min(crate::net::udp::MAX_DATAGRAM_BYTES as u32), v[3] as u32);
+    let len = len.min(crate::net::udp::MAX_DATAGRAM_BYTES as u32);
     // Out-of-bounds buffers fail before a datagram is taken.
     if c.read(ptr, len).is_err() || c.read(addr_out, 8).is_err() {
         return Ok(failed(Errno::FAULT));
@@ -248,14 +241,14 @@ fn udp_recvfrom(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
 /// `net/ip.rs`) and returns its descriptor at once, the connect pending;
 /// Go waits for it with poll_oneoff FD_WRITE, under its own deadline, so a
 /// partitioned peer times out instead of parking the node.
-fn connect(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
-    let Ok(port) = u16::try_from(v[1] as u32) else { return Ok(failed(Errno::INVAL)) };
+fn connect(c: &mut Caller<'_, Node>, (ip, port): (u32, u32)) -> Result<i64, HostError> {
+    let Ok(port) = u16::try_from(port) else { return Ok(failed(Errno::INVAL)) };
     if let Err(e) = c.data().fds.room() {
         return Ok(failed(e));
     }
     let now = c.data().clock.now();
     let sim = link(c);
-    let started = sim.net.borrow_mut().connect_ip(sim.id, v[0] as u32, port, now);
+    let started = sim.net.borrow_mut().connect_ip(sim.id, ip, port, now);
     Ok(match started {
         Ok(ep) => fd_or_failed(c.data_mut().fds.insert(FdKind::Socket(ep), FDFLAG_NONBLOCK)),
         Err(e) => failed(e),
@@ -264,8 +257,8 @@ fn connect(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
 
 /// `connect_status(fd)`: 0 once connected, `-EINPROGRESS` while pending,
 /// `-ECONNREFUSED` when refused (Go's SO_ERROR after a non-blocking connect).
-fn connect_status(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
-    let Some(FdKind::Socket(ep)) = c.data().fds.get(v[0] as u32).map(|e| e.kind.clone()) else {
+fn connect_status(c: &mut Caller<'_, Node>, (fd,): (u32,)) -> Result<i64, HostError> {
+    let Some(FdKind::Socket(ep)) = c.data().fds.get(fd).map(|e| e.kind.clone()) else {
         return Ok(failed(Errno::BADF));
     };
     let now = c.data().clock.now();
@@ -282,8 +275,8 @@ fn connect_status(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError>
 /// string (net_overlay's lookups of node names, one call instead of Go's
 /// resolver reading `/etc/hosts`, which names the same IPs), or `-ENOENT`
 /// for any other name, which Go then looks up its own way.
-fn resolve(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
-    let Some(name) = read_string(c, v[0], v[1]) else { return Ok(failed(Errno::FAULT)) };
+fn resolve(c: &mut Caller<'_, Node>, (ptr, len): (u32, u32)) -> Result<i64, HostError> {
+    let Some(name) = read_string(c, ptr, len) else { return Ok(failed(Errno::FAULT)) };
     let node = link(c).net.borrow().resolve(&name);
     Ok(node.map_or_else(|| failed(Errno::NOENT), |node| i64::from(ip::node_ip(node))))
 }
@@ -305,8 +298,8 @@ fn fd_addr(c: &mut Caller<'_, Node>, fd: u32, peer: bool) -> Result<SockAddr, Er
 
 /// `sock_addr(fd, peer) -> i64`: the simulated IP and port of a socket's own
 /// (peer 0) or its peer's (peer 1) address, packed as `ip << 16 | port`.
-fn sock_addr(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
-    Ok(match fd_addr(c, v[0] as u32, v[1] as u32 != 0) {
+fn sock_addr(c: &mut Caller<'_, Node>, (fd, peer): (u32, u32)) -> Result<i64, HostError> {
+    Ok(match fd_addr(c, fd, peer != 0) {
         Ok(addr) => i64::from(ip::node_ip(addr.node)) << 16 | i64::from(addr.port),
         Err(e) => failed(e),
     })
@@ -314,23 +307,24 @@ fn sock_addr(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
 
 /// `flock(fd, how)`: compat_overlay's `syscall.Flock` (`crate::flock`);
 /// 0 or `-errno` (`-EAGAIN` for a conflicting `LOCK_NB` request).
-fn flock(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
-    let fd = v[0] as u32;
+fn flock(c: &mut Caller<'_, Node>, (fd, how): (u32, u32)) -> Result<i64, HostError> {
     let node = c.data_mut();
     let ino = match node.fds.get(fd).map(|e| &e.kind) {
         Some(FdKind::File { ino, .. } | FdKind::Dir { ino, .. }) => *ino,
         Some(_) => return Ok(failed(Errno::INVAL)),
         None => return Ok(failed(Errno::BADF)),
     };
-    Ok(node.locks.flock(ino, fd, v[1] as u32).map_or_else(failed, |()| 0))
+    Ok(node.locks.flock(ino, fd, how).map_or_else(failed, |()| 0))
 }
 
 /// `mmap(fd, offset, ptr, len, prot, flags)`: compat_overlay's
 /// `syscall.Mmap` maps the guest's `len` bytes at `ptr` (crate::mmap);
 /// 0 or `-errno`.
-fn mmap(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
+fn mmap(
+    c: &mut Caller<'_, Node>,
+    (fd, offset, ptr, len, prot, flags): (u32, u64, u32, u32, u32, u32),
+) -> Result<i64, HostError> {
     use crate::mmap::{MAP_PRIVATE, MAP_SHARED, Mapping, PROT_WRITE};
-    let (fd, offset, ptr, len, prot, flags) = (v[0] as u32, v[1], v[2] as u32, v[3] as u32, v[4] as u32, v[5] as u32);
     let (memory, node) = c.memory_and_data();
     let Some(entry) = node.fds.get(fd).cloned() else { return Ok(failed(Errno::BADF)) };
     let FdKind::File { ino, .. } = entry.kind else { return Ok(failed(Errno::NODEV)) };
@@ -350,43 +344,42 @@ fn mmap(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
 }
 
 /// `munmap(ptr, len)`: unmaps a whole mapping; 0 or `-errno`.
-fn munmap(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
+fn munmap(c: &mut Caller<'_, Node>, (ptr, len): (u32, u32)) -> Result<i64, HostError> {
     let (memory, node) = c.memory_and_data();
     let now = node.clock.realtime_now();
-    Ok(node.mappings.unmap(&mut node.fs, memory, v[0] as u32, v[1] as u32, now).map_or_else(failed, |()| 0))
+    Ok(node.mappings.unmap(&mut node.fs, memory, ptr, len, now).map_or_else(failed, |()| 0))
 }
 
 /// `msync(ptr, len, flags)`: writes a mapping's changes back, durably with
 /// MS_SYNC; 0 or `-errno`.
-fn msync(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
+fn msync(c: &mut Caller<'_, Node>, (ptr, len, flags): (u32, u32, u32)) -> Result<i64, HostError> {
     let (memory, node) = c.memory_and_data();
     let now = node.clock.realtime_now();
-    let result = node.mappings.msync(&mut node.fs, memory, v[0] as u32, v[1] as u32, v[2] as u32, now);
+    let result = node.mappings.msync(&mut node.fs, memory, ptr, len, flags, now);
     Ok(result.map_or_else(failed, |()| 0))
 }
 
 /// `sock_name(fd, peer, buf, cap)`: the socket's own (peer 0) or its
 /// peer's (peer 1) address as "node:port"; returns the length, which may
 /// exceed `cap` (call again with a bigger buffer).
-fn sock_name(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
-    let (fd, peer, buf, cap) = (v[0] as u32, v[1] as u32 != 0, v[2] as u32, v[3] as u32 as usize);
-    let addr = match fd_addr(c, fd, peer) {
+fn sock_name(c: &mut Caller<'_, Node>, (fd, peer, buf, cap): (u32, u32, u32, u32)) -> Result<i64, HostError> {
+    let addr = match fd_addr(c, fd, peer != 0) {
         Ok(addr) => link(c).net.borrow().addr_string(addr),
         Err(e) => return Ok(failed(e)),
     };
-    if addr.len() <= cap && crate::wasi::write_guest(c, buf, addr.as_bytes()).is_err() {
+    if addr.len() <= cap as usize && crate::wasi::write_guest(c, buf, addr.as_bytes()).is_err() {
         return Ok(failed(Errno::FAULT));
     }
     Ok(addr.len() as i64)
 }
 
-fn property(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
-    let Some(kind) = PropertyKind::from_abi(v[0] as u32) else {
-        return Err(HostError::Fail(format!("seedfall.property: unknown kind {}", v[0] as u32)));
+fn property(c: &mut Caller<'_, Node>, (kind, cond, ptr, len): (u32, u32, u32, u32)) -> Result<i64, HostError> {
+    let Some(kind) = PropertyKind::from_abi(kind) else {
+        return Err(HostError::Fail(format!("seedfall.property: unknown kind {kind}")));
     };
-    let cond = v[1] as u32 != 0;
+    let cond = cond != 0;
     let message =
-        read_string(c, v[2], v[3]).ok_or_else(|| HostError::Fail("seedfall.property: message out of bounds".into()))?;
+        read_string(c, ptr, len).ok_or_else(|| HostError::Fail("seedfall.property: message out of bounds".into()))?;
     link(c).reports.push(Report::Property { kind, cond, message });
     if kind.fails(cond) {
         let now = c.data().clock.now();
@@ -395,8 +388,7 @@ fn property(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
     Ok(0)
 }
 
-fn budget(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
-    let default = v[0] as i64;
+fn budget(c: &mut Caller<'_, Node>, (default,): (i64,)) -> Result<i64, HostError> {
     link(c).reports.push(Report::Budget { default: default.max(0) as u64 });
     Ok(match link(c).budget_cap {
         Some(cap) => default.min(cap as i64),
@@ -410,10 +402,13 @@ fn history_now(c: &Caller<'_, Node>) -> u64 {
 }
 
 /// `op_invoke(client, kind, key, key_len, input, input_len) -> id`.
-fn op_invoke(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
-    let Ok(client) = u32::try_from(v[0] as u32 as i32) else { return Ok(failed(Errno::INVAL)) };
-    let Some(input) = read_string(c, v[4], v[5]) else { return Ok(failed(Errno::FAULT)) };
-    let call = match v[1] as u32 {
+fn op_invoke(
+    c: &mut Caller<'_, Node>,
+    (client, kind, key, key_len, input, input_len): (i32, u32, u32, u32, u32, u32),
+) -> Result<i64, HostError> {
+    let Ok(client) = u32::try_from(client) else { return Ok(failed(Errno::INVAL)) };
+    let Some(input) = read_string(c, input, input_len) else { return Ok(failed(Errno::FAULT)) };
+    let call = match kind {
         OP_PUT => Call::Put(input),
         OP_GET => Call::Get,
         OP_INVOKE => Call::Invoke(input),
@@ -421,7 +416,7 @@ fn op_invoke(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
     };
     let key = match call {
         Call::Invoke(_) => None,
-        _ => match read_string(c, v[2], v[3]) {
+        _ => match read_string(c, key, key_len) {
             Some(key) => Some(key),
             None => return Ok(failed(Errno::FAULT)),
         },
@@ -434,9 +429,9 @@ fn op_invoke(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
 }
 
 /// `op_complete(id, status, output, output_len)`.
-fn op_complete(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
-    let Some(output) = read_string(c, v[2], v[3]) else { return Ok(failed(Errno::FAULT)) };
-    let completion = match v[1] as u32 {
+fn op_complete(c: &mut Caller<'_, Node>, (id, status, ptr, len): (u64, u32, u32, u32)) -> Result<i64, HostError> {
+    let Some(output) = read_string(c, ptr, len) else { return Ok(failed(Errno::FAULT)) };
+    let completion = match status {
         0 => Completion::Ok,
         1 => Completion::Returned(output),
         2 => Completion::Missing,
@@ -445,13 +440,13 @@ fn op_complete(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
     };
     let at = history_now(c);
     let traced = format!("{completion:?}");
-    let done = link(c).history.borrow_mut().complete(v[0], completion, at);
-    c.data_mut().trace.record(b"op_complete", traced.as_bytes(), &[v[0], at]);
+    let done = link(c).history.borrow_mut().complete(id, completion, at);
+    c.data_mut().trace.record(b"op_complete", traced.as_bytes(), &[id, at]);
     Ok(done.map_or_else(failed, |()| 0))
 }
 
-fn txn_begin(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
-    let Ok(client) = u32::try_from(v[0] as u32 as i32) else { return Ok(failed(Errno::INVAL)) };
+fn txn_begin(c: &mut Caller<'_, Node>, (client,): (i32,)) -> Result<i64, HostError> {
+    let Ok(client) = u32::try_from(client) else { return Ok(failed(Errno::INVAL)) };
     let at = history_now(c);
     let id = link(c).history.borrow_mut().txn_begin(client, at);
     c.data_mut().trace.record(b"txn_begin", &[], &[client as u64, at, id]);
@@ -466,70 +461,73 @@ fn txn_op(c: &mut Caller<'_, Node>, id: u64, op: MicroOp) -> Result<i64, HostErr
     Ok(done.map_or_else(failed, |()| 0))
 }
 
-fn txn_append(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
-    let Some(key) = read_string(c, v[1], v[2]) else { return Ok(failed(Errno::FAULT)) };
-    txn_op(c, v[0], MicroOp::Append { key, value: v[3] as i64 })
+fn txn_append(c: &mut Caller<'_, Node>, (id, ptr, len, value): (u64, u32, u32, i64)) -> Result<i64, HostError> {
+    let Some(key) = read_string(c, ptr, len) else { return Ok(failed(Errno::FAULT)) };
+    txn_op(c, id, MicroOp::Append { key, value })
 }
 
-fn txn_read(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
-    let Some(key) = read_string(c, v[1], v[2]) else { return Ok(failed(Errno::FAULT)) };
-    let count = v[4] as u32;
+fn txn_read(
+    c: &mut Caller<'_, Node>,
+    (id, ptr, len, values, count): (u64, u32, u32, u32, u32),
+) -> Result<i64, HostError> {
+    let Some(key) = read_string(c, ptr, len) else { return Ok(failed(Errno::FAULT)) };
     let len = count.checked_mul(8).filter(|&len| u64::from(len) <= SDK_STRING_MAX_BYTES);
-    let Some(bytes) = len.and_then(|len| c.read(v[3] as u32, len).ok()) else {
+    let Some(bytes) = len.and_then(|len| c.read(values, len).ok()) else {
         return Ok(failed(Errno::FAULT));
     };
     let values = bytes.chunks_exact(8).map(|b| i64::from_le_bytes(b.try_into().expect("8 bytes"))).collect();
-    txn_op(c, v[0], MicroOp::Read { key, values })
+    txn_op(c, id, MicroOp::Read { key, values })
 }
 
-fn txn_end(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<i64, HostError> {
-    let status = match v[1] as u32 {
+fn txn_end(c: &mut Caller<'_, Node>, (id, status): (u64, u32)) -> Result<i64, HostError> {
+    let traced_status = u64::from(status);
+    let status = match status {
         0 => Status::Committed,
         1 => Status::Aborted,
         _ => return Ok(failed(Errno::INVAL)),
     };
     let at = history_now(c);
-    let done = link(c).history.borrow_mut().txn_end(v[0], status, at);
-    c.data_mut().trace.record(b"txn_end", &[], &[v[0], v[1], at]);
+    let done = link(c).history.borrow_mut().txn_end(id, status, at);
+    c.data_mut().trace.record(b"txn_end", &[], &[id, traced_status, at]);
     Ok(done.map_or_else(failed, |()| 0))
 }
 
 /// Binds the `seedfall` module (docs/sdk-abi.md).
 pub fn register(l: &mut Linker<Node>) {
-    bind(l, "node_name", &[I32, I32], &[I32], node_name);
-    bind(l, "incarnation", &[], &[I32], |c, _| Ok(link(c).incarnation as i64));
-    bind(l, "listen", &[I32, I32], &[I32], listen);
-    bind(l, "dial", &[I32, I32, I32], &[I32], dial);
-    bind(l, "sock_name", &[I32, I32, I32, I32], &[I32], sock_name);
-    bind(l, "connect", &[I32, I32], &[I32], connect);
-    bind(l, "connect_status", &[I32], &[I32], connect_status);
-    bind(l, "sock_addr", &[I32, I32], &[I64], sock_addr);
-    bind(l, "resolve", &[I32, I32], &[I64], resolve);
-    bind(l, "udp_connect", &[I32, I32, I32], &[I32], udp_connect);
-    bind(l, "udp_sendto", &[I32, I32, I32, I32, I32], &[I32], udp_sendto);
-    bind(l, "udp_recvfrom", &[I32, I32, I32, I32], &[I32], udp_recvfrom);
-    bind(l, "flock", &[I32, I32], &[I32], flock);
-    bind(l, "mmap", &[I32, I64, I32, I32, I32, I32], &[I32], mmap);
-    bind(l, "munmap", &[I32, I32], &[I32], munmap);
-    bind(l, "msync", &[I32, I32, I32], &[I32], msync);
-    bind(l, "property", &[I32, I32, I32, I32], &[], property);
-    bind(l, "budget", &[I64], &[I64], budget);
-    bind(l, "quiet_for", &[I64], &[], |c, v| {
-        link(c).reports.push(Report::QuietFor { ns: v[0] });
+    bind(l, "node_name", &[I32], node_name);
+    bind(l, "incarnation", &[I32], |c, ()| Ok(link(c).incarnation as i64));
+    bind(l, "listen", &[I32], listen);
+    bind(l, "dial", &[I32], dial);
+    bind(l, "sock_name", &[I32], sock_name);
+    bind(l, "connect", &[I32], connect);
+    bind(l, "connect_status", &[I32], connect_status);
+    bind(l, "sock_addr", &[I64], sock_addr);
+    bind(l, "resolve", &[I64], resolve);
+    bind(l, "udp_connect", &[I32], udp_connect);
+    bind(l, "udp_sendto", &[I32], udp_sendto);
+    bind(l, "udp_recvfrom", &[I32], udp_recvfrom);
+    bind(l, "flock", &[I32], flock);
+    bind(l, "mmap", &[I32], mmap);
+    bind(l, "munmap", &[I32], munmap);
+    bind(l, "msync", &[I32], msync);
+    bind(l, "property", &[], property);
+    bind(l, "budget", &[I64], budget);
+    bind(l, "quiet_for", &[], |c, (ns,): (u64,)| {
+        link(c).reports.push(Report::QuietFor { ns });
         Ok(0)
     });
-    bind(l, "setup_complete", &[], &[], |c, _| {
+    bind(l, "setup_complete", &[], |c, ()| {
         link(c).reports.push(Report::SetupComplete);
         Ok(0)
     });
-    bind(l, "progress", &[], &[], |c, _| {
+    bind(l, "progress", &[], |c, ()| {
         link(c).reports.push(Report::Progress);
         Ok(0)
     });
-    bind(l, "op_invoke", &[I32, I32, I32, I32, I32, I32], &[I64], op_invoke);
-    bind(l, "op_complete", &[I64, I32, I32, I32], &[I32], op_complete);
-    bind(l, "txn_begin", &[I32], &[I64], txn_begin);
-    bind(l, "txn_append", &[I64, I32, I32, I64], &[I32], txn_append);
-    bind(l, "txn_read", &[I64, I32, I32, I32, I32], &[I32], txn_read);
-    bind(l, "txn_end", &[I64, I32], &[I32], txn_end);
+    bind(l, "op_invoke", &[I64], op_invoke);
+    bind(l, "op_complete", &[I32], op_complete);
+    bind(l, "txn_begin", &[I64], txn_begin);
+    bind(l, "txn_append", &[I32], txn_append);
+    bind(l, "txn_read", &[I32], txn_read);
+    bind(l, "txn_end", &[I32], txn_end);
 }

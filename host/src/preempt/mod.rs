@@ -24,12 +24,11 @@
 //! all never reaches the hook (the watchdog's case too).
 
 pub mod goruntime;
+pub mod hook;
 pub mod strategy;
 
-use crate::node::{Node, park_for};
 use crate::vtime::{SimDuration, SimTime};
 use goruntime::{GoOffsets, Request};
-use seedfall_engine::{Caller, HostError, Linker};
 use strategy::Schedule;
 
 pub const SLICE_CALLS: u64 = 4_194_304;
@@ -141,90 +140,39 @@ struct Decision {
     stalled: bool,
 }
 
-fn decide(node: &mut Node, memory: &mut [u8], g: u64, counter: i64, function: Option<u32>) -> Decision {
-    let now = node.clock.now();
-    let p = node.preempt.as_mut().expect("hook only bound with preemption");
-    p.counted = p.counted_now(counter);
-    let slice_end = p.counted - p.slice_start >= SLICE_CALLS;
-    let strategy_point = p.schedule.reached(p.counted);
-    if strategy_point && p.records {
-        p.fired.push(Fired { counted: p.counted, at: now, function });
-    }
-    let quantum_ok = p.last_request.is_none_or(|last| p.counted - last >= MIN_QUANTUM);
-    let mut busy = false;
-    let mut stalled = p.ignored_slices > 0 && !p.loops;
-    // A slice end always asks; a strategy point only once the quantum is up.
-    if (slice_end || (strategy_point && quantum_ok))
-        && let Some(offsets) = p.offsets
-    {
-        let outcome = goruntime::request_preemption(memory, g, &offsets);
-        if outcome == Request::Sent {
-            p.last_request = Some(p.counted);
+impl Preemption {
+    /// What the hook at `now` decides, given the counter's value, the
+    /// running goroutine `g` and the function that reached the hook.
+    fn decide(&mut self, now: SimTime, memory: &mut [u8], g: u64, counter: i64, function: Option<u32>) -> Decision {
+        let p = self;
+        p.counted = p.counted_now(counter);
+        let slice_end = p.counted - p.slice_start >= SLICE_CALLS;
+        let strategy_point = p.schedule.reached(p.counted);
+        if strategy_point && p.records {
+            p.fired.push(Fired { counted: p.counted, at: now, function });
+        }
+        let quantum_ok = p.last_request.is_none_or(|last| p.counted - last >= MIN_QUANTUM);
+        let mut busy = false;
+        let mut stalled = p.ignored_slices > 0 && !p.loops;
+        // A slice end always asks; a strategy point only once the quantum is up.
+        if (slice_end || (strategy_point && quantum_ok))
+            && let Some(offsets) = p.offsets
+        {
+            let outcome = goruntime::request_preemption(memory, g, &offsets);
+            if outcome == Request::Sent {
+                p.last_request = Some(p.counted);
+            }
+            if slice_end {
+                p.ignored_slices = if outcome == Request::AlreadyPending { p.ignored_slices + 1 } else { 0 };
+                busy = p.loops && p.ignored_slices >= BUSY_SLICES;
+                // Without loop counters the watchdog ends such a loop (in real time); with them
+                // `busy` does, deterministically, and the watchdog must not get there first.
+                stalled = !p.loops && p.ignored_slices > 0;
+            }
         }
         if slice_end {
-            p.ignored_slices = if outcome == Request::AlreadyPending { p.ignored_slices + 1 } else { 0 };
-            busy = p.loops && p.ignored_slices >= BUSY_SLICES;
-            // Without loop counters the watchdog ends such a loop (in real time); with them
-            // `busy` does, deterministically, and the watchdog must not get there first.
-            stalled = !p.loops && p.ignored_slices > 0;
+            p.slice_start = p.counted;
         }
+        Decision { park: slice_end, busy, stalled }
     }
-    if slice_end {
-        p.slice_start = p.counted;
-    }
-    Decision { park: slice_end, busy, stalled }
-}
-
-fn hook(c: &mut Caller<'_, Node>) -> Result<(), HostError> {
-    // The instrumentation pass adds the import; a module that declares it
-    // itself was never instrumented, and has no counter to arm.
-    let Some(p) = c.data().preempt.as_ref() else {
-        return Err(HostError::Fail(format!(
-            "{HOOK_MODULE}.{HOOK_NAME} called by a module seedfall did not instrument"
-        )));
-    };
-    let (counter_global, counted_before, is_go, records) =
-        (p.counter_global, p.counted, p.offsets.is_some(), p.records);
-    let counter = c.global_get(counter_global) as i64;
-    // Only Go modules have a g global (index 2 by Go's linker convention).
-    let g = if is_go { c.global_get(goruntime::GLOBAL_G) } else { 0 };
-    // Only a recorded point needs it (finding the function costs a lookup).
-    let function = if records { c.calling_function() } else { None };
-    let (memory, node) = c.memory_and_data();
-    if let Some(goroutines) = &mut node.goroutines {
-        goroutines.observe(memory, g);
-        node.trace.goroutine = Some(goroutines.current());
-    }
-    let decision = decide(node, memory, g, counter, function);
-    let node = c.data_mut();
-    let p = node.preempt.as_mut().expect("checked above");
-    p.armed = p.distance();
-    let (counted, armed) = (p.counted, p.armed);
-    node.trace.hook_call("preempt", &[counted - counted_before], decision.park as u64);
-    node.trace.progress.set_stalled(decision.stalled);
-    c.global_set(counter_global, armed);
-    if decision.busy {
-        let detail = format!(
-            "busy loop: the running goroutine ignored {BUSY_SLICES} preemption requests in a row ({} counted calls) \
-             without a stack-checked call",
-            BUSY_SLICES as u64 * SLICE_CALLS
-        );
-        c.data_mut().busy_loop = Some(detail);
-        // From here until the interrupt lands the guest spins for a real-time while.
-        c.data_mut().trace.frozen = true;
-        // The watchdog's interrupt stops it inside the function that spins,
-        // which the trap then names; until it lands the guest runs on.
-        c.data().trace.progress.request_stop();
-        return Ok(());
-    }
-    if decision.park {
-        let deadline = c.data().clock.now().plus(SLICE_PARK);
-        park_for(c, Some(deadline), "preempted");
-    }
-    Ok(())
-}
-
-/// Bind the `seedfall.preempt` hook the instrumentation pass imports.
-pub fn register(linker: &mut Linker<Node>) {
-    linker.func(HOOK_MODULE, HOOK_NAME, &[], &[], |c, _| hook(c));
 }

@@ -3,44 +3,21 @@
 //! sock_recv and sock_send (which Go never calls) answer ENOTSUP on sockets.
 
 use super::abi::*;
+use super::stat::{encode_filestat, set_times, stdio_filestat};
 use super::{bind, sock};
 use crate::fdtable::{FdEntry, FdKind};
-use crate::fs::Stat;
 use crate::node::{Node, Report, park, park_for};
-use seedfall_engine::{Caller, Linker, ValType::*};
+use seedfall_engine::{Caller, Linker};
 
 const WHENCE_SET: u8 = 0;
 const WHENCE_CUR: u8 = 1;
 const WHENCE_END: u8 = 2;
 const PREOPEN_TYPE_DIR: u8 = 0;
-/// The one device every simulated file lives on (Go's os.SameFile compares it).
-const DEVICE: u64 = 1;
 /// Size of a dirent header before the name.
 const DIRENT_SIZE: usize = 24;
 
 fn entry(c: &Caller<'_, Node>, fd: u32) -> Result<FdEntry, Errno> {
     c.data().fds.get(fd).cloned().ok_or(EBADF)
-}
-
-/// The 64-byte WASI filestat.
-pub(super) fn encode_filestat(stat: &Stat) -> [u8; 64] {
-    let mut out = [0u8; 64];
-    out[0..8].copy_from_slice(&DEVICE.to_le_bytes());
-    out[8..16].copy_from_slice(&stat.ino.0.to_le_bytes());
-    out[16] = stat.filetype.wasi_code();
-    out[24..32].copy_from_slice(&stat.nlink.to_le_bytes());
-    out[32..40].copy_from_slice(&stat.size.to_le_bytes());
-    out[40..48].copy_from_slice(&stat.atim.to_le_bytes());
-    out[48..56].copy_from_slice(&stat.mtim.to_le_bytes());
-    out[56..64].copy_from_slice(&stat.ctim.to_le_bytes());
-    out
-}
-
-fn stdio_filestat() -> [u8; 64] {
-    let mut out = [0u8; 64];
-    out[16] = FILETYPE_CHARACTER_DEVICE;
-    out[24..32].copy_from_slice(&1u64.to_le_bytes());
-    out
 }
 
 /// The most one socket read or write moves (a short count past it, which
@@ -50,9 +27,15 @@ const SOCKET_IO_MAX_BYTES: usize = 1 << 20;
 /// File reads go through a buffer of at most this size, chunk by chunk.
 const FILE_READ_CHUNK_BYTES: usize = 1 << 20;
 
-fn fd_write(c: &mut Caller<'_, Node>, v: &[u64], offset: Option<u64>) -> WasiResult {
-    let (fd, iovs, count) = (v[0] as u32, v[1] as u32, v[2] as u32);
-    let result_ptr = if offset.is_some() { v[4] as u32 } else { v[3] as u32 };
+/// fd_write, and with an `offset` fd_pwrite.
+fn fd_write(
+    c: &mut Caller<'_, Node>,
+    fd: u32,
+    iovs: u32,
+    count: u32,
+    offset: Option<u64>,
+    result_ptr: u32,
+) -> WasiResult {
     let iovecs = read_iovecs(c, iovs, count)?;
     let entry = entry(c, fd)?;
     let written = match entry.kind {
@@ -150,13 +133,13 @@ fn antithesis_write(c: &mut Caller<'_, Node>, iovecs: &[(u32, u32)]) -> usize {
 
 /// fd_sync and fd_datasync; with `disk_latency` the node waits before the
 /// call returns, failed or not, as a flush takes its time either way.
-fn fd_sync(c: &mut Caller<'_, Node>, v: &[u64]) -> WasiResult {
-    let ino = file_ino(c, v[0] as u32)?;
+fn fd_sync(c: &mut Caller<'_, Node>, (fd,): (u32,)) -> WasiResult {
+    let ino = file_ino(c, fd)?;
     write_back_mapped(c, ino)?;
     let node = c.data_mut();
     let result = node.fs.sync(ino);
     if let Some(ops) = node.file_ops.as_mut() {
-        ops.synced(node.clock.now(), v[0] as u32, result.err());
+        ops.synced(node.clock.now(), fd, result.err());
     }
     // A crash in the middle of the sync ends the incarnation instead.
     let crashing = node.fs.crash_requested().is_some();
@@ -229,9 +212,15 @@ fn read_chunks(c: &mut Caller<'_, Node>, ino: crate::fs::Ino, at: u64, iovecs: &
     Ok(done)
 }
 
-fn fd_read(c: &mut Caller<'_, Node>, v: &[u64], offset: Option<u64>) -> WasiResult {
-    let (fd, iovs, count) = (v[0] as u32, v[1] as u32, v[2] as u32);
-    let result_ptr = if offset.is_some() { v[4] as u32 } else { v[3] as u32 };
+/// fd_read, and with an `offset` fd_pread.
+fn fd_read(
+    c: &mut Caller<'_, Node>,
+    fd: u32,
+    iovs: u32,
+    count: u32,
+    offset: Option<u64>,
+    result_ptr: u32,
+) -> WasiResult {
     let iovecs = read_iovecs(c, iovs, count)?;
     let wanted = iovecs.iter().map(|(_, len)| *len as usize).sum::<usize>();
     let entry = entry(c, fd)?;
@@ -260,15 +249,14 @@ fn fd_read(c: &mut Caller<'_, Node>, v: &[u64], offset: Option<u64>) -> WasiResu
     write_u32(c, result_ptr, n)
 }
 
-fn fd_seek(c: &mut Caller<'_, Node>, v: &[u64]) -> WasiResult {
-    let (fd, delta, whence, result_ptr) = (v[0] as u32, v[1] as i64, v[2] as u8, v[3] as u32);
+fn fd_seek(c: &mut Caller<'_, Node>, (fd, delta, whence, result_ptr): (u32, i64, u32, u32)) -> WasiResult {
     let FdKind::File { ino, offset } = entry(c, fd)?.kind else {
         return Err(match entry(c, fd)?.kind {
             FdKind::Dir { .. } => EISDIR,
             _ => ESPIPE,
         });
     };
-    let base = match whence {
+    let base = match whence as u8 {
         WHENCE_SET => 0,
         WHENCE_CUR => offset as i64,
         WHENCE_END => c.data_mut().fs.size(ino)? as i64,
@@ -281,8 +269,8 @@ fn fd_seek(c: &mut Caller<'_, Node>, v: &[u64]) -> WasiResult {
     write_u64(c, result_ptr, target)
 }
 
-fn fd_fdstat_get(c: &mut Caller<'_, Node>, v: &[u64]) -> WasiResult {
-    let entry = entry(c, v[0] as u32)?;
+fn fd_fdstat_get(c: &mut Caller<'_, Node>, (fd, result_ptr): (u32, u32)) -> WasiResult {
+    let entry = entry(c, fd)?;
     let filetype = match entry.kind {
         FdKind::Stdin | FdKind::Stdout | FdKind::Stderr => FILETYPE_CHARACTER_DEVICE,
         FdKind::Dir { .. } => FILETYPE_DIRECTORY,
@@ -296,11 +284,11 @@ fn fd_fdstat_get(c: &mut Caller<'_, Node>, v: &[u64]) -> WasiResult {
     out[2..4].copy_from_slice(&entry.flags.to_le_bytes());
     out[8..16].copy_from_slice(&entry.rights_base.to_le_bytes());
     out[16..24].copy_from_slice(&entry.rights_inheriting.to_le_bytes());
-    write_bytes(c, v[1] as u32, &out)
+    write_bytes(c, result_ptr, &out)
 }
 
-fn fd_filestat_get(c: &mut Caller<'_, Node>, v: &[u64]) -> WasiResult {
-    let out = match entry(c, v[0] as u32)?.kind {
+fn fd_filestat_get(c: &mut Caller<'_, Node>, (fd, result_ptr): (u32, u32)) -> WasiResult {
+    let out = match entry(c, fd)?.kind {
         FdKind::Stdin | FdKind::Stdout | FdKind::Stderr => stdio_filestat(),
         FdKind::Dir { ino, .. } | FdKind::File { ino, .. } => encode_filestat(&c.data_mut().fs.stat(ino)?),
         FdKind::Socket(_) | FdKind::Listener(_) => {
@@ -314,7 +302,7 @@ fn fd_filestat_get(c: &mut Caller<'_, Node>, v: &[u64]) -> WasiResult {
             out
         }
     };
-    write_bytes(c, v[1] as u32, &out)
+    write_bytes(c, result_ptr, &out)
 }
 
 fn file_ino(c: &Caller<'_, Node>, fd: u32) -> Result<crate::fs::Ino, Errno> {
@@ -324,8 +312,10 @@ fn file_ino(c: &Caller<'_, Node>, fd: u32) -> Result<crate::fs::Ino, Errno> {
     }
 }
 
-fn fd_readdir(c: &mut Caller<'_, Node>, v: &[u64]) -> WasiResult {
-    let (fd, buf, buf_len, cookie, result_ptr) = (v[0] as u32, v[1] as u32, v[2] as u32, v[3], v[4] as u32);
+fn fd_readdir(
+    c: &mut Caller<'_, Node>,
+    (fd, buf, buf_len, cookie, result_ptr): (u32, u32, u32, u64, u32),
+) -> WasiResult {
     let FdKind::Dir { ino, .. } = entry(c, fd)?.kind else { return Err(ENOTDIR) };
     let entries = c.data_mut().fs.read_dir(ino)?;
     let mut out = Vec::new();
@@ -346,14 +336,14 @@ fn fd_readdir(c: &mut Caller<'_, Node>, v: &[u64]) -> WasiResult {
     write_u32(c, result_ptr, out.len() as u32)
 }
 
-fn fd_close(c: &mut Caller<'_, Node>, v: &[u64]) -> WasiResult {
+fn fd_close(c: &mut Caller<'_, Node>, (fd,): (u32,)) -> WasiResult {
     let node = c.data_mut();
-    let entry = node.fds.remove(v[0] as u32).ok_or(EBADF)?;
+    let entry = node.fds.remove(fd).ok_or(EBADF)?;
     if let Some(ops) = node.file_ops.as_mut() {
-        ops.closed(v[0] as u32);
+        ops.closed(fd);
     }
     if let FdKind::File { ino, .. } | FdKind::Dir { ino, .. } = entry.kind {
-        node.locks.closed(ino, v[0] as u32);
+        node.locks.closed(ino, fd);
     }
     node.release(&entry.kind);
     Ok(())
@@ -375,74 +365,80 @@ fn not_for_sockets(c: &Caller<'_, Node>, fd: u32) -> WasiResult {
 }
 
 pub fn register(l: &mut Linker<Node>) {
-    bind(l, "fd_write", &[I32, I32, I32, I32], |c, v| fd_write(c, v, None));
-    bind(l, "fd_pwrite", &[I32, I32, I32, I64, I32], |c, v| fd_write(c, v, Some(v[3])));
-    bind(l, "fd_read", &[I32, I32, I32, I32], |c, v| fd_read(c, v, None));
-    bind(l, "fd_pread", &[I32, I32, I32, I64, I32], |c, v| fd_read(c, v, Some(v[3])));
-    bind(l, "fd_seek", &[I32, I64, I32, I32], fd_seek);
-    bind(l, "fd_tell", &[I32, I32], |c, v| match entry(c, v[0] as u32)?.kind {
-        FdKind::File { offset, .. } => write_u64(c, v[1] as u32, offset),
+    bind(l, "fd_write", |c, (fd, iovs, count, result): (u32, u32, u32, u32)| {
+        fd_write(c, fd, iovs, count, None, result)
+    });
+    bind(l, "fd_pwrite", |c, (fd, iovs, count, offset, result): (u32, u32, u32, u64, u32)| {
+        fd_write(c, fd, iovs, count, Some(offset), result)
+    });
+    bind(l, "fd_read", |c, (fd, iovs, count, result): (u32, u32, u32, u32)| fd_read(c, fd, iovs, count, None, result));
+    bind(l, "fd_pread", |c, (fd, iovs, count, offset, result): (u32, u32, u32, u64, u32)| {
+        fd_read(c, fd, iovs, count, Some(offset), result)
+    });
+    bind(l, "fd_seek", fd_seek);
+    bind(l, "fd_tell", |c, (fd, result): (u32, u32)| match entry(c, fd)?.kind {
+        FdKind::File { offset, .. } => write_u64(c, result, offset),
         _ => Err(ESPIPE),
     });
-    bind(l, "fd_close", &[I32], fd_close);
-    bind(l, "fd_fdstat_get", &[I32, I32], fd_fdstat_get);
-    bind(l, "fd_fdstat_set_flags", &[I32, I32], |c, v| {
-        let entry = c.data_mut().fds.get_mut(v[0] as u32).ok_or(EBADF)?;
-        entry.flags = v[1] as u16;
+    bind(l, "fd_close", fd_close);
+    bind(l, "fd_fdstat_get", fd_fdstat_get);
+    bind(l, "fd_fdstat_set_flags", |c, (fd, flags): (u32, u32)| {
+        let entry = c.data_mut().fds.get_mut(fd).ok_or(EBADF)?;
+        entry.flags = flags as u16;
         Ok(())
     });
-    bind(l, "fd_fdstat_set_rights", &[I32, I64, I64], |c, v| {
-        let entry = c.data_mut().fds.get_mut(v[0] as u32).ok_or(EBADF)?;
+    bind(l, "fd_fdstat_set_rights", |c, (fd, base, inheriting): (u32, u64, u64)| {
+        let entry = c.data_mut().fds.get_mut(fd).ok_or(EBADF)?;
         // Rights can only be dropped, never regained.
-        if v[1] & !entry.rights_base != 0 || v[2] & !entry.rights_inheriting != 0 {
+        if base & !entry.rights_base != 0 || inheriting & !entry.rights_inheriting != 0 {
             return Err(ENOTCAPABLE);
         }
-        entry.rights_base = v[1];
-        entry.rights_inheriting = v[2];
+        entry.rights_base = base;
+        entry.rights_inheriting = inheriting;
         Ok(())
     });
-    bind(l, "fd_filestat_get", &[I32, I32], fd_filestat_get);
-    bind(l, "fd_filestat_set_size", &[I32, I64], |c, v| {
-        let ino = file_ino(c, v[0] as u32)?;
+    bind(l, "fd_filestat_get", fd_filestat_get);
+    bind(l, "fd_filestat_set_size", |c, (fd, size): (u32, u64)| {
+        let ino = file_ino(c, fd)?;
         // Linux's ftruncate on a descriptor not open for writing.
-        if !entry(c, v[0] as u32)?.can_write() {
+        if !entry(c, fd)?.can_write() {
             return Err(EINVAL);
         }
         write_back_mapped(c, ino)?;
         let (memory, node) = c.memory_and_data();
         let now = node.clock.realtime_now();
-        node.fs.set_size(ino, v[1], now)?;
+        node.fs.set_size(ino, size, now)?;
         // Mapped bytes past the new end read as zeros.
-        Ok(node.mappings.refresh(&mut node.fs, memory, ino, v[1], u64::MAX)?)
+        Ok(node.mappings.refresh(&mut node.fs, memory, ino, size, u64::MAX)?)
     });
-    bind(l, "fd_filestat_set_times", &[I32, I64, I64, I32], |c, v| {
-        let ino = file_ino(c, v[0] as u32)?;
-        super::path::set_times(c, ino, v[1], v[2], v[3] as u16)
+    bind(l, "fd_filestat_set_times", |c, (fd, atim, mtim, flags): (u32, u64, u64, u32)| {
+        let ino = file_ino(c, fd)?;
+        set_times(c, ino, atim, mtim, flags as u16)
     });
     // The disk model (fs/durability.rs) tells data from metadata apart no
     // more than this: both make a file's writes, or a directory's entries,
     // durable. EIO is fsync_eio, or crash_on_io (then Fs::crash_requested
     // says the node must crash before the guest runs again).
-    bind(l, "fd_sync", &[I32], fd_sync);
-    bind(l, "fd_datasync", &[I32], fd_sync);
-    bind(l, "fd_advise", &[I32, I64, I64, I32], |c, v| file_ino(c, v[0] as u32).map(|_| ()));
-    bind(l, "fd_allocate", &[I32, I64, I64], |_, _| Err(ENOTSUP));
-    bind(l, "fd_renumber", &[I32, I32], |_, _| Err(ENOTSUP));
-    bind(l, "fd_readdir", &[I32, I32, I32, I64, I32], fd_readdir);
-    bind(l, "fd_prestat_get", &[I32, I32], |c, v| {
-        let name = fd_prestat(c, v[0] as u32)?;
+    bind(l, "fd_sync", fd_sync);
+    bind(l, "fd_datasync", fd_sync);
+    bind(l, "fd_advise", |c, (fd, _, _, _): (u32, u64, u64, u32)| file_ino(c, fd).map(|_| ()));
+    bind(l, "fd_allocate", |_, _: (u32, u64, u64)| Err(ENOTSUP));
+    bind(l, "fd_renumber", |_, _: (u32, u32)| Err(ENOTSUP));
+    bind(l, "fd_readdir", fd_readdir);
+    bind(l, "fd_prestat_get", |c, (fd, result): (u32, u32)| {
+        let name = fd_prestat(c, fd)?;
         let mut out = [0u8; 8];
         out[0] = PREOPEN_TYPE_DIR;
         out[4..8].copy_from_slice(&(name.len() as u32).to_le_bytes());
-        write_bytes(c, v[1] as u32, &out)
+        write_bytes(c, result, &out)
     });
-    bind(l, "fd_prestat_dir_name", &[I32, I32, I32], |c, v| {
-        let name = fd_prestat(c, v[0] as u32)?;
-        let len = (v[2] as u32 as usize).min(name.len());
-        write_bytes(c, v[1] as u32, &name.as_bytes()[..len])
+    bind(l, "fd_prestat_dir_name", |c, (fd, buf, len): (u32, u32, u32)| {
+        let name = fd_prestat(c, fd)?;
+        let len = (len as usize).min(name.len());
+        write_bytes(c, buf, &name.as_bytes()[..len])
     });
-    bind(l, "sock_accept", &[I32, I32, I32], sock::accept);
-    bind(l, "sock_shutdown", &[I32, I32], sock::shutdown);
-    bind(l, "sock_recv", &[I32, I32, I32, I32, I32, I32], |c, v| not_for_sockets(c, v[0] as u32));
-    bind(l, "sock_send", &[I32, I32, I32, I32, I32], |c, v| not_for_sockets(c, v[0] as u32));
+    bind(l, "sock_accept", sock::accept);
+    bind(l, "sock_shutdown", sock::shutdown);
+    bind(l, "sock_recv", |c, (fd, ..): (u32, u32, u32, u32, u32, u32)| not_for_sockets(c, fd));
+    bind(l, "sock_send", |c, (fd, ..): (u32, u32, u32, u32, u32)| not_for_sockets(c, fd));
 }

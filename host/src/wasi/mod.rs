@@ -11,41 +11,39 @@ mod path;
 mod poll;
 mod proc;
 pub(crate) mod sock;
+mod stat;
 
 pub use abi::write_bytes as write_guest;
-pub use sock::close as close_socket;
 
+use crate::hostcall::{self, Params};
 use crate::node::{Node, park};
 use abi::WasiResult;
 use seedfall_engine::{Caller, Linker, ValType};
 
 pub const MODULE: &str = "wasi_snapshot_preview1";
 
-/// Bind a call that returns an errno.
-fn bind(
+/// Binds a call that returns an errno; its parameters are the tuple `P`
+/// (`crate::hostcall`), which is also its wasm signature.
+fn bind<P: Params + 'static>(
     linker: &mut Linker<Node>,
-    name: &str,
-    params: &[ValType],
-    body: fn(&mut Caller<'_, Node>, &[u64]) -> WasiResult,
+    name: &'static str,
+    body: impl Fn(&mut Caller<'_, Node>, P) -> WasiResult + 'static,
 ) {
-    let traced_name = name.to_string();
-    let arity = params.len();
-    linker.func(MODULE, name, params, &[ValType::I32], move |caller, values| {
+    hostcall::func(linker, MODULE, name, &[ValType::I32], move |caller, args: P, traced| {
         Node::observe_goroutine(caller);
-        let errno = match body(caller, values) {
+        let errno = match body(caller, args) {
             Ok(()) => abi::SUCCESS,
             Err(errno) => errno,
         };
-        let errno = caller.data_mut().perturbed_errno(&traced_name, errno);
-        caller.data_mut().trace.host_call(&traced_name, &values[..arity], errno as u64);
-        values[0] = errno as u64;
+        let errno = caller.data_mut().perturbed_errno(name, errno);
+        caller.data_mut().trace.host_call(name, traced, errno as u64);
         if caller.data().fs.crash_requested().is_some() {
             // Crashed in the middle of a disk operation (crash_on_io): the
             // guest must not run again; the world sees the request and crashes it.
             let now = caller.data().clock.now();
             park(caller, Some(now));
         }
-        Ok(())
+        Ok(errno as u64)
     });
 }
 

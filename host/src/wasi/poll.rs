@@ -12,6 +12,7 @@ use super::abi::*;
 use super::sock;
 use crate::clock;
 use crate::fdtable::FdKind;
+use crate::hostcall;
 use crate::node::{Node, Wait as ParkedOn, park};
 use crate::vtime::{SimDuration, SimTime};
 use seedfall_engine::{Caller, HostError, Linker, ValType::*};
@@ -93,9 +94,12 @@ fn write_event(c: &mut Caller<'_, Node>, at: u32, sub: &Subscription, (error, ha
     write_bytes(c, at, &event)
 }
 
-fn poll_oneoff(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<Errno, HostError> {
+/// poll_oneoff(subscriptions, events, count, *nevents).
+fn poll_oneoff(
+    c: &mut Caller<'_, Node>,
+    (subs_ptr, events_ptr, count, nevents_ptr): (u32, u32, u32, u32),
+) -> Result<Errno, HostError> {
     Node::observe_goroutine(c);
-    let (subs_ptr, events_ptr, count, nevents_ptr) = (v[0] as u32, v[1] as u32, v[2] as u32, v[3] as u32);
     if count == 0 {
         return Ok(EINVAL);
     }
@@ -156,11 +160,9 @@ fn poll_oneoff(c: &mut Caller<'_, Node>, v: &[u64]) -> Result<Errno, HostError> 
 }
 
 pub fn register(l: &mut Linker<Node>) {
-    l.func(super::MODULE, "poll_oneoff", &[I32, I32, I32, I32], &[I32], |c, v| {
-        let args = [v[0], v[1], v[2], v[3]];
-        let errno = poll_oneoff(c, v)?;
-        c.data_mut().trace.host_call("poll_oneoff", &args, errno as u64);
-        v[0] = errno as u64;
-        Ok(())
+    hostcall::func(l, super::MODULE, "poll_oneoff", &[I32], |c, args, traced| {
+        let errno = poll_oneoff(c, args)?;
+        c.data_mut().trace.host_call("poll_oneoff", traced, errno as u64);
+        Ok(errno as u64)
     });
 }

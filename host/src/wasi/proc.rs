@@ -2,8 +2,9 @@
 
 use super::abi::*;
 use super::bind;
+use crate::hostcall;
 use crate::node::Node;
-use seedfall_engine::{Caller, HostError, Linker, ValType::*};
+use seedfall_engine::{Caller, HostError, Linker};
 
 /// Write a list of strings the WASI way: pointers at `list`, NUL-terminated bytes at `buf`.
 fn write_string_list(c: &mut Caller<'_, Node>, items: &[String], list: u32, buf: u32) -> WasiResult {
@@ -24,45 +25,45 @@ fn write_sizes(c: &mut Caller<'_, Node>, items: &[String], count_ptr: u32, size_
 }
 
 pub fn register(l: &mut Linker<Node>) {
-    bind(l, "args_sizes_get", &[I32, I32], |c, v| {
+    bind(l, "args_sizes_get", |c, (count, size): (u32, u32)| {
         let args = c.data().args.clone();
-        write_sizes(c, &args, v[0] as u32, v[1] as u32)
+        write_sizes(c, &args, count, size)
     });
-    bind(l, "args_get", &[I32, I32], |c, v| {
+    bind(l, "args_get", |c, (list, buf): (u32, u32)| {
         let args = c.data().args.clone();
-        write_string_list(c, &args, v[0] as u32, v[1] as u32)
+        write_string_list(c, &args, list, buf)
     });
-    bind(l, "environ_sizes_get", &[I32, I32], |c, v| {
+    bind(l, "environ_sizes_get", |c, (count, size): (u32, u32)| {
         let env = c.data().env.clone();
-        write_sizes(c, &env, v[0] as u32, v[1] as u32)
+        write_sizes(c, &env, count, size)
     });
-    bind(l, "environ_get", &[I32, I32], |c, v| {
+    bind(l, "environ_get", |c, (list, buf): (u32, u32)| {
         let env = c.data().env.clone();
-        write_string_list(c, &env, v[0] as u32, v[1] as u32)
+        write_string_list(c, &env, list, buf)
     });
-    bind(l, "clock_time_get", &[I32, I64, I32], |c, v| {
-        let now = match v[0] as u32 {
+    bind(l, "clock_time_get", |c, (clock, _precision, result): (u32, u64, u32)| {
+        let now = match clock {
             CLOCK_REALTIME => c.data_mut().clock.read_realtime(),
             CLOCK_MONOTONIC => c.data_mut().clock.read_monotonic(),
             _ => return Err(EINVAL),
         };
-        write_u64(c, v[2] as u32, now)
+        write_u64(c, result, now)
     });
-    bind(l, "clock_res_get", &[I32, I32], |c, v| match v[0] as u32 {
-        CLOCK_REALTIME | CLOCK_MONOTONIC => write_u64(c, v[1] as u32, 1),
+    bind(l, "clock_res_get", |c, (clock, result): (u32, u32)| match clock {
+        CLOCK_REALTIME | CLOCK_MONOTONIC => write_u64(c, result, 1),
         _ => Err(EINVAL),
     });
-    bind(l, "random_get", &[I32, I32], |c, v| fill_random(c, v[0] as u32, v[1] as u32));
-    bind(l, "sched_yield", &[], |c, _| {
+    bind(l, "random_get", |c, (ptr, len): (u32, u32)| fill_random(c, ptr, len));
+    bind(l, "sched_yield", |c, ()| {
         // Go's busy-wait loops spin on sched_yield and the clock; time must move.
         c.data_mut().clock.read_monotonic();
         Ok(())
     });
-    l.func(super::MODULE, "proc_exit", &[I32], &[], |c, v| {
-        c.data_mut().trace.host_call("proc_exit", &v[..1], 0);
-        Err(HostError::Exit(v[0] as u32 as i32))
+    hostcall::func(l, super::MODULE, "proc_exit", &[], |c, (code,): (i32,), traced| {
+        c.data_mut().trace.host_call("proc_exit", traced, 0);
+        Err(HostError::Exit(code))
     });
-    bind(l, "proc_raise", &[I32], |_, _| Err(ENOSYS));
+    bind(l, "proc_raise", |_, _: (u32,)| Err(ENOSYS));
 }
 
 /// The most random bytes made at once: a guest asking for gigabytes gets

@@ -1,5 +1,5 @@
 //! WASI calls on socket descriptors, over the simulated network (`net/`):
-//! reads, writes, accept, shutdown, close and readiness. On a UDP socket
+//! reads, writes, accept, shutdown and readiness (`Node::release` closes). On a UDP socket
 //! (`net/udp.rs`) a read receives one datagram, truncated to the buffer,
 //! and a write sends one to the connected peer (EDESTADDRREQ without one),
 //! as read(2) and write(2) do on Linux; accept and shutdown are ENOTSUP. Sockets exist only
@@ -13,22 +13,16 @@
 
 use super::abi::*;
 use crate::fdtable::{FdEntry, FdKind};
-use crate::net::{EndpointId, Net, ShutdownHow};
+use crate::net::{EndpointId, ShutdownHow};
 use crate::node::{Node, Wait, park};
 use crate::vtime::SimTime;
 use seedfall_engine::Caller;
-use std::cell::RefMut;
 
 pub const FILETYPE_SOCKET_DGRAM: u8 = 5;
 pub const FILETYPE_SOCKET_STREAM: u8 = 6;
 pub const FDFLAG_NONBLOCK: u16 = 4;
-const SHUT_RD: u64 = 1;
-const SHUT_WR: u64 = 2;
-
-/// The network of a node in the simulated world.
-pub fn net<'a>(node: &'a Node) -> RefMut<'a, Net> {
-    node.sim.as_ref().expect("socket descriptors exist only in the simulated world").net.borrow_mut()
-}
+const SHUT_RD: u32 = 1;
+const SHUT_WR: u32 = 2;
 
 /// Retries `attempt` until it stops answering EAGAIN, parking the node on
 /// `wait` in between, unless the descriptor is non-blocking.
@@ -60,7 +54,7 @@ pub fn read(c: &mut Caller<'_, Node>, fd: u32, entry: &FdEntry, wanted: usize) -
         return blocking(c, entry, Wait::Readable(fd), |c| {
             let node = c.data();
             let mut buf = vec![0u8; wanted];
-            let (n, _) = net(node).udp_recv_from(sock, &mut buf, node.clock.now()).map_err(errno)?;
+            let (n, _) = node.net().udp_recv_from(sock, &mut buf, node.clock.now()).map_err(errno)?;
             buf.truncate(n);
             Ok(buf)
         });
@@ -69,7 +63,7 @@ pub fn read(c: &mut Caller<'_, Node>, fd: u32, entry: &FdEntry, wanted: usize) -
     blocking(c, entry, Wait::Readable(fd), |c| {
         let node = c.data();
         let mut buf = vec![0u8; wanted];
-        let n = net(node).read(ep, &mut buf, node.clock.now()).map_err(errno)?;
+        let n = node.net().read(ep, &mut buf, node.clock.now()).map_err(errno)?;
         buf.truncate(n);
         Ok(buf)
     })
@@ -79,20 +73,19 @@ pub fn read(c: &mut Caller<'_, Node>, fd: u32, entry: &FdEntry, wanted: usize) -
 pub fn write(c: &mut Caller<'_, Node>, fd: u32, entry: &FdEntry, data: &[u8]) -> Result<usize, Errno> {
     if let FdKind::Udp(sock) = entry.kind {
         let node = c.data();
-        let mut net = net(node);
+        let mut net = node.net();
         let peer = net.udp_peer(sock).map_err(|_| EDESTADDRREQ)?;
         return net.udp_send(sock, peer, data, node.clock.now()).map_err(errno);
     }
     let FdKind::Socket(ep) = entry.kind else { return Err(ENOTCONN) };
     blocking(c, entry, Wait::Writable(fd), |c| {
         let node = c.data();
-        net(node).write(ep, data, node.clock.now()).map_err(errno)
+        node.net().write(ep, data, node.clock.now()).map_err(errno)
     })
 }
 
 /// sock_accept(fd, flags, *newfd).
-pub fn accept(c: &mut Caller<'_, Node>, v: &[u64]) -> WasiResult {
-    let (fd, flags, result_ptr) = (v[0] as u32, v[1] as u16, v[2] as u32);
+pub fn accept(c: &mut Caller<'_, Node>, (fd, flags, result_ptr): (u32, u32, u32)) -> WasiResult {
     let entry = c.data().fds.get(fd).cloned().ok_or(EBADF)?;
     let FdKind::Listener(listener) = entry.kind else {
         return Err(match entry.kind {
@@ -105,24 +98,24 @@ pub fn accept(c: &mut Caller<'_, Node>, v: &[u64]) -> WasiResult {
     c.data().fds.room()?;
     let ep = blocking(c, &entry, Wait::Readable(fd), |c| {
         let node = c.data();
-        net(node).accept(listener, node.clock.now()).map_err(errno)
+        node.net().accept(listener, node.clock.now()).map_err(errno)
     })?;
     c.data_mut().accepted = true;
-    let new_fd = c.data_mut().fds.insert(FdKind::Socket(ep), flags & FDFLAG_NONBLOCK)?;
+    let new_fd = c.data_mut().fds.insert(FdKind::Socket(ep), flags as u16 & FDFLAG_NONBLOCK)?;
     write_u32(c, result_ptr, new_fd)
 }
 
 /// sock_shutdown(fd, how).
-pub fn shutdown(c: &mut Caller<'_, Node>, v: &[u64]) -> WasiResult {
-    let ep = endpoint(c.data(), v[0] as u32)?;
-    let how = match v[1] {
+pub fn shutdown(c: &mut Caller<'_, Node>, (fd, how): (u32, u32)) -> WasiResult {
+    let ep = endpoint(c.data(), fd)?;
+    let how = match how {
         SHUT_RD => ShutdownHow::Read,
         SHUT_WR => ShutdownHow::Write,
         x if x == SHUT_RD | SHUT_WR => ShutdownHow::Both,
         _ => return Err(EINVAL),
     };
     let node = c.data();
-    net(node).shutdown(ep, how, node.clock.now()).map_err(errno)
+    node.net().shutdown(ep, how, node.clock.now()).map_err(errno)
 }
 
 fn endpoint(node: &Node, fd: u32) -> Result<EndpointId, Errno> {
@@ -135,24 +128,11 @@ fn endpoint(node: &Node, fd: u32) -> Result<EndpointId, Errno> {
     }
 }
 
-/// Closes the network side of a removed descriptor (nothing for non-sockets).
-pub fn close(node: &Node, kind: &FdKind) {
-    let now = node.clock.now();
-    // A socket the network already forgot (its node crashed and came back
-    // cannot hold it) answers EBADF; closing is then a no-op.
-    let _ = match kind {
-        FdKind::Socket(ep) => net(node).close(*ep, now),
-        FdKind::Listener(l) => net(node).close_listener(*l, now),
-        FdKind::Udp(s) => net(node).udp_close(*s, now),
-        _ => Ok(()),
-    };
-}
-
 /// poll_oneoff readiness of a socket descriptor: `Some((error, hangup))` when
 /// ready now, `None` when not yet. `write` is the FD_WRITE subscription.
 pub fn ready(node: &Node, kind: &FdKind, write: bool) -> Option<(Errno, bool)> {
     let now = node.clock.now();
-    let mut net = net(node);
+    let mut net = node.net();
     let answer = match (kind, write) {
         (FdKind::Listener(l), false) => net.acceptable(*l, now).map(|r| (r, false)),
         (FdKind::Listener(_), true) => Ok((true, false)),
@@ -175,7 +155,7 @@ pub fn ready(node: &Node, kind: &FdKind, write: bool) -> Option<(Errno, bool)> {
 /// happens: now, a delivery time, or `None` (only another node's action or a
 /// heal can end it). A descriptor that is gone or not a socket is ready now.
 pub fn ready_at(node: &Node, wait: Wait, now: SimTime) -> Option<SimTime> {
-    let mut net = net(node);
+    let mut net = node.net();
     let at = match wait {
         Wait::Connect(ep) => net.writable_at(ep, now),
         Wait::Readable(fd) | Wait::Writable(fd) => match node.fds.get(fd).map(|e| &e.kind) {

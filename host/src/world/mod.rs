@@ -339,7 +339,7 @@ enum End {
 pub(crate) fn linker(memory_bytes: u64) -> Linker<Node> {
     let mut linker = wasi::linker();
     linker.set_memory_cap_bytes(memory_bytes);
-    preempt::register(&mut linker);
+    preempt::hook::register(&mut linker);
     sdk::register(&mut linker);
     linker
 }
