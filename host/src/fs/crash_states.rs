@@ -12,7 +12,7 @@
 //! replays the seed once per state).
 
 use super::Prefix;
-use super::durability::Pending;
+use super::pending::Pending;
 use crate::random::RandomStream;
 
 /// What one choice of a crash decides.

@@ -10,7 +10,6 @@
 //! overwriting pages a file holds always fits.
 
 use super::faults::DiskOp;
-use super::host_mount::COPY_ON_READ_MAX;
 use super::inode::FileData;
 use super::inode::Node;
 use super::pages::PAGE_BYTES;
@@ -46,9 +45,8 @@ impl Fs {
         if let Some(n) = self.read_device(ino, buf)? {
             return Ok(n);
         }
-        // A host file is copied on read only if small and it fits the disk.
-        let copy_max_bytes = COPY_ON_READ_MAX.min(self.inodes.space().free_pages() * PAGE_BYTES);
-        if let Some(n) = self.file_data(ino)?.read_host_range(offset, buf, copy_max_bytes) {
+        let free_bytes = self.inodes.space().free_pages() * PAGE_BYTES;
+        if let Some(n) = self.file_data(ino)?.read_host_range(offset, buf, free_bytes) {
             return n;
         }
         let n = self.inodes.with_file(ino, |pages, _| pages.read(offset, buf))?;

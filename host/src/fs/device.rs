@@ -12,28 +12,16 @@
 //! never visible and a guest can never read a real device. Devices have size 0 and cannot be truncated (`INVAL`, as Linux's
 //! ftruncate), but opening one with O_TRUNC is fine, as on Linux.
 
-use super::inode::{Dir, Node};
+use super::inode::{Device, Dir, Node};
 use super::{Errno, Fs, Ino, ROOT};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Device {
-    Null,
-    Zero,
-    /// `/dev/random` and `/dev/urandom`: read by the WASI layer (`fd.rs`),
-    /// never through `read`, which knows no randomness.
-    Random,
-    Antithesis,
-}
-
-impl Device {
-    /// Fills `buf` as a read would; returns the bytes read (0 is end of file).
-    fn read(self, buf: &mut [u8]) -> usize {
-        match self {
-            Device::Null | Device::Antithesis | Device::Random => 0,
-            Device::Zero => {
-                buf.fill(0);
-                buf.len()
-            }
+/// Fills `buf` as a read of `device` would; returns the bytes read (0 is end of file).
+fn read(device: Device, buf: &mut [u8]) -> usize {
+    match device {
+        Device::Null | Device::Antithesis | Device::Random => 0,
+        Device::Zero => {
+            buf.fill(0);
+            buf.len()
         }
     }
 }
@@ -78,7 +66,7 @@ impl Fs {
 
     /// A read from `ino` if it is a device.
     pub(super) fn read_device(&self, ino: Ino, buf: &mut [u8]) -> Result<Option<usize>, Errno> {
-        Ok(self.device(ino)?.map(|device| device.read(buf)))
+        Ok(self.device(ino)?.map(|device| read(device, buf)))
     }
 }
 

@@ -190,11 +190,11 @@
 //!   from `/`.
 
 use super::crash_states::{self, Choice, CrashChoices};
-use super::device::Device;
 use super::faults::{DiskConfig, DiskFault, DiskFaultKind, DiskFaults, DiskOp, Mutant, Prefix};
-use super::inode::{Dir, FileData, Inode, Inodes, Node};
+use super::inode::{Device, Dir, FileData, Inode, Inodes, Node};
 use super::misplace;
 use super::pages::Pages;
+use super::pending::Pending;
 use super::reorder::{self, FsModel};
 use super::{Errno, FileType, Fs, Ino, ROOT};
 use crate::random::RandomStream;
@@ -248,12 +248,6 @@ struct FileDisk {
     pending_bytes: usize,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(super) enum Pending {
-    Write { offset: u64, bytes: Vec<u8> },
-    SetSize(u64),
-}
-
 /// What a crash did to the disk, for the trace.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CrashReport {
@@ -286,24 +280,15 @@ pub struct FileCrash {
     pub reordered: Option<(usize, usize)>,
 }
 
-impl Pending {
-    /// Its size for `Prefix`: a write's length, 0 for an atomic truncation.
-    pub(super) fn size(&self) -> usize {
-        match self {
-            Pending::Write { bytes, .. } => bytes.len(),
-            Pending::SetSize(_) => 0,
-        }
+/// Makes pending operation `op` durable in `data`.
+fn apply(op: &Pending, data: &mut FileData) -> Result<(), Errno> {
+    match op {
+        Pending::SetSize(0) => *data = FileData::Mem(Pages::default()),
+        // Sizes were checked against the cap when the page cache took them.
+        Pending::SetSize(size) => durable_pages(data)?.set_len(*size),
+        Pending::Write { offset, bytes } => durable_pages(data)?.write(*offset, bytes),
     }
-
-    fn apply(&self, data: &mut FileData) -> Result<(), Errno> {
-        match self {
-            Pending::SetSize(0) => *data = FileData::Mem(Pages::default()),
-            // Sizes were checked against the cap when the page cache took them.
-            Pending::SetSize(size) => durable_pages(data)?.set_len(*size),
-            Pending::Write { offset, bytes } => durable_pages(data)?.write(*offset, bytes),
-        }
-        Ok(())
-    }
+    Ok(())
 }
 
 /// The (offset, length) of the bytes `prefix` of `ops` writes.
@@ -399,7 +384,7 @@ impl FileDisk {
             if done == prefix.ops {
                 break Ok(());
             }
-            if let Err(e) = self.pending[done].apply(&mut self.data) {
+            if let Err(e) = apply(&self.pending[done], &mut self.data) {
                 break Err(e);
             }
             done += 1;
@@ -437,7 +422,7 @@ impl FileDisk {
         let kept = reorder::kept(&self.pending, durable_len, model, torn, path, choices);
         for op in &kept.ops {
             // A host file that cannot be read keeps its old bytes.
-            let _ = op.apply(&mut self.data);
+            let _ = apply(op, &mut self.data);
         }
         self.drop_pending();
         let crash = FileCrash {

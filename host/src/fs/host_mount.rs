@@ -104,7 +104,7 @@ impl Fs {
 
 /// Host files up to this size are copied whole on their first read (so later
 /// host changes do not show); larger ones are read by range.
-pub(super) const COPY_ON_READ_MAX: u64 = 1 << 20;
+const COPY_ON_READ_MAX: u64 = 1 << 20;
 
 /// The host directories whose contents are the host's live state.
 const LIVE_STATE: [&str; 3] = ["/proc", "/sys", "/dev"];
@@ -146,13 +146,15 @@ impl FileData {
     }
 
     /// Reads from `offset` into `buf` without copying the file, if it is a
-    /// host file larger than `copy_max_bytes` (`None`: use the copy).
+    /// host file too large to copy: past `COPY_ON_READ_MAX` or past the
+    /// disk's `free_bytes` (`None`: use the copy).
     pub(super) fn read_host_range(
         &mut self,
         offset: u64,
         buf: &mut [u8],
-        copy_max_bytes: u64,
+        free_bytes: u64,
     ) -> Option<Result<usize, Errno>> {
+        let copy_max_bytes = COPY_ON_READ_MAX.min(free_bytes);
         let size = match self.size() {
             Ok(size) if size > copy_max_bytes => size,
             Ok(_) => return None,

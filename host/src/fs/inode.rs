@@ -11,7 +11,6 @@
 //! or the host: a host-backed directory or file is only a marker here,
 //! filled in by `host_mount.rs`.
 
-use super::device::Device;
 use super::pages::Pages;
 use super::space::Space;
 use super::{Errno, FileType, Ino};
@@ -35,6 +34,17 @@ pub(super) enum Node {
     File(FileData),
     Symlink(String),
     Device(Device),
+}
+
+/// A device file (`device.rs` makes `/dev` and reads them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Device {
+    Null,
+    Zero,
+    /// `/dev/random` and `/dev/urandom`: read by the WASI layer (`fd.rs`),
+    /// never through `read`, which knows no randomness.
+    Random,
+    Antithesis,
 }
 
 pub(super) struct Dir {

@@ -12,9 +12,9 @@
 //! and then truncated away is not written back). `faults.rs` decides when
 //! and which page; this file only moves pages.
 
-use super::durability::Pending;
 use super::faults::DiskFaultKind;
 use super::pages::{PAGE_BYTES, Page, Pages};
+use super::pending::Pending;
 use std::collections::BTreeSet;
 use std::rc::Rc;
 

@@ -39,6 +39,7 @@ mod namespace;
 mod open;
 mod pages;
 mod path;
+mod pending;
 mod reorder;
 mod space;
 #[cfg(test)]

@@ -21,7 +21,7 @@
 //! takes the page cache's value on its own, with probability one half.
 
 use super::crash_states::{ChoiceOf, CrashChoices};
-use super::durability::Pending as Op;
+use super::pending::Pending as Op;
 
 const PAGE: u64 = 4096;
 
