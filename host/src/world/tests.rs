@@ -623,11 +623,11 @@ fn clog_schedule_entries_say_what_is_wrong_with_them() {
     )
     .expect("a slow clog");
     assert_eq!((ok.target.to_string(), ok.form, ok.amount), ("a -> b".into(), Some("slow"), Some(5_000_000)));
-    let no_to = read(r#"{"at": "1s", "kind": "clog", "node": "a", "clog": "stop"}"#).unwrap_err();
+    let no_to = read(r#"{"at": "1s", "kind": "clog", "node": "a", "clog": "stop"}"#).unwrap_err().to_string();
     assert!(no_to.contains("`to`"), "{no_to}");
-    let bad = read(r#"{"at": "1s", "kind": "clog", "node": "a", "to": "b", "clog": "plug"}"#).unwrap_err();
+    let bad = read(r#"{"at": "1s", "kind": "clog", "node": "a", "to": "b", "clog": "plug"}"#).unwrap_err().to_string();
     assert!(bad.contains("unknown clog \"plug\""), "{bad}");
-    let slow = read(r#"{"at": "1s", "kind": "clog", "node": "a", "to": "b", "clog": "slow"}"#).unwrap_err();
+    let slow = read(r#"{"at": "1s", "kind": "clog", "node": "a", "to": "b", "clog": "slow"}"#).unwrap_err().to_string();
     assert!(slow.contains("`latency`"), "{slow}");
 }
 

@@ -9,7 +9,7 @@
 //! its pick (`"bit"` in schedules); shrink moves it earlier.
 
 use super::timed::{Due, NodeSource, OnDue};
-use super::{Fault, FaultKind, Kind, Knob, PlanContext, Planned, Simplify, Trigger};
+use super::{Fault, FaultJsonError, FaultKind, Kind, Knob, PlanContext, Planned, Simplify, Trigger};
 use crate::random::Draw;
 
 pub struct Bitrot;
@@ -64,9 +64,13 @@ impl FaultKind for Bitrot {
         }
     }
 
-    fn read_json(&self, o: &serde_json::Map<String, serde_json::Value>, fault: &mut Fault) -> Result<(), String> {
+    fn read_json(
+        &self,
+        o: &serde_json::Map<String, serde_json::Value>,
+        fault: &mut Fault,
+    ) -> Result<(), FaultJsonError> {
         let pick = o.get("bit").and_then(serde_json::Value::as_i64).filter(|p| *p >= 0);
-        fault.amount = Some(pick.ok_or("a bitrot fault needs `bit`, a whole number >= 0")?);
+        fault.amount = Some(pick.ok_or_else(|| FaultJsonError::needs("bitrot fault", "bit", ", a whole number >= 0"))?);
         Ok(())
     }
 

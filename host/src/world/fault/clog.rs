@@ -16,7 +16,8 @@
 
 use super::timed::{ClusterDue, ClusterSource};
 use super::{
-    Effects, Fault, FaultKind, Kind, Knob, KnobType, KnobValue, PlanContext, Planned, Simplify, Target, Trigger, json,
+    Effects, Fault, FaultJsonError, FaultKind, Kind, Knob, KnobType, KnobValue, PlanContext, Planned, Simplify, Target,
+    Trigger, json,
 };
 use crate::net::Clog;
 use crate::node_id::NodeId;
@@ -83,22 +84,22 @@ impl FaultKind for ClogKind {
         json::write_amount("latency", fault, o);
     }
 
-    fn read_json(&self, o: &Map<String, Value>, fault: &mut Fault) -> Result<(), String> {
+    fn read_json(&self, o: &Map<String, Value>, fault: &mut Fault) -> Result<(), FaultJsonError> {
         let Target::Node(from) = fault.target.clone() else { unreachable!("read_common gives a node") };
-        let to = o.get("to").and_then(Value::as_str).ok_or("a clog needs `to`, the node the link goes to")?;
+        let needs = |field, hint| FaultJsonError::needs("clog", field, hint);
+        let to = o.get("to").and_then(Value::as_str).ok_or_else(|| needs("to", ", the node the link goes to"))?;
         if from.is_empty() {
-            return Err("a clog needs `node`, the node the link comes from".into());
+            return Err(needs("node", ", the node the link comes from"));
         }
-        let name = o.get("clog").and_then(Value::as_str).ok_or("a clog needs `clog`: \"stop\", \"jam\" or \"slow\"")?;
-        let form = FORMS
-            .into_iter()
-            .find(|f| *f == name)
-            .ok_or_else(|| format!("unknown clog {name:?} (stop, jam or slow)"))?;
+        let name =
+            o.get("clog").and_then(Value::as_str).ok_or_else(|| needs("clog", ": \"stop\", \"jam\" or \"slow\""))?;
+        let form =
+            FORMS.into_iter().find(|f| *f == name).ok_or_else(|| FaultJsonError::UnknownClog(name.to_string()))?;
         if o.get("latency").is_some_and(|v| !v.is_null()) {
             json::read_amount("latency", o, fault)?;
         }
         if (form == "slow") != fault.amount.is_some_and(|ns| ns > 0) {
-            return Err("a slow clog, and only a slow clog, has a positive `latency`".into());
+            return Err(FaultJsonError::Rule("a slow clog, and only a slow clog, has a positive `latency`"));
         }
         fault.target = Target::Link { from, to: to.to_string() };
         fault.form = Some(form);

@@ -6,7 +6,7 @@
 //! replays a schedule's entries at the same disk-operation numbers with the
 //! recorded downtime. Only the downtime shrinks: the op is the fault.
 
-use super::{Fault, FaultKind, Kind, PlanContext, Planned, Recorded, Simplify, Trigger, stream};
+use super::{Fault, FaultJsonError, FaultKind, Kind, PlanContext, Planned, Recorded, Simplify, Trigger, stream};
 use super::{FaultConfig, Knob};
 use crate::fs::{DiskConfig, DiskFault, DiskFaultKind, DiskOp, Prefix};
 use crate::node_id::{NodeId, PerNode};
@@ -76,18 +76,19 @@ impl FaultKind for CrashIo {
         }
     }
 
-    fn read_json(&self, o: &Map<String, Value>, fault: &mut Fault) -> Result<(), String> {
+    fn read_json(&self, o: &Map<String, Value>, fault: &mut Fault) -> Result<(), FaultJsonError> {
         fault.applied = match o.get("applied") {
             None | Some(Value::Null) => None,
             Some(Value::Object(p)) => {
-                let count = |name: &str| -> Result<usize, String> {
+                let count = |name: &str| -> Result<usize, FaultJsonError> {
                     p.get(name).map_or(Ok(0), |v| {
-                        v.as_u64().map(|n| n as usize).ok_or(format!("`applied.{name}` must be a whole number"))
+                        let whole = || FaultJsonError::wrong_type(format!("applied.{name}"), "a whole number");
+                        v.as_u64().map(|n| n as usize).ok_or_else(whole)
                     })
                 };
                 Some(Prefix { ops: count("ops")?, bytes: count("bytes")? })
             }
-            Some(_) => return Err("`applied` is an object {ops, bytes}".into()),
+            Some(_) => return Err(FaultJsonError::Rule("`applied` is an object {ops, bytes}")),
         };
         Ok(())
     }

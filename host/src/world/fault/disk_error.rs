@@ -9,7 +9,10 @@
 //! are handed back to the disk model to inject at the same numbers. Nothing
 //! to simplify beyond removal: the operation is the fault.
 
-use super::{Fault, FaultConfig, FaultKind, Kind, Knob, PlanContext, Planned, Recorded, Simplify, Trigger, stream};
+use super::{
+    Fault, FaultConfig, FaultJsonError, FaultKind, Kind, Knob, PlanContext, Planned, Recorded, Simplify, Trigger,
+    stream,
+};
 use crate::fs::{DiskConfig, DiskFault, DiskFaultKind, DiskOp};
 use crate::node_id::NodeId;
 use crate::random::{Draw, RandomStream};
@@ -122,11 +125,11 @@ impl FaultKind for DiskError {
         }
     }
 
-    fn read_json(&self, o: &Map<String, Value>, fault: &mut Fault) -> Result<(), String> {
+    fn read_json(&self, o: &Map<String, Value>, fault: &mut Fault) -> Result<(), FaultJsonError> {
         if self.corrupts() {
-            let bit =
-                o.get("bit").and_then(Value::as_u64).ok_or("a read_corrupt fault needs `bit` (a whole number)")?;
-            fault.amount = Some(i64::try_from(bit).map_err(|_| "`bit` is too large")?);
+            let needs = || FaultJsonError::needs("read_corrupt fault", "bit", " (a whole number)");
+            let bit = o.get("bit").and_then(Value::as_u64).ok_or_else(needs)?;
+            fault.amount = Some(i64::try_from(bit).map_err(|_| FaultJsonError::TooLarge("bit"))?);
         }
         Ok(())
     }

@@ -8,7 +8,7 @@
 //! same numbers. Nothing to simplify beyond removal: the operation is the
 //! fault.
 
-use super::{Fault, FaultKind, Kind, PlanContext, Planned, Recorded, Simplify, Trigger, stream};
+use super::{Fault, FaultJsonError, FaultKind, Kind, PlanContext, Planned, Recorded, Simplify, Trigger, stream};
 use super::{FaultConfig, Knob};
 use crate::fs::{DiskConfig, DiskFault, DiskFaultKind, DiskOp};
 use crate::node_id::NodeId;
@@ -63,7 +63,7 @@ impl FaultKind for LostWrite {
         }
     }
 
-    fn read_json(&self, o: &Map<String, Value>, fault: &mut Fault) -> Result<(), String> {
+    fn read_json(&self, o: &Map<String, Value>, fault: &mut Fault) -> Result<(), FaultJsonError> {
         fault.amount = Some(page_field(o, "page", self.name())? as i64);
         Ok(())
     }
@@ -80,9 +80,10 @@ impl FaultKind for LostWrite {
 
 /// The page-number field `name` of a `kind` fault (required): a whole
 /// number, at most i64::MAX since `Fault::amount` holds it.
-pub(super) fn page_field(o: &Map<String, Value>, name: &str, kind: &str) -> Result<u64, String> {
-    let page = o.get(name).and_then(Value::as_u64).ok_or(format!("a {kind} fault needs `{name}` (a page number)"))?;
-    i64::try_from(page).map(|_| page).map_err(|_| format!("`{name}` is too large"))
+pub(super) fn page_field(o: &Map<String, Value>, name: &'static str, kind: &str) -> Result<u64, FaultJsonError> {
+    let needs = || FaultJsonError::needs(format!("{kind} fault"), name, " (a page number)");
+    let page = o.get(name).and_then(Value::as_u64).ok_or_else(needs)?;
+    i64::try_from(page).map(|_| page).map_err(|_| FaultJsonError::TooLarge(name))
 }
 
 /// Records the lost writes of the disk models.

@@ -10,7 +10,7 @@
 //! beyond removal.
 
 use super::lost_write::page_field;
-use super::{Fault, FaultKind, Kind, PlanContext, Planned, Recorded, Simplify, Trigger, stream};
+use super::{Fault, FaultJsonError, FaultKind, Kind, PlanContext, Planned, Recorded, Simplify, Trigger, stream};
 use super::{FaultConfig, Knob};
 use crate::fs::{DiskConfig, DiskFault, DiskFaultKind, DiskOp};
 use crate::node_id::NodeId;
@@ -71,7 +71,7 @@ impl FaultKind for MisdirectedWrite {
         }
     }
 
-    fn read_json(&self, o: &Map<String, Value>, fault: &mut Fault) -> Result<(), String> {
+    fn read_json(&self, o: &Map<String, Value>, fault: &mut Fault) -> Result<(), FaultJsonError> {
         fault.amount = Some(page_field(o, "page", self.name())? as i64);
         fault.to = Some(page_field(o, "to", self.name())?);
         Ok(())

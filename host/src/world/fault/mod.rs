@@ -39,6 +39,7 @@ mod timed;
 pub(crate) mod udp;
 
 pub use injector::FaultInjector;
+pub use json::FaultJsonError;
 
 use crate::fs::{DiskConfig, DiskFault, Fs, Mutant, Prefix};
 pub use crate::knob::{FaultConfig, Knob, KnobType, KnobValue};
@@ -341,18 +342,22 @@ impl Fault {
     }
 
     /// A fault from its schedule-file object; errors say what is wrong.
-    pub fn from_json(v: &Value) -> Result<Fault, String> {
-        let o = v.as_object().ok_or("a fault is an object {at, kind, node, until, op}")?;
-        let kind_name = o.get("kind").and_then(Value::as_str).ok_or("`kind` is missing")?;
+    pub fn from_json(v: &Value) -> Result<Fault, FaultJsonError> {
+        let o = v.as_object().ok_or(FaultJsonError::NotAnObject)?;
+        let kind_name = o.get("kind").and_then(Value::as_str).ok_or(FaultJsonError::NoKind)?;
         let kind = Kind::from_name(kind_name)
-            .ok_or_else(|| format!("unknown kind {kind_name:?} ({})", Kind::known_names()))?;
+            .ok_or_else(|| FaultJsonError::UnknownKind { name: kind_name.to_string(), known: Kind::known_names() })?;
         let mut allowed: Vec<&str> = kind.imp().json_fields().to_vec();
         allowed.extend(kind.imp().amount_field());
         for key in o.keys() {
             if !json::COMMON_FIELDS.contains(&key.as_str()) && !allowed.contains(&key.as_str()) && key != SITE_FIELD {
                 let mut all: Vec<&str> = json::COMMON_FIELDS.to_vec();
                 all.extend_from_slice(&allowed);
-                return Err(format!("unknown field `{key}` (a {kind_name} fault has {})", all.join(", ")));
+                return Err(FaultJsonError::UnknownField {
+                    field: key.clone(),
+                    kind: kind_name.to_string(),
+                    fields: all.join(", "),
+                });
             }
         }
         let mut fault = json::read_common(o, kind)?;
@@ -362,7 +367,7 @@ impl Fault {
         }
         kind.imp().read_json(o, &mut fault)?;
         if kind.trigger().by_op() && fault.op.is_none() {
-            return Err(format!("a {kind_name} fault needs `op` (a {} number)", kind.trigger().op_unit()));
+            return Err(FaultJsonError::NeedsOp { kind: kind_name.to_string(), unit: kind.trigger().op_unit() });
         }
         Ok(fault)
     }
@@ -454,7 +459,7 @@ pub trait FaultKind: Sync {
         &[]
     }
     fn write_json(&self, _fault: &Fault, _o: &mut Map<String, Value>) {}
-    fn read_json(&self, _o: &Map<String, Value>, _fault: &mut Fault) -> Result<(), String> {
+    fn read_json(&self, _o: &Map<String, Value>, _fault: &mut Fault) -> Result<(), FaultJsonError> {
         Ok(())
     }
     fn simplify(&self) -> Simplify;

@@ -14,7 +14,8 @@
 
 use super::timed::{ClusterDue, ClusterSource};
 use super::{
-    Effects, Fault, FaultKind, Kind, Knob, KnobType, KnobValue, PlanContext, Planned, Simplify, Target, Trigger,
+    Effects, Fault, FaultJsonError, FaultKind, Kind, Knob, KnobType, KnobValue, PlanContext, Planned, Simplify, Target,
+    Trigger,
 };
 use crate::node_id::NodeId;
 use crate::random::RandomStream;
@@ -79,20 +80,21 @@ impl FaultKind for Partition {
         }
     }
 
-    fn read_json(&self, o: &Map<String, Value>, fault: &mut Fault) -> Result<(), String> {
+    fn read_json(&self, o: &Map<String, Value>, fault: &mut Fault) -> Result<(), FaultJsonError> {
         let oneway = match o.get("oneway") {
             None | Some(Value::Null) => false,
-            Some(v) => v.as_bool().ok_or("`oneway` must be true or false")?,
+            Some(v) => v.as_bool().ok_or(FaultJsonError::wrong_type("oneway", "true or false"))?,
         };
         let groups: Vec<Vec<String>> = match (o.get("groups"), &fault.target) {
-            (Some(v), _) => serde_json::from_value(v.clone())
-                .map_err(|_| "`groups` must be lists of node names, like [[\"a\"], [\"b\", \"c\"]]")?,
+            (Some(v), _) => serde_json::from_value(v.clone()).map_err(|_| {
+                FaultJsonError::wrong_type("groups", "lists of node names, like [[\"a\"], [\"b\", \"c\"]]")
+            })?,
             // The older form: the cut side as "a,b".
             (None, Target::Node(side)) => vec![side.split(',').filter(|n| !n.is_empty()).map(String::from).collect()],
             (None, Target::Groups { .. } | Target::Link { .. }) => unreachable!("read_common gives a node"),
         };
         if groups.iter().all(Vec::is_empty) {
-            return Err("a partition needs `groups` (or the older `node`: \"a,b\")".into());
+            return Err(FaultJsonError::needs("partition", "groups", " (or the older `node`: \"a,b\")"));
         }
         fault.target = Target::Groups { groups, oneway };
         Ok(())

@@ -14,7 +14,9 @@
 //! simplify: the datagram is the fault). In schedules: `"node"` (the
 //! sender), `"to"`, `"op"`, and for `udp_dup` `"latency"`.
 
-use super::{Fault, FaultConfig, FaultKind, Kind, Knob, PlanContext, Planned, Simplify, Target, Trigger};
+use super::{
+    Fault, FaultConfig, FaultJsonError, FaultKind, Kind, Knob, PlanContext, Planned, Simplify, Target, Trigger,
+};
 use crate::net::{DatagramFault, DatagramFaultKind, DatagramFaults, udp_fault};
 use crate::node_id::PerNode;
 use crate::vtime::SimDuration;
@@ -82,17 +84,15 @@ impl FaultKind for Datagram {
         }
     }
 
-    fn read_json(&self, o: &Map<String, Value>, fault: &mut Fault) -> Result<(), String> {
+    fn read_json(&self, o: &Map<String, Value>, fault: &mut Fault) -> Result<(), FaultJsonError> {
         let Target::Node(from) = fault.target.clone() else { unreachable!("read_common gives a node") };
-        let to = o
-            .get("to")
-            .and_then(Value::as_str)
-            .ok_or(format!("a {} fault needs `to`, the receiving node", self.name))?;
+        let needs = |field, hint| FaultJsonError::needs(format!("{} fault", self.name), field, hint);
+        let to = o.get("to").and_then(Value::as_str).ok_or_else(|| needs("to", ", the receiving node"))?;
         if from.is_empty() {
-            return Err(format!("a {} fault needs `node`, the sending node", self.name));
+            return Err(needs("node", ", the sending node"));
         }
         if self.dup && fault.amount.is_none_or(|ns| ns < 0) {
-            return Err("a udp_dup fault needs a `latency` of at least 0s".into());
+            return Err(FaultJsonError::Rule("a udp_dup fault needs a `latency` of at least 0s"));
         }
         fault.target = Target::Link { from, to: to.to_string() };
         Ok(())
@@ -202,7 +202,7 @@ mod tests {
 
     #[test]
     fn schedule_entries_say_what_is_wrong_with_them() {
-        let err = |text: &str| Fault::from_json(&serde_json::from_str(text).unwrap()).unwrap_err();
+        let err = |text: &str| Fault::from_json(&serde_json::from_str(text).unwrap()).unwrap_err().to_string();
         assert!(err(r#"{"kind": "udp_loss", "node": "a", "op": 1}"#).contains("`to`"));
         assert!(err(r#"{"kind": "udp_loss", "node": "a", "to": "b"}"#).contains("`op`"));
         assert!(err(r#"{"kind": "udp_dup", "node": "a", "to": "b", "op": 2}"#).contains("`latency`"));
