@@ -86,7 +86,7 @@ pub fn replay(
     let against = match &options.against {
         Some(file) => match crate::input::read_text(file, crate::input::TRACE_MAX_BYTES)
             .map_err(|e| e.to_string())
-            .and_then(|t| from_text(&t))
+            .and_then(|t| from_text(&t).map_err(|e| e.to_string()))
         {
             Ok(log) => Some((file, log)),
             Err(e) => return Err(ReplayError::File(format!("{}: {e}", file.display()))),

@@ -81,7 +81,9 @@ impl Guest {
     pub fn new(code: Arc<Code>) -> Result<Guest, GuestError> {
         let counter_global = code.artifact().counter_global;
         let go_offsets = match goruntime::go_version(code.info()) {
-            Some(version) => Some(goruntime::offsets_for(&version).map_err(GuestError::UnsupportedGo)?),
+            Some(version) => {
+                Some(goruntime::offsets_for(&version).map_err(|e| GuestError::UnsupportedGo(e.to_string()))?)
+            }
             None => None,
         };
         Ok(Guest { code, counter_global, go_offsets, symbols: SharedSymbols::default() })
@@ -118,7 +120,7 @@ impl Guest {
     pub fn exec_node(&self, spec: ExecNode) -> Result<Node, GuestError> {
         let mut fs = Fs::new(EPOCH_UNIX_NS);
         for (host, guest) in &spec.mounts {
-            fs.mount_host(host, guest).map_err(|message| GuestError::Mount { host: host.clone(), message })?;
+            fs.mount_host(host, guest).map_err(|e| GuestError::Mount { host: host.clone(), message: e.to_string() })?;
         }
         let mut node = Node::new(&spec.name, spec.seed, spec.argv, spec.env, fs);
         // Incarnation 1, like a world node's first boot.

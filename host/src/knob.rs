@@ -132,11 +132,26 @@ pub struct FaultConfig {
     values: BTreeMap<&'static str, KnobValue>,
 }
 
+/// A value a knob cannot hold (of another type, or out of its range).
+#[derive(Debug, Clone, PartialEq)]
+pub struct KnobValueError {
+    pub knob: &'static str,
+    pub value: KnobValue,
+}
+
+impl std::fmt::Display for KnobValueError {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(f, "`{}` cannot hold {:?}", self.knob, self.value)
+    }
+}
+
+impl std::error::Error for KnobValueError {}
+
 impl FaultConfig {
     /// Sets `knob` to `value`; an error if the value is not of the knob's type.
-    pub fn set(&mut self, knob: &'static Knob, value: KnobValue) -> Result<(), String> {
+    pub fn set(&mut self, knob: &'static Knob, value: KnobValue) -> Result<(), KnobValueError> {
         if !knob.accepts(&value) {
-            return Err(format!("`{}` cannot hold {value:?}", knob.name));
+            return Err(KnobValueError { knob: knob.name, value });
         }
         if value == knob.default {
             self.values.remove(knob.name);

@@ -37,15 +37,29 @@ pub const DEFAULT_LIMIT: Duration = Duration::from_secs(10);
 pub const MIN_LIMIT: Duration = Duration::from_millis(100);
 
 /// Refuses a limit under [`MIN_LIMIT`]; the message names the minimum, the caller the field.
-pub fn check_limit(limit: Duration) -> Result<(), String> {
+pub fn check_limit(limit: Duration) -> Result<(), LimitTooShort> {
     if limit < MIN_LIMIT {
-        return Err(format!(
-            "must be at least {}ms (a shorter limit makes the verdict depend on the machine's speed), found {limit:?}",
-            MIN_LIMIT.as_millis()
-        ));
+        return Err(LimitTooShort(limit));
     }
     Ok(())
 }
+
+/// A watchdog limit under [`MIN_LIMIT`] (the limit found).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LimitTooShort(pub Duration);
+
+impl std::fmt::Display for LimitTooShort {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(
+            f,
+            "must be at least {}ms (a shorter limit makes the verdict depend on the machine's speed), found {:?}",
+            MIN_LIMIT.as_millis(),
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for LimitTooShort {}
 
 /// What the watchdog watches: host calls made so far, and optionally the
 /// guest's preemption counter, which every function entry decrements — so a

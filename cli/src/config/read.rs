@@ -801,7 +801,7 @@ fn faults(value: &Json) -> Result<FaultConfig> {
         let Some(knob) = knobs.iter().find(|k| k.name == name) else { continue };
         let field = join(path, name);
         let read = knob_value(knob, value, &field)?;
-        config.set(knob, read).map_err(|e| invalid(&field, e))?;
+        config.set(knob, read).map_err(|e| invalid(&field, e.to_string()))?;
     }
     Ok(config)
 }

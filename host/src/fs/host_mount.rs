@@ -37,7 +37,42 @@ use super::inode::{Dir, FileData, Node};
 use super::pages::{PAGE_BYTES, Pages};
 use super::{Errno, Fs, Ino, ROOT};
 use std::io;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// Why a host directory cannot be mounted; Display names both sides.
+#[derive(Debug)]
+pub struct MountError {
+    pub host: PathBuf,
+    pub guest: String,
+    pub why: MountFailure,
+}
+
+#[derive(Debug)]
+pub enum MountFailure {
+    /// The host path does not resolve.
+    Host(io::Error),
+    NotADirectory,
+    /// The host's /proc, /sys or /dev.
+    LiveState,
+    /// The guest directory cannot be made.
+    Guest(Errno),
+}
+
+impl std::fmt::Display for MountError {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(f, "cannot mount {} on {}: ", self.host.display(), self.guest)?;
+        match &self.why {
+            MountFailure::Host(e) => write!(f, "{e}"),
+            MountFailure::NotADirectory => f.write_str("not a directory"),
+            MountFailure::LiveState => {
+                f.write_str("the host's /proc, /sys and /dev are live state, never visible to a guest")
+            }
+            MountFailure::Guest(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for MountError {}
 
 impl Fs {
     /// Lays the host directory `host_dir` over `guest_dir`, creating the
@@ -45,15 +80,15 @@ impl Fs {
     /// already has (made in memory, or read from an earlier mount) stay and
     /// win; an earlier mount there whose entries were not read yet is
     /// replaced.
-    pub fn mount_host(&mut self, host_dir: &Path, guest_dir: &str) -> Result<(), String> {
-        let cannot = |why: String| format!("cannot mount {} on {guest_dir}: {why}", host_dir.display());
+    pub fn mount_host(&mut self, host_dir: &Path, guest_dir: &str) -> Result<(), MountError> {
+        let cannot = |why| MountError { host: host_dir.to_path_buf(), guest: guest_dir.to_string(), why };
         // Absolute, so the guest's view does not change with the process's cwd.
-        let host = std::fs::canonicalize(host_dir).map_err(|e| cannot(e.to_string()))?;
+        let host = std::fs::canonicalize(host_dir).map_err(|e| cannot(MountFailure::Host(e)))?;
         if !host.is_dir() {
-            return Err(cannot("not a directory".to_string()));
+            return Err(cannot(MountFailure::NotADirectory));
         }
         if is_live_state(&host) {
-            return Err(cannot("the host's /proc, /sys and /dev are live state, never visible to a guest".to_string()));
+            return Err(cannot(MountFailure::LiveState));
         }
         // Setup, not disk operations: a running disk model starts over with
         // the whole tree durable (durability.rs, rule 9).
@@ -63,7 +98,7 @@ impl Fs {
             Ok(())
         });
         self.disk_remount(disk);
-        mounted.map_err(|e| cannot(e.to_string()))
+        mounted.map_err(|e| cannot(MountFailure::Guest(e)))
     }
 
     /// The directory `ino` with its host entries read in, if it has any.
@@ -510,7 +545,7 @@ mod tests {
         // is the Linux host's, which a Windows build cannot tell apart).
         #[cfg(unix)]
         for dir in ["/proc", "/sys", "/proc/self", "/sys/kernel", "/dev"] {
-            let err = Fs::new(T0).mount_host(Path::new(dir), "/m").unwrap_err();
+            let err = Fs::new(T0).mount_host(Path::new(dir), "/m").unwrap_err().to_string();
             assert!(err.contains("live state"), "{dir}: {err}");
         }
     }
@@ -523,7 +558,7 @@ mod tests {
         assert!(fs.mount_host(&host.0.join("missing"), "/m").is_err());
         assert!(fs.mount_host(&host.0.join("file"), "/m").is_err());
         write(&mut fs, "/tmp/f", b"", T0);
-        let err = fs.mount_host(&host.0, "/tmp/f").unwrap_err();
+        let err = fs.mount_host(&host.0, "/tmp/f").unwrap_err().to_string();
         assert!(err.contains("NOTDIR"), "{err}");
         assert_eq!(fs.lookup(fs.root(), "/m", true), Err(Errno::NOENT), "failed mounts create nothing");
     }

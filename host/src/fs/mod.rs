@@ -49,6 +49,7 @@ pub use crash_states::{Choice, ChoiceOf, CrashSpace};
 pub use durability::{CrashReport, FileCrash};
 pub use errno::Errno;
 pub use faults::{DiskConfig, DiskFault, DiskFaultKind, DiskFaults, DiskOp, DiskStreams, Mutant, Prefix};
+pub use host_mount::{MountError, MountFailure};
 pub use reorder::FsModel;
 pub use space::DEFAULT_DISK_BYTES;
 

@@ -36,16 +36,31 @@ const GO_1_25_TO_1_27: GoOffsets =
 pub const SUPPORTED: &[&str] = &["go1.25", "go1.26", "go1.27"];
 
 /// The offsets for Go release `version` ("go1.26", or a full "go1.26.8").
-pub fn offsets_for(version: &str) -> Result<GoOffsets, String> {
+pub fn offsets_for(version: &str) -> Result<GoOffsets, UnsupportedGo> {
     let release: String = version.split('.').take(2).collect::<Vec<_>>().join(".");
     match release.as_str() {
         "go1.25" | "go1.26" | "go1.27" => Ok(GO_1_25_TO_1_27),
-        _ => Err(format!(
-            "module built by {version}, but preemption supports {} (rebuild with a supported Go)",
-            SUPPORTED.join(", ")
-        )),
+        _ => Err(UnsupportedGo(version.to_string())),
     }
 }
+
+/// A module built by a Go release whose runtime layout preemption does not
+/// know (the version it was built by).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnsupportedGo(pub String);
+
+impl std::fmt::Display for UnsupportedGo {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(
+            f,
+            "module built by {}, but preemption supports {} (rebuild with a supported Go)",
+            self.0,
+            SUPPORTED.join(", ")
+        )
+    }
+}
+
+impl std::error::Error for UnsupportedGo {}
 
 /// The Go version a module was built with, from `runtime.buildVersion`'s
 /// bytes in its data segments ("go1.26.8" between NULs; Go's linker drops runs
@@ -159,7 +174,7 @@ mod tests {
     fn unsupported_versions_are_named() {
         assert!(offsets_for("go1.26.8").is_ok());
         assert!(offsets_for("go1.25.12").is_ok());
-        let err = offsets_for("go1.21.3").unwrap_err();
+        let err = offsets_for("go1.21.3").unwrap_err().to_string();
         assert!(err.contains("go1.21.3") && err.contains("go1.26"), "{err}");
     }
 

@@ -33,36 +33,68 @@ impl Default for PreemptConfig {
     }
 }
 
-fn number<T: std::str::FromStr>(key: &str, value: &str) -> Result<T, String> {
-    value.parse().map_err(|_| format!("preempt: {key}={value:?} is not a number"))
+/// Why a `--preempt` spec does not parse; Display is the message users see.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PreemptSpecError {
+    NotKeyValue(String),
+    NotANumber {
+        key: String,
+        value: String,
+    },
+    UnknownOption(String),
+    UnknownStrategy(String),
+    /// A strategy's options out of range: what it needs.
+    Needs(&'static str),
+}
+
+impl std::fmt::Display for PreemptSpecError {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match self {
+            PreemptSpecError::NotKeyValue(part) => write!(f, "preempt: {part:?} is not key=value"),
+            PreemptSpecError::NotANumber { key, value } => write!(f, "preempt: {key}={value:?} is not a number"),
+            PreemptSpecError::UnknownOption(key) => {
+                write!(f, "preempt: unknown option {key:?} (known: depth, steps, every, loops)")
+            }
+            PreemptSpecError::UnknownStrategy(name) => {
+                write!(f, "preempt: unknown strategy {name:?} (known: none, random, pct, calls)")
+            }
+            PreemptSpecError::Needs(what) => write!(f, "preempt: {what}"),
+        }
+    }
+}
+
+impl std::error::Error for PreemptSpecError {}
+
+fn number<T: std::str::FromStr>(key: &str, value: &str) -> Result<T, PreemptSpecError> {
+    value.parse().map_err(|_| PreemptSpecError::NotANumber { key: key.to_string(), value: value.to_string() })
 }
 
 impl PreemptConfig {
     /// `STRATEGY[,key=value...]`, e.g. `pct,depth=2,steps=400000`, `calls,every=8`, `none,loops=true`.
-    pub fn parse(spec: &str) -> Result<PreemptConfig, String> {
+    pub fn parse(spec: &str) -> Result<PreemptConfig, PreemptSpecError> {
         let mut parts = spec.split(',');
         let name = parts.next().unwrap_or("");
         let (mut depth, mut steps, mut every, mut loops) = (2u32, 400_000u64, None, false);
         for part in parts {
-            let (key, value) = part.split_once('=').ok_or_else(|| format!("preempt: {part:?} is not key=value"))?;
+            let (key, value) = part.split_once('=').ok_or_else(|| PreemptSpecError::NotKeyValue(part.to_string()))?;
             match key {
                 "depth" => depth = number(key, value)?,
                 "steps" => steps = number(key, value)?,
                 "every" => every = Some(number(key, value)?),
                 "loops" => loops = number::<bool>(key, value)?,
-                other => return Err(format!("preempt: unknown option {other:?} (known: depth, steps, every, loops)")),
+                other => return Err(PreemptSpecError::UnknownOption(other.to_string())),
             }
         }
         let strategy = match name {
             "none" => Strategy::None,
             "random" => Strategy::Random,
             "pct" if depth >= 1 && steps >= 1 => Strategy::Pct { depth, steps },
-            "pct" => return Err("preempt: pct needs depth >= 1 and steps >= 1".into()),
+            "pct" => return Err(PreemptSpecError::Needs("pct needs depth >= 1 and steps >= 1")),
             "calls" => match every {
                 Some(every) if every >= 1 => Strategy::Calls { every },
-                _ => return Err("preempt: calls needs every=N with N >= 1".into()),
+                _ => return Err(PreemptSpecError::Needs("calls needs every=N with N >= 1")),
             },
-            other => return Err(format!("preempt: unknown strategy {other:?} (known: none, random, pct, calls)")),
+            other => return Err(PreemptSpecError::UnknownStrategy(other.to_string())),
         };
         Ok(PreemptConfig { strategy, loops, record: false })
     }
@@ -175,8 +207,8 @@ mod tests {
             PreemptConfig { strategy: Strategy::Pct { depth: 3, steps: 1000 }, loops: true, record: false }
         );
         assert_eq!(PreemptConfig::parse("calls,every=8").unwrap().strategy, Strategy::Calls { every: 8 });
-        assert!(PreemptConfig::parse("pcd").unwrap_err().contains("unknown strategy"));
-        assert!(PreemptConfig::parse("pct,dept=2").unwrap_err().contains("unknown option"));
+        assert!(PreemptConfig::parse("pcd").unwrap_err().to_string().contains("unknown strategy"));
+        assert!(PreemptConfig::parse("pct,dept=2").unwrap_err().to_string().contains("unknown option"));
         assert!(PreemptConfig::parse("calls").is_err());
     }
 

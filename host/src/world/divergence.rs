@@ -98,12 +98,36 @@ pub fn to_text(entries: &[LogEntry]) -> String {
     out
 }
 
+/// Why a trace log does not read: the line (from 1) and what is wrong with it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TraceLogError {
+    /// Fewer than five columns, or one that does not parse.
+    NotALogLine(usize),
+    /// The goroutine column is neither `gN` nor `-`.
+    BadGoroutine { line: usize, text: String },
+}
+
+impl fmt::Display for TraceLogError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            TraceLogError::NotALogLine(line) => {
+                write!(f, "line {line}: not a trace log line (step, time, node, digest, event)")
+            }
+            TraceLogError::BadGoroutine { line, text } => {
+                write!(f, "line {line}: `{text}` is not a goroutine (g7, or - for none)")
+            }
+        }
+    }
+}
+
+impl std::error::Error for TraceLogError {}
+
 /// Reads a log written by `to_text` (five columns or more); errors name the line.
-pub fn from_text(text: &str) -> Result<Vec<LogEntry>, String> {
+pub fn from_text(text: &str) -> Result<Vec<LogEntry>, TraceLogError> {
     text.lines()
         .enumerate()
         .map(|(i, line)| {
-            let bad = || format!("line {}: not a trace log line (step, time, node, digest, event)", i + 1);
+            let bad = || TraceLogError::NotALogLine(i + 1);
             let mut parts = line.splitn(7, '\t');
             let mut next = || parts.next().ok_or_else(bad);
             let step = next()?.parse().map_err(|_| bad())?;
@@ -116,7 +140,7 @@ pub fn from_text(text: &str) -> Result<Vec<LogEntry>, String> {
                 Some(g) => Some(
                     g.strip_prefix('g')
                         .and_then(|id| id.parse().ok())
-                        .ok_or_else(|| format!("line {}: `{g}` is not a goroutine (g7, or - for none)", i + 1))?,
+                        .ok_or_else(|| TraceLogError::BadGoroutine { line: i + 1, text: g.to_string() })?,
                 ),
             };
             let block = parts.next().filter(|b| !b.is_empty()).map(str::to_string);
@@ -152,7 +176,7 @@ mod tests {
         assert!(text.contains("host call b() = 0"), "{text}");
         assert_eq!(first_divergence(&a, &a[..2]).unwrap().index, 2, "a log that ends early diverges where it ends");
         assert_eq!(from_text(&to_text(&a)).unwrap(), a);
-        assert!(from_text("1\tx\tn\t0\tw").unwrap_err().contains("line 1"));
+        assert!(from_text("1\tx\tn\t0\tw").unwrap_err().to_string().contains("line 1"));
     }
 
     /// The goroutine and block columns round-trip, a five-column line (a
@@ -173,6 +197,6 @@ mod tests {
         let read = from_text(old).unwrap();
         assert_eq!((read[0].goroutine, read[0].block.as_deref()), (None, None));
         assert_eq!(first_divergence(&read, &a[..1]), None, "observations are not compared");
-        assert!(from_text("1\t1000\tn#1\t01\tw\tx7").unwrap_err().contains("line 1"));
+        assert!(from_text("1\t1000\tn#1\t01\tw\tx7").unwrap_err().to_string().contains("line 1"));
     }
 }
