@@ -38,8 +38,8 @@ fn now(c: &Caller<'_, Node>) -> u64 {
 type OpenArgs = (u32, u32, u32, u32, u32, u64, u64, u32, u32);
 
 fn path_open(c: &mut Caller<'_, Node>, args: OpenArgs) -> WasiResult {
-    let (fd, lookup, ptr, len, oflags, rights, rights_inheriting, fdflags, result_ptr) = args;
-    let (dir, path) = dir_and_path(c, fd, ptr, len)?;
+    let (dir_fd, lookup, ptr, len, oflags, rights, rights_inheriting, fdflags, result_ptr) = args;
+    let (dir, path) = dir_and_path(c, dir_fd, ptr, len)?;
     let (oflags, fdflags) = (oflags as u16, fdflags as u16);
     let flags = OpenFlags {
         create: oflags & OFLAG_CREAT != 0,
@@ -75,7 +75,7 @@ fn path_open(c: &mut Caller<'_, Node>, args: OpenArgs) -> WasiResult {
         .into_iter()
         .filter_map(|(set, name)| set.then_some(name))
         .collect();
-        let path = ops.resolve(fd, &path);
+        let path = ops.resolve(dir_fd, &path);
         ops.opened(node.clock.now(), fd, path, &how.join(", "));
     }
     write_u32(c, result_ptr, fd)
