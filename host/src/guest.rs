@@ -15,7 +15,7 @@ use crate::node::Node;
 use crate::preempt::Preemption;
 use crate::preempt::goruntime::{self, GoOffsets};
 use crate::preempt::strategy::{PreemptConfig, Schedule};
-use crate::world::NodeProgram;
+use crate::world::{NodeProgram, Role};
 use seedfall_engine::Code;
 use std::fmt;
 use std::path::PathBuf;
@@ -49,18 +49,6 @@ impl fmt::Display for GuestError {
 }
 
 impl std::error::Error for GuestError {}
-
-/// A node's part in a cluster.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Role {
-    /// A service; `supervise` restarts it, like systemd, when it exits with an error.
-    Service { supervise: bool },
-    /// The program that drives the system; the run ends when it exits.
-    Workload,
-    /// The check run after the workload exits, on the healed cluster
-    /// (config `finally`): never faulted, its own disk.
-    Finally,
-}
 
 /// The one node of an `exec` run.
 pub struct ExecNode {

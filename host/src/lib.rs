@@ -40,4 +40,5 @@ pub mod watchdog;
 mod watchdog_windows;
 pub mod world;
 
-pub use guest::{ExecNode, Guest, GuestError, Role};
+pub use guest::{ExecNode, Guest, GuestError};
+pub use world::Role;

@@ -45,6 +45,7 @@ pub mod history_check;
 mod history_tests;
 mod net_hint;
 mod plan;
+mod role;
 pub mod silent;
 mod slot;
 #[cfg(test)]
@@ -58,11 +59,11 @@ pub mod verdict;
 pub use crate::knob::{FaultConfig, RATE_PER_SEC_MAX, RATE_PER_SEC_MIN};
 pub use fault::{Fault, Kind, Target};
 pub use functions_ran::NodeFunctions;
+pub use role::Role;
 pub use verdict::{Class, Failure, Properties, PropertySeen, Verdict};
 
 use crate::branch::{self, Branch, Lineage};
 use crate::clock::VirtualClock;
-use crate::guest::Role;
 use crate::history::History;
 use crate::net::{Net, NetConfig, ip};
 use crate::node::{self, Node, Perturb, Report};

@@ -4,15 +4,14 @@
 //! kept). The scheduling decisions live in `mod.rs`; this file only does
 //! what they decide.
 
-use super::NodeProgram;
 use super::event::Who;
 use super::fault::disk_error::{FSYNC_EIO, READ_CORRUPT, READ_EIO, WRITE_EIO, WRITE_ENOSPC, disk_stream};
 use super::fault::{crash_io, lost_write, misdirected_write, preempt};
+use super::{NodeProgram, Role};
 use crate::clock::{self, EPOCH_UNIX_NS, VirtualClock};
 use crate::disk_latency::DiskLatency;
 use crate::fs::{CrashReport, DiskFaults, DiskStreams, Fs};
 use crate::goroutines::{Goroutines, NodeShape};
-use crate::guest::Role;
 use crate::net::{Net, ip};
 use crate::node::{Node, Output, Perturb, SimLink};
 use crate::node_id::NodeId;
