@@ -22,7 +22,8 @@ use crate::schedule::Schedule;
 use crate::watch::Watch;
 use seedfall_host::branch::Branch;
 use seedfall_host::vtime::SimTime;
-use seedfall_host::world::{self, Fault, RunResult, RunSpec, Verdict, World};
+use seedfall_host::world::probes::FunctionsRan;
+use seedfall_host::world::{self, Fault, Probes, RunResult, RunSpec, Verdict, World};
 use serde::{Deserialize, Serialize};
 use std::time::{Duration, Instant};
 
@@ -124,6 +125,11 @@ pub fn cause_watched(cluster: &Cluster, options: &CauseOptions, watch: &Watch) -
         elapsed: started.elapsed(),
         interrupted,
     })
+}
+
+/// What watches a future: the functions it ran (`Outcome::ran`).
+fn probes() -> Probes {
+    Probes::default().with(FunctionsRan::default())
 }
 
 fn spec(cluster: &Cluster, options: &CauseOptions) -> RunSpec {
@@ -239,7 +245,7 @@ impl Futures<'_> {
             .iter()
             .flat_map(|m| (0..self.futures).map(|f| Branch::new(m.step, self.reseed(m.step, f))))
             .collect();
-        let prefix = Prefix { spec: self.spec, branches: &[] };
+        let prefix = Prefix { spec: self.spec, branches: &[], probes };
         let answer = |run: &RunResult| outcome(self.cluster, run, signature, self.spec);
         let outcomes = prefix.futures_watched(&futures, jobs, share, answer, watch)?;
         let per_moment = self.futures as usize;
@@ -251,7 +257,7 @@ impl Futures<'_> {
 fn outcome(cluster: &Cluster, run: &RunResult, signature: &str, spec: &RunSpec) -> Outcome {
     let fails = cluster.signature(run).as_deref() == Some(signature);
     let schedule = fails.then(|| Schedule::of_run(spec, run).to_json());
-    let ran = run.functions_ran.iter().map(|f| (f.node.clone(), packed(&f.ran))).collect();
+    let ran = FunctionsRan::of(&run.probes).map(|f| (f.node.clone(), packed(&f.ran))).collect();
     Outcome { fails, trace_hash: run.trace_hash.to_string(), schedule, ran }
 }
 
@@ -269,5 +275,5 @@ fn packed(ran: &[u8]) -> Vec<u8> {
 pub fn replay_schedule(cluster: &Cluster, schedule: &Schedule, seed: u64) -> Result<RunResult, String> {
     let options =
         CauseOptions { seed, schedule: Some(schedule.clone()), futures: 1, moments: 1, jobs: 1, share_prefix: false };
-    world::run(&spec(cluster, &options), None).map_err(|e| e.to_string())
+    world::run_probed(&spec(cluster, &options), None, probes()).map_err(|e| e.to_string())
 }

@@ -10,7 +10,7 @@ use crate::config::{Config, Source};
 use seedfall_cache::Cache;
 use seedfall_engine::{Code, CompileConfig};
 use seedfall_host::vtime::SimDuration;
-use seedfall_host::world::{RunResult, RunSpec, Verdict};
+use seedfall_host::world::{Probes, RunResult, RunSpec, Verdict};
 use seedfall_host::{Guest, Role, antithesis};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -33,8 +33,9 @@ pub struct Cluster {
     pub load_time: Duration,
     /// `seedfall mutate`: the durability promise every node's disk breaks.
     pub mutant: Option<seedfall_host::fs::Mutant>,
-    /// Keep what the workload prints (`RunResult::workload_output`): `seedfall test`.
-    pub keep_workload_output: bool,
+    /// The probes every run of `run` is watched by (`seedfall test` keeps
+    /// the workload's output and goroutine shapes).
+    pub probes: fn() -> Probes,
 }
 
 /// How `Cluster::prepare_with` compiles the programs. The default is what
@@ -42,7 +43,7 @@ pub struct Cluster {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct LoadOptions {
     /// Compile with `CompileConfig::function_bitmap`, so each run's
-    /// `RunResult::functions_ran` says which functions every node ran
+    /// `probes::FunctionsRan` says which functions every node ran
     /// (`seedfall cause`, docs/function-bitmap.md). Separate cache entries,
     /// and so another `programs_hash`; traces are the same.
     pub function_bitmap: bool,
@@ -286,7 +287,7 @@ impl Cluster {
             build_time,
             load_time,
             mutant: None,
-            keep_workload_output: false,
+            probes: Probes::default,
         })
     }
 
@@ -306,7 +307,7 @@ impl Cluster {
     }
 
     /// The code node `name` runs (services, the workload, `finally`), to
-    /// name the functions of its `RunResult::functions_ran` entry
+    /// name the functions of its `probes::FunctionsRan` entry
     /// (`NodeFunctions::ran_names`).
     pub fn node_code(&self, name: &str) -> Option<&Arc<Code>> {
         let node = self.nodes.iter().find(|n| n.name == name)?;
@@ -337,36 +338,31 @@ impl Cluster {
     /// `schedule`, `budget_cap` or `duration_ns` to replay or shrink).
     pub fn spec(&self, seed: u64) -> RunSpec {
         let span = |d: Duration| SimDuration::from_ns(d.as_nanos() as u64);
-        RunSpec {
-            seed,
-            programs: self
-                .nodes
-                .iter()
-                .map(|n| {
-                    let mut program =
-                        self.programs[n.program].node_program(&n.name, n.args.clone(), n.env.clone(), n.role);
-                    program.mounts = n.mounts.clone();
-                    program
-                })
-                .collect(),
-            duration: span(self.config.duration),
-            liveness: self.config.liveness.map(span),
-            watchdog: self.config.watchdog,
-            memory_bytes: self.config.memory,
-            preempt: self.config.preempt.clone(),
-            faults: self.config.faults.clone(),
-            mutant: self.mutant,
-            budget_cap: None,
-            schedule: None,
-            branches: Vec::new(),
-            hash_log: false,
-            perturb: None,
-            linearizable: self.config.linearizable,
-            isolation: self.config.isolation,
-            crash_into: None,
-            net_overlay: self.config.net_overlay,
-            keep_workload_output: self.keep_workload_output,
-        }
+        let programs = self
+            .nodes
+            .iter()
+            .map(|n| {
+                let mut program = self.programs[n.program].node_program(&n.name, n.args.clone(), n.env.clone(), n.role);
+                program.mounts = n.mounts.clone();
+                program
+            })
+            .collect();
+        let mut spec = RunSpec::new(seed, programs, span(self.config.duration));
+        spec.liveness = self.config.liveness.map(span);
+        spec.watchdog = self.config.watchdog;
+        spec.memory_bytes = self.config.memory;
+        spec.preempt = self.config.preempt.clone();
+        spec.faults = self.config.faults.clone();
+        spec.mutant = self.mutant;
+        spec.linearizable = self.config.linearizable;
+        spec.isolation = self.config.isolation;
+        spec.net_overlay = self.config.net_overlay;
+        spec
+    }
+
+    /// Runs `spec` (one of this cluster's) watched by `probes`.
+    pub fn run(&self, spec: &RunSpec) -> Result<RunResult, seedfall_engine::Error> {
+        seedfall_host::world::run_probed(spec, None, (self.probes)())
     }
 }
 

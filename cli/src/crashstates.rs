@@ -19,7 +19,8 @@ use seedfall_host::fs::{CrashSpace, DiskOp, Prefix};
 use seedfall_host::random::{Draw, Purpose, RandomStream};
 use seedfall_host::vtime::SimTime;
 use seedfall_host::world::fault::Trigger;
-use seedfall_host::world::{self, CrashInto, Fault, Kind, RunResult, RunSpec, Verdict};
+use seedfall_host::world::probes::PlacedCrash;
+use seedfall_host::world::{self, CrashInto, Fault, Kind, Probes, RunResult, RunSpec, Verdict};
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -105,10 +106,11 @@ impl Crash<'_> {
     /// The operation the crash hits, the choices it leaves and when it comes.
     fn probe(&self, done: OpDone) -> Result<(DiskOp, CrashSpace, SimTime), String> {
         let p = &self.point;
-        let run = world::run(&self.spec(done, Vec::new()), None).map_err(|e| e.to_string())?;
+        let probes = Probes::default().with(PlacedCrash::default());
+        let run = world::run_probed(&self.spec(done, Vec::new()), None, probes).map_err(|e| e.to_string())?;
         let at = run.faults.iter().find(|f| f.kind.name() == "crash_io" && f.op == Some(p.at)).map(|f| f.at);
-        match (run.crash_space, at) {
-            (Some((on, space)), Some(at)) => Ok((on, space, at)),
+        match (PlacedCrash::of(&run.probes), at) {
+            (Some((on, space)), Some(at)) => Ok((*on, space.clone(), at)),
             _ => Err(format!(
                 "{} never reached disk operation {} in seed {} (or it was down then)",
                 p.node, p.at, p.seed

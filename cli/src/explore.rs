@@ -29,7 +29,8 @@ use crate::mix::Mixes;
 use crate::prefix::Prefix;
 use crate::schedule::Schedule;
 use seedfall_host::branch::Branch;
-use seedfall_host::world::{RunResult, Verdict};
+use seedfall_host::world::probes::{FaultStates, FaultSteps, FunctionsRan};
+use seedfall_host::world::{Probes, RunResult, Verdict};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -77,6 +78,12 @@ impl ExploreOptions {
     }
 }
 
+/// What watches explore's runs: where their faults came, the state each
+/// met, and the functions and edges they ran (`Explored::of`).
+fn probes() -> Probes {
+    Probes::default().with(FaultSteps::default()).with(FaultStates::default()).with(FunctionsRan::default())
+}
+
 /// What one run found, small enough to come back from a forked child.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Explored {
@@ -109,17 +116,18 @@ impl Explored {
         let schedule = signature.as_ref().map(|_| Schedule::of_run(&spec, run).to_json());
         let groups = cluster.config.node_groups();
         let group = |node: &str| groups.iter().find(|(n, _)| n == node).map_or(node.to_string(), |(_, g)| g.clone());
+        let observed = crate::coverage::Observed::of(run);
         Explored {
             seed,
             branches: run.branches.iter().map(|b| (b.step, b.reseed)).collect(),
             steps: run.steps,
-            fault_steps: run.fault_steps.clone(),
+            fault_steps: FaultSteps::of(&run.probes).to_vec(),
             signature,
             failure,
             trace_hash: run.trace_hash.to_string(),
             schedule,
-            features: crate::coverage::of(run, group).into_iter().collect(),
-            fault_features: crate::coverage::of_faults(run, group),
+            features: crate::coverage::of(&observed, group).into_iter().collect(),
+            fault_features: crate::coverage::of_faults(&observed, group),
         }
     }
 
@@ -373,7 +381,7 @@ pub fn explore(cluster: &Cluster, options: &ExploreOptions, interrupt: &AtomicBo
             }
             let spec = cluster.spec(parent.seed);
             let branches = parent.branches(&mixes);
-            let prefix = Prefix { spec: &spec, branches: &branches };
+            let prefix = Prefix { spec: &spec, branches: &branches, probes };
             let runs = prefix
                 .futures(&futures, options.jobs, options.share_prefix, |run| Explored::of(cluster, parent.seed, run))?;
             for run in runs {
@@ -413,7 +421,8 @@ fn run_seeds(
         jobs,
         interrupt,
         |&(i, seed)| {
-            (i, seedfall_host::world::run(&cluster.spec(seed), None).map(|run| Explored::of(cluster, seed, &run)))
+            let run = seedfall_host::world::run_probed(&cluster.spec(seed), None, probes());
+            (i, run.map(|run| Explored::of(cluster, seed, &run)))
         },
         |(i, result)| outcomes[i] = Some(result.map_err(|e| e.to_string())),
     );
@@ -428,7 +437,7 @@ fn run_seeds(
 pub fn rerun(cluster: &Cluster, run: &Explored) -> Result<RunResult, String> {
     let spec = cluster.spec(run.seed);
     let branches = run.branches(&Mixes::of(&cluster.config.faults));
-    Prefix { spec: &spec, branches: &branches }.world().run().map_err(|e| e.to_string())
+    Prefix { spec: &spec, branches: &branches, probes }.world().run().map_err(|e| e.to_string())
 }
 
 #[cfg(test)]

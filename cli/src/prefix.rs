@@ -12,16 +12,18 @@
 
 use crate::watch::Watch;
 use seedfall_host::branch::Branch;
-use seedfall_host::world::{RunResult, RunSpec, World};
+use seedfall_host::world::{Probes, RunResult, RunSpec, World};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// A run that futures leave: `spec`'s seed with `branches` taken.
+/// A run that futures leave: `spec`'s seed with `branches` taken, watched
+/// by `probes` (each future has the copy its fork or replay made).
 pub struct Prefix<'a> {
     pub spec: &'a RunSpec,
     pub branches: &'a [Branch],
+    pub probes: fn() -> Probes,
 }
 
 type Slots<T> = Mutex<Vec<Option<Result<T, String>>>>;
@@ -29,7 +31,7 @@ type Slots<T> = Mutex<Vec<Option<Result<T, String>>>>;
 impl Prefix<'_> {
     /// The run from its start, with its branches (each drawing anew).
     pub fn world(&self) -> World<'_> {
-        let mut world = World::new(self.spec, None);
+        let mut world = World::probed(self.spec, None, (self.probes)());
         for b in self.branches {
             world.branch_before(*b);
         }

@@ -94,7 +94,8 @@ pub fn replay(
         None => None,
     };
     spec.hash_log = options.save_trace.is_some() || against.is_some();
-    let result = world::run(&spec, Some(&mut *out)).map_err(|e| ReplayError::Run { seed, error: e.to_string() })?;
+    let result = world::run_probed(&spec, Some(&mut *out), world::probes::all())
+        .map_err(|e| ReplayError::Run { seed, error: e.to_string() })?;
     let t = go_duration_ms(result.end.ns());
     let real = go_duration_ms(result.timings.total.as_nanos() as u64);
     let verdict = match &result.verdict {
@@ -121,6 +122,9 @@ pub fn replay(
             "note: this run was cut short at {} (the config runs {full_duration}): a pass here is not proof of a fix; use `seedfall verify`",
             spec.duration,
         );
+    }
+    for line in result.probes.summaries() {
+        let _ = writeln!(out, "{line}");
     }
     let _ = writeln!(out, "trace hash {}", result.trace_hash);
     let mut timeline = None;

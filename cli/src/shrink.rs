@@ -27,7 +27,8 @@ use crate::schedule::{Schedule, ShrunkFrom};
 use seedfall_host::branch::Branch;
 use seedfall_host::vtime::{SimDuration, SimTime, go_duration_ms};
 use seedfall_host::world::fault::Trigger;
-use seedfall_host::world::{self, Failure, Fault, RunResult, RunSpec, Verdict};
+use seedfall_host::world::probes::BudgetDefault;
+use seedfall_host::world::{self, Failure, Fault, Probes, RunResult, RunSpec, Verdict};
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -470,7 +471,8 @@ fn failing_run(cluster: &Cluster, seed: u64, schedule: Option<&Schedule>) -> Res
         spec.duration = schedule.duration.unwrap_or(spec.duration);
         spec.budget_cap = schedule.ops;
     }
-    let first = world::run(&spec, None).map_err(|e| e.to_string())?;
+    let first =
+        world::run_probed(&spec, None, Probes::default().with(BudgetDefault::default())).map_err(|e| e.to_string())?;
     let (Some(signature), Verdict::Fail(failures)) = (cluster.signature(&first), &first.verdict) else {
         return Err(format!("seed {seed} passes: nothing to shrink"));
     };
@@ -483,7 +485,7 @@ fn failing_run(cluster: &Cluster, seed: u64, schedule: Option<&Schedule>) -> Res
             duration: schedule.and_then(|s| s.duration).unwrap_or(full),
             ops: schedule.and_then(|s| s.ops),
         },
-        default_ops: first.budget_default,
+        default_ops: BudgetDefault::of(&first.probes),
         branches: spec.branches,
         fail_at: first.end,
         started,

@@ -11,8 +11,8 @@
 
 use crate::cluster::Cluster;
 use seedfall_host::node::Perturb;
+use seedfall_host::world::RunResult;
 use seedfall_host::world::divergence::compare_runs;
-use seedfall_host::world::{self, RunResult};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 
@@ -91,7 +91,7 @@ pub fn run_seed(cluster: &Cluster, seed: u64, check: bool) -> SeedOutcome {
         if perturbed {
             spec.perturb = perturbation.clone()?;
         }
-        world::run(&spec, None).map_err(|e| e.to_string())
+        cluster.run(&spec).map_err(|e| e.to_string())
     };
     let mut result = run(false, false);
     let mut divergence = None;

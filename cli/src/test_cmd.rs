@@ -16,6 +16,7 @@ use seedfall::seeds::parse_seeds;
 use seedfall::sweep::{SweepOptions, workers};
 use seedfall_host::preempt::strategy::PreemptConfig;
 use seedfall_host::world::Verdict;
+use seedfall_host::world::probes::WorkloadOutput;
 use serde_json::{Value, json};
 use std::io::Write;
 use std::path::PathBuf;
@@ -188,7 +189,7 @@ fn replay_corpus(prepared: &mut Prepared, options: &TestOptions, out: &mut dyn W
                 *failed = true;
                 let _ = writeln!(out, "FAIL saved schedule {shown} still fails:");
                 let _ = write!(out, "{}", seedfall::report::fail_block(saved.seed, &run));
-                let _ = write!(out, "{}", indented_tail(&String::from_utf8_lossy(&run.workload_output)));
+                let _ = write!(out, "{}", indented_tail(&String::from_utf8_lossy(WorkloadOutput::of(&run.probes))));
                 "fail"
             }
             Ok(_) => {

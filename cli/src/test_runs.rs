@@ -16,18 +16,12 @@ pub fn run(seed: u64, end_ms: u64, verdict: Verdict) -> RunResult {
         faults: vec![],
         properties: Default::default(),
         timings: RunTimings::default(),
-        budget_default: None,
         swarm: vec![],
         branches: vec![],
         hash_log: None,
         history: Default::default(),
         linearizability: None,
-        crash_space: None,
-        functions_ran: vec![],
-        goroutine_shapes: vec![],
-        workload_output: vec![],
-        fault_steps: vec![],
-        fault_states: vec![],
+        probes: Default::default(),
     }
 }
 

@@ -14,6 +14,7 @@ use seedfall::explore::{Budget, ExploreOptions};
 use seedfall::prefix::Prefix;
 use seedfall::schedule::Schedule;
 use seedfall_host::branch::{Boost, Branch};
+use seedfall_host::world::Probes;
 use serde_json::Value;
 use std::path::Path;
 use std::process::Command;
@@ -134,7 +135,7 @@ fn a_boosted_branch_brings_its_kind_more_often_and_its_schedule_replays_it() {
         for seed in 1..=8 {
             let spec = cluster.spec(seed);
             let branches = [Branch { step: 20, reseed: seed, boost }];
-            let run = Prefix { spec: &spec, branches: &branches }.world().run().unwrap();
+            let run = Prefix { spec: &spec, branches: &branches, probes: Probes::default }.world().run().unwrap();
             total += run.faults.iter().filter(|f| f.kind.name() == "crash").count();
             if boost.is_some() && seed == 1 {
                 let again = Schedule::parse(&Schedule::of_run(&spec, &run).to_json()).unwrap();

@@ -8,7 +8,8 @@
 use seedfall::cluster::{Cluster, LoadOptions};
 use seedfall::config;
 use seedfall_host::preempt::strategy::PreemptConfig;
-use seedfall_host::world::{self, Verdict};
+use seedfall_host::world::probes::FunctionsRan;
+use seedfall_host::world::{self, NodeFunctions, Verdict};
 use std::path::Path;
 
 /// As Go's linker spells it in the `name` section (`/` becomes `_`).
@@ -34,30 +35,32 @@ fn a_bitmap_cluster_names_what_each_node_ran_and_traces_like_a_plain_one() {
         let run = |cluster: &Cluster| {
             let mut spec = cluster.spec(seed);
             spec.preempt = PreemptConfig::parse(preempt).expect("a strategy");
-            world::run(&spec, None).expect("no engine error")
+            let run = world::run_probed(&spec, None, world::probes::all()).expect("no engine error");
+            let ran: Vec<NodeFunctions> = FunctionsRan::of(&run.probes).cloned().collect();
+            (run, ran)
         };
-        let (without, with, edges) = (run(&plain), run(&marked), run(&edged));
+        let ((without, without_ran), (with, with_ran), (edges, edges_ran)) = (run(&plain), run(&marked), run(&edged));
         assert_eq!(edges.trace_hash, without.trace_hash, "seed {seed}, preempt {preempt}: edges");
         assert_eq!((edges.steps, &edges.faults), (without.steps, &without.faults));
         assert_eq!(
-            edges.functions_ran.iter().map(|n| &n.ran).collect::<Vec<_>>(),
-            with.functions_ran.iter().map(|n| &n.ran).collect::<Vec<_>>()
+            edges_ran.iter().map(|n| &n.ran).collect::<Vec<_>>(),
+            with_ran.iter().map(|n| &n.ran).collect::<Vec<_>>()
         );
-        assert!(with.functions_ran.iter().all(|n| n.edges.is_empty()));
-        for node in &edges.functions_ran {
+        assert!(with_ran.iter().all(|n| n.edges.is_empty()));
+        for node in &edges_ran {
             let set = node.edges.iter().filter(|b| **b == 1).count();
             assert!(set > 1000 && set < node.edges.len() / 2, "seed {seed}: {} set {set} edge bytes", node.node);
         }
         assert_eq!(without.verdict, Verdict::Pass, "seed {seed}");
         assert_eq!(with.trace_hash, without.trace_hash, "seed {seed}, preempt {preempt}");
         assert_eq!((with.steps, with.end, &with.faults), (without.steps, without.end, &without.faults));
-        assert!(without.functions_ran.is_empty());
+        assert!(without_ran.is_empty());
         // pct records its preemption points, at counted calls: the same ones.
         assert_eq!(preempt.starts_with("pct"), with.faults.iter().any(|f| f.kind.name() == "preempt"), "seed {seed}");
 
-        let nodes: Vec<&str> = with.functions_ran.iter().map(|n| n.node.as_str()).collect();
+        let nodes: Vec<&str> = with_ran.iter().map(|n| n.node.as_str()).collect();
         assert_eq!(nodes, ["server", "client"], "seed {seed}");
-        let names = |node: usize| with.functions_ran[node].ran_names(marked.node_code(nodes[node]).unwrap());
+        let names = |node: usize| with_ran[node].ran_names(marked.node_code(nodes[node]).unwrap());
         let (server_ran, client_ran) = (names(0), names(1));
         let has = |names: &[String], name: &str| names.iter().any(|n| n == name);
         for name in ["main.main", "runtime.main", "os.Exit"] {
@@ -67,7 +70,7 @@ fn a_bitmap_cluster_names_what_each_node_ran_and_traces_like_a_plain_one() {
         // server's set is the union of its incarnations, per node.
         assert!(has(&server_ran, LISTEN) && has(&server_ran, "seedfall.dev_sdk_sim.__tcpListener_.Accept"));
         assert!(!has(&client_ran, LISTEN) && has(&client_ran, "seedfall.dev_sdk_sim.Dial"), "seed {seed}");
-        let ran = with.functions_ran[0].ran_count();
+        let ran = with_ran[0].ran_count();
         let total = server.num_defined_functions() as usize;
         assert!(ran > 100 && ran < total, "seed {seed}: {ran} of {total}");
     }

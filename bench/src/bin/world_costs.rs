@@ -46,27 +46,8 @@ fn boot(dir: PathBuf, iterations: usize, file: PathBuf, args: Vec<String>) -> Re
         .map_err(|e| e.to_string())?;
     let guest = Guest::new(Arc::new(fetched.code)).map_err(|e| e.to_string())?;
     for i in 0..iterations {
-        let spec = RunSpec {
-            seed: i as u64 + 1,
-            programs: vec![guest.node_program("node", args.clone(), Vec::new(), Role::Workload)],
-            duration: seedfall_host::vtime::SimDuration::from_ns(60_000_000_000),
-            liveness: None,
-            watchdog: Duration::from_secs(10),
-            memory_bytes: seedfall_host::wasi::DEFAULT_MEMORY_BYTES,
-            preempt: Default::default(),
-            faults: Default::default(),
-            mutant: None,
-            budget_cap: None,
-            schedule: None,
-            branches: Vec::new(),
-            hash_log: false,
-            perturb: None,
-            linearizable: None,
-            isolation: None,
-            crash_into: None,
-            net_overlay: false,
-            keep_workload_output: false,
-        };
+        let programs = vec![guest.node_program("node", args.clone(), Vec::new(), Role::Workload)];
+        let spec = RunSpec::new(i as u64 + 1, programs, seedfall_host::vtime::SimDuration::from_ns(60_000_000_000));
         let result = world::run(&spec, None).map_err(|e| e.to_string())?;
         let t = result.timings;
         println!(

@@ -9,7 +9,7 @@
 use super::Prepared;
 use crate::schedule::Schedule;
 use crate::shrink::{self, Budget, ShrinkOptions, Shrunk};
-use seedfall_host::world::{self, RunResult, RunSpec};
+use seedfall_host::world::{RunResult, RunSpec};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -63,7 +63,7 @@ pub fn spec(prepared: &Prepared, saved: &Saved) -> Result<RunSpec, String> {
 /// Replays `saved` (its test selected first).
 pub fn replay(prepared: &mut Prepared, saved: &Saved, test_flags: &[String]) -> Result<RunResult, String> {
     prepared.select(&saved.test, test_flags);
-    world::run(&spec(prepared, saved)?, None).map_err(|e| format!("{}: {e}", saved.file.display()))
+    prepared.cluster.run(&spec(prepared, saved)?).map_err(|e| format!("{}: {e}", saved.file.display()))
 }
 
 /// Shrinks `test`'s failure at `seed` (selected already) to its 1-minimal

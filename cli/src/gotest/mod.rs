@@ -19,7 +19,8 @@ use crate::cluster::Cluster;
 use crate::config::{self, Config, Source, WorkloadSpec};
 use build::Package;
 use seedfall_host::preempt::strategy::PreemptConfig;
-use seedfall_host::world::{self, Verdict};
+use seedfall_host::world::probes::{GoroutineShapes, WorkloadOutput};
+use seedfall_host::world::{self, Probes, Verdict};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -98,7 +99,7 @@ pub fn prepare(options: &TestOptions, package: Package) -> Result<Prepared, Setu
     config.duration = config.duration.max(timeout + Duration::from_secs(60));
     config.liveness = None;
     let mut cluster = Cluster::prepare(config, &config_path, &state_dir).map_err(|e| SetupError(e.to_string()))?;
-    cluster.keep_workload_output = true;
+    cluster.probes = || Probes::default().with(WorkloadOutput::default()).with(GoroutineShapes::default());
     let mut prepared = Prepared { package, cluster, config_path, tests: vec![] };
     prepared.set_args(flags::for_listing(options.run.as_deref()));
     prepared.tests = list_tests(&prepared.cluster)?;
@@ -110,8 +111,8 @@ fn list_tests(cluster: &Cluster) -> Result<Vec<String>, SetupError> {
     let mut spec = cluster.spec(1);
     spec.preempt = PreemptConfig::default();
     spec.faults = Default::default();
-    let run = world::run(&spec, None).map_err(|e| SetupError(format!("listing the tests: {e}")))?;
-    let output = String::from_utf8_lossy(&run.workload_output).into_owned();
+    let run = cluster.run(&spec).map_err(|e| SetupError(format!("listing the tests: {e}")))?;
+    let output = String::from_utf8_lossy(WorkloadOutput::of(&run.probes)).into_owned();
     match &run.verdict {
         Verdict::Pass | Verdict::Horizon => Ok(flags::listed(&output)),
         Verdict::Fail(failures) => Err(SetupError(format!(

@@ -10,6 +10,7 @@ use super::novelty::Novelty;
 use crate::report::{fail_block, trace_digest};
 use crate::sweep::{self, SeedOutcome, SweepOptions};
 use seedfall_host::world::RunResult;
+use seedfall_host::world::probes::{GoroutineShapes, WorkloadOutput};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -117,12 +118,12 @@ fn new_finding(signature: String, seed: u64, run: &RunResult) -> Finding {
         signature,
         failing_seeds: vec![],
         fail_block: fail_block(seed, run),
-        output: String::from_utf8_lossy(&run.workload_output).into_owned(),
+        output: String::from_utf8_lossy(WorkloadOutput::of(&run.probes)).into_owned(),
     }
 }
 
 /// The test binary's schedule shape in `outcome` (None: it did not run).
 fn shape(outcome: &SeedOutcome) -> Option<u64> {
     let run = outcome.result.as_ref().ok()?;
-    run.goroutine_shapes.iter().find(|s| s.node == super::NODE).map(|s| s.shape)
+    GoroutineShapes::of(&run.probes).find(|s| s.node == super::NODE).map(|s| s.shape)
 }

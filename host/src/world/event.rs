@@ -82,13 +82,11 @@ pub struct Recorder<'a> {
     pub trace: Trace,
     log: Option<&'a mut dyn Write>,
     faults: Vec<Fault>,
-    /// For each of `faults`: what a crash found pending (`fault_state`), else empty.
-    disk_states: Vec<String>,
 }
 
 impl<'a> Recorder<'a> {
     pub fn new(log: Option<&'a mut dyn Write>) -> Recorder<'a> {
-        Recorder { trace: Trace::default(), log, faults: Vec::new(), disk_states: Vec::new() }
+        Recorder { trace: Trace::default(), log, faults: Vec::new() }
     }
 
     pub fn logging(&self) -> bool {
@@ -98,11 +96,6 @@ impl<'a> Recorder<'a> {
     /// The faults recorded so far, in the order they happened.
     pub fn faults(&self) -> &[Fault] {
         &self.faults
-    }
-
-    /// For fault `i` of `faults()`: what its crash found on the disk, if it was a crash.
-    pub fn disk_state(&self, i: usize) -> &str {
-        &self.disk_states[i]
     }
 
     /// Writes a replay line that no event carries (a header).
@@ -152,7 +145,6 @@ impl<'a> Recorder<'a> {
                 }
                 let until = fault.until.map_or(String::new(), |u| format!("; restart at {u}"));
                 self.faults.push(fault);
-                self.disk_states.push(super::fault_state::of_crash(report));
                 let mut line = format!("crash {who}{how}{until}");
                 for file in &report.files {
                     line.push_str(&match file.reordered {
@@ -177,7 +169,6 @@ impl<'a> Recorder<'a> {
             Event::Fault { fault, line } => {
                 self.hash_fault(&fault);
                 self.faults.push(fault);
-                self.disk_states.push(String::new());
                 line
             }
             Event::Heal => {

@@ -38,13 +38,15 @@ pub mod divergence;
 mod effects;
 pub mod event;
 pub mod fault;
-mod fault_state;
-mod functions_ran;
 pub mod history_check;
 #[cfg(test)]
 mod history_tests;
 mod net_hint;
 mod plan;
+pub mod probe;
+#[cfg(test)]
+mod probe_tests;
+pub mod probes;
 mod role;
 pub mod silent;
 mod slot;
@@ -58,7 +60,8 @@ pub mod verdict;
 
 pub use crate::knob::{FaultConfig, RATE_PER_SEC_MAX, RATE_PER_SEC_MIN};
 pub use fault::{Fault, Kind, Target};
-pub use functions_ran::NodeFunctions;
+pub use probe::{Probe, Probes, View};
+pub use probes::NodeFunctions;
 pub use role::Role;
 pub use verdict::{Class, Failure, Properties, PropertySeen, Verdict};
 
@@ -92,6 +95,9 @@ const GO_PANIC_STATUS: i32 = 2;
 /// How long a supervised node stays down after it exits with an error
 /// (systemd's default RestartSec).
 pub const SUPERVISE_RESTART: SimDuration = SimDuration::from_ns(100_000_000);
+
+/// The watchdog's real-time limit of a `RunSpec::new`.
+pub const DEFAULT_WATCHDOG: Duration = Duration::from_secs(10);
 
 /// The liveness window of a finally check when the config sets no `liveness`.
 pub const FINALLY_WITHIN: SimDuration = SimDuration::from_ns(30_000_000_000);
@@ -172,13 +178,38 @@ pub struct RunSpec {
     /// `seedfall crashstates`: the crash this run's schedule places keeps
     /// the given prefixes of pending writes instead of drawing them.
     pub crash_into: Option<CrashInto>,
-    /// Keep what the workload prints (`RunResult::workload_output`):
-    /// `seedfall test` shows a failing test's output.
-    pub keep_workload_output: bool,
     /// Config `net_overlay`: every node's file system gets `/etc/hosts`
     /// naming each node's simulated IP (`net::ip`) and an nsswitch.conf
     /// that keeps Go's resolver to it.
     pub net_overlay: bool,
+}
+
+impl RunSpec {
+    /// A run of `programs` from `seed` for `duration` with nothing else
+    /// asked: no fault configured, no liveness phase, no history check,
+    /// the default watchdog, memory cap and preemption.
+    pub fn new(seed: u64, programs: Vec<NodeProgram>, duration: SimDuration) -> RunSpec {
+        RunSpec {
+            seed,
+            programs,
+            duration,
+            liveness: None,
+            watchdog: DEFAULT_WATCHDOG,
+            memory_bytes: wasi::DEFAULT_MEMORY_BYTES,
+            preempt: PreemptConfig::default(),
+            faults: FaultConfig::default(),
+            mutant: None,
+            budget_cap: None,
+            schedule: None,
+            branches: Vec::new(),
+            hash_log: false,
+            perturb: None,
+            linearizable: None,
+            isolation: None,
+            crash_into: None,
+            net_overlay: false,
+        }
+    }
 }
 
 /// A crash of `node` at its disk operation `op` (a `crash_io` fault of the
@@ -189,6 +220,13 @@ pub struct CrashInto {
     pub node: String,
     pub op: u64,
     pub prefixes: Vec<crate::fs::Prefix>,
+}
+
+impl CrashInto {
+    /// Whether `fault`, a crash of node `node`, is the one this places.
+    pub fn places(&self, node: &str, fault: &Fault) -> bool {
+        self.node == node && fault.op == Some(self.op) && fault.kind.trigger() == Trigger::DiskOp
+    }
 }
 
 /// Where the real time of a run went.
@@ -215,8 +253,6 @@ pub struct RunResult {
     pub faults: Vec<Fault>,
     pub properties: Properties,
     pub timings: RunTimings,
-    /// What the workload passed to `sim.Budget` (its default size), if it called it.
-    pub budget_default: Option<u64>,
     /// What swarm kept this seed (empty without swarm).
     pub swarm: Vec<fault::swarm::Choice>,
     /// Where the run left its seed's randomness (`RunSpec::branches`, then
@@ -228,41 +264,28 @@ pub struct RunResult {
     pub history: History,
     /// The linearizability check's outcome, when the config asks for one.
     pub linearizability: Option<LinOutcome>,
-    /// With `RunSpec::crash_into`: the operation that crash hit and the
-    /// choices it had (None: it never happened).
-    pub crash_space: Option<(crate::fs::DiskOp, crate::fs::CrashSpace)>,
-    /// Per node whose code has the function bitmap (`CompileConfig::function_bitmap`),
-    /// in `RunSpec::programs` order: the functions it ran over all its
-    /// incarnations (empty without the bitmap; never hashed).
-    pub functions_ran: Vec<NodeFunctions>,
-    /// Per Go node, in `RunSpec::programs` order: its goroutine switches
-    /// (`goroutines.rs`; never hashed).
-    pub goroutine_shapes: Vec<crate::goroutines::NodeShape>,
-    /// With `RunSpec::keep_workload_output`: the last `KEPT_OUTPUT_BYTES`
-    /// the workload wrote, stdout and stderr in the order they came.
-    pub workload_output: Vec<u8>,
-    /// For each of `faults`, the scheduler steps done when it was recorded
-    /// (a fault in the middle of a disk operation belongs to the step it
-    /// ended): where `seedfall explore` branches around faults.
-    pub fault_steps: Vec<u64>,
-    /// For each of `faults`: the abstract host state it met (`fault_state.rs`;
-    /// never hashed), part of `seedfall explore`'s coverage.
-    pub fault_states: Vec<String>,
+    /// What the probes the run was watched by found (`probe.rs`).
+    pub probes: Probes,
 }
 
 /// How many timers a deadlocked node's dump of its goroutines may sleep
 /// through before the run ends anyway.
 const DUMP_WAKES: usize = 64;
 
-/// The most of the workload's output a run keeps (its end: where a test's
-/// failure and a panic are).
-pub const KEPT_OUTPUT_BYTES: usize = 1 << 20;
-
 /// Runs one seed. `log`, when given, receives the full trace as text: boots,
 /// faults, exits and every line the nodes print, prefixed by node#k and
 /// virtual time (`seedfall replay`).
 pub fn run<'a>(spec: &'a RunSpec, log: Option<&'a mut dyn Write>) -> Result<RunResult, seedfall_engine::Error> {
     World::new(spec, log).run()
+}
+
+/// `run`, watched by `probes` (`RunResult::probes` has what they found).
+pub fn run_probed<'a>(
+    spec: &'a RunSpec,
+    log: Option<&'a mut dyn Write>,
+    probes: Probes,
+) -> Result<RunResult, seedfall_engine::Error> {
+    World::probed(spec, log, probes).run()
 }
 
 /// One run, steppable: `World::new`, then `step` until it returns a
@@ -277,16 +300,9 @@ pub struct World<'a> {
     progress: Progress,
     slots: PerNode<Slot<'a>>,
     injector: FaultInjector,
-    budget_default: Option<u64>,
     /// Ties between nodes due at the same instant.
     schedule: RandomStream,
     hash_log: Option<SharedLog>,
-    /// `RunSpec::keep_workload_output`'s bytes so far.
-    workload_output: Vec<u8>,
-    /// For each fault recorded so far, the scheduler steps done when it was.
-    fault_steps: Vec<u64>,
-    /// For each fault recorded so far, the host state it met.
-    fault_states: Vec<String>,
     steps: u64,
     properties: Properties,
     failures: Vec<Failure>,
@@ -297,7 +313,6 @@ pub struct World<'a> {
     recovery: Option<Recovery>,
     /// Toward the silent-pass verdicts: a crash loop, a `sim.Progress` call.
     silent: silent::Silent,
-    crash_space: Option<(crate::fs::DiskOp, crate::fs::CrashSpace)>,
     /// How much of the network's datagram fault log is recorded already.
     datagram_faults_seen: usize,
     /// The branches taken so far, folded (the random streams follow it).
@@ -307,6 +322,8 @@ pub struct World<'a> {
     /// kinds draw anew there (`branch_before`) or not (`RunSpec::branches`,
     /// whose faults the schedule holds).
     pending_branches: std::collections::VecDeque<(Branch, bool)>,
+    /// What watches the run (`probe.rs`): never read by the world.
+    probes: Probes,
 }
 
 /// The liveness phase of a run.
@@ -387,12 +404,8 @@ impl<'a> World<'a> {
             progress: Progress::default(),
             slots,
             injector,
-            budget_default: None,
             schedule: RandomStream::new(seed, Purpose::Schedule, "", 0),
             hash_log,
-            workload_output: Vec::new(),
-            fault_steps: Vec::new(),
-            fault_states: Vec::new(),
             steps: 0,
             properties: Properties::new(),
             failures: Vec::new(),
@@ -401,11 +414,11 @@ impl<'a> World<'a> {
             watchdog: None,
             recovery: None,
             silent: silent::Silent::default(),
-            crash_space: None,
             datagram_faults_seen: 0,
             lineage: Lineage::default(),
             branches: Vec::new(),
             pending_branches: spec.branches.iter().map(|b| (*b, false)).collect(),
+            probes: Probes::default(),
         };
         let workload_waits =
             world.slots.iter().any(|s| s.program.role == Role::Workload && s.program.imports_setup_complete());
@@ -415,8 +428,27 @@ impl<'a> World<'a> {
         world
     }
 
+    /// `new`, watched by `probes`.
+    pub fn probed(spec: &'a RunSpec, log: Option<&'a mut dyn Write>, probes: Probes) -> World<'a> {
+        let mut world = World::new(spec, log);
+        world.probes = probes;
+        world.tell(|p, w| p.begin(w));
+        world
+    }
+
     fn now(&self) -> SimTime {
         self.clock.now()
+    }
+
+    /// Calls `hook` on every probe with a view of the world.
+    fn tell(&mut self, mut hook: impl FnMut(&mut dyn Probe, &View)) {
+        if self.probes.is_empty() {
+            return;
+        }
+        let mut probes = std::mem::take(&mut self.probes);
+        let view = View { world: self };
+        probes.each(|p| hook(p, &view));
+        self.probes = probes;
     }
 
     /// Runs to the end.
@@ -433,29 +465,8 @@ impl<'a> World<'a> {
     /// the run is over.
     pub fn step(&mut self) -> Result<Option<Verdict>, seedfall_engine::Error> {
         let stepped = self.step_once();
-        // Every fault recorded in this call belongs to the steps done by now.
-        let recorded = self.rec.faults().len();
-        let steps = self.steps;
-        self.fault_steps.resize(recorded, steps);
-        for i in self.fault_states.len()..recorded {
-            let state = self.fault_state(i);
-            self.fault_states.push(state);
-        }
+        self.tell(|p, w| p.stepped(w));
         stepped
-    }
-
-    /// The host state fault `i` met: its crash's disk part, then the network around its node.
-    fn fault_state(&self, i: usize) -> String {
-        let net = self.net.borrow();
-        let node = match &self.rec.faults()[i].target {
-            fault::Target::Node(name) => net.resolve(name),
-            fault::Target::Groups { .. } | fault::Target::Link { .. } => None,
-        };
-        let net_part = fault_state::of_net(&net, node);
-        match self.rec.disk_state(i) {
-            "" => net_part,
-            disk => format!("{disk} {net_part}"),
-        }
     }
 
     fn step_once(&mut self) -> Result<Option<Verdict>, seedfall_engine::Error> {
@@ -655,8 +666,6 @@ impl<'a> World<'a> {
                 self.end_incarnation(id, End::Retired);
             }
         }
-        let functions_ran = (&mut self.slots).into_iter().filter_map(|s| s.functions_ran.take()).collect();
-        let goroutine_shapes = (&mut self.slots).into_iter().filter_map(|s| s.goroutine_shape.take()).collect();
         if self.spec.preempt.records_points() {
             // Not hashed: the counts are in every incarnation's trace already.
             for slot in self.slots.iter().filter(|s| s.program.counter_global.is_some()) {
@@ -682,18 +691,12 @@ impl<'a> World<'a> {
             faults,
             properties: self.properties,
             timings: self.timings,
-            budget_default: self.budget_default,
             swarm,
             branches: std::mem::take(&mut self.branches),
             hash_log,
             history,
             linearizability,
-            crash_space: self.crash_space,
-            functions_ran,
-            goroutine_shapes,
-            workload_output: std::mem::take(&mut self.workload_output),
-            fault_steps: std::mem::take(&mut self.fault_steps),
-            fault_states: std::mem::take(&mut self.fault_states),
+            probes: std::mem::take(&mut self.probes),
         }
     }
 
@@ -1002,16 +1005,11 @@ impl<'a> World<'a> {
     /// Prints (replay) what the node wrote, prefixed by node#k and time.
     fn forward_output(&mut self, id: NodeId) {
         let (out, err, dropped) = self.slots[id].take_output();
-        if self.spec.keep_workload_output && self.slots[id].program.role == Role::Workload {
-            let kept = &mut self.workload_output;
-            kept.extend_from_slice(&out);
-            kept.extend_from_slice(&err);
-            kept.drain(..kept.len().saturating_sub(KEPT_OUTPUT_BYTES));
-        }
+        let who = self.slots[id].who(id);
+        self.tell(|p, w| p.ran(w, &who, &out, &err));
         if !self.rec.logging() {
             return;
         }
-        let who = self.slots[id].who(id);
         for (at, line) in self.slots[id].take_file_ops() {
             self.rec.say(at, &format!("{who}: {line}"));
         }
@@ -1029,6 +1027,7 @@ impl<'a> World<'a> {
         let who = self.slots[id].who(id);
         for report in reports {
             let at = self.now();
+            self.tell(|p, w| p.report(w, &who, &report));
             match report {
                 Report::Property { kind, cond, message } => {
                     let first = !self.properties.contains_key(&message);
@@ -1056,9 +1055,7 @@ impl<'a> World<'a> {
                         });
                     }
                 }
-                Report::Budget { default } => {
-                    self.budget_default.get_or_insert(default);
-                }
+                Report::Budget { .. } => {}
                 Report::SetupComplete => {
                     if !self.injector.started() {
                         self.rec.emit(at, Event::SetupComplete(&who));
@@ -1182,6 +1179,11 @@ impl<'a> World<'a> {
     fn end_incarnation(&mut self, id: NodeId, end: End) {
         self.end_counting(id);
         self.progress.unwatch_counter();
+        let who = self.slots[id].who(id);
+        self.tell(|p, w| {
+            let instance = w.world.slots[id].instance.as_ref().expect("an ending incarnation has its instance");
+            p.incarnation_ended(w, &who, instance);
+        });
         let now = self.now();
         let hash = match end {
             End::Exit(next) => {
@@ -1190,25 +1192,18 @@ impl<'a> World<'a> {
                 hash
             }
             End::Crash { fault, downtime, how } => {
-                let who = self.slots[id].who(id);
-                let given = self.spec.crash_into.as_ref().filter(|c| {
-                    c.node == self.slots[id].name() && fault.op == Some(c.op) && fault.kind.trigger() == Trigger::DiskOp
-                });
+                let given = self.spec.crash_into.as_ref().filter(|c| c.places(self.slots[id].name(), &fault));
                 let (hash, report) = {
                     let mut net = self.net.borrow_mut();
                     let prefixes = given.map(|c| c.prefixes.as_slice());
                     let op = fault.op.filter(|_| fault.kind.trigger() == Trigger::DiskOp);
                     self.slots[id].crash(id, self.spec.seed, now, op, &mut net, prefixes)
                 };
-                if given.is_some()
-                    && let Some(during) = &report.during
-                {
-                    self.crash_space = Some((during.on, crate::fs::CrashSpace::of(&report.choices)));
-                }
                 self.slots[id].state = State::Down { boot_at: now.plus(downtime) };
                 self.slots[id].boot_ends.interrupted();
                 self.slots[id].disk_faults_seen = self.slots[id].disk.as_ref().map_or(0, |fs| fs.disk_faults().len());
                 self.rec.emit(now, Event::Crash { who: &who, fault: *fault, how, report: &report });
+                self.tell(|p, w| p.crash(w, &who, w.faults().last().expect("just recorded"), &report));
                 hash
             }
             End::Retired => self.slots[id].retire(),

@@ -11,7 +11,7 @@ use super::{NodeProgram, Role};
 use crate::clock::{self, EPOCH_UNIX_NS, VirtualClock};
 use crate::disk_latency::DiskLatency;
 use crate::fs::{CrashReport, DiskFaults, DiskStreams, Fs};
-use crate::goroutines::{Goroutines, NodeShape};
+use crate::goroutines::Goroutines;
 use crate::net::{Net, ip};
 use crate::node::{Node, Output, Perturb, SimLink};
 use crate::node_id::NodeId;
@@ -68,11 +68,6 @@ pub struct Slot<'a> {
     /// hook, which is what replays (an interrupted spin ends at a real-time
     /// moment, so its exact count must not number anything).
     pub counted_ran: u64,
-    /// The functions every ended incarnation ran (None: the code has no
-    /// function bitmap).
-    pub functions_ran: Option<super::NodeFunctions>,
-    /// The goroutine switches of every ended incarnation (None: not Go code).
-    pub goroutine_shape: Option<NodeShape>,
     /// When the running (or last) incarnation booted.
     pub booted_at: SimTime,
     /// Its incarnations that ended by themselves while booting (`silent.rs`).
@@ -125,8 +120,6 @@ impl<'a> Slot<'a> {
             paused_until: SimTime::ZERO,
             points_fired: 0,
             counted_ran: 0,
-            functions_ran: super::NodeFunctions::empty(&program.name, &program.code),
-            goroutine_shape: program.go_offsets.map(|_| NodeShape::new(&program.name)),
             booted_at: SimTime::ZERO,
             boot_ends: Default::default(),
         }
@@ -294,19 +287,12 @@ impl<'a> Slot<'a> {
     /// Ends the incarnation and returns its trace hash: its host calls, what
     /// the host wrote into its memory, and its final memory (crashed or not;
     /// only the pages that differ from the module's image are hashed).
-    /// The functions it ran join the node's (`functions_ran`, not hashed).
     /// The caller must have stopped the watchdog from reading its counter
     /// (`Progress::unwatch_counter`).
     pub fn retire(&mut self) -> TraceHash {
         let mut instance = self.instance.take().expect("an up node has an instance");
         write_back_mapped(&mut instance);
         instance.abandon();
-        if let (Some(acc), Some(ran)) = (self.functions_ran.as_mut(), instance.functions_ran()) {
-            acc.absorb(ran, instance.edges_ran());
-        }
-        if let (Some(acc), Some(seen)) = (self.goroutine_shape.as_mut(), &instance.data().goroutines) {
-            acc.absorb(seen);
-        }
         let hash = crate::exec::trace_hash(&instance);
         // The disk outlives the process; the page cache too, unless crashed.
         self.disk = Some(std::mem::replace(&mut instance.data_mut().fs, Fs::new(EPOCH_UNIX_NS)));

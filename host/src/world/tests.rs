@@ -112,27 +112,7 @@ pub(super) fn workload(code: Arc<Code>) -> NodeProgram {
 }
 
 pub(super) fn spec(seed: u64, programs: Vec<NodeProgram>) -> RunSpec {
-    RunSpec {
-        seed,
-        programs,
-        duration: SimDuration::from_ns(10_000_000_000),
-        liveness: None,
-        watchdog: Duration::from_secs(10),
-        memory_bytes: crate::wasi::DEFAULT_MEMORY_BYTES,
-        preempt: PreemptConfig::default(),
-        faults: FaultConfig::default(),
-        mutant: None,
-        budget_cap: None,
-        schedule: None,
-        branches: Vec::new(),
-        hash_log: false,
-        perturb: None,
-        linearizable: None,
-        isolation: None,
-        crash_into: None,
-        net_overlay: false,
-        keep_workload_output: false,
-    }
+    RunSpec::new(seed, programs, SimDuration::from_ns(10_000_000_000))
 }
 
 /// Runs `spec` step by step; returns the verdict, the replay log and the result.

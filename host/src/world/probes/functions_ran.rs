@@ -2,8 +2,8 @@
 //! statistical debugging (docs/function-bitmap.md). A node whose code was
 //! compiled with `CompileConfig::function_bitmap` marks a byte per defined
 //! function on entry; when an incarnation ends (exit, crash, the end of the
-//! run) its bytes are ORed into the node's accumulator (`Slot::retire`), so
-//! the result is the union over every incarnation. Code compiled with
+//! run) the probe ORs its bytes into the node's, so the result is the union
+//! over every incarnation. Code compiled with
 //! `CompileConfig::edge_bitmap` as well gives its edge map the same way
 //! (docs/edge-coverage.md).
 //!
@@ -11,7 +11,10 @@
 //! outside the guest's memory and globals, and a run with it hashes exactly
 //! as a run without it.
 
-use seedfall_engine::Code;
+use crate::node::Node;
+use crate::world::event::Who;
+use crate::world::probe::{Probe, Probes, View};
+use seedfall_engine::{Code, Instance};
 
 /// The functions one node ran during a run (over all its incarnations).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,7 +31,7 @@ pub struct NodeFunctions {
 
 impl NodeFunctions {
     /// A node that has not run anything yet, for `code` (None: the code has no bitmap).
-    pub(super) fn empty(node: &str, code: &Code) -> Option<NodeFunctions> {
+    fn empty(node: &str, code: &Code) -> Option<NodeFunctions> {
         code.has_function_bitmap().then(|| NodeFunctions {
             node: node.to_string(),
             ran: vec![0; code.num_defined_functions() as usize],
@@ -38,7 +41,7 @@ impl NodeFunctions {
 
     /// Adds what an incarnation ran (its `Instance::functions_ran` and
     /// `Instance::edges_ran`).
-    pub(super) fn absorb(&mut self, ran: &[u8], edges: Option<&[u8]>) {
+    fn absorb(&mut self, ran: &[u8], edges: Option<&[u8]>) {
         debug_assert_eq!(ran.len(), self.ran.len(), "the same code");
         for (acc, byte) in self.ran.iter_mut().zip(ran).chain(self.edges.iter_mut().zip(edges.unwrap_or_default())) {
             *acc |= *byte;
@@ -69,11 +72,44 @@ impl NodeFunctions {
     }
 }
 
+/// The probe: per node whose code has the function bitmap
+/// (`CompileConfig::function_bitmap`), in `RunSpec::programs` order, what it
+/// ran over all its incarnations.
+#[derive(Default)]
+pub struct FunctionsRan(Vec<(usize, NodeFunctions)>);
+
+impl FunctionsRan {
+    /// What `probes`' `FunctionsRan` saw (nothing when it is not installed).
+    pub fn of(probes: &Probes) -> impl Iterator<Item = &NodeFunctions> {
+        probes.get::<FunctionsRan>().into_iter().flat_map(|p| p.0.iter().map(|(_, f)| f))
+    }
+}
+
+impl Probe for FunctionsRan {
+    fn begin(&mut self, world: &View) {
+        let programs = world.spec().programs.iter().enumerate();
+        self.0 = programs.filter_map(|(i, p)| NodeFunctions::empty(&p.name, &p.code).map(|f| (i, f))).collect();
+    }
+
+    fn incarnation_ended(&mut self, _world: &View, who: &Who, instance: &Instance<Node>) {
+        let node = self.0.iter_mut().find(|(i, _)| *i == who.id.index());
+        if let (Some((_, node)), Some(ran)) = (node, instance.functions_ran()) {
+            node.absorb(ran, instance.edges_ran());
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::super::tests::{program, sleeper, spec, workload};
-    use super::super::*;
+    use super::*;
+    use crate::world::tests::{program, sleeper, spec, workload};
+    use crate::world::{NodeProgram, Role, RunResult, Verdict, run_probed};
     use seedfall_engine::CompileConfig;
+    use std::sync::Arc;
+
+    fn ran(result: &RunResult) -> Vec<NodeFunctions> {
+        FunctionsRan::of(&result.probes).cloned().collect()
+    }
 
     /// A supervised service: its first boot creates file `f`, runs
     /// `first_boot` and exits 1 (restarted 100 ms later over the same disk);
@@ -115,7 +151,7 @@ mod tests {
     fn run_with(seed: u64, bitmaps: u8) -> RunResult {
         let mut s = spec(seed, vec![service(bitmaps), workload(sleeper(1, 1000))]);
         s.hash_log = true;
-        run(&s, None).expect("no engine error")
+        run_probed(&s, None, Probes::default().with(FunctionsRan::default())).expect("no engine error")
     }
 
     #[test]
@@ -123,8 +159,9 @@ mod tests {
         let result = run_with(1, 1);
         assert_eq!(result.verdict, Verdict::Pass);
         // Only the service has the bitmap; the workload's code has none.
-        assert_eq!(result.functions_ran.len(), 1, "{:?}", result.functions_ran);
-        let server = &result.functions_ran[0];
+        let ran = ran(&result);
+        assert_eq!(ran.len(), 1, "{ran:?}");
+        let server = &ran[0];
         assert_eq!(server.node, "server");
         assert!(server.edges.is_empty(), "no edge map asked for");
         let code = service(1).code;
@@ -140,8 +177,8 @@ mod tests {
 
     #[test]
     fn the_edge_map_is_the_union_of_the_incarnations_branch_outcomes() {
-        let result = run_with(1, 2);
-        let server = &result.functions_ran[0];
+        let ran = ran(&run_with(1, 2));
+        let server = &ran[0];
         let bytes = seedfall_engine::runtime::vmctx::EDGE_MAP_BYTES;
         assert_eq!(server.edges.len(), bytes);
         // `_start`'s one `if`: not taken at the first boot (no file yet),
@@ -156,7 +193,7 @@ mod tests {
     fn the_bitmaps_change_no_trace_hash_event_or_verdict() {
         for seed in 1..=3 {
             let without = run_with(seed, 0);
-            assert!(without.functions_ran.is_empty(), "no node has the bitmap");
+            assert!(ran(&without).is_empty(), "no node has the bitmap");
             for bitmaps in [1, 2] {
                 let with = run_with(seed, bitmaps);
                 assert_eq!(with.trace_hash, without.trace_hash, "seed {seed}, bitmaps {bitmaps}");
