@@ -22,7 +22,7 @@ pub struct Finding {
     /// The lowest failing seed's `FAIL seed N …` block.
     pub fail_block: String,
     /// What the test printed in its lowest failing seed (its end, at most
-    /// `KEPT_OUTPUT_BYTES`).
+    /// `probes::KEPT_OUTPUT_BYTES`).
     pub output: String,
 }
 
