@@ -8,6 +8,7 @@ mod fault_states;
 mod fault_steps;
 mod functions_ran;
 mod goroutine_shapes;
+mod host_calls;
 mod workload_output;
 
 pub use budget::BudgetDefault;
@@ -16,6 +17,7 @@ pub use fault_states::{CrashState, FaultState, FaultStates, NetState};
 pub use fault_steps::FaultSteps;
 pub use functions_ran::{FunctionsRan, NodeFunctions};
 pub use goroutine_shapes::GoroutineShapes;
+pub use host_calls::{HostCalls, NodeCalls};
 pub use workload_output::{KEPT_OUTPUT_BYTES, WorkloadOutput};
 
 use super::probe::Probes;
@@ -29,5 +31,6 @@ pub fn all() -> Probes {
         .with(FaultSteps::default())
         .with(FunctionsRan::default())
         .with(GoroutineShapes::default())
+        .with(HostCalls::default())
         .with(WorkloadOutput::default())
 }
