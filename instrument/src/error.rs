@@ -1,13 +1,10 @@
-//! The pass's [`Error`] and the conversions into it from `wasmparser` and `wasm-encoder` errors.
+//! The pass's [`Error`] and the conversion into it from `wasmparser` errors.
 //!
 //! Only the error type: deciding *when* to fail is left to the code that reads and rewrites the
 //! module.
 
 use std::fmt;
 
-use wasm_encoder::reencode;
-
-use crate::shift::Overflow;
 use crate::{HOOK_FIELD, HOOK_MODULE};
 
 /// Why a module could not be instrumented.
@@ -46,15 +43,5 @@ impl std::error::Error for Error {}
 impl From<wasmparser::BinaryReaderError> for Error {
     fn from(e: wasmparser::BinaryReaderError) -> Self {
         Error::Malformed { offset: e.offset() as usize, message: e.message().to_string() }
-    }
-}
-
-/// Maps an error from the sections re-encoded with `Shift`. A plain function, not a `From` impl,
-/// so the crate-private `Overflow` stays out of the public API.
-pub(crate) fn reencode_error(e: reencode::Error<Overflow>) -> Error {
-    match e {
-        reencode::Error::ParseError(e) => e.into(),
-        reencode::Error::UserError(Overflow) => Error::IndexOverflow("function"),
-        other => Error::Unsupported(other.to_string()),
     }
 }

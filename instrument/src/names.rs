@@ -7,8 +7,9 @@
 use wasm_encoder::reencode::Reencode;
 use wasmparser::{Name, NameSectionReader};
 
-use crate::error::{Error, reencode_error};
+use crate::error::Error;
 use crate::shift::Shift;
+use crate::shift::reencode_error;
 use crate::{COUNTER_DEBUG_NAME, HOOK_DEBUG_NAME};
 
 /// Rewrites the `name` section: function names (with the hook's name inserted), local names and

@@ -13,10 +13,11 @@ use crate::body::RewrittenCode;
 use crate::encoding::{
     CODE, GLOBAL, IMPORT, TYPE, read_count, section_rank, write_encoded, write_name, write_section, write_u32,
 };
-use crate::error::{Error, reencode_error};
+use crate::error::Error;
 use crate::input::{Input, Section};
 use crate::names::rewrite_names;
 use crate::plan::Plan;
+use crate::shift::reencode_error;
 use crate::{HOOK_FIELD, HOOK_MODULE};
 
 /// The encoding of the plain `[] -> []` function type: `func`, no params, no results.

@@ -1,7 +1,7 @@
 //! The function index shift: inserting the hook as the last function import moves every defined
 //! function up by one. Also the `Reencode` impl that applies the shift to the sections re-encoded
 //! with `wasm-encoder` (table, global, export, element, and the `name` subsections that `names`
-//! does not handle itself).
+//! does not handle itself), and the mapping of that re-encoding's errors into the pass's [`Error`].
 //!
 //! It only maps indices; finding them in function bodies is `body`'s job, in the `name` section
 //! `names`'s.
@@ -40,5 +40,15 @@ impl Reencode for Shift {
     type Error = Overflow;
     fn function_index(&mut self, f: u32) -> Result<u32, reencode::Error<Overflow>> {
         self.func(f).map_err(|_| reencode::Error::UserError(Overflow))
+    }
+}
+
+/// Maps an error from the sections re-encoded with `Shift`. A plain function, not a `From` impl,
+/// so the crate-private `Overflow` stays out of the public API.
+pub(crate) fn reencode_error(e: reencode::Error<Overflow>) -> Error {
+    match e {
+        reencode::Error::ParseError(e) => e.into(),
+        reencode::Error::UserError(Overflow) => Error::IndexOverflow("function"),
+        other => Error::Unsupported(other.to_string()),
     }
 }
