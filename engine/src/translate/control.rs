@@ -47,7 +47,8 @@ pub(crate) struct Frame {
 }
 
 impl Frame {
-    fn br_arity(&self) -> usize {
+    /// The values a branch to this frame carries.
+    pub(crate) fn br_arity(&self) -> usize {
         if self.kind == FrameKind::Loop { self.num_params } else { self.num_results }
     }
 }

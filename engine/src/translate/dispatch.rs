@@ -15,7 +15,6 @@
 //! (docs/resume-dispatch.md).
 
 use super::Translator;
-use super::control::FrameKind;
 use cranelift_codegen::ir::{self, InstructionData, Opcode};
 use wasmparser::{BlockType, BrTable, Operator};
 
@@ -59,10 +58,7 @@ impl Translator<'_, '_> {
         let top = self.frames.len() - 1;
         let frames: Vec<usize> = table.targets().map(|d| top - d.expect("validated br_table") as usize).collect();
         let default = top - table.default() as usize;
-        let takes_nothing = |at: &usize| {
-            let frame = &self.frames[*at];
-            if frame.kind == FrameKind::Loop { frame.num_params == 0 } else { frame.num_results == 0 }
-        };
+        let takes_nothing = |at: &usize| self.frames[*at].br_arity() == 0;
         if !frames.iter().chain([&default]).all(takes_nothing) {
             return;
         }
