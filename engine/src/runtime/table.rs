@@ -15,27 +15,10 @@
 //! the spec keeps the functions it already wrote callable.
 
 use crate::error::{Error, Result};
-use crate::runtime::vmctx::VmCtx;
+use crate::runtime::vmctx::{TableEntry, VmCtx};
 use std::any::Any;
 use std::cell::{RefCell, UnsafeCell};
 use std::rc::Rc;
-
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TableEntry {
-    pub code: usize,
-    pub vmctx: *mut VmCtx,
-    pub signature: u64,
-}
-
-pub const ENTRY_CODE: i32 = 0;
-pub const ENTRY_VMCTX: i32 = 8;
-pub const ENTRY_SIGNATURE: i32 = 16;
-pub const ENTRY_SIZE: i32 = 24;
-
-impl TableEntry {
-    pub const NULL: TableEntry = TableEntry { code: 0, vmctx: std::ptr::null_mut(), signature: 0 };
-}
 
 /// The most entries a table may have: 2^22 (96 MiB of entries). Go's wasip1
 /// binaries need one entry per function reached indirectly, tens of thousands

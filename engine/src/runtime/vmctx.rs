@@ -12,8 +12,10 @@
 //! header (and every offset code without the bitmap uses) is unchanged.
 //! Code compiled with `CompileConfig::edge_bitmap` as well finds the edge map
 //! (`EDGE_MAP_BYTES`) right after that bitmap's slots.
-
-use crate::runtime::table::TableEntry;
+//!
+//! The funcref table's entries (`TableEntry`) are part of the same contract:
+//! `call_indirect` loads their fields at the `ENTRY_*` offsets. The table
+//! that holds them is `runtime::table`.
 
 /// The bounds of a linear memory, shared by every instance that uses it.
 #[repr(C)]
@@ -59,6 +61,25 @@ pub struct VmCtxHeader {
     /// The function a lazy thunk was entered for: the thunk stores its index
     /// here and the stub reads it back on the same thread at once.
     pub lazy_func: u64,
+}
+
+/// One funcref table slot as compiled code reads it (`runtime::table` owns the
+/// slots); signature 0 marks a null entry.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TableEntry {
+    pub code: usize,
+    pub vmctx: *mut VmCtx,
+    pub signature: u64,
+}
+
+pub const ENTRY_CODE: i32 = 0;
+pub const ENTRY_VMCTX: i32 = 8;
+pub const ENTRY_SIGNATURE: i32 = 16;
+pub const ENTRY_SIZE: i32 = 24;
+
+impl TableEntry {
+    pub const NULL: TableEntry = TableEntry { code: 0, vmctx: std::ptr::null_mut(), signature: 0 };
 }
 
 /// Opaque: compiled code only ever sees a pointer to it.
@@ -181,7 +202,6 @@ mod tests {
 
     #[test]
     fn table_entry_layout() {
-        use crate::runtime::table::{ENTRY_CODE, ENTRY_SIGNATURE, ENTRY_SIZE, ENTRY_VMCTX};
         assert_eq!(offset_of!(TableEntry, code), ENTRY_CODE as usize);
         assert_eq!(offset_of!(TableEntry, vmctx), ENTRY_VMCTX as usize);
         assert_eq!(offset_of!(TableEntry, signature), ENTRY_SIGNATURE as usize);

@@ -8,8 +8,8 @@
 
 use super::{Translator, func_ref_name, wasm_signature};
 use crate::compile::HOST_CALL_CONV;
-use crate::runtime::table;
 use crate::runtime::trap::TrapKind;
+use crate::runtime::vmctx;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{self, AbiParam, InstBuilder, MemFlagsData, Signature, Value, types};
 use wasmparser::Operator;
@@ -56,21 +56,21 @@ impl Translator<'_, '_> {
                 let index = self.pop();
                 let index = self.b.ins().uextend(types::I64, index);
                 let fixed = MemFlagsData::trusted().with_readonly().with_can_move();
-                let len = self.b.ins().load(types::I64, fixed, self.vmctx, crate::runtime::vmctx::TABLE_LEN);
+                let len = self.b.ins().load(types::I64, fixed, self.vmctx, vmctx::TABLE_LEN);
                 let out = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, index, len);
                 self.trap_if(out, TrapKind::TableOutOfBounds);
-                let base = self.b.ins().load(types::I64, fixed, self.vmctx, crate::runtime::vmctx::TABLE_BASE);
-                let scaled = self.b.ins().imul_imm_u(index, table::ENTRY_SIZE as i64);
+                let base = self.b.ins().load(types::I64, fixed, self.vmctx, vmctx::TABLE_BASE);
+                let scaled = self.b.ins().imul_imm_u(index, vmctx::ENTRY_SIZE as i64);
                 let entry = self.b.ins().iadd(base, scaled);
                 let flags = MemFlagsData::trusted();
-                let signature = self.b.ins().load(types::I64, flags, entry, table::ENTRY_SIGNATURE);
+                let signature = self.b.ins().load(types::I64, flags, entry, vmctx::ENTRY_SIGNATURE);
                 let null = self.b.ins().icmp_imm_u(IntCC::Equal, signature, 0);
                 self.trap_if(null, TrapKind::IndirectCallToNull);
                 let expected = ty.signature_id() as i64;
                 let mismatch = self.b.ins().icmp_imm_s(IntCC::NotEqual, signature, expected);
                 self.trap_if(mismatch, TrapKind::BadSignature);
-                let code = self.b.ins().load(types::I64, flags, entry, table::ENTRY_CODE);
-                let callee_vmctx = self.b.ins().load(types::I64, flags, entry, table::ENTRY_VMCTX);
+                let code = self.b.ins().load(types::I64, flags, entry, vmctx::ENTRY_CODE);
+                let callee_vmctx = self.b.ins().load(types::I64, flags, entry, vmctx::ENTRY_VMCTX);
                 let sigref = self.b.import_signature(wasm_signature(&ty));
                 let mut args = vec![callee_vmctx];
                 args.extend(self.pop_n(ty.params.len()));
