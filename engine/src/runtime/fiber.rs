@@ -6,13 +6,14 @@
 //! - A suspended coroutine is never dropped with unwinding (that would unwind
 //!   through JIT frames); it is `force_reset` first and its stack recycled.
 //! - The thread-locals the trap paths need (the coroutine's trap handler for
-//!   the signal handler, the yielder for the trap and host libcalls) are set on every resume and restored after it, so
-//!   fibers may nest.
+//!   the fault handler, `fault::TRAP_HANDLER`; the yielder for the trap and
+//!   host libcalls) are set on every resume and restored after it, so fibers
+//!   may nest.
 //! - Stacks are pooled per thread: creating a fiber costs no mmap in steady state.
 
+use crate::runtime::fault::{FiberReturn, TRAP_HANDLER};
 use crate::runtime::trap::TrapKind;
 use corosensei::stack::{DefaultStack, Stack};
-use corosensei::trap::CoroutineTrapHandler;
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 use std::cell::{Cell, RefCell};
 
@@ -33,23 +34,9 @@ pub enum FiberYield {
     Abort,
 }
 
-/// How a fiber's coroutine ends.
-#[derive(Debug, Clone, Copy)]
-pub enum FiberReturn {
-    Finished,
-    /// A hardware fault in guest code, redirected by the signal handler.
-    Fault {
-        pc: usize,
-        signal: i32,
-    },
-}
-
 pub type GuestYielder = Yielder<u64, FiberYield>;
 
 thread_local! {
-    /// Trap handler of the running coroutine; read by the signal handler, hence
-    /// `const`-initialised and `Copy` (no lazy init, no destructor).
-    pub(crate) static TRAP_HANDLER: Cell<Option<CoroutineTrapHandler<FiberReturn>>> = const { Cell::new(None) };
     static YIELDER: Cell<*const GuestYielder> = const { Cell::new(std::ptr::null()) };
     static POOL: RefCell<Vec<DefaultStack>> = const { RefCell::new(Vec::new()) };
 }

@@ -18,7 +18,7 @@ pub use crate::runtime::interrupt_windows::current_thread_handle;
 #[cfg(windows)]
 use crate::runtime::interrupt_windows::{self as os, Thread, this_thread};
 #[cfg(unix)]
-use crate::runtime::signals;
+use crate::runtime::{fault, signals};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 #[cfg(unix)]
@@ -109,7 +109,7 @@ fn this_thread() -> Thread {
 #[cfg(unix)]
 unsafe fn send(thread: &Thread) {
     // SAFETY: the caller's promise.
-    unsafe { libc::pthread_kill(*thread, signals::INTERRUPT_SIGNAL) };
+    unsafe { libc::pthread_kill(*thread, fault::INTERRUPT) };
 }
 
 /// Interrupt `thread`.

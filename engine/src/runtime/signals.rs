@@ -1,22 +1,20 @@
 //! The signal handler that turns hardware faults in guest code into traps.
 //!
 //! Async-signal-safe by construction: it reads only the lock-free code
-//! registry and a `const`-initialised thread-local (`fiber::TRAP_HANDLER`),
+//! registry and a `const`-initialised thread-local (`fault::TRAP_HANDLER`),
 //! allocates nothing, and takes no lock. A fault whose PC is in guest code on a
 //! fiber is redirected so the fiber's coroutine returns `FiberReturn::Fault`;
 //! any other fault goes to the handler that was installed before ours (for
 //! example Rust's stack-overflow reporter), or to the default action.
-//! `INTERRUPT_SIGNAL` is the watchdog's: it stops guest code the same way and
-//! is ignored when the thread is running host code.
+//! `fault::INTERRUPT` is the watchdog's signal: it stops guest code the same
+//! way and is ignored when the thread is running host code.
 
-use crate::runtime::fiber::{FiberReturn, TRAP_HANDLER};
+use crate::runtime::fault::{self, FiberReturn, TRAP_HANDLER};
 use crate::runtime::{registry, signal_context};
 use std::mem::MaybeUninit;
 use std::sync::Once;
 
-/// The signal `Interrupter::interrupt` sends; ours alone, never chained.
-pub const INTERRUPT_SIGNAL: libc::c_int = libc::SIGUSR2;
-const SIGNALS: [libc::c_int; 5] = [libc::SIGSEGV, libc::SIGBUS, libc::SIGILL, libc::SIGFPE, INTERRUPT_SIGNAL];
+const SIGNALS: [libc::c_int; 5] = [libc::SIGSEGV, libc::SIGBUS, libc::SIGILL, libc::SIGFPE, fault::INTERRUPT];
 /// Previous handlers, written once before ours is installed, read-only after.
 static mut PREVIOUS: [MaybeUninit<libc::sigaction>; 5] = [const { MaybeUninit::uninit() }; 5];
 static INSTALL: Once = Once::new();
@@ -97,7 +95,7 @@ unsafe extern "C" fn handler(signal: libc::c_int, info: *mut libc::siginfo_t, co
         unsafe { signal_context::redirect(uc, regs) };
         return;
     }
-    if signal == INTERRUPT_SIGNAL {
+    if signal == fault::INTERRUPT {
         // Host code was running: the guest is not stuck, nothing to do.
         return;
     }

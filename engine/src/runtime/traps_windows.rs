@@ -20,8 +20,7 @@
 //! `EXCEPTION_STACK_OVERFLOW`: compiled code checks its stack limit, which
 //! lies `HOST_STACK_RESERVE` above the guard, and traps long before it.
 
-use crate::runtime::fault;
-use crate::runtime::fiber::{FiberReturn, TRAP_HANDLER};
+use crate::runtime::fault::{self, FiberReturn, TRAP_HANDLER};
 use crate::runtime::registry;
 use std::sync::Once;
 use std::sync::atomic::{AtomicUsize, Ordering};
