@@ -25,6 +25,7 @@ compile_error!(
 );
 
 pub mod artifact;
+mod blob;
 pub mod compile;
 pub mod error;
 pub mod intrinsics;
@@ -36,7 +37,7 @@ pub mod translate;
 include!(concat!(env!("OUT_DIR"), "/engine_source.rs"));
 
 pub use artifact::Artifact;
-pub use compile::{CompileConfig, IsaBaseline, PinnedGlobal, compile};
+pub use compile::{CompileConfig, IsaBaseline, PinnedGlobal, TrapMode, compile};
 pub use error::{Error, Result};
 pub use module::{FuncType, ValType};
 pub use runtime::code::Code;
@@ -44,4 +45,3 @@ pub use runtime::host::{Caller, Extern, Global, HostError, Linker, Val};
 pub use runtime::instance::{Instance, Run};
 pub use runtime::interrupt::Interrupter;
 pub use runtime::trap::{Trap, TrapKind};
-pub use translate::TrapMode;

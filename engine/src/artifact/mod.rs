@@ -5,16 +5,13 @@
 //! Code offsets are relative to the start of `code`. Functions are indexed by
 //! wasm function index (imports have stubs); trampolines by signature id.
 
-mod blob;
 mod encode;
 
-pub use blob::Blob;
-
+pub use crate::blob::Blob;
 pub use encode::{CODE_ALIGNMENT, FORMAT_VERSION};
 
-use crate::compile::IsaBaseline;
+use crate::compile::isa::{IsaBaseline, TrapMode};
 use crate::module::ModuleInfo;
-use crate::translate::TrapMode;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FuncLayout {

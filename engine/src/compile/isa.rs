@@ -3,10 +3,13 @@
 //! (the cache keys on the target triple, `IsaBaseline::name` and the full flag
 //! set). Code is only ever compiled for the machine it runs on: the triple is
 //! the host's, never chosen by the caller.
+//!
+//! Also the options that change the machine code (`CompileConfig`,
+//! `TrapMode`): the translator reads them, so this module sits below it and
+//! imports nothing of the compiler. Their cache key material is `key`.
 
 use crate::error::{Error, Result};
 use crate::module::{ModuleInfo, PinnedGlobal};
-use crate::translate::TrapMode;
 use cranelift_codegen::isa::{self, CallConv, OwnedTargetIsa};
 use cranelift_codegen::settings::{self, Configurable};
 
@@ -103,6 +106,17 @@ pub const HOST_CALL_CONV: CallConv = if cfg!(windows) {
     CallConv::SystemV
 };
 
+/// How out-of-bounds memory accesses and other traps are detected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TrapMode {
+    /// Guard pages catch out-of-bounds accesses; traps are hardware faults that the
+    /// signal handler redirects. Fastest.
+    Signals,
+    /// Every access is bounds-checked and every trap calls the trap libcall; no
+    /// signal is ever needed (debugging, hosts where signals are off-limits).
+    Explicit,
+}
+
 /// Codegen options that change the machine code (and so belong in a cache key).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct CompileConfig {
@@ -160,42 +174,6 @@ impl CompileConfig {
             ("enable_pinned_reg", if self.pinned_global == PinnedGlobal::None { "false" } else { "true" }),
             ("unwind_info", "false"),
         ]
-    }
-
-    /// Everything besides the wasm bytes that determines the Artifact this
-    /// config produces, as `(name, value)` pairs in a fixed order: the cache
-    /// hashes them into its key. Nothing machine-specific: the ISA baseline's
-    /// name, not the host CPU; and a hash of the engine's own source. Add a pair here whenever a new input changes
-    /// the machine code.
-    pub fn key_material(&self) -> Vec<(&'static str, String)> {
-        // Cranelift's build script appends a git revision when its source sits
-        // inside a git checkout (e.g. CARGO_HOME in a repository); keep only the
-        // release version so the key does not depend on where it was built.
-        let cranelift = cranelift_codegen::VERSION.split('-').next().unwrap_or(cranelift_codegen::VERSION);
-        let mut material = vec![
-            ("artifact_format", crate::artifact::FORMAT_VERSION.to_string()),
-            ("engine", env!("CARGO_PKG_VERSION").to_string()),
-            ("cranelift", cranelift.to_string()),
-            ("triple", target_triple()),
-            ("baseline", self.baseline.name().to_string()),
-            (
-                "trap_mode",
-                match self.trap_mode {
-                    TrapMode::Signals => "signals",
-                    TrapMode::Explicit => "explicit",
-                }
-                .to_string(),
-            ),
-        ];
-        material.extend(self.settings().into_iter().map(|(name, value)| (name, value.to_string())));
-        material.push(("pinned_global", self.pinned_global.name().to_string()));
-        material.push(("function_bitmap", if self.function_bitmap { "on" } else { "off" }.to_string()));
-        material.push(("edge_bitmap", if self.edge_bitmap { "on" } else { "off" }.to_string()));
-        material.push(("intrinsics", if self.intrinsics { "on" } else { "off" }.to_string()));
-        // Last: the translator's output changes with its source far more often
-        // than anyone bumps the format version (see build.rs).
-        material.push(("engine_source", crate::ENGINE_SOURCE_HASH.to_string()));
-        material
     }
 
     /// The global compiled code keeps in the pinned register for `info`, if any.

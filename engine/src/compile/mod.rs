@@ -7,10 +7,11 @@
 //! Cranelift `Context`. Results are laid out in job order, so the Artifact is
 //! identical whatever the thread count or timing.
 
-mod isa;
+pub(crate) mod isa;
+mod key;
 
 pub use crate::module::PinnedGlobal;
-pub use isa::{CompileConfig, HOST_CALL_CONV, IsaBaseline, target_triple};
+pub use isa::{CompileConfig, HOST_CALL_CONV, IsaBaseline, TrapMode, target_triple};
 
 use crate::artifact::{Artifact, Blob, FuncLayout, NO_WASM_OFFSET, RelocKind, Relocation, apply_relocations};
 use crate::error::{Error, Result};

@@ -196,7 +196,7 @@ pub struct ElemSegment {
 #[derive(Debug, Clone, PartialEq)]
 pub struct DataSegment {
     pub offset: Option<ConstExpr>,
-    pub bytes: crate::artifact::Blob,
+    pub bytes: crate::blob::Blob,
 }
 
 /// The module minus the function bodies.

@@ -264,7 +264,7 @@ fn decode(wasm: &[u8]) -> Result<ParsedModule> {
                         }
                         wasmparser::DataKind::Passive => None,
                     };
-                    info.data.push(DataSegment { offset, bytes: crate::artifact::Blob::owned(data.data.to_vec()) });
+                    info.data.push(DataSegment { offset, bytes: crate::blob::Blob::owned(data.data.to_vec()) });
                 }
             }
             Payload::CodeSectionEntry(body) => {

@@ -7,7 +7,7 @@
 //! functions of other instances.
 
 use super::{Translator, func_ref_name, wasm_signature};
-use crate::compile::HOST_CALL_CONV;
+use crate::compile::isa::HOST_CALL_CONV;
 use crate::runtime::trap::TrapKind;
 use crate::runtime::vmctx;
 use cranelift_codegen::ir::condcodes::IntCC;

@@ -7,7 +7,8 @@
 //! faults on an inaccessible page. In `Explicit` mode each access compares its
 //! end against the current memory size first. grow/copy/fill are libcalls.
 
-use super::{Translator, TrapMode, ir_type};
+use super::{Translator, ir_type};
+use crate::compile::isa::TrapMode;
 use crate::module::ValType;
 use crate::runtime::trap::TrapKind;
 use crate::runtime::vmctx;

@@ -18,7 +18,7 @@ mod numeric;
 pub mod stubs;
 mod traps;
 
-use crate::compile::HOST_CALL_CONV;
+use crate::compile::isa::{CompileConfig, HOST_CALL_CONV, TrapMode};
 use crate::module::{ModuleInfo, ValType};
 use crate::runtime::vmctx;
 use control::Frame;
@@ -26,17 +26,6 @@ use cranelift_codegen::ir::{self, AbiParam, InstBuilder, Signature, Value, types
 use cranelift_codegen::isa::TargetFrontendConfig;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use wasmparser::{FunctionBody, Operator};
-
-/// How out-of-bounds memory accesses and other traps are detected.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum TrapMode {
-    /// Guard pages catch out-of-bounds accesses; traps are hardware faults that the
-    /// signal handler redirects. Fastest.
-    Signals,
-    /// Every access is bounds-checked and every trap calls the trap libcall; no
-    /// signal is ever needed (debugging, hosts where signals are off-limits).
-    Explicit,
-}
 
 /// Cranelift type of a wasm value type.
 pub fn ir_type(t: ValType) -> ir::Type {
@@ -92,7 +81,7 @@ pub(crate) struct Translator<'a, 'f> {
 /// Translate defined function `func_index` (its body is `body`) into `func`.
 pub fn translate_function(
     info: &ModuleInfo,
-    config: &crate::compile::CompileConfig,
+    config: &CompileConfig,
     func_index: u32,
     body: &FunctionBody<'_>,
     func: &mut ir::Function,

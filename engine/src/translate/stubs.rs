@@ -23,7 +23,7 @@
 //! read back.
 
 use super::{enter_function, ir_type, wasm_signature};
-use crate::compile::HOST_CALL_CONV;
+use crate::compile::isa::HOST_CALL_CONV;
 use crate::module::FuncType;
 use crate::runtime::vmctx;
 use cranelift_codegen::ir::{

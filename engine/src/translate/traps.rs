@@ -6,8 +6,9 @@
 //! that calls the trap libcall (which abandons the instance and never returns).
 //! Also the prologue stack check, which both modes share.
 
+use super::Translator;
 use super::memory::trap_code;
-use super::{Translator, TrapMode};
+use crate::compile::isa::TrapMode;
 use crate::runtime::trap::TrapKind;
 use crate::runtime::vmctx;
 use cranelift_codegen::ir::TrapCode;

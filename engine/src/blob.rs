@@ -1,7 +1,9 @@
-//! `Blob`: bytes an Artifact holds, either owned (fresh from the compiler or a
+//! `Blob`: bytes an Artifact holds (its own tables, and the data segments of
+//! the `ModuleInfo` inside it), either owned (fresh from the compiler or a
 //! copy) or a range of the mapped cache entry they were decoded from. Large
 //! tables (trap sites, source locations, data segments) are kept as blobs so a
-//! cache hit decodes them without copying or allocating per item.
+//! cache hit decodes them without copying or allocating per item. A leaf: the
+//! module parser and the Artifact both build on it.
 
 use std::ops::{Deref, Range};
 use std::sync::Arc;
