@@ -26,7 +26,7 @@ use crate::module::{ConstExpr, ConstOp, ExportKind, FuncType, GlobalType, Import
 use crate::runtime::code::{self, Code};
 use crate::runtime::fiber::{Fiber, FiberStep, FiberYield};
 use crate::runtime::host::{Caller, Extern, Global, HostError, HostFunc, Linker, Val};
-use crate::runtime::libcalls;
+use crate::runtime::libcalls::{self, InstanceCore};
 use crate::runtime::memory::LinearMemory;
 use crate::runtime::table::Table;
 use crate::runtime::trap::{Trap, TrapKind};
@@ -54,20 +54,9 @@ fn resume_fiber(fiber: &mut Fiber, value: u64) -> FiberStep {
     step
 }
 
-/// The part of an instance the (non-generic) libcalls need. First field of
-/// `InstanceInner<T>`, so a pointer to one is a pointer to the other.
-#[repr(C)]
-pub(crate) struct InstanceCore {
-    pub dispatch: unsafe fn(*mut InstanceCore, u32, *mut u64, usize) -> std::result::Result<(), HostError>,
-    /// The instance's code (owned by `InstanceInner::code`), for naming traps.
-    pub code: *const Code,
-    pub memory: Option<Rc<LinearMemory>>,
-    /// Why the running call was aborted by a host function.
-    pub pending: Option<HostError>,
-}
-
 #[repr(C)]
 struct InstanceInner<T> {
+    /// First, so a pointer to it is a pointer to the whole (`InstanceCore`).
     core: InstanceCore,
     code: Arc<Code>,
     table: Option<Rc<Table>>,

@@ -7,14 +7,32 @@
 //! compiled code, through the pointer in the vmctx header, with that code's
 //! own `vmctx`, which points at a live instance (`VmCtxHeader::instance` is
 //! its `InstanceCore`), on the fiber running that code.
+//!
+//! `InstanceCore`, the part of an instance they need, is defined here: the
+//! instance (`runtime::instance`) builds on the libcalls, not the other way.
 
 use crate::intrinsics::{BIG_ADD_MUL_VVWW, BIG_ADD_VV, BIG_MUL_ADD_VWW, BIG_SUB_VV, SHA256_BLOCKS, big, sha256};
 use crate::runtime::code::Code;
 use crate::runtime::fiber::{self, FiberYield};
-use crate::runtime::instance::InstanceCore;
+use crate::runtime::host::HostError;
+use crate::runtime::memory::LinearMemory;
 use crate::runtime::trap::TrapKind;
 use crate::runtime::vmctx::VmCtx;
 use std::cell::Cell;
+use std::rc::Rc;
+
+/// The part of an instance the (non-generic) libcalls need. First field of
+/// the instance's `InstanceInner<T>`, so a pointer to one is a pointer to the
+/// other.
+#[repr(C)]
+pub(crate) struct InstanceCore {
+    pub dispatch: unsafe fn(*mut InstanceCore, u32, *mut u64, usize) -> std::result::Result<(), HostError>,
+    /// The instance's code (owned by `InstanceInner::code`), for naming traps.
+    pub code: *const Code,
+    pub memory: Option<Rc<LinearMemory>>,
+    /// Why the running call was aborted by a host function.
+    pub pending: Option<HostError>,
+}
 
 thread_local! {
     /// The module whose code last called `trap` on this thread. A trap's
@@ -148,7 +166,7 @@ pub(crate) unsafe extern "C" fn lazy_compile(vmctx: *mut VmCtx, func_index: u32)
             // SAFETY: the libcall contract: the vmctx header is initialised.
             let core = unsafe { (*vmctx).header.instance as *mut InstanceCore };
             // SAFETY: the instance is live and no reference into it remains.
-            unsafe { (*core).pending = Some(crate::runtime::host::HostError::Fail(message.to_string())) };
+            unsafe { (*core).pending = Some(HostError::Fail(message.to_string())) };
             // SAFETY: on a fiber; the owner reads `pending` and abandons the
             // guest, whose frames hold no destructors.
             unsafe { fiber::suspend_current(FiberYield::Abort) };

@@ -50,7 +50,7 @@ pub struct VmCtxHeader {
     pub memory_fill: unsafe extern "C" fn(*mut VmCtx, u32, u32, u32) -> u32,
     /// `(vmctx, import_index, values)`: arguments in, results out, 8 bytes each.
     pub host_call: unsafe extern "C" fn(*mut VmCtx, u32, *mut u64, usize),
-    /// The instance's `runtime::instance::InstanceCore` (first field of its
+    /// The instance's `runtime::libcalls::InstanceCore` (first field of its
     /// `InstanceInner`), which the libcalls reach through this pointer.
     pub instance: *mut u8,
     /// `(vmctx, intrinsics::Kind, args) -> 1 done / 0 not done` (docs/intrinsics.md).
