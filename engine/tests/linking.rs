@@ -1,6 +1,7 @@
 //! Instances linked through a shared table: a function of one module called
 //! through another's `call_indirect` runs on the caller's fiber, so its traps
-//! must still be reported with their own kind and function, in both modes.
+//! must still be reported with their own kind and function, in both modes,
+//! and whether that module's code was compiled whole or is compiled lazily.
 
 use seedfall_engine::*;
 use std::sync::Arc;
@@ -11,10 +12,20 @@ fn load(wat: &str, mode: TrapMode) -> Arc<Code> {
     Arc::new(Code::load(compile(&wasm, &config).expect("compiles")).expect("loads"))
 }
 
+/// As `load`, but compiled as its functions are first called where the
+/// platform does that (Linux).
+fn load_lazy(wat: &str, mode: TrapMode) -> Arc<Code> {
+    let wasm = wat::parse_str(wat).expect("valid wat");
+    let config = CompileConfig { trap_mode: mode, verify: true, ..CompileConfig::default() };
+    Arc::new(Code::load_lazy(wasm, &config, None).expect("loads"))
+}
+
 #[test]
 fn a_trap_in_another_modules_function_keeps_its_kind_and_name() {
-    for mode in [TrapMode::Signals, TrapMode::Explicit] {
-        let owner = load(
+    let loaders: [fn(&str, TrapMode) -> Arc<Code>; 2] = [load, load_lazy];
+    for (mode, load_owner) in [TrapMode::Signals, TrapMode::Explicit].into_iter().flat_map(|m| loaders.map(|l| (m, l)))
+    {
+        let owner = load_owner(
             r#"(module
               (table (export "t") 2 funcref)
               (memory 1)

@@ -13,8 +13,11 @@
 use crate::artifact::{Artifact, apply_relocations};
 use crate::error::{Error, Result};
 use crate::runtime::image::Prepared;
+#[cfg(target_os = "linux")]
+use crate::runtime::lazy::Lazy;
 use crate::runtime::registry::{self, Registration};
 use crate::runtime::trap::{Trap, TrapKind};
+use crate::runtime::trap_site::TrapSite;
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 pub struct Code {
@@ -30,56 +33,29 @@ enum Exec {
     Mapped { map: memmap2::Mmap, _registration: Registration },
     /// Compiled as it is called; `Code::artifact` describes its prefix.
     #[cfg(target_os = "linux")]
-    Lazy(Arc<crate::runtime::lazy::Lazy>),
+    Lazy(Arc<Lazy>),
 }
 
-/// A loaded Code's range, for `trap_at_any_pc`. Unlike `registry`, this is
-/// only read after a fault has been handled, never by the signal handler, so
-/// it may lock and hold a reference.
-pub(crate) struct Loaded {
-    start: usize,
-    end: usize,
-    origin: Origin,
-}
-
-enum Origin {
-    Mapped(Weak<Artifact>),
+/// A loaded Code, for `trap_at_any_pc`. Unlike `registry`, this is only read
+/// after a fault has been handled, never by the signal handler, so it may
+/// lock and hold a reference.
+pub(crate) enum Loaded {
+    /// Code mapped at `[start, end)`.
+    Mapped { start: usize, end: usize, artifact: Weak<Artifact> },
+    /// Lazily compiled code, in regions its `Lazy` knows.
     #[cfg(target_os = "linux")]
-    Lazy(Weak<crate::runtime::lazy::Lazy>),
+    Lazy(Weak<Lazy>),
 }
 
-/// Record a lazily loaded module's region `[start, end)` for `trap_at_any_pc`.
-#[cfg(target_os = "linux")]
-pub(crate) fn register_lazy_region(lazy: &Arc<crate::runtime::lazy::Lazy>, start: usize, end: usize) {
-    lock_loaded().push(Loaded { start, end, origin: Origin::Lazy(Arc::downgrade(lazy)) });
-}
-
-/// Record `region` as belonging to the module whose first region is `first`.
-#[cfg(target_os = "linux")]
-pub(crate) fn register_lazy_region_of(
-    first: &crate::runtime::lazy::region::Region,
-    region: &crate::runtime::lazy::region::Region,
-) {
-    let mut loaded = lock_loaded();
-    let lazy = loaded.iter().find_map(|l| match &l.origin {
-        Origin::Lazy(lazy) if l.start == first.base() => Some(lazy.clone()),
-        _ => None,
-    });
-    if let Some(lazy) = lazy {
-        loaded.push(Loaded { start: region.base(), end: region.end(), origin: Origin::Lazy(lazy) });
+impl Loaded {
+    /// What the entry describes, to find it again when its Code is dropped.
+    fn owner(&self) -> usize {
+        match self {
+            Loaded::Mapped { artifact, .. } => artifact.as_ptr() as usize,
+            #[cfg(target_os = "linux")]
+            Loaded::Lazy(lazy) => lazy.as_ptr() as usize,
+        }
     }
-}
-
-/// Forget every range recorded for the module whose first region starts at `base`.
-fn unregister(base: usize) {
-    let mut loaded = lock_loaded();
-    let origin_of = |l: &Loaded| match &l.origin {
-        Origin::Mapped(a) => a.as_ptr() as usize,
-        #[cfg(target_os = "linux")]
-        Origin::Lazy(lazy) => lazy.as_ptr() as usize,
-    };
-    let Some(owner) = loaded.iter().find(|l| l.start == base).map(origin_of) else { return };
-    loaded.retain(|l| origin_of(l) != owner);
 }
 
 static LOADED: Mutex<Vec<Loaded>> = Mutex::new(Vec::new());
@@ -163,8 +139,15 @@ impl Code {
             .ok_or_else(|| Error::Os("too many modules loaded at once".into()))?;
         crate::runtime::perf_map::record(&artifact, start);
         let artifact = Arc::new(artifact);
-        lock_loaded().push(Loaded { start, end: start + len, origin: Origin::Mapped(Arc::downgrade(&artifact)) });
+        lock_loaded().push(Loaded::Mapped { start, end: start + len, artifact: Arc::downgrade(&artifact) });
         Ok(Code { artifact, exec: Exec::Mapped { map, _registration: registration }, prepared: OnceLock::new() })
+    }
+
+    /// Lazily loaded code, registered for `trap_at_any_pc`.
+    #[cfg(target_os = "linux")]
+    fn lazy(lazy: Arc<Lazy>) -> Code {
+        lock_loaded().push(Loaded::Lazy(Arc::downgrade(&lazy)));
+        Code { artifact: lazy.artifact.clone(), exec: Exec::Lazy(lazy), prepared: OnceLock::new() }
     }
 
     /// Validate `wasm` and load it so that each function is compiled when it
@@ -176,8 +159,7 @@ impl Code {
     pub fn load_lazy(wasm: Vec<u8>, config: &crate::CompileConfig, counter_global: Option<u32>) -> Result<Code> {
         #[cfg(target_os = "linux")]
         if config.pinned_global == crate::compile::PinnedGlobal::None {
-            let lazy = crate::runtime::lazy::Lazy::load(wasm, config, counter_global)?;
-            return Ok(Code { artifact: lazy.artifact.clone(), exec: Exec::Lazy(lazy), prepared: OnceLock::new() });
+            return Ok(Code::lazy(Lazy::load(wasm, config, counter_global)?));
         }
         let mut artifact = crate::compile(&wasm, config)?;
         artifact.counter_global = counter_global;
@@ -189,8 +171,7 @@ impl Code {
     fn load_partial(artifact: Artifact, code: &[u8]) -> Result<Code> {
         #[cfg(target_os = "linux")]
         {
-            let lazy = crate::runtime::lazy::Lazy::load_partial(artifact, code)?;
-            Ok(Code { artifact: lazy.artifact.clone(), exec: Exec::Lazy(lazy), prepared: OnceLock::new() })
+            Ok(Code::lazy(Lazy::load_partial(artifact, code)?))
         }
         #[cfg(not(target_os = "linux"))]
         {
@@ -264,7 +245,7 @@ impl Code {
 
     /// What instantiation reuses (built once, on first use).
     pub(crate) fn prepared(&self) -> &Prepared {
-        self.prepared.get_or_init(|| Prepared::build(self))
+        self.prepared.get_or_init(|| Prepared::build(self.info(), |index| self.function_address(index)))
     }
 
     /// The module's memory as instantiation leaves it, up to the end of its
@@ -390,7 +371,12 @@ impl Code {
 
 impl Drop for Code {
     fn drop(&mut self) {
-        unregister(self.base());
+        let owner = match &self.exec {
+            Exec::Mapped { .. } => Arc::as_ptr(&self.artifact) as usize,
+            #[cfg(target_os = "linux")]
+            Exec::Lazy(lazy) => Arc::as_ptr(lazy) as usize,
+        };
+        lock_loaded().retain(|loaded| loaded.owner() != owner);
     }
 }
 
@@ -400,58 +386,26 @@ pub fn trap_at_any_pc(pc: usize, signal: i32) -> Option<Trap> {
     enum Found {
         Mapped(usize, Arc<Artifact>),
         #[cfg(target_os = "linux")]
-        Lazy(Arc<crate::runtime::lazy::Lazy>),
+        Lazy(Arc<Lazy>),
     }
-    let found = {
-        let loaded = lock_loaded();
-        let entry = loaded.iter().find(|l| pc >= l.start && pc < l.end)?;
-        match &entry.origin {
-            Origin::Mapped(artifact) => Found::Mapped(entry.start, artifact.upgrade()?),
+    // Taken out of the list first: a `Lazy` takes the compile lock to look
+    // into its regions, and no code holds the list and that lock at once.
+    let found: Vec<Found> = lock_loaded()
+        .iter()
+        .filter_map(|loaded| match loaded {
+            Loaded::Mapped { start, end, artifact } if (*start..*end).contains(&pc) => {
+                Some(Found::Mapped(*start, artifact.upgrade()?))
+            }
+            Loaded::Mapped { .. } => None,
             #[cfg(target_os = "linux")]
-            Origin::Lazy(lazy) => Found::Lazy(lazy.upgrade()?),
-        }
-    };
-    Some(match found {
+            Loaded::Lazy(lazy) => Some(Found::Lazy(lazy.upgrade()?)),
+        })
+        .collect();
+    found.into_iter().find_map(|found| match found {
         Found::Mapped(start, artifact) => {
-            TrapSite::in_artifact(&artifact, (pc - start) as u32).trap(&artifact.info, signal)
+            Some(TrapSite::in_artifact(&artifact, (pc - start) as u32).trap(&artifact.info, signal))
         }
         #[cfg(target_os = "linux")]
-        Found::Lazy(lazy) => lazy.trap_at(pc, signal),
+        Found::Lazy(lazy) => lazy.contains(pc).then(|| lazy.trap_at(pc, signal)),
     })
-}
-
-/// Where in compiled code a fault happened: the function, and the trap
-/// site's record (kind, wasm offset) if the instruction is one.
-pub(crate) struct TrapSite {
-    pub func_index: Option<u32>,
-    pub record: Option<(u8, u32)>,
-}
-
-impl TrapSite {
-    /// The site at code offset `offset` of `artifact`'s code.
-    pub fn in_artifact(artifact: &Artifact, offset: u32) -> TrapSite {
-        TrapSite { func_index: artifact.function_at(offset), record: artifact.trap_record_at(offset) }
-    }
-
-    /// The trap a fault raised by `signal` here is.
-    pub fn trap(self, info: &crate::module::ModuleInfo, signal: i32) -> Trap {
-        let kind = match self.record.and_then(|(kind, _)| TrapKind::from_u8(kind)) {
-            _ if signal == crate::runtime::fault::INTERRUPT => TrapKind::Interrupted,
-            Some(kind) => kind,
-            // A fault at an instruction that is not a recorded trap site: the
-            // stack guard (a large frame's probe or a push) or a hardware
-            // division fault; anything else would be an engine bug.
-            None if signal == crate::runtime::fault::DIVIDE => TrapKind::IntegerDivideByZero,
-            None => TrapKind::StackOverflow,
-        };
-        let detail =
-            (kind == TrapKind::Interrupted).then(|| "no host call within the watchdog's limit of CPU time".to_string());
-        Trap {
-            kind,
-            func_index: self.func_index,
-            func_name: self.func_index.map(|i| info.func_name(i)),
-            wasm_offset: self.record.map(|(_, offset)| offset).filter(|&o| o != crate::artifact::NO_WASM_OFFSET),
-            detail,
-        }
-    }
 }

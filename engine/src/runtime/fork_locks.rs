@@ -48,8 +48,8 @@ pub fn child_exited_cleanly(pid: libc::pid_t, within: std::time::Duration) -> bo
 
 /// Runs `fork` (the call that forks) with the lazy compile lock, the
 /// reservation pool, the list of loaded code and this thread's interrupt slot
-/// locked, in that order (a lazy compile takes the list after its own lock;
-/// no other code holds two of them at once, so the order cannot deadlock).
+/// locked, in that order (no other code holds two of them at once, so the
+/// order cannot deadlock).
 pub fn around_fork<R>(fork: impl FnOnce() -> R) -> R {
     #[cfg(target_os = "linux")]
     let _compile = super::lazy::lock_compile();

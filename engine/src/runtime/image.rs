@@ -20,7 +20,6 @@
 
 use crate::error::Result;
 use crate::module::{ConstExpr, ConstOp, ModuleInfo};
-use crate::runtime::code::Code;
 use crate::runtime::memory::LinearMemory;
 use crate::runtime::memory::PAGE_SIZE;
 #[cfg(target_os = "linux")]
@@ -44,8 +43,9 @@ pub struct Prepared {
 }
 
 impl Prepared {
-    pub fn build(code: &Code) -> Prepared {
-        let info = code.info();
+    /// Built from the module's `info` and where its functions' code is
+    /// (`function_address`, by function index).
+    pub fn build(info: &ModuleInfo, function_address: impl Fn(u32) -> usize) -> Prepared {
         let elements = info
             .elements
             .iter()
@@ -53,7 +53,7 @@ impl Prepared {
                 segment
                     .funcs
                     .iter()
-                    .map(|f| f.map(|f| (code.function_address(f), info.func_type(f).signature_id())))
+                    .map(|f| f.map(|f| (function_address(f), info.func_type(f).signature_id())))
                     .collect()
             })
             .collect();

@@ -28,6 +28,7 @@ pub(crate) mod signal_context;
 pub(crate) mod signals;
 pub mod table;
 pub mod trap;
+pub(crate) mod trap_site;
 #[cfg(windows)]
 pub(crate) mod traps_windows;
 pub mod vmctx;

@@ -4,13 +4,12 @@
 //! Both compile the prefix (import stubs, trampolines, a lazy stub per type)
 //! and write the first region with a thunk per function.
 
-use super::region::{self, Region};
+use super::region::Region;
 use super::{Bodies, Lazy, Placed, Source, State, thunk};
 use crate::artifact::{Artifact, Blob, FuncLayout, RELOC_RECORD, Relocation, TRAP_RECORD, write_call};
 use crate::compile::{self, CompileConfig, Compiled, Job, target_triple};
 use crate::error::{Error, Result};
 use crate::module::{self, ModuleInfo, PinnedGlobal};
-use crate::runtime::code;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -146,7 +145,6 @@ fn build(
         base,
         state: Mutex::new(state),
     });
-    code::register_lazy_region(&lazy, base, base + region::REGION_BYTES);
     for (func_index, _) in compiled_first.iter().enumerate().filter(|(_, first)| **first) {
         lazy.compile(func_index as u32)?;
     }

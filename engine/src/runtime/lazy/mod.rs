@@ -29,8 +29,8 @@ use crate::compile::{self, CompileConfig, Compiled, Job};
 use crate::error::{Error, Result};
 use crate::module;
 use crate::module::ModuleInfo;
-use crate::runtime::code::{self, TrapSite};
 use crate::runtime::trap::Trap;
+use crate::runtime::trap_site::TrapSite;
 use corosensei::stack::DefaultStack;
 use cranelift_codegen::Context;
 use cranelift_codegen::isa::OwnedTargetIsa;
@@ -232,7 +232,6 @@ impl Lazy {
     fn publish(&self, state: &mut State, func_index: u32, compiled: Compiled) -> Result<()> {
         if !state.regions.last().expect("the first region").has_room(compiled.code.len()) {
             let region = Region::new(&[], &self.slots, &self.compiled_first).map_err(Error::Os)?;
-            code::register_lazy_region_of(&state.regions[0], &region);
             state.regions.push(region);
         }
         let region = state.regions.last_mut().expect("a region");
