@@ -24,6 +24,9 @@ pub struct Cluster {
     /// Services then the workload, each naming its program in `programs`.
     nodes: Vec<NodeEntry>,
     programs: Vec<Guest>,
+    /// What loaded `programs`: stores what they compiled lazily when the
+    /// cluster is dropped.
+    _loader: compiled::Loader,
     /// One hash of the compiled programs' cache keys (wasm, instrumentation,
     /// compiler): equal on two machines only if they run the same code.
     pub programs_hash: String,
@@ -226,17 +229,17 @@ impl Cluster {
         }
         let build_time = build_started.elapsed();
         let load_started = Instant::now();
-        let cache = compiled::open_cache(&Cache::default_dir_for_config(config_path));
+        let mut loader = compiled::Loader::open(&Cache::default_dir_for_config(config_path));
         let instrumentation = seedfall_instrument::Config { loops: config.preempt.loops, ..Default::default() };
         let compile_config = options.compile_config();
         let (mut programs, mut keys) = (Vec::new(), Vec::new());
         for file in &files {
-            let (guest, key) = compiled::load(&cache, file, Some(instrumentation), &compile_config, false)
-                .map_err(SetupError::Load)?;
+            let (guest, key) =
+                loader.load(file, Some(instrumentation), &compile_config, false).map_err(SetupError::Load)?;
             programs.push(guest);
             keys.push(key);
         }
-        compiled::record_set(&cache, &keys);
+        loader.record_set(&keys);
         let programs_hash = programs_hash(&keys);
         let load_time = load_started.elapsed();
         let env = |pairs: &[(String, String)]| {
@@ -288,6 +291,7 @@ impl Cluster {
             load_time,
             mutant: None,
             probes: Probes::default,
+            _loader: loader,
         })
     }
 

@@ -179,7 +179,7 @@ pub fn run(args: ExecArgs) -> ExitCode {
     if let Err(e) = seedfall_host::watchdog::check_limit(watchdog) {
         return fail(format!("--watchdog {e}"));
     }
-    let cache = compiled::open_cache(&args.cache_dir.clone().unwrap_or_else(Cache::default_dir_for_exec));
+    let mut loader = compiled::Loader::open(&args.cache_dir.clone().unwrap_or_else(Cache::default_dir_for_exec));
     let instrumentation = (!args.no_preempt)
         .then_some(seedfall_instrument::Config { loops: preempt.loops, entry_checks: !args.no_entry_checks });
     let pinned_global = match args.pinned_global.as_str() {
@@ -194,9 +194,9 @@ pub fn run(args: ExecArgs) -> ExitCode {
         intrinsics: !args.no_intrinsics,
         ..CompileConfig::default()
     };
-    let guest = match compiled::load(&cache, &args.file, instrumentation, &compile_config, args.timings) {
+    let guest = match loader.load(&args.file, instrumentation, &compile_config, args.timings) {
         Ok((guest, key)) => {
-            compiled::record_set(&cache, &[key]);
+            loader.record_set(&[key]);
             guest
         }
         // Said without the file name, as the only file is the one on the command line.

@@ -99,7 +99,6 @@ fn main() -> ExitCode {
         Command::Mcp(args) => mcp_cmd::run(args),
         Command::Trace(args) => trace_cmd::run(args),
     };
-    compiled::store_compiled();
     compiled::finish_uploads();
     code
 }
