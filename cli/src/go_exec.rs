@@ -11,6 +11,7 @@
 //! move with the checkout; `untrimmed_warning` says so. It does not run tests
 //! itself.
 
+use crate::write_error::WriteError;
 use std::path::{Path, PathBuf};
 
 /// The name `go test` looks for on PATH for GOOS=wasip1 GOARCH=wasm.
@@ -33,14 +34,14 @@ pub fn wrapper_script(seedfall: &Path) -> String {
 }
 
 /// Writes the wrapper into `dir` (made if missing), executable; its path.
-pub fn install(dir: &Path, seedfall: &Path) -> Result<PathBuf, String> {
+pub fn install(dir: &Path, seedfall: &Path) -> Result<PathBuf, WriteError> {
     let file = dir.join(WRAPPER);
     crate::safe_write::replace_or_say(&file, wrapper_script(seedfall).as_bytes())?;
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o755))
-            .map_err(|e| format!("cannot make {} executable: {e}", file.display()))?;
+            .map_err(|error| WriteError::Executable { file: file.clone(), error })?;
     }
     Ok(file)
 }

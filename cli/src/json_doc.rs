@@ -8,6 +8,7 @@
 use crate::schedule::Schedule;
 use crate::shrink::Shrunk;
 use crate::verify::Verification;
+use crate::write_error::WriteError;
 use seedfall_host::world::{Failure, RunResult, Verdict};
 use serde_json::{Value, json};
 use std::io::Write;
@@ -26,11 +27,11 @@ pub fn text_out(target: Option<&Path>) -> Box<dyn Write> {
 }
 
 /// Writes `doc` to `target` (`-`: stdout), pretty, with a final newline.
-pub fn write(target: &Path, doc: &Value) -> Result<(), String> {
+pub fn write(target: &Path, doc: &Value) -> Result<(), WriteError> {
     let text = serde_json::to_string_pretty(doc).expect("JSON values serialize") + "\n";
     if target.as_os_str() == "-" {
         let mut out = std::io::stdout().lock();
-        return out.write_all(text.as_bytes()).and_then(|()| out.flush()).map_err(|e| format!("stdout: {e}"));
+        return out.write_all(text.as_bytes()).and_then(|()| out.flush()).map_err(WriteError::Stdout);
     }
     crate::safe_write::replace_or_say(target, text.as_bytes())
 }

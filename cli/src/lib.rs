@@ -64,3 +64,4 @@ pub mod trace_stats;
 pub mod trace_view;
 pub mod verify;
 pub mod watch;
+pub mod write_error;

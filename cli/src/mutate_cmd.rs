@@ -94,7 +94,7 @@ fn verdict_json(judged: &Judged) -> Value {
     })
 }
 
-fn stopped(message: String) -> ExitCode {
+fn stopped(message: impl std::fmt::Display) -> ExitCode {
     eprintln!("seedfall: {message}");
     ExitCode::from(2)
 }

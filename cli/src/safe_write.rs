@@ -17,6 +17,8 @@ use std::io::{Error, ErrorKind, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use crate::write_error::WriteError;
+
 /// Replaces `path` with `bytes` (made beside and renamed: a reader never sees
 /// half a file, and a link at `path` is refused rather than followed).
 pub fn replace(path: &Path, bytes: &[u8]) -> Result<(), Error> {
@@ -36,8 +38,8 @@ pub fn replace(path: &Path, bytes: &[u8]) -> Result<(), Error> {
 }
 
 /// `replace`, with the error as a message naming `path`.
-pub fn replace_or_say(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    replace(path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))
+pub fn replace_or_say(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
+    replace(path, bytes).map_err(|error| WriteError::File { file: path.to_path_buf(), error })
 }
 
 /// Creates `dir` and its missing parents; inside `.seedfall/`, a folder that
@@ -100,16 +102,16 @@ pub fn finish(partial: &Path, path: &Path) -> Result<(), Error> {
 /// An error when two of `outputs` (each with what names it: `-report`,
 /// `--json`) are one file, or one of them is one of `inputs` (the config):
 /// `-report seedfall.html` would write its JSON over `seedfall.json`.
-pub fn outputs_apart(outputs: &[(&str, &Path)], inputs: &[(&str, &Path)]) -> Result<(), String> {
+pub fn outputs_apart(outputs: &[(&str, &Path)], inputs: &[(&str, &Path)]) -> Result<(), WriteError> {
     for (i, (name, output)) in outputs.iter().enumerate() {
         let clash = inputs.iter().chain(&outputs[..i]).find(|(_, other)| same_file(output, other));
         if let Some((other_name, other)) = clash {
-            return Err(format!(
-                "{name} would write {}, which is {other_name} ({}): seedfall does not write over its inputs \
-                 or one output over another; choose another name",
-                output.display(),
-                other.display()
-            ));
+            return Err(WriteError::Clash {
+                name: name.to_string(),
+                output: output.to_path_buf(),
+                other_name: other_name.to_string(),
+                other: other.to_path_buf(),
+            });
         }
     }
     Ok(())
@@ -257,12 +259,15 @@ mod tests {
         let config = dir.join("seedfall.json");
         std::fs::write(&config, "{}").unwrap();
         let page = dir.join("seedfall.html");
-        let err =
-            outputs_apart(&[("-report's JSON", &page.with_extension("json"))], &[("the config", &config)]).unwrap_err();
+        let err = outputs_apart(&[("-report's JSON", &page.with_extension("json"))], &[("the config", &config)])
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("which is the config"), "{err}");
         let dotted = dir.join("sub/../r.json");
         std::fs::create_dir_all(dir.join("sub")).unwrap();
-        let err = outputs_apart(&[("--json", &dir.join("r.json")), ("-report's JSON", &dotted)], &[]).unwrap_err();
+        let err = outputs_apart(&[("--json", &dir.join("r.json")), ("-report's JSON", &dotted)], &[])
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("-report's JSON would write"), "{err}");
         assert!(
             outputs_apart(&[("--json", &dir.join("a.json")), ("-report's JSON", &page)], &[("the config", &config)])

@@ -12,6 +12,7 @@ use crate::finding_history::Record;
 use crate::findings::{Finding, replay_command};
 use crate::report::Tally;
 use crate::timeline::escape;
+use crate::write_error::WriteError;
 use seedfall_host::world::{self, Class};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -46,7 +47,7 @@ pub fn write(
     tally: &Tally,
     found: &[Finding],
     records: &[Record],
-) -> Result<PathBuf, String> {
+) -> Result<PathBuf, WriteError> {
     let tails: Vec<Vec<String>> = found.iter().map(|f| trace_tail(cluster, f.lowest_seed())).collect();
     let doc = document(run, tally, found, records, &tails);
     let json_file = json_path(page);
