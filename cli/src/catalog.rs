@@ -10,7 +10,7 @@
 //! hostile input, and a program committed where the tool used to be built
 //! (`.seedfall/build/catalog-*`) must never run (docs/security.md).
 
-use crate::cluster::SetupError;
+use crate::setup_error::SetupError;
 use seedfall_host::node::PropertyKind;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};

@@ -5,15 +5,15 @@
 //! Packages used by several nodes (`count`) are built and loaded once.
 
 use crate::catalog::Catalogued;
-use crate::compiled::{self, LoadError};
+use crate::compiled;
 use crate::config::{Config, Source};
+use crate::setup_error::SetupError;
 use seedfall_cache::Cache;
 use seedfall_engine::{Code, CompileConfig};
 use seedfall_host::vtime::SimDuration;
 use seedfall_host::world::{Probes, RunResult, RunSpec, Verdict};
 use seedfall_host::{Guest, Role, antithesis};
 use std::collections::BTreeMap;
-use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -75,86 +75,6 @@ struct NodeEntry {
     program: usize,
     mounts: Vec<(PathBuf, String)>,
 }
-
-/// Why a cluster could not be made. Build errors carry Go's own output.
-#[derive(Debug)]
-pub enum SetupError {
-    /// The state directory could not be made absolute.
-    Resolve {
-        dir: PathBuf,
-        error: std::io::Error,
-    },
-    NoPackage(PathBuf),
-    /// A `pkg` that names a file (`./server/main.go`): Go packages are directories.
-    PkgIsFile(PathBuf),
-    CreateDir {
-        dir: PathBuf,
-        error: std::io::Error,
-    },
-    /// `go` could not be started.
-    NoGo(std::io::Error),
-    /// `go build` failed; `stderr` is what it printed.
-    Build {
-        dir: PathBuf,
-        stderr: String,
-    },
-    Write {
-        file: PathBuf,
-        error: std::io::Error,
-    },
-    Read {
-        file: PathBuf,
-        error: std::io::Error,
-    },
-    /// A `patches` entry could not be applied (patches.rs).
-    Patch {
-        module: String,
-        message: String,
-    },
-    Load(LoadError),
-    /// The property catalog (cli/catalog) failed; what it printed.
-    Catalog(String),
-    /// The net overlay could not be written (`overlay.rs`).
-    Overlay(String),
-    /// An `optional_properties` message that no package of the config asserts.
-    NotAProperty(String),
-}
-
-impl fmt::Display for SetupError {
-    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        match self {
-            SetupError::Resolve { dir, error } => write!(f, "cannot resolve {}: {error}", dir.display()),
-            SetupError::NoPackage(dir) => write!(f, "package {}: no such directory", dir.display()),
-            SetupError::PkgIsFile(file) => {
-                let dir = file.parent().unwrap_or(Path::new("."));
-                write!(
-                    f,
-                    "package {} is a file: `pkg` names a Go package's directory, whose .go files are built \
-                     together as `go build DIR` does; name {} instead",
-                    file.display(),
-                    dir.display()
-                )
-            }
-            SetupError::CreateDir { dir, error } => write!(f, "cannot create {}: {error}", dir.display()),
-            SetupError::NoGo(error) => write!(f, "cannot run `go build` (is Go installed and on PATH?): {error}"),
-            SetupError::Build { dir, stderr } => {
-                let (target, go) = (crate::build_hint::TARGET, crate::build_hint::explain(stderr));
-                write!(f, "go build {} failed ({target}):\n{go}", dir.display())
-            }
-            SetupError::Write { file, error } => write!(f, "cannot write {}: {error}", file.display()),
-            SetupError::Read { file, error } => write!(f, "cannot read {}: {error}", file.display()),
-            SetupError::Patch { module, message } => write!(f, "patch of {module}: {message}"),
-            SetupError::Load(error) => write!(f, "{error}"),
-            SetupError::Catalog(stderr) => write!(f, "cataloguing the properties failed:\n{stderr}"),
-            SetupError::Overlay(message) => f.write_str(message),
-            SetupError::NotAProperty(message) => {
-                write!(f, "optional_properties names {message:?}, which no package of this config asserts")
-            }
-        }
-    }
-}
-
-impl std::error::Error for SetupError {}
 
 impl Cluster {
     /// Builds and loads every program of `config`; `state_dir` holds the
@@ -429,6 +349,7 @@ fn go_build(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::compiled::LoadError;
 
     #[test]
     fn load_options_default_to_the_plain_compile_config() {

@@ -7,7 +7,7 @@
 //! that merely has the module in its graph builds the same wasm as before.
 //! The libraries' own files are never changed.
 
-use crate::cluster::SetupError;
+use crate::setup_error::SetupError;
 use std::path::Path;
 use std::process::Command;
 

@@ -48,6 +48,7 @@ pub mod safe_write;
 pub mod schedule;
 pub mod schedule_edit;
 pub mod seeds;
+pub mod setup_error;
 pub mod shard;
 pub mod shell;
 pub mod shrink;

@@ -12,7 +12,7 @@
 //! (`go_command`). Any other release is a setup error naming the supported
 //! ones rather than an obscure build error.
 
-use crate::cluster::SetupError;
+use crate::setup_error::SetupError;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

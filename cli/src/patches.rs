@@ -15,8 +15,8 @@
 //! key. It does not check what a patch changes, nor patch packages that do
 //! not depend on the module.
 
-use crate::cluster::SetupError;
 use crate::config::PatchSpec;
+use crate::setup_error::SetupError;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

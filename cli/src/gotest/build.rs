@@ -5,6 +5,7 @@
 
 use crate::overlay::{self, Prepared};
 use crate::patches::Compat;
+use crate::setup_error::SetupError;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -26,15 +27,15 @@ fn wasip1(mut go: Command) -> Command {
 }
 
 /// The packages `patterns` name (`.` when empty), as `go list` sees them.
-pub fn list(patterns: &[String], cwd: &Path) -> Result<Vec<Package>, String> {
+pub fn list(patterns: &[String], cwd: &Path) -> Result<Vec<Package>, SetupError> {
     let mut go = wasip1(Command::new("go"));
     go.args(["list", "-f", "{{.Dir}}\t{{.ImportPath}}\t{{len .TestGoFiles}}\t{{len .XTestGoFiles}}"]);
     if patterns.is_empty() {
         go.arg(".");
     }
-    let output = go.args(patterns).current_dir(cwd).output().map_err(|e| format!("cannot run go: {e}"))?;
+    let output = go.args(patterns).current_dir(cwd).output().map_err(SetupError::GoNotRun)?;
     if !output.status.success() {
-        return Err(String::from_utf8_lossy(&output.stderr).trim_end().to_string());
+        return Err(SetupError::GoList(String::from_utf8_lossy(&output.stderr).trim_end().to_string()));
     }
     let text = String::from_utf8_lossy(&output.stdout);
     Ok(text.lines().filter_map(|line| package(line, cwd)).collect())
@@ -55,15 +56,15 @@ fn package(line: &str, cwd: &Path) -> Option<Package> {
 
 /// Builds `package`'s test binary at `out` (`go test -c`); the error is
 /// what Go printed.
-pub fn build(package: &Package, out: &Path, overlay: Option<&Prepared>) -> Result<(), String> {
+pub fn build(package: &Package, out: &Path, overlay: Option<&Prepared>) -> Result<(), SetupError> {
     let dir = out.parent().unwrap_or(Path::new("."));
-    crate::safe_write::create_dirs(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    crate::safe_write::create_dirs(dir).map_err(|error| SetupError::CreateDir { dir: dir.to_path_buf(), error })?;
     // Built beside and renamed into place: a concurrent run never loads half a binary.
     let partial = crate::safe_write::partial_path(out);
     // compat_overlay's files for modules (compat_modules.rs) come through a modfile.
     let compat = if overlay.is_some_and(|o| o.compat) { Compat::Tests } else { Compat::Off };
     let stem = out.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-    let modfile = crate::patches::modfile(&[], compat, &package.dir, dir, &stem, &mut []).map_err(|e| e.to_string())?;
+    let modfile = crate::patches::modfile(&[], compat, &package.dir, dir, &stem, &mut [])?;
     let output = wasip1(overlay::go_command(overlay, &["test", "-c"]))
         .args(modfile.map(|m| format!("-modfile={}", m.display())))
         .arg("-o")
@@ -71,12 +72,12 @@ pub fn build(package: &Package, out: &Path, overlay: Option<&Prepared>) -> Resul
         .arg(".")
         .current_dir(&package.dir)
         .output()
-        .map_err(|e| format!("cannot run go: {e}"))?;
+        .map_err(SetupError::GoNotRun)?;
     if !output.status.success() {
         let _ = std::fs::remove_file(&partial);
-        return Err(crate::build_hint::explain(String::from_utf8_lossy(&output.stderr).trim_end()));
+        return Err(SetupError::TestBuild(String::from_utf8_lossy(&output.stderr).trim_end().to_string()));
     }
-    crate::safe_write::finish(&partial, out).map_err(|e| format!("cannot write {}: {e}", out.display()))
+    crate::safe_write::finish(&partial, out).map_err(|error| SetupError::Write { file: out.to_path_buf(), error })
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@
 //! It does not check the flags: the binary does.
 
 use crate::duration::parse_duration;
+use crate::setup_error::SetupError;
 use std::time::Duration;
 
 /// `seedfall test`'s default `-timeout` (virtual time).
@@ -46,17 +47,17 @@ pub fn translate(flags: &[String]) -> Vec<String> {
 }
 
 /// The timeout the flags set (`-test.timeout D` or `-test.timeout=D`), else Go's default.
-pub fn timeout(flags: &[String]) -> Result<Duration, String> {
+pub fn timeout(flags: &[String]) -> Result<Duration, SetupError> {
     let mut value = None;
     for (i, flag) in flags.iter().enumerate() {
         if let Some(v) = flag.strip_prefix("-test.timeout=") {
             value = Some(v.to_string());
         } else if flag == "-test.timeout" {
-            value = Some(flags.get(i + 1).cloned().ok_or("-timeout needs a duration")?);
+            value = Some(flags.get(i + 1).cloned().ok_or(SetupError::Timeout(None))?);
         }
     }
     match value {
-        Some(v) => parse_duration(&v).map_err(|e| format!("-timeout: {e}")),
+        Some(v) => parse_duration(&v).map_err(|e| SetupError::Timeout(Some(e))),
         None => Ok(DEFAULT_TIMEOUT),
     }
 }
@@ -115,7 +116,7 @@ mod tests {
         );
         assert_eq!(timeout(&flags).unwrap(), Duration::from_secs(30));
         assert_eq!(timeout(&[]).unwrap(), DEFAULT_TIMEOUT);
-        assert!(timeout(&strings(&["-test.timeout=soon"])).unwrap_err().starts_with("-timeout:"));
+        assert!(timeout(&strings(&["-test.timeout=soon"])).unwrap_err().to_string().starts_with("-timeout:"));
     }
 
     #[test]

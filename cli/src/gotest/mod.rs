@@ -17,6 +17,7 @@ pub mod sweep;
 
 use crate::cluster::Cluster;
 use crate::config::{self, Config, Source, WorkloadSpec};
+use crate::setup_error::SetupError;
 use build::Package;
 use seedfall_host::preempt::strategy::PreemptConfig;
 use seedfall_host::world::probes::{GoroutineShapes, WorkloadOutput};
@@ -55,27 +56,17 @@ pub struct Prepared {
     pub tests: Vec<String>,
 }
 
-/// Why a package could not be run at all (exit 2).
-#[derive(Debug)]
-pub struct SetupError(pub String);
-
-impl std::fmt::Display for SetupError {
-    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
 /// The config a package runs under: `-c CONFIG`, or none (both overlays on,
 /// no services, no faults); and its path, which places `.seedfall/`.
 fn base_config(options: &TestOptions, package: &Package) -> Result<(Config, PathBuf), SetupError> {
     match &options.config {
         Some(file) => {
-            let (path, config) = config::open(Some(file)).map_err(|e| SetupError(e.to_string()))?;
+            let (path, config) = config::open(Some(file)).map_err(SetupError::Config)?;
             Ok((config, path))
         }
         None => {
             let text = r#"{"nodes": [], "workload": {"wasm": "unused"}, "net_overlay": true, "compat_overlay": true}"#;
-            let config = config::parse(text, &package.dir).map_err(|e| SetupError(e.to_string()))?;
+            let config = config::parse(text, &package.dir).map_err(SetupError::Config)?;
             Ok((config, package.dir.join("seedfall-test.json")))
         }
     }
@@ -86,19 +77,18 @@ pub fn prepare(options: &TestOptions, package: Package) -> Result<Prepared, Setu
     let (mut config, config_path) = base_config(options, &package)?;
     let state_dir = config::state_dir(&config_path);
     crate::state_folder::ensure(&state_dir);
-    let build_dir = std::path::absolute(state_dir.join("build"))
-        .map_err(|e| SetupError(format!("cannot resolve the build directory: {e}")))?;
+    let build_dir = std::path::absolute(state_dir.join("build")).map_err(SetupError::BuildDir)?;
     let parts = crate::overlay::Parts { net: config.net_overlay, compat: config.compat_overlay };
-    let overlay = crate::overlay::prepare(&build_dir, parts).map_err(|e| SetupError(e.to_string()))?;
+    let overlay = crate::overlay::prepare(&build_dir, parts)?;
     let binary = build_dir.join(format!("test.{}.wasm", package.import_path.replace(['/', '.'], "_")));
-    build::build(&package, &binary, overlay.as_ref()).map_err(SetupError)?;
+    build::build(&package, &binary, overlay.as_ref())?;
     config.workload = WorkloadSpec { name: NODE.into(), source: Source::Wasm(binary), args: vec![], env: vec![] };
     config.preempt = options.preempt.clone();
     // The binary's own timeout ends a test that sleeps or deadlocks, with every goroutine's stack.
-    let timeout = flags::timeout(&options.test_flags).map_err(SetupError)?;
+    let timeout = flags::timeout(&options.test_flags)?;
     config.duration = config.duration.max(timeout + Duration::from_secs(60));
     config.liveness = None;
-    let mut cluster = Cluster::prepare(config, &config_path, &state_dir).map_err(|e| SetupError(e.to_string()))?;
+    let mut cluster = Cluster::prepare(config, &config_path, &state_dir)?;
     cluster.probes = || Probes::default().with(WorkloadOutput::default()).with(GoroutineShapes::default());
     let mut prepared = Prepared { package, cluster, config_path, tests: vec![] };
     prepared.set_args(flags::for_listing(options.run.as_deref()));
@@ -111,15 +101,14 @@ fn list_tests(cluster: &Cluster) -> Result<Vec<String>, SetupError> {
     let mut spec = cluster.spec(1);
     spec.preempt = PreemptConfig::default();
     spec.faults = Default::default();
-    let run = cluster.run(&spec).map_err(|e| SetupError(format!("listing the tests: {e}")))?;
+    let run = cluster.run(&spec).map_err(SetupError::ListRun)?;
     let output = String::from_utf8_lossy(WorkloadOutput::of(&run.probes)).into_owned();
     match &run.verdict {
         Verdict::Pass | Verdict::Horizon => Ok(flags::listed(&output)),
-        Verdict::Fail(failures) => Err(SetupError(format!(
-            "listing the tests failed: {}\n{}",
-            failures.first().map(|f| f.to_string()).unwrap_or_default(),
-            output.trim_end()
-        ))),
+        Verdict::Fail(failures) => Err(SetupError::ListFailed {
+            failure: failures.first().map(|f| f.to_string()).unwrap_or_default(),
+            output: output.trim_end().to_string(),
+        }),
     }
 }
 
