@@ -245,7 +245,7 @@ impl Tally {
         let run = match &outcome.result {
             Ok(run) => run,
             Err(e) => {
-                self.errors.insert(outcome.seed, e.clone());
+                self.errors.insert(outcome.seed, e.to_string());
                 return;
             }
         };

@@ -13,6 +13,7 @@ use crate::cluster::Cluster;
 use seedfall_host::node::Perturb;
 use seedfall_host::world::RunResult;
 use seedfall_host::world::divergence::compare_runs;
+use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 
@@ -20,7 +21,7 @@ use std::sync::mpsc;
 pub struct SeedOutcome {
     pub seed: u64,
     /// The run, or an internal error (instantiation failed).
-    pub result: Result<RunResult, String>,
+    pub result: Result<RunResult, SweepError>,
     /// With `check`: how the second run differed from the first (None: it did not).
     pub divergence: Option<String>,
 }
@@ -29,6 +30,43 @@ impl SeedOutcome {
     /// `check` found the two runs of this seed different.
     pub fn diverged(&self) -> bool {
         self.divergence.is_some()
+    }
+}
+
+/// The sweep layer's error: why a seed has no run (an internal error, shown
+/// as `seed N: internal error: …`).
+#[derive(Debug)]
+pub enum SweepError {
+    /// The world could not run the seed (instantiation failed).
+    World(seedfall_engine::Error),
+    /// `SEEDFALL_TEST_PERTURB` is malformed.
+    Perturb(PerturbError),
+    /// The second run of a `-check` pair failed so.
+    SecondRun(Box<SweepError>),
+}
+
+impl fmt::Display for SweepError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            SweepError::World(error) => write!(f, "{error}"),
+            SweepError::Perturb(error) => write!(f, "{error}"),
+            SweepError::SecondRun(error) => write!(f, "the second run of -check: {error}"),
+        }
+    }
+}
+
+impl std::error::Error for SweepError {}
+
+/// A malformed `SEEDFALL_TEST_PERTURB` value and what is wrong with it.
+#[derive(Debug, Clone)]
+pub struct PerturbError {
+    pub text: String,
+    pub why: String,
+}
+
+impl fmt::Display for PerturbError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "{TEST_PERTURB_VAR}={:?}: {}", self.text, self.why)
     }
 }
 
@@ -63,9 +101,9 @@ pub const TEST_PERTURB_VAR: &str = "SEEDFALL_TEST_PERTURB";
 /// read, in the second run of each `-check` pair only, so the CLI's
 /// divergence path (`FAIL seed N is not deterministic`, exit 1) can be
 /// tested end to end (`cli/tests/world.rs`). Without `-check` it does nothing.
-pub fn test_perturbation() -> Result<Option<(String, u32, Perturb)>, String> {
+pub fn test_perturbation() -> Result<Option<(String, u32, Perturb)>, PerturbError> {
     let Ok(text) = std::env::var(TEST_PERTURB_VAR) else { return Ok(None) };
-    let bad = |why: &str| format!("{TEST_PERTURB_VAR}={text:?}: {why}");
+    let bad = |why: &str| PerturbError { text: text.clone(), why: why.to_string() };
     let parts: Vec<&str> = text.split(',').collect();
     let number = |i: usize| parts[i].parse::<u64>().map_err(|_| bad(&format!("{:?} is not a number", parts[i])));
     let perturb = match parts.as_slice() {
@@ -89,9 +127,9 @@ pub fn run_seed(cluster: &Cluster, seed: u64, check: bool) -> SeedOutcome {
         let mut spec = cluster.spec(seed);
         spec.hash_log = hash_log;
         if perturbed {
-            spec.perturb = perturbation.clone()?;
+            spec.perturb = perturbation.clone().map_err(SweepError::Perturb)?;
         }
-        cluster.run(&spec).map_err(|e| e.to_string())
+        cluster.run(&spec).map_err(SweepError::World)
     };
     let mut result = run(false, false);
     let mut divergence = None;
@@ -109,7 +147,7 @@ pub fn run_seed(cluster: &Cluster, seed: u64, check: bool) -> SeedOutcome {
                 });
             }
             // An internal error, not a divergence (and never a made-up hash).
-            Err(e) => result = Err(format!("the second run of -check: {e}")),
+            Err(e) => result = Err(SweepError::SecondRun(Box::new(e))),
         }
     }
     SeedOutcome { seed, result, divergence }

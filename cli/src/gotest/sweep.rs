@@ -95,7 +95,7 @@ pub fn sweep(
             outcome.diverged.push((seed, divergence.clone()));
         }
         match &seed_outcome.result {
-            Err(e) => outcome.errors.push((seed, e.clone())),
+            Err(e) => outcome.errors.push((seed, e.to_string())),
             Ok(run) => {
                 hashes.insert(seed, run.trace_hash.to_string());
                 if let Some(signature) = prepared.cluster.signature(run) {
