@@ -19,6 +19,7 @@
 use crate::cluster::Cluster;
 use crate::prefix::Prefix;
 use crate::schedule::Schedule;
+use crate::schedule_error::ScheduleError;
 use crate::watch::Watch;
 use seedfall_host::branch::Branch;
 use seedfall_host::vtime::SimTime;
@@ -86,7 +87,7 @@ pub struct Cause {
 
 /// Runs the futures of `options.seed`; an error if the seed passes or a
 /// run cannot be made.
-pub fn cause(cluster: &Cluster, options: &CauseOptions) -> Result<Cause, String> {
+pub fn cause(cluster: &Cluster, options: &CauseOptions) -> Result<Cause, ScheduleError> {
     cause_watched(cluster, options, &Watch::default())
 }
 
@@ -94,10 +95,10 @@ pub fn cause(cluster: &Cluster, options: &CauseOptions) -> Result<Cause, String>
 /// (Ctrl-C, an MCP cancel): the futures that ran are kept (`interrupted`
 /// says so), and moments none of whose futures ran are dropped; an error if
 /// none ran.
-pub fn cause_watched(cluster: &Cluster, options: &CauseOptions, watch: &Watch) -> Result<Cause, String> {
+pub fn cause_watched(cluster: &Cluster, options: &CauseOptions, watch: &Watch) -> Result<Cause, ScheduleError> {
     let started = Instant::now();
     if options.futures == 0 || options.moments == 0 {
-        return Err("--futures and --moments must be at least 1".into());
+        return Err(ScheduleError::Usage("--futures and --moments must be at least 1"));
     }
     let spec = spec(cluster, options);
     let original = Original::step_through(cluster, &spec)?;
@@ -113,7 +114,7 @@ pub fn cause_watched(cluster: &Cluster, options: &CauseOptions, watch: &Watch) -
         .filter(|(_, outcomes)| !outcomes.is_empty())
         .unzip();
     if moments.is_empty() {
-        return Err("interrupted before any future ran".into());
+        return Err(ScheduleError::Interrupted("interrupted before any future ran"));
     }
     Ok(Cause {
         seed: options.seed,
@@ -156,11 +157,11 @@ struct Original {
 }
 
 impl Original {
-    fn step_through(cluster: &Cluster, spec: &RunSpec) -> Result<Original, String> {
+    fn step_through(cluster: &Cluster, spec: &RunSpec) -> Result<Original, ScheduleError> {
         let mut world = World::new(spec, None);
         let (mut times, mut faults) = (Vec::new(), Vec::new());
         let verdict = loop {
-            let verdict = world.step().map_err(|e| e.to_string())?;
+            let verdict = world.step()?;
             if world.steps() > times.len() as u64 {
                 times.push(world.clock());
             }
@@ -172,7 +173,7 @@ impl Original {
         };
         let run = world.finish(verdict);
         let (Some(signature), Verdict::Fail(failures)) = (cluster.signature(&run), &run.verdict) else {
-            return Err(format!("seed {} passes: nothing to explain", spec.seed));
+            return Err(ScheduleError::Passes { seed: spec.seed, what: "explain" });
         };
         let failure = format!("{}#{}: {}", failures[0].node, failures[0].incarnation, failures[0].message);
         Ok(Original { signature, failure, times, faults })
@@ -239,7 +240,7 @@ impl Futures<'_> {
         jobs: usize,
         share: bool,
         watch: &Watch,
-    ) -> Result<Vec<Vec<Option<Outcome>>>, String> {
+    ) -> Result<Vec<Vec<Option<Outcome>>>, ScheduleError> {
         let futures: Vec<Branch> = self
             .moments
             .iter()
@@ -272,8 +273,8 @@ fn packed(ran: &[u8]) -> Vec<u8> {
 
 /// Runs the future a saved schedule describes, in full: what a forked
 /// future must equal (`cli/tests/cause.rs`).
-pub fn replay_schedule(cluster: &Cluster, schedule: &Schedule, seed: u64) -> Result<RunResult, String> {
+pub fn replay_schedule(cluster: &Cluster, schedule: &Schedule, seed: u64) -> Result<RunResult, ScheduleError> {
     let options =
         CauseOptions { seed, schedule: Some(schedule.clone()), futures: 1, moments: 1, jobs: 1, share_prefix: false };
-    world::run_probed(&spec(cluster, &options), None, probes()).map_err(|e| e.to_string())
+    Ok(world::run_probed(&spec(cluster, &options), None, probes())?)
 }

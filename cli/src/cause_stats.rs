@@ -7,6 +7,8 @@
 
 use crate::cause::{Cause, Moment};
 use crate::config::state_file;
+use crate::schedule_error::ScheduleError;
+use crate::write_error::WriteError;
 use seedfall_host::world::Fault;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -197,7 +199,7 @@ pub fn saved_result(config_path: &Path, seed: u64) -> Option<Value> {
 }
 
 /// Saves `doc` (the `--json` document) in `dir`, beside the futures.
-pub fn save_result(dir: &Path, doc: &Value) -> Result<(), String> {
+pub fn save_result(dir: &Path, doc: &Value) -> Result<(), WriteError> {
     let text = serde_json::to_string_pretty(doc).expect("JSON values serialize") + "\n";
     crate::safe_write::replace_or_say(&dir.join("cause.json"), text.as_bytes())
 }
@@ -205,11 +207,11 @@ pub fn save_result(dir: &Path, doc: &Value) -> Result<(), String> {
 /// Saves every failing future's schedule in `dir` (`folder`) as
 /// `m<moment>-f<future>.faults.json`. The schedules an earlier `cause` left
 /// there are removed first, so the folder holds this run's futures only.
-pub fn save_failing(cause: &Cause, dir: &Path) -> Result<Vec<SavedFuture>, String> {
+pub fn save_failing(cause: &Cause, dir: &Path) -> Result<Vec<SavedFuture>, ScheduleError> {
     for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
         let path = entry.path();
         if path.file_name().is_some_and(|n| n.to_string_lossy().ends_with(".faults.json")) {
-            std::fs::remove_file(&path).map_err(|e| format!("cannot remove {}: {e}", path.display()))?;
+            std::fs::remove_file(&path).map_err(|error| ScheduleError::Remove { file: path.clone(), error })?;
         }
     }
     let mut saved = Vec::new();

@@ -14,6 +14,7 @@
 //! does not merge states that happen to leave identical bytes.
 
 use crate::cluster::Cluster;
+use crate::schedule_error::ScheduleError;
 use crate::sweep;
 use seedfall_host::fs::{CrashSpace, DiskOp, Prefix};
 use seedfall_host::random::{Draw, Purpose, RandomStream};
@@ -104,17 +105,17 @@ impl Crash<'_> {
     }
 
     /// The operation the crash hits, the choices it leaves and when it comes.
-    fn probe(&self, done: OpDone) -> Result<(DiskOp, CrashSpace, SimTime), String> {
+    fn probe(&self, done: OpDone) -> Result<(DiskOp, CrashSpace, SimTime), ScheduleError> {
         let p = &self.point;
         let probes = Probes::default().with(PlacedCrash::default());
-        let run = world::run_probed(&self.spec(done, Vec::new()), None, probes).map_err(|e| e.to_string())?;
+        let run = world::run_probed(&self.spec(done, Vec::new()), None, probes)?;
         let at = run.faults.iter().find(|f| f.kind.name() == "crash_io" && f.op == Some(p.at)).map(|f| f.at);
         match (PlacedCrash::of(&run.probes), at) {
             (Some((on, space)), Some(at)) => Ok((*on, space.clone(), at)),
-            _ => Err(format!(
+            _ => Err(ScheduleError::NotInRun(format!(
                 "{} never reached disk operation {} in seed {} (or it was down then)",
                 p.node, p.at, p.seed
-            )),
+            ))),
         }
     }
 }
@@ -133,20 +134,20 @@ pub struct CrashStates<'c> {
 
 /// Runs the seed and probes the crash point; errors name what is wrong
 /// with the point.
-pub fn enumerate(cluster: &Cluster, point: CrashPoint) -> Result<CrashStates<'_>, String> {
+pub fn enumerate(cluster: &Cluster, point: CrashPoint) -> Result<CrashStates<'_>, ScheduleError> {
     let base = cluster.spec(point.seed);
     let services: Vec<&str> = base.programs.iter().filter(|p| p.is_service()).map(|p| p.name.as_str()).collect();
     if !services.contains(&point.node.as_str()) {
-        return Err(format!(
+        return Err(ScheduleError::NotInRun(format!(
             "--node {}: not a service node of the config (nodes: {})",
             point.node,
             services.join(", ")
-        ));
+        )));
     }
     if point.max_states == 0 {
-        return Err("--max-states must be at least 1".into());
+        return Err(ScheduleError::Usage("--max-states must be at least 1"));
     }
-    let drawn = world::run(&base, None).map_err(|e| e.to_string())?;
+    let drawn = world::run(&base, None)?;
     // The seed's own faults, but the one this crash replaces: the run goes
     // on as the seed would, so a state that only breaks at a later crash
     // (a torn tail the next recovery trips over) is found too.
@@ -213,24 +214,24 @@ impl CrashStates<'_> {
         workers: usize,
         stop: &AtomicBool,
         mut on_state: impl FnMut(&str, serde_json::Value),
-    ) -> Result<usize, String> {
+    ) -> Result<usize, ScheduleError> {
         let states: Vec<State> = self.chosen.iter().map(|&i| state(&self.spaces, i)).collect();
-        let mut results: Vec<Option<Result<RunResult, String>>> = (0..states.len()).map(|_| None).collect();
+        let mut results: Vec<Option<Result<RunResult, ScheduleError>>> = (0..states.len()).map(|_| None).collect();
         let indices: Vec<usize> = (0..states.len()).collect();
         let work = |&i: &usize| {
             let s = &states[i];
-            (i, world::run(&self.crash.spec(s.done, s.prefixes.clone()), None).map_err(|e| e.to_string()))
+            (i, world::run(&self.crash.spec(s.done, s.prefixes.clone()), None).map_err(ScheduleError::World))
         };
         sweep::each(&indices, workers, stop, work, |(i, result)| results[i] = Some(result));
         if stop.load(Ordering::Relaxed) {
-            return Err("interrupted".into());
+            return Err(ScheduleError::Interrupted("interrupted"));
         }
         let mut failed = 0;
         for (k, (s, result)) in states.iter().zip(results).enumerate() {
             let run = match result {
                 Some(Ok(run)) => run,
-                Some(Err(e)) => return Err(format!("state {}: {e}", k + 1)),
-                None => return Err("interrupted".into()),
+                Some(Err(e)) => return Err(ScheduleError::State { state: k + 1, error: Box::new(e) }),
+                None => return Err(ScheduleError::Interrupted("interrupted")),
             };
             let verdict = verdict_line(&run, &mut failed);
             let failure = match &run.verdict {

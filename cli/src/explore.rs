@@ -28,6 +28,7 @@ use crate::cluster::Cluster;
 use crate::mix::Mixes;
 use crate::prefix::Prefix;
 use crate::schedule::Schedule;
+use crate::schedule_error::ScheduleError;
 use seedfall_host::branch::Branch;
 use seedfall_host::world::probes::{FaultStates, FaultSteps, FunctionsRan};
 use seedfall_host::world::{Probes, RunResult, Verdict};
@@ -332,7 +333,11 @@ fn futures_of(
     futures
 }
 
-pub fn explore(cluster: &Cluster, options: &ExploreOptions, interrupt: &AtomicBool) -> Result<Exploration, String> {
+pub fn explore(
+    cluster: &Cluster,
+    options: &ExploreOptions,
+    interrupt: &AtomicBool,
+) -> Result<Exploration, ScheduleError> {
     let started = Instant::now();
     let mixes = Mixes::of(&cluster.config.faults);
     let mut corpus = Corpus::default();
@@ -413,9 +418,9 @@ fn run_seeds(
     corpus: &mut Corpus,
     left: &impl Fn(&Corpus) -> u64,
     points: &mut Vec<Explored>,
-) -> Result<(), String> {
+) -> Result<(), ScheduleError> {
     let seeds: Vec<u64> = seeds.iter().copied().take(left(corpus).min(usize::MAX as u64) as usize).collect();
-    let mut outcomes: Vec<Option<Result<Explored, String>>> = seeds.iter().map(|_| None).collect();
+    let mut outcomes: Vec<Option<Result<Explored, ScheduleError>>> = seeds.iter().map(|_| None).collect();
     crate::sweep::each(
         &seeds.iter().copied().enumerate().collect::<Vec<_>>(),
         jobs,
@@ -424,7 +429,7 @@ fn run_seeds(
             let run = seedfall_host::world::run_probed(&cluster.spec(seed), None, probes());
             (i, run.map(|run| Explored::of(cluster, seed, &run)))
         },
-        |(i, result)| outcomes[i] = Some(result.map_err(|e| e.to_string())),
+        |(i, result)| outcomes[i] = Some(result.map_err(ScheduleError::World)),
     );
     for result in outcomes.into_iter().flatten() {
         points.extend(corpus.take(result?, None));
@@ -434,10 +439,10 @@ fn run_seeds(
 
 /// A run explore made, run again from its start with its branches: what a
 /// forked future must equal (`cli/tests/explore.rs`).
-pub fn rerun(cluster: &Cluster, run: &Explored) -> Result<RunResult, String> {
+pub fn rerun(cluster: &Cluster, run: &Explored) -> Result<RunResult, ScheduleError> {
     let spec = cluster.spec(run.seed);
     let branches = run.branches(&Mixes::of(&cluster.config.faults));
-    Prefix { spec: &spec, branches: &branches, probes }.world().run().map_err(|e| e.to_string())
+    Ok(Prefix { spec: &spec, branches: &branches, probes }.world().run()?)
 }
 
 #[cfg(test)]

@@ -47,6 +47,7 @@ pub mod report;
 pub mod safe_write;
 pub mod schedule;
 pub mod schedule_edit;
+pub mod schedule_error;
 pub mod seeds;
 pub mod setup_error;
 pub mod shard;

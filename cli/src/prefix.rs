@@ -10,11 +10,12 @@
 //! it does not choose the steps or the reseeds. A `Watch` counts the futures
 //! done and stops the rest from starting once its flag is set.
 
+use crate::schedule_error::ScheduleError;
 use crate::watch::Watch;
 use seedfall_host::branch::Branch;
 use seedfall_host::world::{Probes, RunResult, RunSpec, World};
-use serde::Serialize;
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -26,7 +27,15 @@ pub struct Prefix<'a> {
     pub probes: fn() -> Probes,
 }
 
-type Slots<T> = Mutex<Vec<Option<Result<T, String>>>>;
+type Slots<T> = Mutex<Vec<Option<Result<T, ScheduleError>>>>;
+
+/// A forked future's result as its child sends it back: an engine error
+/// crosses the process boundary as its text.
+#[derive(Serialize, Deserialize)]
+enum Answer<T> {
+    Ran(T),
+    Failed(String),
+}
 
 impl Prefix<'_> {
     /// The run from its start, with its branches (each drawing anew).
@@ -41,13 +50,19 @@ impl Prefix<'_> {
     /// Runs every future (steps in increasing order) and returns `answer`
     /// of each run, in the futures' order; the first error if one could
     /// not run.
-    pub fn futures<T, F>(&self, futures: &[Branch], jobs: usize, share: bool, answer: F) -> Result<Vec<T>, String>
+    pub fn futures<T, F>(
+        &self,
+        futures: &[Branch],
+        jobs: usize,
+        share: bool,
+        answer: F,
+    ) -> Result<Vec<T>, ScheduleError>
     where
         T: Serialize + DeserializeOwned + Send,
         F: Fn(&RunResult) -> T + Sync,
     {
         let results = self.futures_watched(futures, jobs, share, answer, &Watch::default())?;
-        results.into_iter().map(|r| r.ok_or_else(|| "a future did not run".to_string())).collect()
+        results.into_iter().map(|r| r.ok_or(ScheduleError::NotRun)).collect()
     }
 
     /// `futures`, counted in `watch`; once its flag is set no lane starts
@@ -59,7 +74,7 @@ impl Prefix<'_> {
         share: bool,
         answer: F,
         watch: &Watch,
-    ) -> Result<Vec<Option<T>>, String>
+    ) -> Result<Vec<Option<T>>, ScheduleError>
     where
         T: Serialize + DeserializeOwned + Send,
         F: Fn(&RunResult) -> T + Sync,
@@ -95,7 +110,7 @@ impl Prefix<'_> {
                         let Some(future) = futures.get(i).filter(|_| !watch.stopped()) else { break };
                         let mut world = self.world();
                         world.branch_before(*future);
-                        let result = world.run().map(|run| answer(&run)).map_err(|e| e.to_string());
+                        let result = world.run().map(|run| answer(&run)).map_err(ScheduleError::World);
                         if result.is_err() {
                             next.store(futures.len(), Ordering::Relaxed);
                         }
@@ -116,16 +131,16 @@ impl Prefix<'_> {
         answer: &(dyn Fn(&RunResult) -> T + Sync),
         results: &Slots<T>,
         watch: &Watch,
-    ) -> Result<(), String>
+    ) -> Result<(), ScheduleError>
     where
         T: Serialize + DeserializeOwned + Send,
     {
         let jobs = jobs.clamp(1, futures.len().max(1));
-        let lanes: Vec<Result<(), String>> = std::thread::scope(|scope| {
+        let lanes: Vec<Result<(), ScheduleError>> = std::thread::scope(|scope| {
             let lanes: Vec<_> = (0..jobs)
                 .map(|lane| scope.spawn(move || self.lane(lane, jobs, futures, answer, results, watch)))
                 .collect();
-            lanes.into_iter().map(|h| h.join().unwrap_or_else(|_| Err("a lane panicked".into()))).collect()
+            lanes.into_iter().map(|h| h.join().unwrap_or(Err(ScheduleError::LanePanicked))).collect()
         });
         lanes.into_iter().collect()
     }
@@ -138,7 +153,7 @@ impl Prefix<'_> {
         answer: &(dyn Fn(&RunResult) -> T + Sync),
         results: &Slots<T>,
         watch: &Watch,
-    ) -> Result<(), String>
+    ) -> Result<(), ScheduleError>
     where
         T: Serialize + DeserializeOwned + Send,
     {
@@ -151,12 +166,17 @@ impl Prefix<'_> {
             advance(&mut world, future.step)?;
             let bytes = world
                 .fork_branch(future, |run| {
-                    let answered = run.map(|run| answer(&run)).map_err(|e| e.to_string());
+                    let answered = match run {
+                        Ok(run) => Answer::Ran(answer(&run)),
+                        Err(e) => Answer::Failed(e.to_string()),
+                    };
                     serde_json::to_vec(&answered).expect("answers serialize")
                 })
-                .map_err(|e| format!("a forked future: {e}"))?;
-            let result: Result<T, String> =
-                serde_json::from_slice(&bytes).map_err(|e| format!("a forked future's answer: {e}"))?;
+                .map_err(ScheduleError::Fork)?;
+            let result = match serde_json::from_slice(&bytes).map_err(ScheduleError::ForkedAnswer)? {
+                Answer::Ran(answer) => Ok(answer),
+                Answer::Failed(error) => Err(ScheduleError::ForkedRun(error)),
+            };
             results.lock().expect("no lane panics")[i] = Some(result);
             watch.add_done();
         }
@@ -166,13 +186,10 @@ impl Prefix<'_> {
 
 /// Steps `world` until `step` scheduler steps are done; an error if it
 /// ends first (it is then not the run the steps were taken from).
-fn advance(world: &mut World, step: u64) -> Result<(), String> {
+fn advance(world: &mut World, step: u64) -> Result<(), ScheduleError> {
     while world.steps() < step {
-        if world.step().map_err(|e| e.to_string())?.is_some() {
-            return Err(format!(
-                "the run ended after {} steps, before the branch at step {step}: it did not repeat",
-                world.steps()
-            ));
+        if world.step()?.is_some() {
+            return Err(ScheduleError::NotRepeated { steps: world.steps(), step });
         }
     }
     Ok(())

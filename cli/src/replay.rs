@@ -16,11 +16,11 @@
 use crate::cluster::Cluster;
 use crate::report::{fail_block, timing_line};
 use crate::schedule::Schedule;
+use crate::schedule_error::ScheduleError;
 use crate::verify::{not_applied, not_applied_lines, unknown_nodes};
 use seedfall_host::vtime::go_duration_ms;
 use seedfall_host::world::divergence::{first_divergence, from_text, to_text};
 use seedfall_host::world::{self, Verdict};
-use std::fmt;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -33,24 +33,6 @@ pub struct ReplayOptions {
     pub save_trace: Option<PathBuf>,
     /// Compare the run with the log in this file.
     pub against: Option<PathBuf>,
-}
-
-/// Why a replay stopped without a verdict.
-#[derive(Debug)]
-pub enum ReplayError {
-    /// The world could not run the seed (an internal error).
-    Run { seed: u64, error: String },
-    /// A file could not be read or written.
-    File(String),
-}
-
-impl fmt::Display for ReplayError {
-    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        match self {
-            ReplayError::Run { seed, error } => write!(f, "seed {seed}: {error}"),
-            ReplayError::File(message) => f.write_str(message),
-        }
-    }
 }
 
 /// What a replay found.
@@ -68,7 +50,7 @@ pub fn replay(
     config_path: &Path,
     options: ReplayOptions,
     out: &mut dyn Write,
-) -> Result<Replayed, ReplayError> {
+) -> Result<Replayed, ScheduleError> {
     let seed = options.seed;
     let mut spec = cluster.spec(seed);
     let full_duration = spec.duration;
@@ -89,13 +71,13 @@ pub fn replay(
             .and_then(|t| from_text(&t).map_err(|e| e.to_string()))
         {
             Ok(log) => Some((file, log)),
-            Err(e) => return Err(ReplayError::File(format!("{}: {e}", file.display()))),
+            Err(message) => return Err(ScheduleError::Against { file: file.clone(), message }),
         },
         None => None,
     };
     spec.hash_log = options.save_trace.is_some() || against.is_some();
     let result = world::run_probed(&spec, Some(&mut *out), world::probes::all())
-        .map_err(|e| ReplayError::Run { seed, error: e.to_string() })?;
+        .map_err(|e| ScheduleError::Seed { seed, error: Box::new(ScheduleError::World(e)) })?;
     let t = go_duration_ms(result.end.ns());
     let real = go_duration_ms(result.timings.total.as_nanos() as u64);
     let verdict = match &result.verdict {
@@ -131,13 +113,13 @@ pub fn replay(
     if let Some(model) = spec.linearizable {
         let path = crate::config::history_path(config_path, seed);
         let page = crate::timeline::render(seed, model.name(), &result.history, result.linearizability.as_ref());
-        crate::safe_write::replace_or_say(&path, page.as_bytes()).map_err(ReplayError::File)?;
+        crate::safe_write::replace_or_say(&path, page.as_bytes())?;
         let _ = writeln!(out, "history timeline: {}", path.display());
         timeline = Some(path.display().to_string());
     }
     let log = result.hash_log.as_deref().unwrap_or_default();
     if let Some(file) = &options.save_trace {
-        crate::safe_write::replace_or_say(file, to_text(log).as_bytes()).map_err(ReplayError::File)?;
+        crate::safe_write::replace_or_say(file, to_text(log).as_bytes())?;
         let _ = writeln!(out, "trace log: {} events written to {}", log.len(), file.display());
     }
     let mut diverged = None;

@@ -13,8 +13,9 @@
 use crate::run_cmd::setup;
 use seedfall::config;
 use seedfall::json_doc;
-use seedfall::replay::{ReplayError, ReplayOptions, replay};
+use seedfall::replay::{ReplayOptions, replay};
 use seedfall::schedule::Schedule;
+use seedfall::schedule_error::ScheduleError;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -110,7 +111,7 @@ pub fn run(mut args: ReplayArgs) -> ExitCode {
             }
             ExitCode::from(replayed.code)
         }
-        Err(e @ ReplayError::Run { .. }) => {
+        Err(e @ ScheduleError::Seed { .. }) => {
             eprintln!("seedfall: {e}");
             ExitCode::from(2)
         }

@@ -7,6 +7,7 @@
 //! faults, `shrunk_from` as a count, kind `crash_on_io`, partitions as
 //! `"node": "a,b"`) are read too. Errors name the file and the fault.
 
+use crate::schedule_error::ScheduleError;
 use seedfall_host::branch::{Boost, Branch};
 use seedfall_host::vtime::{SimDuration, go_duration, parse_go_duration};
 use seedfall_host::world::Kind;
@@ -71,26 +72,30 @@ impl Schedule {
         serde_json::to_string_pretty(&doc).expect("JSON values serialize") + "\n"
     }
 
-    pub fn load(path: &Path) -> Result<Schedule, String> {
-        let name = path.display();
+    pub fn load(path: &Path) -> Result<Schedule, ScheduleError> {
         let text = crate::input::read_text(path, crate::input::TEXT_MAX_BYTES)
-            .map_err(|e| format!("{name}: cannot read: {e}"))?;
-        Schedule::parse(&text).map_err(|e| format!("{name}: {e}"))
+            .map_err(|error| ScheduleError::Read { file: path.to_path_buf(), error })?;
+        Schedule::parse(&text).map_err(|e| match e {
+            ScheduleError::Invalid { file: None, message } => {
+                ScheduleError::Invalid { file: Some(path.to_path_buf()), message }
+            }
+            other => other,
+        })
     }
 
-    pub fn save(&self, path: &Path) -> Result<(), String> {
-        crate::safe_write::replace_or_say(path, self.to_json().as_bytes())
+    pub fn save(&self, path: &Path) -> Result<(), ScheduleError> {
+        Ok(crate::safe_write::replace_or_say(path, self.to_json().as_bytes())?)
     }
 
-    pub fn parse(text: &str) -> Result<Schedule, String> {
+    pub fn parse(text: &str) -> Result<Schedule, ScheduleError> {
         let doc: Document = serde_json::from_str(text).map_err(|e| match e.classify() {
-            serde_json::error::Category::Data => e.to_string(),
-            _ => format!("not JSON: {e}"),
+            serde_json::error::Category::Data => invalid(e.to_string()),
+            _ => invalid(format!("not JSON: {e}")),
         })?;
         let (faults, object) = match doc {
             Document::Faults(faults) => (faults, Map::new()),
             Document::Object { faults: Some(faults), fields } => (faults, fields),
-            Document::Object { faults: None, .. } => return Err("no `faults` array".into()),
+            Document::Object { faults: None, .. } => return Err(invalid("no `faults` array")),
         };
         let field = |name: &str| object.get(name).filter(|v| !v.is_null());
         let shrunk_from = match field("shrunk_from") {
@@ -104,7 +109,7 @@ impl Schedule {
                 duration: duration(o.get("duration"), "shrunk_from.duration")?,
                 ops: number(o.get("ops"), "shrunk_from.ops")?,
             }),
-            Some(_) => return Err("`shrunk_from` is an object {faults, duration, ops}".into()),
+            Some(_) => return Err(invalid("`shrunk_from` is an object {faults, duration, ops}")),
         };
         Ok(Schedule {
             seed: number(field("seed"), "seed")?,
@@ -126,43 +131,44 @@ fn branch_json(b: &Branch) -> Value {
     o
 }
 
-fn branches(v: Option<&Value>) -> Result<Vec<Branch>, String> {
+fn branches(v: Option<&Value>) -> Result<Vec<Branch>, ScheduleError> {
     let Some(v) = v else { return Ok(Vec::new()) };
-    let shape = "`branches` is an array of {\"step\": S, \"reseed\": R} (and optionally \"boost\")";
-    let list = v.as_array().ok_or(shape)?;
+    let shape = || invalid("`branches` is an array of {\"step\": S, \"reseed\": R} (and optionally \"boost\")");
+    let list = v.as_array().ok_or_else(shape)?;
     let mut out = Vec::with_capacity(list.len());
     for (i, b) in list.iter().enumerate() {
-        let o = b.as_object().ok_or(shape)?;
+        let o = b.as_object().ok_or_else(shape)?;
         if let Some(key) = o.keys().find(|k| !["step", "reseed", "boost"].contains(&k.as_str())) {
-            return Err(format!("branches[{i}]: unknown field `{key}` (a branch has step, reseed, boost)"));
+            return Err(invalid(format!("branches[{i}]: unknown field `{key}` (a branch has step, reseed, boost)")));
         }
         let field = |name: &str| {
-            number(o.get(name), &format!("branches[{i}].{name}"))?.ok_or(format!("branches[{i}]: `{name}` is missing"))
+            number(o.get(name), &format!("branches[{i}].{name}"))?
+                .ok_or_else(|| invalid(format!("branches[{i}]: `{name}` is missing")))
         };
-        let boost = o.get("boost").map(|b| boost(b).map_err(|e| format!("branches[{i}].boost: {e}"))).transpose()?;
+        let boost =
+            o.get("boost").map(|b| boost(b).map_err(|e| invalid(format!("branches[{i}].boost: {e}")))).transpose()?;
         out.push(Branch { step: field("step")?, reseed: field("reseed")?, boost });
     }
     if out.windows(2).any(|w| w[1].step < w[0].step) {
-        return Err("`branches` must be in step order".into());
+        return Err(invalid("`branches` must be in step order"));
     }
     Ok(out)
 }
 
 /// `{"kind": K, "factor": F}`: a kind a branch can boost, F a whole number from 1.
-fn boost(v: &Value) -> Result<Boost, String> {
-    let shape = "is {\"kind\": K, \"factor\": F}";
-    let o = v.as_object().ok_or(shape)?;
+fn boost(v: &Value) -> Result<Boost, ScheduleError> {
+    let o = v.as_object().ok_or_else(|| invalid("is {\"kind\": K, \"factor\": F}"))?;
     if let Some(key) = o.keys().find(|k| *k != "kind" && *k != "factor") {
-        return Err(format!("unknown field `{key}` (a boost has kind, factor)"));
+        return Err(invalid(format!("unknown field `{key}` (a boost has kind, factor)")));
     }
-    let name = o.get("kind").and_then(Value::as_str).ok_or("`kind` is missing or not a string")?;
-    let kind =
-        Kind::from_name(name).ok_or_else(|| format!("no fault kind `{name}` (known: {})", Kind::known_names()))?;
+    let name = o.get("kind").and_then(Value::as_str).ok_or_else(|| invalid("`kind` is missing or not a string"))?;
+    let kind = Kind::from_name(name)
+        .ok_or_else(|| invalid(format!("no fault kind `{name}` (known: {})", Kind::known_names())))?;
     if !kind.imp().boostable() {
-        return Err(format!("`{name}` cannot be boosted after a branch"));
+        return Err(invalid(format!("`{name}` cannot be boosted after a branch")));
     }
     let factor = o.get("factor").and_then(Value::as_u64).filter(|f| (1..=u64::from(u32::MAX)).contains(f));
-    let factor = factor.ok_or("`factor` must be a whole number from 1")? as u32;
+    let factor = factor.ok_or_else(|| invalid("`factor` must be a whole number from 1"))? as u32;
     Ok(Boost { kind: kind.name(), factor })
 }
 
@@ -238,22 +244,28 @@ impl<'de> Visitor<'de> for FaultListVisitor {
     }
 }
 
-fn count(n: &serde_json::Number, name: &str) -> Result<u64, String> {
-    n.as_u64().ok_or(format!("`{name}` must be a whole number"))
+/// A schedule that does not parse, with what is wrong (`load` adds the file).
+fn invalid(message: impl Into<String>) -> ScheduleError {
+    ScheduleError::Invalid { file: None, message: message.into() }
 }
 
-fn number(v: Option<&Value>, name: &str) -> Result<Option<u64>, String> {
+fn count(n: &serde_json::Number, name: &str) -> Result<u64, ScheduleError> {
+    n.as_u64().ok_or_else(|| invalid(format!("`{name}` must be a whole number")))
+}
+
+fn number(v: Option<&Value>, name: &str) -> Result<Option<u64>, ScheduleError> {
     match v.filter(|v| !v.is_null()) {
         None => Ok(None),
         Some(Value::Number(n)) => count(n, name).map(Some),
-        Some(_) => Err(format!("`{name}` must be a whole number")),
+        Some(_) => Err(invalid(format!("`{name}` must be a whole number"))),
     }
 }
 
-fn duration(v: Option<&Value>, name: &str) -> Result<Option<SimDuration>, String> {
+fn duration(v: Option<&Value>, name: &str) -> Result<Option<SimDuration>, ScheduleError> {
     let Some(v) = v.filter(|v| !v.is_null()) else { return Ok(None) };
-    let text = v.as_str().ok_or(format!("`{name}` must be a duration string like \"427.268419ms\""))?;
-    parse_go_duration(text).map(|ns| Some(SimDuration::from_ns(ns))).map_err(|e| format!("`{name}`: {e}"))
+    let text =
+        v.as_str().ok_or_else(|| invalid(format!("`{name}` must be a duration string like \"427.268419ms\"")))?;
+    parse_go_duration(text).map(|ns| Some(SimDuration::from_ns(ns))).map_err(|e| invalid(format!("`{name}`: {e}")))
 }
 
 #[cfg(test)]
@@ -294,7 +306,7 @@ mod tests {
                 "unknown field `by`",
             ),
         ] {
-            let e = Schedule::parse(bad).unwrap_err();
+            let e = Schedule::parse(bad).unwrap_err().to_string();
             assert!(e.contains(says), "{bad}: {e}");
         }
     }
@@ -343,11 +355,15 @@ mod tests {
         let bare = Schedule::parse(r#"[{"at": "1s", "kind": "crash", "node": "a", "until": "2s"}]"#).unwrap();
         assert_eq!(bare.duration, None);
 
-        assert!(Schedule::parse(r#"[{"kind": "crash_io", "node": "a"}]"#).unwrap_err().contains("needs `op`"));
-        assert!(Schedule::parse(r#"[{"kind": "crsh", "node": "a"}]"#).unwrap_err().contains("unknown kind"));
-        let typo = Schedule::parse(r#"[{"kind": "crash", "node": "a", "whn": 1}]"#).unwrap_err();
+        assert!(
+            Schedule::parse(r#"[{"kind": "crash_io", "node": "a"}]"#).unwrap_err().to_string().contains("needs `op`")
+        );
+        assert!(
+            Schedule::parse(r#"[{"kind": "crsh", "node": "a"}]"#).unwrap_err().to_string().contains("unknown kind")
+        );
+        let typo = Schedule::parse(r#"[{"kind": "crash", "node": "a", "whn": 1}]"#).unwrap_err().to_string();
         assert!(typo.contains("unknown field `whn`"), "{typo}");
-        let groups = Schedule::parse(r#"[{"kind": "partition", "groups": "a"}]"#).unwrap_err();
+        let groups = Schedule::parse(r#"[{"kind": "partition", "groups": "a"}]"#).unwrap_err().to_string();
         assert!(groups.contains("`groups` must be"), "{groups}");
     }
 }
@@ -501,7 +517,7 @@ mod proptests {
                 );
                 prop_assert_eq!(again.unwrap().to_json(), written);
             }
-            Err(e) => prop_assert!(!e.trim().is_empty(), "empty error for {text}"),
+            Err(e) => prop_assert!(!e.to_string().trim().is_empty(), "empty error for {text}"),
         }
         Ok(())
     }

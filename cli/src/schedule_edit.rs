@@ -7,6 +7,7 @@
 
 use crate::duration::parse_duration;
 use crate::schedule::Schedule;
+use crate::schedule_error::ScheduleError;
 use seedfall_host::vtime::{SimDuration, SimTime};
 use seedfall_host::world::fault::Trigger;
 
@@ -32,13 +33,13 @@ pub fn inspect(schedule: &Schedule) -> String {
 }
 
 /// Applies `--shift I=DELTA` (`shift` as given, for messages).
-pub fn shift(schedule: &mut Schedule, shift: &str) -> Result<(), String> {
+pub fn shift(schedule: &mut Schedule, shift: &str) -> Result<(), ScheduleError> {
     let count = schedule.faults.len();
     let Some((index, delta)) = shift.split_once('=') else {
-        return Err(format!("--shift {shift:?} is not I=DELTA"));
+        return Err(ScheduleError::Edit(format!("--shift {shift:?} is not I=DELTA")));
     };
     let Some(fault) = index.parse::<usize>().ok().and_then(|i| schedule.faults.get_mut(i)) else {
-        return Err(format!("--shift {shift:?}: no fault {index} (the schedule has {count})"));
+        return Err(ScheduleError::Edit(format!("--shift {shift:?}: no fault {index} (the schedule has {count})")));
     };
     let (negative, magnitude) = match delta.strip_prefix('-') {
         Some(rest) => (true, rest),
@@ -49,7 +50,8 @@ pub fn shift(schedule: &mut Schedule, shift: &str) -> Result<(), String> {
     let apply = |value: u64, by: u64| {
         if negative { Some(value.saturating_sub(by)) } else { value.checked_add(by) }
     };
-    let too_far = || format!("--shift {shift:?}: moves fault {index} past the largest value u64 holds");
+    let too_far =
+        || ScheduleError::Edit(format!("--shift {shift:?}: moves fault {index} past the largest value u64 holds"));
     if fault.kind.trigger().by_op() {
         let Ok(by) = magnitude.parse::<u64>() else {
             let unit = match fault.kind.trigger() {
@@ -57,7 +59,9 @@ pub fn shift(schedule: &mut Schedule, shift: &str) -> Result<(), String> {
                 Trigger::Datagram => "datagram on its link",
                 _ => "disk operation",
             };
-            return Err(format!("--shift {shift:?}: fault {index} is recorded by {unit}: DELTA is a count"));
+            return Err(ScheduleError::Edit(format!(
+                "--shift {shift:?}: fault {index} is recorded by {unit}: DELTA is a count"
+            )));
         };
         match fault.op.map(|op| apply(op, by)) {
             Some(None) => return Err(too_far()),
@@ -68,7 +72,7 @@ pub fn shift(schedule: &mut Schedule, shift: &str) -> Result<(), String> {
         let by = match parse_duration(magnitude).map(|d| u64::try_from(d.as_nanos())) {
             Ok(Ok(ns)) => ns,
             Ok(Err(_)) => return Err(too_far()),
-            Err(e) => return Err(format!("--shift {shift:?}: {e}")),
+            Err(e) => return Err(ScheduleError::Edit(format!("--shift {shift:?}: {e}"))),
         };
         let length = fault.length();
         let Some(at) = apply(fault.at.ns(), by) else { return Err(too_far()) };
@@ -83,14 +87,14 @@ pub fn shift(schedule: &mut Schedule, shift: &str) -> Result<(), String> {
 
 /// Removes the faults at `indices` (as `inspect` numbers them, before any
 /// removal; repeats are one).
-pub fn remove(schedule: &mut Schedule, indices: &[usize]) -> Result<(), String> {
+pub fn remove(schedule: &mut Schedule, indices: &[usize]) -> Result<(), ScheduleError> {
     let count = schedule.faults.len();
     let mut remove = indices.to_vec();
     remove.sort_unstable();
     remove.dedup();
     for &i in remove.iter().rev() {
         if i >= count {
-            return Err(format!("--remove {i}: no such fault (the schedule has {count})"));
+            return Err(ScheduleError::Edit(format!("--remove {i}: no such fault (the schedule has {count})")));
         }
         schedule.faults.remove(i);
     }

@@ -24,6 +24,7 @@
 use crate::cluster::Cluster;
 use crate::duration::parse_duration;
 use crate::schedule::{Schedule, ShrunkFrom};
+use crate::schedule_error::ScheduleError;
 use seedfall_host::branch::Branch;
 use seedfall_host::vtime::{SimDuration, SimTime, go_duration_ms};
 use seedfall_host::world::fault::Trigger;
@@ -59,11 +60,11 @@ pub enum Budget {
 
 impl Budget {
     /// `300` (runs) or `10m` (wall time), as `--budget` takes it.
-    pub fn parse(text: &str) -> Result<Budget, String> {
+    pub fn parse(text: &str) -> Result<Budget, ScheduleError> {
         if let Ok(runs) = text.parse::<u64>() {
             return Ok(Budget::Runs(runs));
         }
-        parse_duration(text).map(Budget::Time).map_err(|e| format!("--budget: {e} (or a number of runs)"))
+        parse_duration(text).map(Budget::Time).map_err(ScheduleError::Budget)
     }
 }
 
@@ -78,11 +79,11 @@ pub struct Outcome {
 
 /// Runs candidates, from any worker thread.
 pub trait Runner: Sync {
-    fn run(&self, candidate: &Candidate) -> Result<Outcome, String>;
+    fn run(&self, candidate: &Candidate) -> Result<Outcome, ScheduleError>;
 }
 
-impl<F: Fn(&Candidate) -> Result<Outcome, String> + Sync> Runner for F {
-    fn run(&self, candidate: &Candidate) -> Result<Outcome, String> {
+impl<F: Fn(&Candidate) -> Result<Outcome, ScheduleError> + Sync> Runner for F {
+    fn run(&self, candidate: &Candidate) -> Result<Outcome, ScheduleError> {
         self(candidate)
     }
 }
@@ -107,13 +108,13 @@ impl SeedRunner<'_> {
     }
 
     /// The whole run of `c`, faults and all.
-    pub fn run_full(&self, c: &Candidate) -> Result<RunResult, String> {
-        world::run(&self.spec(c), None).map_err(|e| e.to_string())
+    pub fn run_full(&self, c: &Candidate) -> Result<RunResult, ScheduleError> {
+        Ok(world::run(&self.spec(c), None)?)
     }
 }
 
 impl Runner for SeedRunner<'_> {
-    fn run(&self, candidate: &Candidate) -> Result<Outcome, String> {
+    fn run(&self, candidate: &Candidate) -> Result<Outcome, ScheduleError> {
         self.run_full(candidate).map(|run| Outcome { signature: self.cluster.signature(&run), end: run.end })
     }
 }
@@ -208,7 +209,7 @@ impl<R: Runner> Shrinker<R> {
 
     /// Whether `c` fails the same way (one run, counted): the check that
     /// replaying a drawn schedule reproduces the seed's failure.
-    pub fn replays(&mut self, c: &Candidate) -> Result<bool, String> {
+    pub fn replays(&mut self, c: &Candidate) -> Result<bool, ScheduleError> {
         let outcome = self.runner.run(c)?;
         self.runs += 1;
         Ok(outcome.signature.as_deref() == Some(self.signature.as_str()))
@@ -451,17 +452,17 @@ pub struct Failing {
 }
 
 /// Runs `seed` as drawn; an error unless it fails.
-pub fn failing(cluster: &Cluster, seed: u64) -> Result<Failing, String> {
+pub fn failing(cluster: &Cluster, seed: u64) -> Result<Failing, ScheduleError> {
     failing_run(cluster, seed, None)
 }
 
 /// Runs `seed` with `schedule` (its faults, branches, duration and cap:
 /// a run `cause` or `explore` saved); an error unless it fails.
-pub fn failing_from(cluster: &Cluster, seed: u64, schedule: &Schedule) -> Result<Failing, String> {
+pub fn failing_from(cluster: &Cluster, seed: u64, schedule: &Schedule) -> Result<Failing, ScheduleError> {
     failing_run(cluster, seed, Some(schedule))
 }
 
-fn failing_run(cluster: &Cluster, seed: u64, schedule: Option<&Schedule>) -> Result<Failing, String> {
+fn failing_run(cluster: &Cluster, seed: u64, schedule: Option<&Schedule>) -> Result<Failing, ScheduleError> {
     let started = Instant::now();
     let mut spec = cluster.spec(seed);
     let full = spec.duration;
@@ -471,10 +472,9 @@ fn failing_run(cluster: &Cluster, seed: u64, schedule: Option<&Schedule>) -> Res
         spec.duration = schedule.duration.unwrap_or(spec.duration);
         spec.budget_cap = schedule.ops;
     }
-    let first =
-        world::run_probed(&spec, None, Probes::default().with(BudgetDefault::default())).map_err(|e| e.to_string())?;
+    let first = world::run_probed(&spec, None, Probes::default().with(BudgetDefault::default()))?;
     let (Some(signature), Verdict::Fail(failures)) = (cluster.signature(&first), &first.verdict) else {
-        return Err(format!("seed {seed} passes: nothing to shrink"));
+        return Err(ScheduleError::Passes { seed, what: "shrink" });
     };
     Ok(Failing {
         seed,
@@ -522,13 +522,13 @@ pub fn shrink(
     options: &ShrinkOptions,
     interrupt: Arc<AtomicBool>,
     on_step: impl FnMut(&Step),
-) -> Result<Shrunk, String> {
+) -> Result<Shrunk, ScheduleError> {
     let runner = SeedRunner { cluster, seed: failing.seed, branches: &failing.branches };
     let mut shrinker =
         Shrinker::new(runner, failing.signature.clone(), options.workers, options.budget, failing.fail_at);
     shrinker.interrupt_on(interrupt);
     if !shrinker.replays(&failing.start)? {
-        return Err(format!("seed {} does not fail the same way when its schedule is replayed", failing.seed));
+        return Err(ScheduleError::NotReproduced { seed: failing.seed });
     }
     let mut best = failing.start.clone();
     shrinker.minimize(&mut best, failing.default_ops, on_step);
@@ -618,7 +618,7 @@ pub fn shrink_and_save(
     seed: u64,
     options: &ShrinkOptions,
     interrupt: Arc<AtomicBool>,
-) -> Result<(Shrunk, PathBuf), String> {
+) -> Result<(Shrunk, PathBuf), ScheduleError> {
     let failing = failing(cluster, seed)?;
     let shrunk = shrink(cluster, &failing, options, interrupt, |_| {})?;
     let file = save(cluster, config_path, &failing, &shrunk)?.file;
@@ -637,7 +637,7 @@ pub struct Saved {
 /// when that file already holds one with fewer faults that still fails the
 /// same way (one run to check), it is kept and this one goes beside it as
 /// `seed-N.interrupted.faults.json`.
-pub fn save(cluster: &Cluster, config_path: &Path, failing: &Failing, shrunk: &Shrunk) -> Result<Saved, String> {
+pub fn save(cluster: &Cluster, config_path: &Path, failing: &Failing, shrunk: &Shrunk) -> Result<Saved, ScheduleError> {
     let file = crate::config::schedule_path(config_path, failing.seed);
     let better_saved = shrunk.interrupted
         && Schedule::load(&file).is_ok_and(|saved| {

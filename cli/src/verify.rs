@@ -11,6 +11,7 @@
 use crate::cluster::Cluster;
 use crate::report::fail_block;
 use crate::schedule::Schedule;
+use crate::schedule_error::ScheduleError;
 use seedfall_host::vtime::SimDuration;
 use seedfall_host::world::fault::Target;
 use seedfall_host::world::history_check::LinOutcome;
@@ -34,17 +35,17 @@ pub struct Verification {
 
 /// Runs `schedule` on `seed` of `cluster` over the config's full duration
 /// and workload; an error if a fault names a node the config lacks.
-pub fn verify(cluster: &Cluster, schedule: &Schedule, seed: u64) -> Result<Verification, String> {
+pub fn verify(cluster: &Cluster, schedule: &Schedule, seed: u64) -> Result<Verification, ScheduleError> {
     // The config's full duration and the workload's full size, whatever the
     // schedule was trimmed to.
     let mut spec = cluster.spec(seed);
     let names: Vec<&str> = spec.programs.iter().map(|p| p.name.as_str()).collect();
     if let Some(problem) = unknown_nodes(&schedule.faults, &names) {
-        return Err(problem);
+        return Err(ScheduleError::NotInRun(problem));
     }
     spec.schedule = Some(schedule.faults.clone());
     spec.branches = schedule.branches.clone();
-    let run = world::run(&spec, None).map_err(|e| e.to_string())?;
+    let run = world::run(&spec, None)?;
     let describe = |i: usize| format!("not applied: [{i}] {}", schedule.faults[i].describe());
     let unapplied = not_applied(&schedule.faults, &run.faults);
     let unapplied_lines = not_applied_lines(&unapplied, describe);

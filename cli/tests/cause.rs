@@ -151,11 +151,11 @@ fn a_passing_seed_or_zero_futures_is_a_clear_error() {
     let cluster = cluster();
     let mut passing = options(true);
     passing.seed = 2;
-    let err = cause(cluster, &passing).err().expect("seed 2 passes");
+    let err = cause(cluster, &passing).err().expect("seed 2 passes").to_string();
     assert!(err.contains("seed 2 passes"), "{err}");
     let mut none = options(true);
     none.futures = 0;
-    assert!(cause(cluster, &none).err().unwrap().contains("at least 1"));
+    assert!(cause(cluster, &none).err().unwrap().to_string().contains("at least 1"));
 }
 
 /// The function table's names are Go's: the `name` section's mangled

@@ -8,6 +8,7 @@
 
 use super::Prepared;
 use crate::schedule::Schedule;
+use crate::schedule_error::ScheduleError;
 use crate::shrink::{self, Budget, ShrinkOptions, Shrunk};
 use seedfall_host::world::{RunResult, RunSpec};
 use std::path::{Path, PathBuf};
@@ -49,7 +50,7 @@ pub fn saved(package_dir: &Path) -> Vec<Saved> {
 
 /// The run of `saved`'s seed that replays its schedule: its points and
 /// faults exactly, for the test `prepared` has selected.
-pub fn spec(prepared: &Prepared, saved: &Saved) -> Result<RunSpec, String> {
+pub fn spec(prepared: &Prepared, saved: &Saved) -> Result<RunSpec, ScheduleError> {
     let schedule = Schedule::load(&saved.file)?;
     let mut spec = prepared.cluster.spec(saved.seed);
     spec.preempt.record = true;
@@ -61,14 +62,22 @@ pub fn spec(prepared: &Prepared, saved: &Saved) -> Result<RunSpec, String> {
 }
 
 /// Replays `saved` (its test selected first).
-pub fn replay(prepared: &mut Prepared, saved: &Saved, test_flags: &[String]) -> Result<RunResult, String> {
+pub fn replay(prepared: &mut Prepared, saved: &Saved, test_flags: &[String]) -> Result<RunResult, ScheduleError> {
     prepared.select(&saved.test, test_flags);
-    prepared.cluster.run(&spec(prepared, saved)?).map_err(|e| format!("{}: {e}", saved.file.display()))
+    prepared
+        .cluster
+        .run(&spec(prepared, saved)?)
+        .map_err(|e| ScheduleError::InFile { file: saved.file.clone(), error: Box::new(ScheduleError::World(e)) })
 }
 
 /// Shrinks `test`'s failure at `seed` (selected already) to its 1-minimal
 /// schedule and saves it in the corpus.
-pub fn minimize(prepared: &mut Prepared, test: &str, seed: u64, workers: usize) -> Result<(Shrunk, PathBuf), String> {
+pub fn minimize(
+    prepared: &mut Prepared,
+    test: &str,
+    seed: u64,
+    workers: usize,
+) -> Result<(Shrunk, PathBuf), ScheduleError> {
     prepared.cluster.config.preempt.record = true;
     let shrunk = shrink::failing(&prepared.cluster, seed).and_then(|failing| {
         let options = ShrinkOptions { workers, budget: Budget::Unlimited };

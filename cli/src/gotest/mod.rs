@@ -17,6 +17,7 @@ pub mod sweep;
 
 use crate::cluster::Cluster;
 use crate::config::{self, Config, Source, WorkloadSpec};
+use crate::schedule_error::ScheduleError;
 use crate::setup_error::SetupError;
 use build::Package;
 use seedfall_host::preempt::strategy::PreemptConfig;
@@ -148,9 +149,10 @@ pub fn reproduce_line(package: &Package, test: &str, seed: u64, test_flags: &[St
 /// `-save-trace`: runs `spec` (a seed of the selected test, or the replay
 /// of its minimized schedule) with every event logged and writes the log
 /// (`replay --save-trace`'s format) to `file`.
-pub fn save_trace(mut spec: seedfall_host::world::RunSpec, file: &Path) -> Result<(), String> {
+pub fn save_trace(mut spec: seedfall_host::world::RunSpec, file: &Path) -> Result<(), ScheduleError> {
     spec.hash_log = true;
-    let run = world::run(&spec, None).map_err(|e| format!("seed {}: {e}", spec.seed))?;
+    let run = world::run(&spec, None)
+        .map_err(|e| ScheduleError::Seed { seed: spec.seed, error: Box::new(ScheduleError::World(e)) })?;
     let text = seedfall_host::world::divergence::to_text(run.hash_log.as_deref().unwrap_or_default());
-    crate::safe_write::replace_or_say(file, text.as_bytes())
+    Ok(crate::safe_write::replace_or_say(file, text.as_bytes())?)
 }
