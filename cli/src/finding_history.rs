@@ -17,7 +17,9 @@
 //! Not here: grouping seeds into findings (`findings.rs`).
 
 use crate::findings::Finding;
+use crate::write_error::WriteError;
 use serde_json::{Value, json};
+use std::fmt;
 use std::path::{Path, PathBuf};
 
 /// The format this build reads and writes.
@@ -26,6 +28,55 @@ const FORMAT: u64 = 1;
 /// The confidence a `resolved` needs: a finding still there would have
 /// failed a seed with this probability at most.
 const MISS_AT_MOST: f64 = 0.05;
+
+/// Why the history could not be read or updated (the sweep's own result stands).
+#[derive(Debug)]
+pub enum HistoryError {
+    Open {
+        file: PathBuf,
+        error: std::io::Error,
+    },
+    Lock {
+        file: PathBuf,
+        error: std::io::Error,
+    },
+    Read {
+        file: PathBuf,
+        error: std::io::Error,
+    },
+    /// Not a history this build reads; `why` says what is wrong.
+    Unreadable {
+        file: PathBuf,
+        why: String,
+    },
+    /// Written by a newer seedfall, in `format`.
+    Newer {
+        file: PathBuf,
+        format: u64,
+    },
+    Write(WriteError),
+}
+
+impl fmt::Display for HistoryError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            HistoryError::Open { file, error } => write!(f, "cannot open {}: {error}", file.display()),
+            HistoryError::Lock { file, error } => write!(f, "cannot lock {}: {error}", file.display()),
+            HistoryError::Read { file, error } => write!(f, "cannot read {}: {error}", file.display()),
+            HistoryError::Unreadable { file, why } => write!(
+                f,
+                "{}: not a findings history this seedfall can read ({why}); move it away to start a new one",
+                file.display()
+            ),
+            HistoryError::Newer { file, format } => {
+                write!(f, "{}: written by a newer seedfall (format {format}, this one reads {FORMAT})", file.display())
+            }
+            HistoryError::Write(error) => write!(f, "{error}"),
+        }
+    }
+}
+
+impl std::error::Error for HistoryError {}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Status {
@@ -111,14 +162,14 @@ pub fn record(
     seeds: u64,
     run_at: &str,
     commit: Option<&str>,
-) -> Result<Vec<Record>, String> {
+) -> Result<Vec<Record>, HistoryError> {
     let lock_path = file.with_extension("json.lock");
-    let lock =
-        crate::safe_write::open_lock(&lock_path).map_err(|e| format!("cannot open {}: {e}", lock_path.display()))?;
-    lock.lock().map_err(|e| format!("cannot lock {}: {e}", lock_path.display()))?;
+    let lock = crate::safe_write::open_lock(&lock_path)
+        .map_err(|error| HistoryError::Open { file: lock_path.clone(), error })?;
+    lock.lock().map_err(|error| HistoryError::Lock { file: lock_path.clone(), error })?;
     let mut records = load(file)?;
     update(&mut records, found, seeds, run_at, commit);
-    save(file, &records)?;
+    save(file, &records).map_err(HistoryError::Write)?;
     // Unlocked when `lock` closes.
     let mut now: Vec<Record> = Vec::with_capacity(records.len());
     for finding in found {
@@ -129,26 +180,18 @@ pub fn record(
 }
 
 /// The records of `file` (none when it does not exist).
-pub fn load(file: &Path) -> Result<Vec<Record>, String> {
+pub fn load(file: &Path) -> Result<Vec<Record>, HistoryError> {
     let text = match crate::input::read_text(file, crate::input::TEXT_MAX_BYTES) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(format!("cannot read {}: {e}", file.display())),
+        Err(error) => return Err(HistoryError::Read { file: file.to_path_buf(), error }),
     };
-    let bad = |why: &str| {
-        format!(
-            "{}: not a findings history this seedfall can read ({why}); move it away to start a new one",
-            file.display()
-        )
-    };
+    let bad = |why: &str| HistoryError::Unreadable { file: file.to_path_buf(), why: why.to_string() };
     let doc: Value = serde_json::from_str(&text).map_err(|e| bad(&e.to_string()))?;
     match doc["format"].as_u64() {
         Some(FORMAT) => {}
         Some(newer) if newer > FORMAT => {
-            return Err(format!(
-                "{}: written by a newer seedfall (format {newer}, this one reads {FORMAT})",
-                file.display()
-            ));
+            return Err(HistoryError::Newer { file: file.to_path_buf(), format: newer });
         }
         _ => return Err(bad("no known `format`")),
     }
@@ -179,7 +222,7 @@ fn read_row(v: &Value) -> Option<Row> {
     })
 }
 
-fn save(file: &Path, records: &[Record]) -> Result<(), String> {
+fn save(file: &Path, records: &[Record]) -> Result<(), WriteError> {
     let findings: Vec<Value> = records
         .iter()
         .map(|r| {

@@ -71,7 +71,7 @@ fn a_corrupt_truncated_or_newer_file_is_an_error_and_is_kept() {
         ("[]", "no known `format`"),
     ] {
         std::fs::write(&file, text).unwrap();
-        let e = record(&file, &[], 10, "t2", None).unwrap_err();
+        let e = record(&file, &[], 10, "t2", None).unwrap_err().to_string();
         assert!(e.starts_with(&file.display().to_string()) && e.contains(says), "{e}");
         assert_eq!(std::fs::read_to_string(&file).unwrap(), text, "never reset");
     }

@@ -15,6 +15,7 @@ use seedfall_host::node::PropertyKind;
 use seedfall_host::world::{Class, Failure, RunTimings};
 use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -136,24 +137,24 @@ pub struct Merged {
 
 /// Reads and checks the shards' `files` and merges them; the merged summary
 /// writes its JSON to `json`, if given, when reported.
-pub fn merge(files: &[PathBuf], json: Option<PathBuf>) -> Result<Merged, String> {
+pub fn merge(files: &[PathBuf], json: Option<PathBuf>) -> Result<Merged, MergeError> {
     let parts = files.iter().map(|f| read_part(f)).collect::<Result<Vec<_>, _>>()?;
-    let first = parts.first().ok_or("no shards to merge")?;
+    let first = parts.first().ok_or(MergeError::NoShards)?;
     for part in &parts[1..] {
         same_sweep(first, part)?;
     }
-    let all_seeds = parse_seeds(&first.doc.seed_list).map_err(|e| format!("{}: {e}", first.file))?;
+    let all_seeds = parse_seeds(&first.doc.seed_list).map_err(|e| in_file(&first.file, e))?;
     let mut by_index: BTreeMap<u64, &Part> = BTreeMap::new();
     for part in &parts {
         if let Some(other) = by_index.insert(part.shard.index, part) {
-            return Err(format!("shard {} is given twice: {} and {}", part.shard, other.file, part.file));
+            return Err(MergeError::Twice { shard: part.shard, first: other.file.clone(), second: part.file.clone() });
         }
     }
     let count = first.shard.count;
     let missing: Vec<String> =
         (0..count).filter(|i| !by_index.contains_key(i)).map(|i| format!("{i}/{count}")).collect();
     if !missing.is_empty() {
-        return Err(format!("missing shard{} {}", if missing.len() > 1 { "s" } else { "" }, missing.join(", ")));
+        return Err(MergeError::Missing(missing));
     }
     let mut tally = Tally::default();
     for part in by_index.values() {
@@ -181,17 +182,17 @@ pub fn merge(files: &[PathBuf], json: Option<PathBuf>) -> Result<Merged, String>
     Ok(Merged { tally, summary, elapsed: max(|d| d.elapsed_ms) })
 }
 
-fn read_part(path: &Path) -> Result<Part, String> {
+fn read_part(path: &Path) -> Result<Part, MergeError> {
     let file = path.display().to_string();
-    let text = crate::input::read_file(path, crate::input::TEXT_MAX_BYTES).map_err(|e| format!("{file}: {e}"))?;
+    let text = crate::input::read_file(path, crate::input::TEXT_MAX_BYTES).map_err(|e| in_file(&file, e))?;
     let doc: Doc = serde_json::from_slice(&text)
-        .map_err(|e| format!("{file}: not a seedfall sweep report ({e}; written by `seedfall run --json`?)"))?;
+        .map_err(|e| in_file(&file, format!("not a seedfall sweep report ({e}; written by `seedfall run --json`?)")))?;
     let Some(shard) = &doc.shard else {
-        return Err(format!("{file}: not a shard (it was run without --shard I/N)"));
+        return Err(in_file(&file, "not a shard (it was run without --shard I/N)"));
     };
-    let shard = Shard::parse(&format!("{}/{}", shard.index, shard.count)).map_err(|e| format!("{file}: {e}"))?;
+    let shard = Shard::parse(&format!("{}/{}", shard.index, shard.count)).map_err(|e| in_file(&file, e))?;
     if doc.interrupted {
-        return Err(format!("{file}: shard {shard} was interrupted after {} seeds; run it again", doc.seeds));
+        return Err(in_file(&file, format!("shard {shard} was interrupted after {} seeds; run it again", doc.seeds)));
     }
     Ok(Part { file, doc, shard })
 }
@@ -208,10 +209,14 @@ fn identity(doc: &Doc) -> Identity {
 }
 
 /// Checks that `b` is another shard of `a`'s sweep, naming what differs.
-fn same_sweep(a: &Part, b: &Part) -> Result<(), String> {
+fn same_sweep(a: &Part, b: &Part) -> Result<(), MergeError> {
     let (x, y) = (identity(&a.doc), identity(&b.doc));
-    let differs = |what: &str, left: &str, right: &str| {
-        Err(format!("{} and {} are not shards of one sweep: {what} {left:?} vs {right:?}", a.file, b.file))
+    let differs = |what: &'static str, left: &str, right: &str| {
+        Err(MergeError::NotOneSweep {
+            files: (a.file.clone(), b.file.clone()),
+            what,
+            values: (left.to_string(), right.to_string()),
+        })
     };
     if x.version != y.version {
         return differs("seedfall version", &x.version, &y.version);
@@ -236,19 +241,22 @@ fn same_sweep(a: &Part, b: &Part) -> Result<(), String> {
 
 /// The shard's document as a tally, after checking that it holds exactly
 /// its share of the seed list.
-fn part_tally(part: &Part, all_seeds: &[u64]) -> Result<Tally, String> {
+fn part_tally(part: &Part, all_seeds: &[u64]) -> Result<Tally, MergeError> {
     let (doc, file) = (&part.doc, &part.file);
     let expected: BTreeSet<u64> = part.shard.select(all_seeds).into_iter().collect();
     let ran: BTreeSet<u64> =
         doc.trace_hashes.iter().map(|(s, _)| *s).chain(doc.errors.iter().map(|e| e.seed)).collect();
     if ran != expected || doc.seeds != expected.len() as u64 {
-        return Err(format!(
-            "{file}: shard {} should hold its {} seeds of {:?}, it reports {} ({} with a result)",
-            part.shard,
-            expected.len(),
-            doc.seed_list,
-            doc.seeds,
-            ran.len()
+        return Err(in_file(
+            file,
+            format!(
+                "shard {} should hold its {} seeds of {:?}, it reports {} ({} with a result)",
+                part.shard,
+                expected.len(),
+                doc.seed_list,
+                doc.seeds,
+                ran.len()
+            ),
         ));
     }
     let mut tally = Tally {
@@ -288,15 +296,64 @@ fn part_tally(part: &Part, all_seeds: &[u64]) -> Result<Tally, String> {
     Ok(tally)
 }
 
-fn failure(f: &FailureDoc, file: &str) -> Result<Failure, String> {
-    let class = Class::from_name(&f.class).ok_or_else(|| format!("{file}: unknown failure class {:?}", f.class))?;
+fn failure(f: &FailureDoc, file: &str) -> Result<Failure, MergeError> {
+    let class =
+        Class::from_name(&f.class).ok_or_else(|| in_file(file, format!("unknown failure class {:?}", f.class)))?;
     let property = f.property.as_deref().map(|p| property_kind(p, file)).transpose()?;
     let (node, message) = (f.node.clone(), f.message.clone());
     Ok(Failure { class, node, incarnation: f.incarnation, property, message, at_ns: f.at_ns })
 }
 
-fn property_kind(name: &str, file: &str) -> Result<PropertyKind, String> {
-    PropertyKind::from_name(name).ok_or_else(|| format!("{file}: unknown property kind {name:?}"))
+fn property_kind(name: &str, file: &str) -> Result<PropertyKind, MergeError> {
+    PropertyKind::from_name(name).ok_or_else(|| in_file(file, format!("unknown property kind {name:?}")))
+}
+
+/// Why shard reports could not be merged (exit 2).
+#[derive(Debug)]
+pub enum MergeError {
+    NoShards,
+    /// What is wrong with one shard's file.
+    InFile {
+        file: String,
+        problem: String,
+    },
+    Twice {
+        shard: Shard,
+        first: String,
+        second: String,
+    },
+    /// The shards `I/N` no file holds.
+    Missing(Vec<String>),
+    /// Two files whose sweeps differ in `what`: their two values.
+    NotOneSweep {
+        files: (String, String),
+        what: &'static str,
+        values: (String, String),
+    },
+}
+
+impl fmt::Display for MergeError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            MergeError::NoShards => f.write_str("no shards to merge"),
+            MergeError::InFile { file, problem } => write!(f, "{file}: {problem}"),
+            MergeError::Twice { shard, first, second } => {
+                write!(f, "shard {shard} is given twice: {first} and {second}")
+            }
+            MergeError::Missing(missing) => {
+                write!(f, "missing shard{} {}", if missing.len() > 1 { "s" } else { "" }, missing.join(", "))
+            }
+            MergeError::NotOneSweep { files: (a, b), what, values: (left, right) } => {
+                write!(f, "{a} and {b} are not shards of one sweep: {what} {left:?} vs {right:?}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for MergeError {}
+
+fn in_file(file: &str, problem: impl fmt::Display) -> MergeError {
+    MergeError::InFile { file: file.to_string(), problem: problem.to_string() }
 }
 
 #[cfg(test)]

@@ -14,10 +14,22 @@ pub struct Shard {
     pub count: u64,
 }
 
+/// A `--shard` value that is not `I/N` with 0 ≤ I < N (the text given).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShardError(pub String);
+
+impl fmt::Display for ShardError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "--shard {:?}: expected I/N with 0 <= I < N (for example 0/4)", self.0)
+    }
+}
+
+impl std::error::Error for ShardError {}
+
 impl Shard {
     /// Parses `I/N` with 0 ≤ I < N.
-    pub fn parse(text: &str) -> Result<Shard, String> {
-        let bad = || format!("--shard {text:?}: expected I/N with 0 <= I < N (for example 0/4)");
+    pub fn parse(text: &str) -> Result<Shard, ShardError> {
+        let bad = || ShardError(text.to_string());
         let (index, count) = text.split_once('/').ok_or_else(bad)?;
         let index: u64 = index.trim().parse().map_err(|_| bad())?;
         let count: u64 = count.trim().parse().map_err(|_| bad())?;
@@ -61,7 +73,7 @@ mod tests {
         assert_eq!(Shard::parse("0/4").unwrap(), Shard { index: 0, count: 4 });
         assert_eq!(Shard::parse("3/4").unwrap().to_string(), "3/4");
         for bad in ["4/4", "1/0", "x/2", "3", "-1/2", ""] {
-            assert!(Shard::parse(bad).unwrap_err().contains("expected I/N"), "{bad}");
+            assert!(Shard::parse(bad).unwrap_err().to_string().contains("expected I/N"), "{bad}");
         }
     }
 }

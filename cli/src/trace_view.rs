@@ -11,23 +11,50 @@ use seedfall_host::trace::LogEntry;
 use seedfall_host::vtime::go_duration;
 use seedfall_host::world::divergence::from_text;
 use serde_json::{Value, json};
-use std::fmt::Write;
-use std::path::Path;
+use std::fmt::{self, Write};
+use std::path::{Path, PathBuf};
 
 /// The events of trace file `path`. Errors say which file and, for a
 /// line that is not an event, which line; an empty file is an error too.
-pub fn load(path: &Path) -> Result<Vec<LogEntry>, String> {
+pub fn load(path: &Path) -> Result<Vec<LogEntry>, TraceFileError> {
+    let file = || path.to_path_buf();
     let text = crate::input::read_text(path, crate::input::TRACE_MAX_BYTES)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let entries = from_text(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        .map_err(|error| TraceFileError::Read { file: file(), error })?;
+    let entries = from_text(&text).map_err(|e| TraceFileError::Invalid { file: file(), message: e.to_string() })?;
     if entries.is_empty() {
-        return Err(format!(
-            "{}: empty: no events (write one with `seedfall replay --save-trace FILE`)",
-            path.display()
-        ));
+        return Err(TraceFileError::Empty(file()));
     }
     Ok(entries)
 }
+
+/// Why a trace file could not be read (the trace tools' error, exit 2).
+#[derive(Debug)]
+pub enum TraceFileError {
+    Read {
+        file: PathBuf,
+        error: std::io::Error,
+    },
+    /// A line that is not an event; the message names it.
+    Invalid {
+        file: PathBuf,
+        message: String,
+    },
+    Empty(PathBuf),
+}
+
+impl fmt::Display for TraceFileError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            TraceFileError::Read { file, error } => write!(f, "cannot read {}: {error}", file.display()),
+            TraceFileError::Invalid { file, message } => write!(f, "{}: {message}", file.display()),
+            TraceFileError::Empty(file) => {
+                write!(f, "{}: empty: no events (write one with `seedfall replay --save-trace FILE`)", file.display())
+            }
+        }
+    }
+}
+
+impl std::error::Error for TraceFileError {}
 
 /// Whether `entry` happened on `node`: `node#k` exactly, a name (any
 /// incarnation), or `world`.
@@ -167,12 +194,12 @@ mod tests {
     fn a_missing_an_empty_and_a_foreign_file_are_errors_naming_them() {
         let dir = std::env::temp_dir().join(format!("seedfall-trace-view-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let missing = load(&dir.join("missing.log")).unwrap_err();
+        let missing = load(&dir.join("missing.log")).unwrap_err().to_string();
         assert!(missing.starts_with("cannot read ") && missing.contains("missing.log"), "{missing}");
         std::fs::write(dir.join("empty.log"), "").unwrap();
-        assert!(load(&dir.join("empty.log")).unwrap_err().contains("empty"));
+        assert!(load(&dir.join("empty.log")).unwrap_err().to_string().contains("empty"));
         std::fs::write(dir.join("foreign.log"), format!("{TRACE}{{\"seed\": 1}}\n")).unwrap();
-        let foreign = load(&dir.join("foreign.log")).unwrap_err();
+        let foreign = load(&dir.join("foreign.log")).unwrap_err().to_string();
         assert!(foreign.contains("foreign.log: line 5: not a trace log line"), "{foreign}");
         let _ = std::fs::remove_dir_all(&dir);
     }
