@@ -5,6 +5,7 @@
 //! seeds per call, pages of at most `MAX_LIMIT` seeds. A limit applied is
 //! kept as a note for the result. It runs nothing.
 
+use super::error::McpError;
 use super::page::Page;
 use super::paths::Paths;
 use crate::schedule::Schedule;
@@ -37,14 +38,19 @@ impl<'a> Args<'a> {
         required: &[&str],
         arguments: &'a Value,
         paths: &'a Paths,
-    ) -> Result<Args<'a>, String> {
+    ) -> Result<Args<'a>, McpError> {
         let Some(map) = arguments.as_object() else {
-            return Err(format!("{tool}: the arguments must be a JSON object of named values, not {arguments}"));
+            return Err(McpError::Call(format!(
+                "{tool}: the arguments must be a JSON object of named values, not {arguments}"
+            )));
         };
         for (name, value) in map {
             let Some((_, kind, _)) = specs.iter().find(|(n, _, _)| n == name) else {
                 let known: Vec<&str> = specs.iter().map(|(n, _, _)| *n).collect();
-                return Err(format!("{tool}: unknown argument {name:?} (it takes {})", known.join(", ")));
+                return Err(McpError::Call(format!(
+                    "{tool}: unknown argument {name:?} (it takes {})",
+                    known.join(", ")
+                )));
             };
             let (fits, wanted) = match *kind {
                 "integer" => (value.as_u64().is_some(), "a whole number (0, 1, 2, …)"),
@@ -54,11 +60,11 @@ impl<'a> Args<'a> {
                 _ => (value.is_string(), "text (a JSON string)"),
             };
             if !fits && !value.is_null() {
-                return Err(format!("{tool}: {name:?} must be {wanted}, not {}", shown(value)));
+                return Err(McpError::Call(format!("{tool}: {name:?} must be {wanted}, not {}", shown(value))));
             }
         }
         if let Some(missing) = required.iter().find(|r| map.get(**r).is_none_or(Value::is_null)) {
-            return Err(format!("{tool}: {missing:?} is required"));
+            return Err(McpError::Call(format!("{tool}: {missing:?} is required")));
         }
         Ok(Args { map, paths, notes: RefCell::new(Vec::new()) })
     }
@@ -81,7 +87,7 @@ impl<'a> Args<'a> {
 
     /// The config's path (`config`, else ./seedfall.json): an existing file
     /// inside the allowed folders.
-    pub fn config(&self) -> Result<PathBuf, String> {
+    pub fn config(&self) -> Result<PathBuf, McpError> {
         let path = config::config_path(self.text("config").map(PathBuf::from).as_deref());
         self.paths.file(&path, "config file")
     }
@@ -91,10 +97,11 @@ impl<'a> Args<'a> {
     }
 
     /// The schedule named by `faults`, if any, read from an allowed folder.
-    pub fn schedule(&self) -> Result<Option<(PathBuf, Schedule)>, String> {
+    pub fn schedule(&self) -> Result<Option<(PathBuf, Schedule)>, McpError> {
         let Some(path) = self.text("faults").map(PathBuf::from) else { return Ok(None) };
         let path = self.paths.file(&path, "schedule")?;
-        Ok(Some((path.clone(), Schedule::load(&path).map_err(|e| without_contents(&e))?)))
+        let schedule = Schedule::load(&path).map_err(|e| McpError::File(without_contents(&e.to_string())))?;
+        Ok(Some((path.clone(), schedule)))
     }
 
     /// Worker threads: `jobs` (default all cores), at most the cores.
@@ -110,15 +117,15 @@ impl<'a> Args<'a> {
     }
 
     /// `seeds` as given (default `1-100`) and the seeds it lists, at most `MAX_SEEDS`.
-    pub fn seeds(&self) -> Result<(String, Vec<u64>), String> {
+    pub fn seeds(&self) -> Result<(String, Vec<u64>), McpError> {
         let list = self.text("seeds").unwrap_or_else(|| "1-100".to_string());
         // Counted before the list is made, so a huge list is never held.
         if upper_count(&list) > MAX_SEEDS {
-            return Err(format!(
+            return Err(McpError::Call(format!(
                 "seeds {list:?}: more than {MAX_SEEDS} seeds in one call; sweep them in several calls"
-            ));
+            )));
         }
-        let seeds = seeds::parse_seeds(&list).map_err(|e| format!("seeds: {e}"))?;
+        let seeds = seeds::parse_seeds(&list).map_err(|e| McpError::Call(format!("seeds: {e}")))?;
         Ok((list, seeds))
     }
 
@@ -219,7 +226,8 @@ mod tests {
     fn wrong_types_are_named_in_plain_words() {
         let paths = Paths::new(&[]).unwrap();
         let specs: &[Spec] = &[("seed", "integer", ""), ("background", "boolean", "")];
-        let error = |arguments: Value| Args::check("t", specs, &["seed"], &arguments, &paths).err().unwrap();
+        let error =
+            |arguments: Value| Args::check("t", specs, &["seed"], &arguments, &paths).err().unwrap().to_string();
         assert_eq!(
             error(serde_json::json!({"seed": "one"})),
             "t: \"seed\" must be a whole number (0, 1, 2, …), not \"one\""

@@ -7,8 +7,9 @@
 //! reports and records what it ran, marked `interrupted`, as `seedfall run`
 //! does on Ctrl-C.
 
+use super::error::McpError;
+use super::out::panic_text;
 use super::page::{self, Page};
-use super::protocol::panic_text;
 use crate::cluster::{Cluster, LoadOptions};
 use crate::finding_history;
 use crate::report::Tally;
@@ -99,10 +100,10 @@ impl Handles {
                 let ran = std::panic::catch_unwind(AssertUnwindSafe(|| {
                     run(&shared, &handle, &config, &seeds, seed_list, workers)
                 }));
-                let end = ran.unwrap_or_else(|panic| Err(format!("internal error: {}", panic_text(&panic))));
+                let end = ran.unwrap_or_else(|panic| Err(McpError::Internal(panic_text(&panic))));
                 shared.lock().state = match end {
                     Ok((text, doc)) => State::Done { text, doc },
-                    Err(e) => State::Error(e),
+                    Err(e) => State::Error(e.to_string()),
                 };
             }
         });
@@ -149,11 +150,11 @@ fn run(
     seeds: &[u64],
     seed_list: String,
     workers: usize,
-) -> Result<(String, Value), String> {
-    let config = crate::config::load(path).map_err(|e| e.to_string())?;
+) -> Result<(String, Value), McpError> {
+    let config = crate::config::load(path).map_err(|e| McpError::File(e.to_string()))?;
     let state_dir = crate::config::state_dir(path);
-    let cluster = Cluster::prepare_with(config, path, &state_dir, LoadOptions::default()).map_err(|e| e.to_string())?;
-    let config_hash = file_hash(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let cluster = Cluster::prepare_with(config, path, &state_dir, LoadOptions::default())?;
+    let config_hash = file_hash(path).map_err(|error| McpError::Read { file: path.to_path_buf(), error })?;
     shared.lock().state = State::Running;
     shared.watch.note(format!("{handle}: sweeping {}", path.display()));
     let summary = Summary::of(&cluster, path.to_path_buf(), config_hash, seed_list, seeds.len() as u64, workers);
@@ -183,7 +184,7 @@ fn run(
 
 /// `seedfall_status`'s document and text: the handle, its state, its
 /// progress, and once done the summary with the per-seed detail of `page`.
-pub fn status(handle: &str, shared: &Shared, page: Page) -> Result<(Value, String), String> {
+pub fn status(handle: &str, shared: &Shared, page: Page) -> Result<(Value, String), McpError> {
     let sweep = shared.lock();
     let (done, total, _) = shared.watch.read();
     let progress = json!({
@@ -213,7 +214,10 @@ pub fn status(handle: &str, shared: &Shared, page: Page) -> Result<(Value, Strin
             paged["state"] = json!("done");
             (paged, format!("{handle}: done\n{text}{}", page::failure_lines(doc, page)))
         }
-        State::Error(e) => return Err(format!("{handle}: the sweep of {} failed: {e}", sweep.config.display())),
+        State::Error(e) => {
+            let (handle, config, error) = (handle.to_string(), sweep.config.clone(), e.clone());
+            return Err(McpError::SweepFailed { handle, config, error });
+        }
     };
     if doc.get("state").is_none() {
         doc["state"] = json!("running");

@@ -12,8 +12,10 @@
 //! docs/agents.md shows a session and the limits.
 
 mod args;
+mod error;
 mod handles;
 mod lines;
+mod out;
 mod page;
 mod paths;
 mod progress;
@@ -21,5 +23,6 @@ mod protocol;
 mod tasks;
 mod tools;
 
+pub use error::McpError;
 pub use paths::Paths;
 pub use protocol::{PROTOCOL_VERSIONS, STATELESS_VERSION, serve};

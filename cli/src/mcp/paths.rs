@@ -6,6 +6,7 @@
 //! holds. The paths inside a config (its packages) are the checkout's own
 //! and not checked here.
 
+use super::error::McpError;
 use std::path::{Path, PathBuf};
 
 pub struct Paths {
@@ -16,13 +17,15 @@ pub struct Paths {
 impl Paths {
     /// The working directory and `allowed`, each resolved; an error names a
     /// folder that does not exist.
-    pub fn new(allowed: &[PathBuf]) -> Result<Paths, String> {
-        let cwd = std::env::current_dir().map_err(|e| format!("cannot read the working directory: {e}"))?;
+    pub fn new(allowed: &[PathBuf]) -> Result<Paths, McpError> {
+        let cwd =
+            std::env::current_dir().map_err(|e| McpError::Call(format!("cannot read the working directory: {e}")))?;
         let mut roots = Vec::new();
         for dir in std::iter::once(&cwd).chain(allowed) {
-            let resolved = dir.canonicalize().map_err(|e| format!("--allow-path {}: {e}", dir.display()))?;
+            let resolved =
+                dir.canonicalize().map_err(|e| McpError::Call(format!("--allow-path {}: {e}", dir.display())))?;
             if !resolved.is_dir() {
-                return Err(format!("--allow-path {}: not a folder", dir.display()));
+                return Err(McpError::Call(format!("--allow-path {}: not a folder", dir.display())));
             }
             roots.push(resolved);
         }
@@ -31,18 +34,18 @@ impl Paths {
 
     /// `path` if it names an existing file inside an allowed folder;
     /// `what` says what it is in the message ("config file", "schedule").
-    pub fn file(&self, path: &Path, what: &str) -> Result<PathBuf, String> {
+    pub fn file(&self, path: &Path, what: &str) -> Result<PathBuf, McpError> {
         let resolved = match path.canonicalize() {
             Ok(resolved) if resolved.is_file() => resolved,
-            Ok(_) => return Err(format!("{} is not a file (the {what} must be one)", path.display())),
-            Err(_) => return Err(format!("no {what} at {}", path.display())),
+            Ok(_) => return Err(McpError::Call(format!("{} is not a file (the {what} must be one)", path.display()))),
+            Err(_) => return Err(McpError::Call(format!("no {what} at {}", path.display()))),
         };
         if !self.roots.iter().any(|root| resolved.starts_with(root)) {
-            return Err(format!(
+            return Err(McpError::Call(format!(
                 "{} is outside the folders this server may read ({}); start it with --allow-path DIR to allow another",
                 path.display(),
                 self.listed()
-            ));
+            )));
         }
         Ok(path.to_path_buf())
     }
@@ -68,17 +71,17 @@ mod tests {
         std::fs::write(dir.join("b.json"), "secret").unwrap();
         let only_inside = Paths { roots: vec![dir.join("inside").canonicalize().unwrap()] };
         assert!(only_inside.file(&dir.join("inside/a.json"), "schedule").is_ok());
-        let refused = only_inside.file(&dir.join("inside/../b.json"), "schedule").unwrap_err();
+        let refused = only_inside.file(&dir.join("inside/../b.json"), "schedule").unwrap_err().to_string();
         assert!(refused.contains("outside the folders") && refused.contains("--allow-path"), "{refused}");
         assert!(!refused.contains("secret"), "{refused}");
-        let missing = only_inside.file(&dir.join("inside/nope.json"), "schedule").unwrap_err();
+        let missing = only_inside.file(&dir.join("inside/nope.json"), "schedule").unwrap_err().to_string();
         assert!(missing.starts_with("no schedule at "), "{missing}");
         #[cfg(unix)]
         {
             let link = dir.join("inside/link.json");
             let _ = std::fs::remove_file(&link);
             std::os::unix::fs::symlink(dir.join("b.json"), &link).unwrap();
-            assert!(only_inside.file(&link, "schedule").unwrap_err().contains("outside"));
+            assert!(only_inside.file(&link, "schedule").unwrap_err().to_string().contains("outside"));
         }
         std::fs::remove_dir_all(&dir).unwrap();
     }

@@ -6,7 +6,7 @@
 //! `_meta`. Without a token it only waits. It does not stop anything: the
 //! call's stop flag does (`tools::Ctx`).
 
-use super::protocol::Out;
+use super::out::Out;
 use super::tasks::RELATED_TASK;
 use crate::watch::Watch;
 use serde_json::{Value, json};

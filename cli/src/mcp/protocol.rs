@@ -18,8 +18,10 @@
 //! exits on a bad message: only at the end of stdin, after stopping every
 //! call and sweep still running and giving them `SHUTDOWN` to report.
 
+use super::error::McpError;
 use super::handles::{self, Handles};
 use super::lines::{Line, Lines, MAX_LINE};
+use super::out::{Out, panic_text};
 use super::paths::Paths;
 use super::progress::Progress;
 use super::tasks::Tasks;
@@ -74,20 +76,6 @@ holds for it. Then run a fresh sweep for what else fails. seedfall_inspect {faul
 schedule readably. Paths are relative to the server's working directory; config defaults to \
 ./seedfall.json.";
 
-/// Where replies go: whole lines under a lock, from any thread.
-#[derive(Clone)]
-pub struct Out(Arc<Mutex<Box<dyn Write + Send>>>);
-
-impl Out {
-    pub fn send(&self, message: &Value) {
-        let line = serde_json::to_string(message).expect("JSON values serialize") + "\n";
-        let mut out = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        if let Err(e) = out.write_all(line.as_bytes()).and_then(|()| out.flush()) {
-            eprintln!("seedfall mcp: cannot write a reply: {e}");
-        }
-    }
-}
-
 fn reply(id: &Value, result: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "result": result})
 }
@@ -98,10 +86,10 @@ fn error(id: &Value, code: i64, message: &str) -> Value {
 
 /// The reply to a task request: its result, or the spec's -32602 for a task
 /// or cursor that does not exist or cannot be cancelled.
-fn answer(id: &Value, result: Result<Value, String>) -> Value {
+fn answer(id: &Value, result: Result<Value, McpError>) -> Value {
     match result {
         Ok(result) => reply(id, result),
-        Err(e) => error(id, INVALID_PARAMS, &e),
+        Err(e) => error(id, INVALID_PARAMS, &e.to_string()),
     }
 }
 
@@ -109,7 +97,7 @@ fn answer(id: &Value, result: Result<Value, String>) -> Value {
 /// reading only inside `paths`.
 pub fn serve(input: impl BufRead, output: impl Write + Send + 'static, paths: Paths) -> io::Result<()> {
     let mut server = Server {
-        out: Out(Arc::new(Mutex::new(Box::new(output)))),
+        out: Out::new(output),
         handles: Arc::default(),
         tasks: Arc::default(),
         paths: Arc::new(paths),
@@ -370,13 +358,4 @@ fn stamped(mut result: Value) -> Value {
 
 fn server_info() -> Value {
     json!({"name": "seedfall", "title": "seedfall", "version": env!("CARGO_PKG_VERSION")})
-}
-
-/// What a caught panic said.
-pub fn panic_text(panic: &Box<dyn std::any::Any + Send>) -> String {
-    match (panic.downcast_ref::<&str>(), panic.downcast_ref::<String>()) {
-        (Some(text), _) => text.to_string(),
-        (_, Some(text)) => text.clone(),
-        _ => "a panic".to_string(),
-    }
 }

@@ -8,6 +8,7 @@
 //! back. Tasks live as long as the server (`ttl` null). It runs no tool:
 //! `protocol` does, and hands the result here.
 
+use super::error::McpError;
 use crate::finding_history::rfc3339;
 use serde_json::{Value, json};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -118,13 +119,13 @@ impl Tasks {
     }
 
     /// `tasks/get`: the task.
-    pub fn get(&self, id: &str) -> Result<Value, String> {
+    pub fn get(&self, id: &str) -> Result<Value, McpError> {
         self.with(id, |task| Ok(task.json()))
     }
 
     /// `tasks/result`: the call's result once it has ended (waiting until
     /// then), tied to its task in `_meta`.
-    pub fn result(&self, id: &str) -> Result<Value, String> {
+    pub fn result(&self, id: &str) -> Result<Value, McpError> {
         let mut tasks = self.lock();
         loop {
             let Some(task) = tasks.iter().find(|t| t.id == id) else { return Err(unknown(id)) };
@@ -139,10 +140,13 @@ impl Tasks {
 
     /// `tasks/cancel`: stops the call and marks the task `cancelled`; an
     /// error for a task that has already ended.
-    pub fn cancel(&self, id: &str) -> Result<Value, String> {
+    pub fn cancel(&self, id: &str) -> Result<Value, McpError> {
         self.with(id, |task| {
             if task.status != Status::Working {
-                return Err(format!("task {id} is already {}: there is nothing to cancel", task.status.name()));
+                return Err(McpError::Task(format!(
+                    "task {id} is already {}: there is nothing to cancel",
+                    task.status.name()
+                )));
             }
             task.stop.store(true, Ordering::Relaxed);
             task.status = Status::Cancelled;
@@ -153,11 +157,15 @@ impl Tasks {
     }
 
     /// `tasks/list`: a page of tasks from `cursor` (an offset as text).
-    pub fn list(&self, cursor: Option<&str>) -> Result<Value, String> {
+    pub fn list(&self, cursor: Option<&str>) -> Result<Value, McpError> {
         let tasks = self.lock();
         let from = match cursor {
             None => 0,
-            Some(c) => c.parse::<usize>().ok().filter(|n| *n <= tasks.len()).ok_or(format!("no such cursor {c:?}"))?,
+            Some(c) => c
+                .parse::<usize>()
+                .ok()
+                .filter(|n| *n <= tasks.len())
+                .ok_or_else(|| McpError::Task(format!("no such cursor {c:?}")))?,
         };
         let page: Vec<Value> = tasks.iter().skip(from).take(LIST_PAGE).map(Task::json).collect();
         let mut listed = json!({"tasks": page});
@@ -174,7 +182,7 @@ impl Tasks {
         }
     }
 
-    fn with<T>(&self, id: &str, f: impl FnOnce(&mut Task) -> Result<T, String>) -> Result<T, String> {
+    fn with<T>(&self, id: &str, f: impl FnOnce(&mut Task) -> Result<T, McpError>) -> Result<T, McpError> {
         let mut tasks = self.lock();
         tasks.iter_mut().find(|t| t.id == id).map_or_else(|| Err(unknown(id)), f)
     }
@@ -184,8 +192,8 @@ impl Tasks {
     }
 }
 
-fn unknown(id: &str) -> String {
-    format!("no task {id:?} (a tools/call with params.task makes one)")
+fn unknown(id: &str) -> McpError {
+    McpError::Task(format!("no task {id:?} (a tools/call with params.task makes one)"))
 }
 
 #[cfg(test)]
@@ -200,7 +208,7 @@ mod tests {
         tasks.finish(&id, json!({"content": [{"type": "text", "text": "ok"}], "isError": false}));
         assert_eq!(tasks.get(&id).unwrap()["status"], "completed");
         assert_eq!(tasks.result(&id).unwrap()["_meta"][RELATED_TASK]["taskId"], json!(id));
-        assert!(tasks.cancel(&id).unwrap_err().contains("already completed"));
+        assert!(tasks.cancel(&id).unwrap_err().to_string().contains("already completed"));
 
         let stop = Arc::new(AtomicBool::new(false));
         let (second, _) = tasks.create("seedfall_cause", stop.clone());

@@ -15,6 +15,7 @@
 //! and may run as MCP tasks (`tasks`).
 
 use super::args::{Args, Spec, without_contents};
+use super::error::McpError;
 use super::handles::{self, Handles};
 use super::paths::Paths;
 use super::progress::Progress;
@@ -312,7 +313,7 @@ pub fn runs_as_task(name: &str) -> bool {
 /// arguments in `notes`.
 pub fn call(name: &str, arguments: &Value, ctx: &Ctx) -> Value {
     let result = match TOOLS.iter().find(|t| t.name == name) {
-        None => Err(unknown(name).unwrap_or_default()),
+        None => Err(McpError::Call(unknown(name).unwrap_or_default())),
         Some(tool) => Args::check(tool.name, tool.arguments, tool.required, arguments, &ctx.paths).and_then(|args| {
             let (mut doc, mut text) = (tool.run)(&args, ctx)?;
             let notes = args.notes();
@@ -327,7 +328,7 @@ pub fn call(name: &str, arguments: &Value, ctx: &Ctx) -> Value {
         Ok((doc, text)) => {
             json!({"content": [{"type": "text", "text": text}], "structuredContent": doc, "isError": false})
         }
-        Err(message) => error(name, &message),
+        Err(e) => error(name, &e.to_string()),
     }
 }
 
@@ -338,18 +339,18 @@ pub fn error(name: &str, message: &str) -> Value {
 }
 
 /// Loads the config and prepares its cluster (building what is not cached).
-fn setup(path: &Path, options: LoadOptions) -> Result<Cluster, String> {
-    let config = config::load(path).map_err(|e| without_contents(&e.to_string()))?;
-    Cluster::prepare_with(config, path, &config::state_dir(path), options).map_err(|e| e.to_string())
+fn setup(path: &Path, options: LoadOptions) -> Result<Cluster, McpError> {
+    let config = config::load(path).map_err(|e| McpError::File(without_contents(&e.to_string())))?;
+    Ok(Cluster::prepare_with(config, path, &config::state_dir(path), options)?)
 }
 
-type Answer = Result<(Value, String), String>;
+type Answer = Result<(Value, String), McpError>;
 
 /// `seedfall_run`: the finished sweep, or its handle at once with `background`.
 fn swept(args: &Args, ctx: &Ctx) -> Answer {
     let path = args.config()?;
     // A config error is the caller's now, not a sweep that fails later.
-    config::load(&path).map_err(|e| without_contents(&e.to_string()))?;
+    config::load(&path).map_err(|e| McpError::File(without_contents(&e.to_string())))?;
     let (seed_list, seeds) = args.seeds()?;
     let (workers, page, background) = (args.jobs(), args.page(), args.flag("background"));
     // A sweep in the background outlives this call: only the end of input stops it.
@@ -368,7 +369,7 @@ fn swept(args: &Args, ctx: &Ctx) -> Answer {
 fn status(args: &Args, ctx: &Ctx) -> Answer {
     let handle = args.text("handle").expect("checked as required");
     let Some(shared) = ctx.handles.get(&handle) else {
-        return Err(format!("no sweep has handle {handle:?} (seedfall_run returns one)"));
+        return Err(McpError::Call(format!("no sweep has handle {handle:?} (seedfall_run returns one)")));
     };
     handles::status(&handle, &shared, args.page())
 }
@@ -376,7 +377,7 @@ fn status(args: &Args, ctx: &Ctx) -> Answer {
 fn findings(args: &Args) -> Answer {
     let path = args.config()?;
     let history = finding_history::path(&path);
-    let records = finding_history::load(&history).map_err(|e| without_contents(&e))?;
+    let records = finding_history::load(&history).map_err(|e| McpError::File(without_contents(&e.to_string())))?;
     let listed: Vec<Value> = records
         .iter()
         .map(|r| {
@@ -407,7 +408,7 @@ fn replayed(args: &Args) -> Answer {
     let cluster = setup(&path, LoadOptions::default())?;
     let options = ReplayOptions { seed: args.seed(), schedule, save_trace: None, against: None };
     let mut trace = Vec::new();
-    let replayed = replay(&cluster, &path, options, &mut trace).map_err(|e| e.to_string())?;
+    let replayed = replay(&cluster, &path, options, &mut trace)?;
     let trace = String::from_utf8_lossy(&trace);
     let lines: Vec<&str> = trace.lines().collect();
     let from = (args.number("from_event").unwrap_or(0) as usize).min(lines.len());
@@ -436,7 +437,9 @@ fn shrunk(args: &Args, ctx: &Ctx) -> Answer {
             watch.note(format!("seed {seed}: {step}"));
         })?;
         if shrunk.interrupted {
-            return Err(format!("the shrink of seed {seed} was stopped before it finished: nothing saved"));
+            return Err(McpError::Stopped(format!(
+                "the shrink of seed {seed} was stopped before it finished: nothing saved"
+            )));
         }
         let file = config::schedule_path(&path, seed);
         shrunk.schedule().save(&file)?;
@@ -465,7 +468,10 @@ fn caused(args: &Args, ctx: &Ctx) -> Answer {
         let found = cause_watched(&cluster, &options, &watch)?;
         // A cancelled call gets no answer: keep no partial result either.
         if found.interrupted {
-            return Err(format!("the cause of seed {} was stopped before every future ran: nothing saved", found.seed));
+            return Err(McpError::Stopped(format!(
+                "the cause of seed {} was stopped before every future ran: nothing saved",
+                found.seed
+            )));
         }
         let points = cause_stats::curve(&found);
         let jump = cause_stats::biggest_jump(&found, &points);
@@ -490,7 +496,10 @@ fn caused(args: &Args, ctx: &Ctx) -> Answer {
 fn verified(args: &Args) -> Answer {
     let path = args.config()?;
     let (_, schedule) = args.schedule()?.expect("checked as required");
-    let seed = args.number("seed").or(schedule.seed).ok_or("the schedule names no seed: pass seed")?;
+    let seed = args
+        .number("seed")
+        .or(schedule.seed)
+        .ok_or_else(|| McpError::Call("the schedule names no seed: pass seed".into()))?;
     let cluster = setup(&path, LoadOptions::default())?;
     let verification = verify::verify(&cluster, &schedule, seed)?;
     Ok((json_doc::verification(&verification), verification.to_string()))
