@@ -8,7 +8,7 @@ use super::suggest::nearest;
 use super::{Config, ConfigError, ErrorKind, Expect, FinallySpec, NodeSpec, PatchSpec, Source, WorkloadSpec};
 use crate::duration::parse_duration;
 use seedfall_host::knob::{FaultConfig, Knob, KnobType, KnobValue};
-use seedfall_host::preempt::strategy::{PreemptConfig, Strategy};
+use seedfall_host::preempt::strategy::{PreemptConfig, Strategy, StrategyName};
 use seedfall_host::vtime::SimDuration;
 use seedfall_host::world::fault;
 use seedfall_host::world::{RATE_PER_SEC_MAX, RATE_PER_SEC_MIN};
@@ -91,8 +91,6 @@ fn schema(at: &str) -> Schema {
 pub(super) fn field_names() -> Vec<(&'static str, Vec<&'static str>)> {
     schemas().iter().map(|s| (s.at, s.names().collect())).collect()
 }
-
-const STRATEGIES: [&str; 4] = ["none", "random", "pct", "calls"];
 
 /// Host names are DNS labels: at most 63 characters.
 const MAX_NAME: usize = 63;
@@ -703,28 +701,28 @@ fn preempt(value: &Json) -> Result<PreemptConfig> {
         }
         Ok(())
     };
-    let strategy = match name.as_str() {
-        "none" | "random" | "pct" | "calls" => {
-            if name != "pct" {
+    let strategy = match StrategyName::from_name(&name) {
+        Some(named) => {
+            if named != StrategyName::Pct {
                 only_for("depth", depth.is_some(), "pct")?;
                 only_for("steps", steps.is_some(), "pct")?;
             }
-            if name != "calls" {
+            if named != StrategyName::Calls {
                 for field in ["calls", "every"] {
                     only_for(field, fields.iter().any(|(k, _)| k == field), "calls")?;
                 }
             }
-            match name.as_str() {
-                "none" => Strategy::None,
-                "random" => Strategy::Random,
-                "pct" => {
+            match named {
+                StrategyName::None => Strategy::None,
+                StrategyName::Random => Strategy::Random,
+                StrategyName::Pct => {
                     let depth = depth.unwrap_or(2);
                     let depth = u32::try_from(depth).map_err(|_| {
                         invalid("preempt.depth", format!("`preempt.depth` is too large, found {depth}"))
                     })?;
                     Strategy::Pct { depth, steps: steps.unwrap_or(400_000) }
                 }
-                _ => match every {
+                StrategyName::Calls => match every {
                     Some(every) => Strategy::Calls { every },
                     None => {
                         return Err(ConfigError::new(
@@ -736,8 +734,8 @@ fn preempt(value: &Json) -> Result<PreemptConfig> {
                 },
             }
         }
-        other => {
-            let hint = match nearest(other, STRATEGIES) {
+        None => {
+            let hint = match nearest(&name, StrategyName::ALL.map(StrategyName::name)) {
                 Some(best) => format!("did you mean \"{best}\"? "),
                 None => String::new(),
             };
@@ -745,8 +743,8 @@ fn preempt(value: &Json) -> Result<PreemptConfig> {
                 "preempt.strategy",
                 format!(
                     "`preempt.strategy`: unknown strategy {}; {hint}(known: {})",
-                    quote(other),
-                    STRATEGIES.join(", ")
+                    quote(&name),
+                    StrategyName::known()
                 ),
             ));
         }
@@ -760,7 +758,7 @@ fn strategy_name(fields: &Fields) -> Result<String> {
     let path = "preempt";
     let strategy = optional(fields, path, "strategy", string)?;
     let interleave = optional(fields, path, "interleave", boolean)?;
-    let shorthand = interleave.map(|on| if on { "random" } else { "none" });
+    let shorthand = interleave.map(|on| if on { StrategyName::Random } else { StrategyName::None }.name());
     match (strategy, shorthand) {
         (Some(name), Some(short)) if name != short => Err(invalid(
             "preempt.interleave",
@@ -772,7 +770,7 @@ fn strategy_name(fields: &Fields) -> Result<String> {
             ),
         )),
         (Some(name), _) => Ok(name),
-        (None, short) => Ok(short.unwrap_or("none").to_string()),
+        (None, short) => Ok(short.unwrap_or(StrategyName::None.name()).to_string()),
     }
 }
 

@@ -16,6 +16,41 @@ pub enum Strategy {
     Calls { every: u64 },
 }
 
+/// A strategy by name, before its options: the one reading of the names
+/// for the CLI's `--preempt` (`PreemptConfig::parse`) and the config's
+/// `preempt.strategy` (the CLI's config reader).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StrategyName {
+    None,
+    Random,
+    Pct,
+    Calls,
+}
+
+impl StrategyName {
+    pub const ALL: [StrategyName; 4] =
+        [StrategyName::None, StrategyName::Random, StrategyName::Pct, StrategyName::Calls];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            StrategyName::None => "none",
+            StrategyName::Random => "random",
+            StrategyName::Pct => "pct",
+            StrategyName::Calls => "calls",
+        }
+    }
+
+    /// The strategy called `name` (None: no such strategy).
+    pub fn from_name(name: &str) -> Option<StrategyName> {
+        StrategyName::ALL.into_iter().find(|s| s.name() == name)
+    }
+
+    /// Every name, as messages list them: `none, random, pct, calls`.
+    pub fn known() -> String {
+        StrategyName::ALL.map(StrategyName::name).join(", ")
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PreemptConfig {
     pub strategy: Strategy,
@@ -56,7 +91,7 @@ impl std::fmt::Display for PreemptSpecError {
                 write!(f, "preempt: unknown option {key:?} (known: depth, steps, every, loops)")
             }
             PreemptSpecError::UnknownStrategy(name) => {
-                write!(f, "preempt: unknown strategy {name:?} (known: none, random, pct, calls)")
+                write!(f, "preempt: unknown strategy {name:?} (known: {})", StrategyName::known())
             }
             PreemptSpecError::Needs(what) => write!(f, "preempt: {what}"),
         }
@@ -85,16 +120,16 @@ impl PreemptConfig {
                 other => return Err(PreemptSpecError::UnknownOption(other.to_string())),
             }
         }
-        let strategy = match name {
-            "none" => Strategy::None,
-            "random" => Strategy::Random,
-            "pct" if depth >= 1 && steps >= 1 => Strategy::Pct { depth, steps },
-            "pct" => return Err(PreemptSpecError::Needs("pct needs depth >= 1 and steps >= 1")),
-            "calls" => match every {
+        let strategy = match StrategyName::from_name(name) {
+            Some(StrategyName::None) => Strategy::None,
+            Some(StrategyName::Random) => Strategy::Random,
+            Some(StrategyName::Pct) if depth >= 1 && steps >= 1 => Strategy::Pct { depth, steps },
+            Some(StrategyName::Pct) => return Err(PreemptSpecError::Needs("pct needs depth >= 1 and steps >= 1")),
+            Some(StrategyName::Calls) => match every {
                 Some(every) if every >= 1 => Strategy::Calls { every },
                 _ => return Err(PreemptSpecError::Needs("calls needs every=N with N >= 1")),
             },
-            other => return Err(PreemptSpecError::UnknownStrategy(other.to_string())),
+            None => return Err(PreemptSpecError::UnknownStrategy(name.to_string())),
         };
         Ok(PreemptConfig { strategy, loops, record: false })
     }
