@@ -6,13 +6,16 @@
 //! TestX -seeds N` reproduces it. Saved schedules under
 //! `testdata/seedfall/<Test>/` replay first (`corpus.rs`); failing seeds are
 //! grouped into findings (`sweep.rs`); `-novelty` sweeps until new schedule
-//! shapes stop appearing (`novelty.rs`). Printing belongs to `test_cmd.rs`.
+//! shapes stop appearing (`novelty.rs`); `run.rs` drives all of it for a
+//! list of packages and builds the result document. Printing belongs to
+//! `test_cmd.rs`.
 
 pub mod build;
 pub mod corpus;
 pub mod flags;
 pub mod guest_dir;
 pub mod novelty;
+pub mod run;
 pub mod sweep;
 
 use crate::cluster::Cluster;
