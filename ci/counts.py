@@ -19,6 +19,8 @@ import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if "--root" in sys.argv:  # another tree (the test's made-up one)
+    ROOT = os.path.abspath(sys.argv[sys.argv.index("--root") + 1])
 CRATES = ["engine", "instrument", "host", "cache", "cli", "check"]
 LIMITS = {
     "fields.RunResult": 13,
@@ -68,7 +70,7 @@ def strip_cfg_test(text):
 
 def library_files(crate):
     src = os.path.join(ROOT, crate, "src")
-    for dirpath, _, names in os.walk(src):
+    for dirpath, _, names in sorted(os.walk(src)):
         for name in sorted(names):
             if not name.endswith(".rs") or name.endswith("_tests.rs") or name == "tests.rs":
                 continue
@@ -87,7 +89,8 @@ def is_binary_only(path):
     """The CLI's main.rs and the modules only main.rs declares are the binary, not the library."""
     global _BIN_MODULES
     if _BIN_MODULES is None:
-        main = open(os.path.join(ROOT, "cli", "src", "main.rs")).read()
+        main_rs = os.path.join(ROOT, "cli", "src", "main.rs")
+        main = open(main_rs).read() if os.path.exists(main_rs) else ""
         _BIN_MODULES = {"main"} | set(re.findall(r"^\s*mod (\w+);", main, flags=re.M))
     rel = os.path.relpath(path, os.path.join(ROOT, "cli", "src"))
     return rel.split("/")[0].removesuffix(".rs") in _BIN_MODULES
@@ -261,6 +264,11 @@ def main():
         print(f"{name} {value}")
     for group in found:
         print("circle: " + " ".join(os.path.relpath(p, ROOT) for p in group))
+    # A struct the count cannot find (renamed, moved) fails too, except in a made-up tree.
+    missing = [n for n in LIMITS if counts.get(n) is None and "--root" not in sys.argv]
+    if check and missing:
+        print("not found (rename them here too): " + ", ".join(missing), file=sys.stderr)
+        return 1
     over = [n for n, limit in LIMITS.items() if counts.get(n) is not None and counts[n] > limit]
     if check and over:
         print("over the limit: " + ", ".join(f"{n} ({counts[n]} > {LIMITS[n]})" for n in over), file=sys.stderr)
