@@ -39,13 +39,19 @@ pub fn phrase(fault: &Fault) -> String {
     line
 }
 
-/// `faults before the failure (N):` and one line per fault, times right-aligned.
-pub fn list(faults: &[Fault]) -> String {
+/// One line per fault, its time right-aligned to the longest: what the
+/// shrink JSON's `faults_before_failure` holds.
+pub fn lines(faults: &[Fault]) -> Vec<String> {
     let times: Vec<String> = faults.iter().map(|f| micros(f.at)).collect();
     let width = times.iter().map(|t| t.chars().count()).max().unwrap_or(0);
+    faults.iter().zip(&times).map(|(fault, at)| format!("{at:>width$}  {}", phrase(fault))).collect()
+}
+
+/// `faults before the failure (N):` and the `lines`, indented.
+pub fn list(faults: &[Fault]) -> String {
     let mut out = format!("faults before the failure ({}):\n", faults.len());
-    for (fault, at) in faults.iter().zip(&times) {
-        let _ = writeln!(out, "  {at:>width$}  {}", phrase(fault));
+    for line in lines(faults) {
+        let _ = writeln!(out, "  {line}");
     }
     out
 }

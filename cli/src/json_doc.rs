@@ -5,6 +5,7 @@
 //! then goes to stderr, so stdout is JSON alone). docs/json.md lists every
 //! field. It runs nothing.
 
+use crate::fault_phrase;
 use crate::schedule::Schedule;
 use crate::shrink::Shrunk;
 use crate::verify::Verification;
@@ -69,9 +70,15 @@ pub fn run(seed: u64, run: &RunResult) -> Value {
 /// `shrink`'s result; `saved` is where its schedule went.
 pub fn shrunk(shrunk: &Shrunk, failure_of_seed: &Failure, saved: &Path) -> Value {
     let size = |c: &crate::shrink::Candidate| json!({"faults": c.faults.len(), "duration": c.duration.to_string(), "ops": c.ops.or(shrunk.default_ops)});
+    // The reference's names: the failure's one-line reason and the minimal
+    // schedule's faults as `shrink` prints them.
+    let mut failed = failure(failure_of_seed);
+    failed["reason"] = json!(failure_of_seed.to_string());
+    failed["faults_before_failure"] = json!(fault_phrase::lines(&shrunk.after.faults));
     json!({
         "seed": shrunk.seed,
-        "failure": failure(failure_of_seed),
+        "minimal_faults": shrunk.after.faults.len(),
+        "failure": failed,
         "before": size(&shrunk.before),
         "after": size(&shrunk.after),
         "runs": shrunk.runs,

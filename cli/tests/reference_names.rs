@@ -2,7 +2,9 @@
 //! (DESIGN.md §1), each compared with the reference's own lines, copied into
 //! `fixtures/reference_lines.txt` with their sources: shrink's progress,
 //! summary and `faults before the failure (N):` list, the sweep's properties
-//! table header, `"interleave": true` and `"calls": N` in `preempt`, and
+//! table header, `"interleave": true` and `"calls": N` in `preempt`, the
+//! shrink JSON's `minimal_faults` and `failure {reason, faults_before_failure}`,
+//! every example config the reference names (with an expected verdict), and
 //! `scripts/regress.sh`. One real shrink (kvlog, from a three-fault schedule)
 //! shows the lines come out of `seedfall shrink` itself.
 
@@ -12,7 +14,7 @@ use seedfall::shrink::{Candidate, Change, Shrunk, Step};
 use seedfall_host::node::PropertyKind;
 use seedfall_host::preempt::strategy::Strategy;
 use seedfall_host::vtime::{SimDuration, SimTime};
-use seedfall_host::world::{Fault, Kind};
+use seedfall_host::world::{Class, Failure, Fault, Kind};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::Duration;
@@ -67,16 +69,20 @@ fn shrink_progress_and_summary_are_the_references_lines() {
     assert_eq!(shrunk.report().lines().collect::<Vec<_>>(), block("shrunk from"));
 }
 
-#[test]
-fn faults_before_the_failure_read_as_the_references() {
+/// The two faults of the reference's rosedb shrink.
+fn rosedb_faults() -> Vec<Fault> {
     let fault = |json: serde_json::Value| Fault::from_json(&json).unwrap();
-    let faults = [
+    vec![
         fault(
             serde_json::json!({"at": "427.268ms", "kind": "crash_io", "node": "server", "until": "791.388ms", "op": 56}),
         ),
         fault(serde_json::json!({"at": "1.7052s", "kind": "crash", "node": "server", "until": "1.942589s"})),
-    ];
-    let ours = fault_phrase::list(&faults);
+    ]
+}
+
+#[test]
+fn faults_before_the_failure_read_as_the_references() {
+    let ours = fault_phrase::list(&rosedb_faults());
     let reference = block("faults before the failure");
     // The reference's two lines are not aligned alike (2 and 3 spaces before
     // times 9 and 7 long): words and order are compared, ours right-aligns.
@@ -85,6 +91,49 @@ fn faults_before_the_failure_read_as_the_references() {
         reference.iter().map(|l| collapsed(l)).collect::<Vec<_>>()
     );
     assert_eq!(ours.lines().nth(2), Some("    1.7052s  crash server, restart at 1.942589s"));
+}
+
+#[test]
+fn the_shrink_json_carries_the_references_fields() {
+    let reference: serde_json::Value = serde_json::from_str(block("{ \"minimal_faults\"")[0]).unwrap();
+    let faults = rosedb_faults();
+    let candidate = |faults: Vec<Fault>| Candidate { faults, duration: ms(60_000), ops: None };
+    let shrunk = Shrunk {
+        seed: 1,
+        before: candidate([faults.clone(), faults.clone()].concat()),
+        after: candidate(faults),
+        default_ops: None,
+        branches: vec![],
+        runs: 9,
+        stopped_early: false,
+        interrupted: false,
+        elapsed: Duration::from_millis(900),
+    };
+    let failure = Failure {
+        class: Class::Property,
+        node: "client".into(),
+        incarnation: 1,
+        property: Some(PropertyKind::Fail),
+        message: "acknowledged entry 27 lost: …".into(),
+        at_ns: None,
+    };
+    let ours = seedfall::json_doc::shrunk(&shrunk, &failure, Path::new(".seedfall/seed-1.faults.json"));
+    assert_eq!(ours["minimal_faults"], reference["minimal_faults"]);
+    assert_eq!(ours["failure"]["reason"], reference["failure"]["reason"]);
+    // Each of ours reads as the reference's line, which stops before the restart time.
+    let lines = |doc: &serde_json::Value| -> Vec<String> {
+        doc["failure"]["faults_before_failure"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| collapsed(l.as_str().unwrap()))
+            .collect()
+    };
+    let (ours, theirs) = (lines(&ours), lines(&reference));
+    assert_eq!(ours.len(), theirs.len());
+    for (our, their) in ours.iter().zip(&theirs) {
+        assert!(our.starts_with(their.as_str()), "{our:?} against the reference's {their:?}");
+    }
 }
 
 #[test]
@@ -109,6 +158,25 @@ fn the_references_preempt_names_are_config() {
     };
     assert_eq!(strategy(lines[0]), Strategy::Random);
     assert_eq!(strategy(lines[1]), Strategy::Calls { every: 8 });
+}
+
+#[test]
+fn every_config_the_reference_names_exists_with_an_expected_verdict() {
+    for name in block("examples/interleave/interleave.json") {
+        let path = repo().join(name);
+        assert!(path.is_file(), "{name} is missing");
+        if name.ends_with(".faults.json") {
+            continue;
+        }
+        let expected = path.parent().unwrap().join("expected.json");
+        let entries: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&expected).unwrap()).unwrap();
+        let file = path.file_name().unwrap().to_str().unwrap();
+        assert!(
+            entries.as_array().unwrap().iter().any(|e| e["config"] == file),
+            "{name} has no entry in {}",
+            expected.display()
+        );
+    }
 }
 
 #[test]
