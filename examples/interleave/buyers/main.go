@@ -12,12 +12,10 @@ import (
 	"bufio"
 	"flag"
 	"fmt"
-	"net"
-	"os"
 	"strings"
 	"sync"
-	"time"
 
+	"seedfall.dev/examples/interleave/internal/redial"
 	"seedfall.dev/sdk/sim"
 )
 
@@ -26,22 +24,8 @@ var (
 	buyers      = flag.Int("buyers", 4, "buyers, each on its own connection")
 )
 
-func dial() net.Conn {
-	for tries := 0; ; tries++ {
-		conn, err := sim.Dial("tcp", *ticketsAddr)
-		if err == nil {
-			return conn
-		}
-		if tries == 100 {
-			fmt.Fprintln(os.Stderr, "buyers:", err)
-			os.Exit(1)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 func buy(name string) string {
-	conn := dial()
+	conn := redial.Dial("buyers", *ticketsAddr)
 	defer conn.Close()
 	if _, err := fmt.Fprintf(conn, "BUY %s\n", name); err != nil {
 		return "error: " + err.Error()

@@ -15,8 +15,8 @@ import (
 	"net"
 	"os"
 	"strings"
-	"time"
 
+	"seedfall.dev/examples/interleave/internal/redial"
 	"seedfall.dev/sdk/sim"
 )
 
@@ -24,20 +24,6 @@ var (
 	journalAddr = flag.String("journal", "journal:7000", "address of the journal")
 	entries     = flag.Int("entries", 64, "entries to append in the batch")
 )
-
-func dial() net.Conn {
-	for tries := 0; ; tries++ {
-		conn, err := sim.Dial("tcp", *journalAddr)
-		if err == nil {
-			return conn
-		}
-		if tries == 100 {
-			fmt.Fprintln(os.Stderr, "client:", err)
-			os.Exit(1)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
 
 func ask(conn net.Conn, in *bufio.Reader, request, want string) string {
 	if _, err := fmt.Fprintln(conn, request); err != nil {
@@ -54,7 +40,7 @@ func ask(conn net.Conn, in *bufio.Reader, request, want string) string {
 
 func main() {
 	flag.Parse()
-	conn := dial()
+	conn := redial.Dial("client", *journalAddr)
 	defer conn.Close()
 	sim.SetupComplete()
 	in := bufio.NewReader(conn)
